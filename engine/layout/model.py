@@ -1,0 +1,68 @@
+"""Layout results: where every box and edge goes, in points, Qt-free.
+
+The layout engines (Graphviz, or our own layered layout for big graphs) produce
+a `LayoutResult`; the GUI's scene and the exporter draw exactly that. Boxes are
+keyed by a *draw key*, not by trace node id, because a shared leaf is drawn
+once per use (`copy_of` links the copies back to the one trace node) and a
+collapsed module group is one box standing for many nodes.
+
+Coordinates: origin top-left, y grows downwards, units are points (1/72 in);
+`x`, `y` are the box's top-left corner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass
+class LayoutBox:
+    key: str  # draw key, unique in the layout
+    kind: str  # "op", "leaf", "group" (a collapsed module group)
+    node: Optional[str]  # trace node id drawn here (None for a collapsed group)
+    x: float
+    y: float
+    w: float
+    h: float
+    lines: list[str] = field(default_factory=list)  # text lines, top to bottom
+    copy_of: Optional[str] = None  # for per-use leaf copies: the trace node id
+    group: Optional[str] = None  # id of the innermost expanded group containing it
+
+
+@dataclass
+class LayoutEdge:
+    src: str  # draw key (forward direction, like trace edges)
+    dst: str
+    points: list[tuple[float, float]] = field(default_factory=list)  # polyline or cubic bezier control points
+    spline: bool = False  # True when points are cubic Bezier control points (1 + 3n)
+    trace_edges: list[int] = field(default_factory=list)  # indices into Graph.edges
+
+
+@dataclass
+class LayoutGroup:
+    """A module group: an expanded frame drawn around its members, or (when
+    collapsed) the frame of the LayoutBox with the same key."""
+
+    id: str  # draw key of the group
+    module: str  # qualified module path, e.g. "encoder.layers.0"
+    module_class: Optional[str] = None
+    members: list[str] = field(default_factory=list)  # trace node ids inside
+    collapsed: bool = False
+    repeat: int = 1  # >1 when N calls of the same module were rolled into one
+    x: float = 0.0
+    y: float = 0.0
+    w: float = 0.0
+    h: float = 0.0
+
+
+@dataclass
+class LayoutResult:
+    boxes: list[LayoutBox] = field(default_factory=list)
+    edges: list[LayoutEdge] = field(default_factory=list)
+    groups: list[LayoutGroup] = field(default_factory=list)
+    width: float = 0.0
+    height: float = 0.0
+    engine: str = ""  # e.g. "graphviz dot 12.2 (system)", "graphviz (wasm)", "layered"
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)  # e.g. "Graphviz timed out; used the layered layout"

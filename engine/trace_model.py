@@ -1,0 +1,226 @@
+"""The trace: plain data that ties engine, GUI, CLI and tests together.
+
+The worker records a script once into a `Trace`; everything else (the GUI's
+stepper, the exporter, the CLI, the tests) only reads it. Nothing here imports
+torch or Qt, so the GUI process can load traces and the tests can check them
+without either. `docs/trace-format.md` documents every field; JSON is the only
+wire format (`to_json` / `from_json`), never pickle.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from typing import Any, Optional, Union, get_args, get_origin, get_type_hints
+
+FORMAT = "autogradviz-trace"
+VERSION = 1
+
+# How many backward calls are recorded in full; later ones are only counted.
+MAX_RECORDED_RUNS = 50
+# Tensors with at most this many elements carry all their values in a summary.
+MAX_INLINE_VALUES = 64
+
+
+@dataclass
+class TensorSummary:
+    """What crosses the process boundary instead of a tensor.
+
+    `id` names the tensor in the live worker so full values can be fetched
+    later (None when the tensor is not kept). `values` is flattened; it is
+    complete when `truncated` is false. Statistics are None when they do not
+    apply (empty tensors, bool/integer tensors for mean/norm).
+    """
+
+    shape: list[int]
+    dtype: str
+    device: str
+    values: list[Any] = field(default_factory=list)
+    truncated: bool = False
+    numel: int = 0
+    min: Optional[float] = None
+    max: Optional[float] = None
+    mean: Optional[float] = None
+    norm: Optional[float] = None
+    id: Optional[str] = None
+    requires_grad: Optional[bool] = None
+    is_leaf: Optional[bool] = None
+
+
+@dataclass
+class SavedValue:
+    """One thing a node saved for backward: a tensor (`tensor`) or a plain value."""
+
+    name: str
+    tensor: Optional[TensorSummary] = None
+    value: Any = None
+    # Why nothing was read (e.g. "inside a non-reentrant checkpoint segment").
+    skipped: Optional[str] = None
+
+
+@dataclass
+class Node:
+    """One autograd Node (grad_fn or AccumulateGrad)."""
+
+    id: str
+    op: str
+    kind: str  # "leaf" for AccumulateGrad, else "op"
+    label: Optional[str] = None
+    tensor: Optional[TensorSummary] = None
+    retains_grad: bool = False
+    saved: list[SavedValue] = field(default_factory=list)
+    module: Optional[str] = None
+    # Names of the user's hooks on this node or its tensor, for badges.
+    hooks: list[str] = field(default_factory=list)
+    # Class name of the module in `module` (e.g. "Linear"), when known.
+    module_class: Optional[str] = None
+    # True for checkpoint-recomputed segments and other nodes whose saved
+    # values were deliberately not read.
+    in_checkpoint: bool = False
+
+
+@dataclass
+class Edge:
+    """Forward-direction edge: `src`'s output is consumed by `dst`.
+
+    `input_nr` is the second element of torch's next_functions tuple (which
+    output of `src`, i.e. which of src's grad_outputs receives the gradient).
+    `slot` is the position of this edge in dst.next_functions: during backward
+    dst's step `grad_inputs[slot]` travels along this edge to `src`.
+    """
+
+    src: str
+    dst: str
+    input_nr: int = 0
+    slot: int = 0
+
+
+@dataclass
+class Graph:
+    id: str
+    nodes: list[Node] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    # Node ids where the graph was entered: backward roots or namespace tensors.
+    roots: list[str] = field(default_factory=list)
+    # "backward", "grad" or "namespace" (tensors left alive at the end).
+    origin: str = "backward"
+
+
+@dataclass
+class Step:
+    """One node executed by the engine, in real execution order."""
+
+    index: int
+    node: str
+    grad_outputs: list[Optional[TensorSummary]] = field(default_factory=list)
+    grad_inputs: list[Optional[TensorSummary]] = field(default_factory=list)
+
+
+@dataclass
+class Event:
+    """A hook firing or a retain_grad fill, tied to the step during which it ran.
+
+    kind: "tensor_hook", "retain_grad", "node_prehook", "node_hook",
+    "post_accumulate_grad_hook".
+    """
+
+    step: int
+    kind: str
+    node: str
+    name: Optional[str] = None  # the hook function's name or tensor label
+    received: Optional[TensorSummary] = None
+    returned: Optional[TensorSummary] = None
+    replaced: bool = False
+
+
+@dataclass
+class BackwardRun:
+    index: int
+    graph: str
+    kind: str = "backward"  # "backward" or "grad"
+    line: Optional[int] = None  # the user's line that called backward/grad
+    steps: list[Step] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    leaf_grads: dict[str, TensorSummary] = field(default_factory=dict)
+    # For torch.autograd.grad: summaries of the returned gradients, in order.
+    results: list[Optional[TensorSummary]] = field(default_factory=list)
+
+
+@dataclass
+class ErrorInfo:
+    type: str
+    message: str
+    line: Optional[int] = None
+    explanation: Optional[str] = None
+    traceback: Optional[str] = None
+
+
+@dataclass
+class Trace:
+    format: str = FORMAT
+    version: int = VERSION
+    script: Optional[str] = None
+    device: str = "cpu"
+    torch_version: Optional[str] = None
+    graphs: list[Graph] = field(default_factory=list)
+    backward_runs: list[BackwardRun] = field(default_factory=list)
+    # Every backward/grad call the script made; runs past MAX_RECORDED_RUNS are
+    # counted here but not recorded.
+    backward_calls: int = 0
+    runs_truncated: bool = False
+    stdout: str = ""
+    stderr: str = ""
+    error: Optional[ErrorInfo] = None
+    duration_s: Optional[float] = None
+
+    # -- convenience (not serialised) ---------------------------------------
+    def graph(self, graph_id: str) -> Graph:
+        for g in self.graphs:
+            if g.id == graph_id:
+                return g
+        raise KeyError(graph_id)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_json(self, indent: Optional[int] = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=True)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Trace":
+        if data.get("format") != FORMAT:
+            raise ValueError(f"not an autogradviz trace (format={data.get('format')!r})")
+        return _from_dict(cls, data)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Trace":
+        return cls.from_dict(json.loads(text))
+
+
+def _from_dict(cls, data):
+    """Build dataclass `cls` from plain JSON data; unknown keys are ignored so
+    that newer traces (with added fields) still load."""
+    hints = get_type_hints(cls)
+    kwargs = {}
+    for f in fields(cls):
+        if f.name in data:
+            kwargs[f.name] = _convert(hints[f.name], data[f.name])
+    return cls(**kwargs)
+
+
+def _convert(tp, value):
+    if value is None:
+        return None
+    origin = get_origin(tp)
+    if origin is Union:
+        args = [a for a in get_args(tp) if a is not type(None)]
+        return _convert(args[0], value) if len(args) == 1 else value
+    if origin is list:
+        (arg,) = get_args(tp)
+        return [_convert(arg, v) for v in value]
+    if origin is dict:
+        _, arg = get_args(tp)
+        return {k: _convert(arg, v) for k, v in value.items()}
+    if isinstance(tp, type) and is_dataclass(tp):
+        return _from_dict(tp, value)
+    return value
