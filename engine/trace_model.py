@@ -184,7 +184,9 @@ class Trace:
         return asdict(self)
 
     def to_json(self, indent: Optional[int] = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=True)
+        """Strict JSON: non-finite floats become "NaN"/"Infinity"/"-Infinity"
+        strings (see `encode_nonfinite`); `from_json` turns them back."""
+        return dumps_strict(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Trace":
@@ -197,6 +199,51 @@ class Trace:
         return cls.from_dict(json.loads(text))
 
 
+# Strict JSON has no NaN/Infinity. On the wire and in trace files a
+# non-finite float is the string "NaN", "Infinity" or "-Infinity" (the names
+# JavaScript and Python's lenient json use); loading turns them back into
+# floats wherever a float is expected (statistics, tensor values).
+NONFINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+
+
+def _encode_float(x: float):
+    if x != x:
+        return "NaN"
+    if x == float("inf"):
+        return "Infinity"
+    if x == float("-inf"):
+        return "-Infinity"
+    return x
+
+
+def encode_nonfinite(obj):
+    """Return `obj` (plain JSON data) with every non-finite float replaced by
+    its string name, so that json.dumps(..., allow_nan=False) accepts it."""
+    if isinstance(obj, float):
+        return _encode_float(obj)
+    if isinstance(obj, dict):
+        return {k: encode_nonfinite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [encode_nonfinite(v) for v in obj]
+    return obj
+
+
+def dumps_strict(obj, indent: Optional[int] = None, **kwargs) -> str:
+    """json.dumps that never emits NaN/Infinity tokens (fast path first)."""
+    try:
+        return json.dumps(obj, indent=indent, allow_nan=False, **kwargs)
+    except ValueError:
+        return json.dumps(encode_nonfinite(obj), indent=indent, allow_nan=False, **kwargs)
+
+
+def _decode_value(v):
+    if isinstance(v, str) and v in NONFINITE:
+        return NONFINITE[v]
+    if isinstance(v, list):
+        return [_decode_value(x) for x in v]
+    return v
+
+
 def _from_dict(cls, data):
     """Build dataclass `cls` from plain JSON data; unknown keys are ignored so
     that newer traces (with added fields) still load."""
@@ -205,12 +252,18 @@ def _from_dict(cls, data):
     for f in fields(cls):
         if f.name in data:
             kwargs[f.name] = _convert(hints[f.name], data[f.name])
+    if cls is TensorSummary and kwargs.get("values"):
+        kwargs["values"] = [_decode_value(v) for v in kwargs["values"]]
+    if cls is SavedValue and "value" in kwargs:
+        kwargs["value"] = _decode_value(kwargs["value"])
     return cls(**kwargs)
 
 
 def _convert(tp, value):
     if value is None:
         return None
+    if tp is float and isinstance(value, str) and value in NONFINITE:
+        return NONFINITE[value]
     origin = get_origin(tp)
     if origin is Union:
         args = [a for a in get_args(tp) if a is not type(None)]
