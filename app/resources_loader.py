@@ -1,0 +1,138 @@
+"""The one module that finds and loads resources (icons, lessons, styles, translations).
+
+Everything under resources/ is plain files so that it can be read, diffed and
+translated without tools; this module is the only place that knows where they
+live, so the rest of the app asks for `icon("run")` or `lessons()` and never
+builds a path itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSize, Qt
+from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
+from PySide6.QtSvg import QSvgRenderer
+
+import autogradviz.resources as _res
+
+RESOURCES = Path(_res.__file__).resolve().parent
+ICONS = RESOURCES / "icons"
+LESSONS = RESOURCES / "lessons"
+STYLES = RESOURCES / "styles"
+TRANSLATIONS = RESOURCES / "translations"
+
+# The colour the SVG files are drawn in; swapped for the theme's text colour.
+_ICON_INK = "#4a4f57"
+_THEME_INK = {"light": "#3c4048", "dark": "#d5d9e0"}
+_current_theme = "light"
+
+
+def set_icon_theme(theme: str) -> None:
+    """Icons drawn after this call use `theme`'s ink ("light" or "dark")."""
+    global _current_theme
+    _current_theme = theme if theme in _THEME_INK else "light"
+
+
+def icon_path(name: str) -> Path:
+    return ICONS / f"{name}.svg"
+
+
+@lru_cache(maxsize=256)
+def _icon(name: str, theme: str) -> QIcon:
+    path = icon_path(name)
+    if not path.exists():
+        return QIcon()
+    svg = path.read_text(encoding="utf-8").replace(_ICON_INK, _THEME_INK[theme])
+    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    result = QIcon()
+    for size in (16, 20, 24, 32, 48, 64):
+        image = QImage(size, size, QImage.Format_ARGB32_Premultiplied)
+        image.fill(Qt.transparent)
+        painter = QPainter(image)
+        renderer.render(painter)
+        painter.end()
+        pixmap = QPixmap.fromImage(image)
+        result.addPixmap(pixmap, QIcon.Normal)
+        # A faded copy for disabled actions (Qt's own greying is weak on SVG).
+        dim = QImage(size, size, QImage.Format_ARGB32_Premultiplied)
+        dim.fill(Qt.transparent)
+        p = QPainter(dim)
+        p.setOpacity(0.35)
+        p.drawImage(0, 0, image)
+        p.end()
+        result.addPixmap(QPixmap.fromImage(dim), QIcon.Disabled)
+    return result
+
+
+def icon(name: str, theme: str | None = None) -> QIcon:
+    """QIcon for resources/icons/NAME.svg in the current (or given) theme's ink."""
+    return _icon(name, theme or _current_theme)
+
+
+def icon_names() -> list[str]:
+    return sorted(p.stem for p in ICONS.glob("*.svg"))
+
+
+# -- lessons -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Lesson:
+    """A starter lesson: NAME.py plus NAME.<lang>.md explanations."""
+
+    name: str  # file stem, e.g. "01_leaf_vs_nonleaf"
+    path: Path
+
+    @property
+    def source(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+    def explanation(self, language: str = "en") -> str:
+        """Markdown explanation in `language` ("en" or "zh_CN"), English as fallback."""
+        for lang in (language, "en"):
+            md = self.path.with_name(f"{self.name}.{lang}.md")
+            if md.exists():
+                return md.read_text(encoding="utf-8")
+        return ""
+
+    def title(self, language: str = "en") -> str:
+        """The first Markdown heading of the explanation, else the file name."""
+        for line in self.explanation(language).splitlines():
+            m = re.match(r"#+\s*(.+)", line)
+            if m:
+                return m.group(1).strip()
+        return self.name
+
+
+def lessons() -> list[Lesson]:
+    """Starter lessons in file-name order (the first one is the default)."""
+    return [Lesson(p.stem, p) for p in sorted(LESSONS.glob("*.py")) if not p.name.startswith("_")]
+
+
+def default_lesson() -> Lesson | None:
+    found = lessons()
+    return found[0] if found else None
+
+
+# -- styles and translations ---------------------------------------------------
+
+def style_sheet(theme: str) -> str:
+    """Contents of resources/styles/<theme>.qss ("" when missing)."""
+    path = STYLES / f"{theme}.qss"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def translations_dir() -> Path:
+    return TRANSLATIONS
+
+
+def translation_file(language: str) -> Path:
+    """Compiled translation (.qm) for `language`, e.g. "zh_CN"."""
+    return TRANSLATIONS / f"autogradviz_{language}.qm"
+
+
+def icon_size() -> QSize:
+    return QSize(20, 20)
