@@ -43,6 +43,7 @@ import faulthandler  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
+import signal  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -108,6 +109,7 @@ class OutputPump:
         self._pending: list[list] = []  # [stream, text] runs
         self._pending_chars = 0
         self._first_pending_at = 0.0
+        self._last_flush = 0.0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._flusher, name="autogradviz-output", daemon=True)
@@ -140,7 +142,11 @@ class OutputPump:
                 if not self._pending_chars:
                     self._first_pending_at = time.monotonic()
                 self._pending_chars += len(text)
-                flush = self._pending_chars >= BATCH_CHARS or self.truncated
+                # Send at once when output is sparse (so a print right before a
+                # crash is not lost); batch when it comes thick and fast.
+                now = time.monotonic()
+                flush = (self._pending_chars >= BATCH_CHARS or self.truncated
+                         or now - self._last_flush >= FLUSH_INTERVAL_S)
             if flush:
                 self.flush()
         except Exception:  # a print must never fail because of us
@@ -148,6 +154,7 @@ class OutputPump:
 
     def flush(self) -> None:
         with self._lock:
+            self._last_flush = time.monotonic()
             batch, self._pending, self._pending_chars = self._pending, [], 0
         for stream, text in batch:
             self.channel.send({"type": "output", "id": self.run_id, "stream": stream, "text": text})
@@ -168,6 +175,68 @@ def cap_text(text: str, total_hint: int = 0, cap: int = OUTPUT_CAP) -> str:
     if len(text) <= cap:
         return text
     return text[:cap] + truncation_note(max(len(text), total_hint), cap)
+
+
+def _load_run_script():
+    try:
+        from autogradviz.engine.runner import run_script
+    except ModuleNotFoundError as exc:
+        if exc.name != "autogradviz.engine.runner":
+            raise
+        return _fallback_run_script
+    return run_script
+
+
+class _FallbackRun:
+    def __init__(self, trace: Trace, namespace: dict):
+        self.trace = trace
+        self.namespace = namespace
+
+    def fetch(self, tensor_id: str):
+        return None
+
+
+def _fallback_run_script(source, filename="<editor>", device="cpu", on_output=None):
+    """Runs the script without recording (only while engine/runner.py is missing)."""
+    import io
+
+    torch = sys.modules.get("torch")
+    trace = Trace(script=filename, device=device, torch_version=getattr(torch, "__version__", None))
+    bufs = {"stdout": io.StringIO(), "stderr": io.StringIO()}
+
+    class _Stream(io.TextIOBase):
+        def __init__(self, name):
+            self.name = name
+
+        def writable(self):
+            return True
+
+        def write(self, text):
+            bufs[self.name].write(text)
+            if on_output is not None:
+                on_output(self.name, text)
+            return len(text)
+
+    ns = {"__name__": "__main__", "__file__": filename, "__builtins__": __builtins__, "device": device}
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Stream("stdout"), _Stream("stderr")
+    try:
+        exec(compile(source, filename, "exec"), ns)
+    except SystemExit:
+        pass
+    except BaseException as exc:
+        line = getattr(exc, "lineno", None) if isinstance(exc, SyntaxError) else None
+        if line is None:
+            for fr in traceback.extract_tb(exc.__traceback__):
+                if fr.filename == filename:
+                    line = fr.lineno
+        trace.error = ErrorInfo(type=type(exc).__name__, message=str(exc), line=line,
+                                traceback=traceback.format_exc())
+    finally:
+        sys.stdout, sys.stderr = old
+    trace.stdout = bufs["stdout"].getvalue()
+    trace.stderr = bufs["stderr"].getvalue()
+    return _FallbackRun(trace, ns)
 
 
 class Worker:
@@ -268,8 +337,7 @@ class Worker:
         pump = OutputPump(self.channel, rid)
         trace = None
         try:
-            from autogradviz.engine.runner import run_script
-
+            run_script = _load_run_script()
             result = run_script(source, filename=filename, device=device, on_output=pump.write)
             self.last_run = result
             trace = result.trace
@@ -338,8 +406,12 @@ def main(proto_fds=None) -> int:
         proto_fds = _move_std_fds()
     proto_in, proto_out = proto_fds
     # A segfault prints the Python stack (with the user's line) on stderr.
+    # On SIGUSR1 (sent by the client just before it stops a run that timed
+    # out) the stacks are dumped too, so the message can name the line.
     try:
-        faulthandler.enable(file=sys.__stderr__, all_threads=False)
+        faulthandler.enable(file=sys.__stderr__, all_threads=True)
+        if hasattr(signal, "SIGUSR1"):
+            faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
     except Exception:
         pass
     channel = Channel(proto_out)
