@@ -1,0 +1,373 @@
+"""The QGraphicsItems a graph is drawn with: boxes, edges, labels, callouts.
+
+Items are dumb: they hold a few state flags and paint themselves from the
+current `GraphStyle`. The scene decides the flags (from the replay state, hover
+and search) and only touches items whose flags change, so a step update on a
+big graph stays cheap.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF,
+)
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem
+
+from autogradviz.engine.trace_model import TensorSummary
+
+from .graph_style import GraphStyle, NodeLook
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("GraphItems", text)
+
+
+# -- formatting tensor summaries for small labels --------------------------------------
+def _num(v) -> str:
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, int):
+        return str(v)
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if math.isnan(f) or math.isinf(f):
+        return str(f)
+    if f == int(f) and abs(f) < 1e6:
+        return f"{f:.1f}"
+    return f"{f:.4g}"
+
+
+def shape_text(s: TensorSummary) -> str:
+    return "(" + ", ".join(str(d) for d in s.shape) + ")"
+
+
+def summary_text(s: Optional[TensorSummary], max_values: int = 6) -> str:
+    """Small tensors: their values; larger ones: shape and norm."""
+    if s is None:
+        return tr("None")
+    n = s.numel or (math.prod(s.shape) if s.shape else 1)
+    if not s.truncated and s.values and n <= max_values:
+        if not s.shape:
+            return _num(s.values[0])
+        return "[" + ", ".join(_num(v) for v in s.values) + "]"
+    parts = [shape_text(s)]
+    if s.norm is not None:
+        parts.append("‖·‖=" + _num(s.norm))
+    return " ".join(parts)
+
+
+# -- node boxes ----------------------------------------------------------------------------
+class NodeItem(QGraphicsItem):
+    """One LayoutBox: a trace node (or a per-use copy of a leaf, or a group)."""
+
+    def __init__(self, box, look: NodeLook, style: GraphStyle, *, retain: bool = False,
+                 hooks: bool = False, tooltip: str = ""):
+        super().__init__()
+        self.box = box
+        self.key = box.key
+        self.node_id = box.node if box.node is not None else box.copy_of
+        self.look = look
+        self.style = style
+        self.retain = retain
+        self.hooks = hooks
+        self.status: Optional[str] = None  # None | done | current | pending
+        self.hovered = False
+        self.lit = False  # neighbour / copy highlight while something is hovered
+        self.selected_flag = False
+        self.search_hit = False
+        self._rect = QRectF(0, 0, box.w, box.h)
+        self.setPos(box.x, box.y)
+        self.setAcceptHoverEvents(True)
+        self.setCursor(Qt.PointingHandCursor)
+        self.setToolTip(tooltip)
+        self.setZValue(2)
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-6, -10, 10, 6)
+
+    def shape(self) -> QPainterPath:
+        p = QPainterPath()
+        p.addRect(self._rect)
+        return p
+
+    def set_flags(self, **kw) -> None:
+        changed = False
+        for k, v in kw.items():
+            if getattr(self, k) != v:
+                setattr(self, k, v)
+                changed = True
+        if changed:
+            if "status" in kw:
+                self.setOpacity(self.style.pending_opacity if self.status == "pending" else 1.0)
+            self.update()
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        st, look, r = self.style, self.look, self._rect
+        painter.setRenderHint(QPainter.Antialiasing, True)
+        border = QColor(look.border)
+        width = look.border_width
+        if self.status == "current":
+            glow = QColor(st.current)
+            glow.setAlpha(70)
+            painter.setPen(QPen(glow, 9))
+            painter.setBrush(Qt.NoBrush)
+            self._draw_shape(painter, r)
+            border, width = st.current, 3.2
+        elif self.hovered or self.lit:
+            border, width = st.edge_hover, max(width, 2.4)
+        if self.selected_flag:
+            painter.setPen(QPen(st.selected, 2, Qt.DashLine))
+            painter.setBrush(Qt.NoBrush)
+            self._draw_shape(painter, r.adjusted(-4, -4, 4, 4))
+        fill = QColor(look.fill)
+        if self.search_hit:
+            fill = QColor(st.search_hit)
+        painter.setBrush(QBrush(fill))
+        painter.setPen(QPen(border, width))
+        self._draw_shape(painter, r)
+        if look.double:
+            painter.setBrush(Qt.NoBrush)
+            painter.setPen(QPen(border, 1.0))
+            self._draw_shape(painter, r.adjusted(3, 3, -3, -3))
+        # text lines
+        painter.setPen(look.text)
+        lines = self.box.lines or []
+        if lines:
+            fb = st.font(bold=True)
+            fn = st.font()
+            fm = QFontMetricsF(fn)
+            lh = fm.height()
+            top = r.top() + (r.height() - lh * len(lines)) / 2
+            for i, line in enumerate(lines):
+                painter.setFont(fb if i == 0 else fn)
+                painter.drawText(QRectF(r.left() + 2, top + i * lh, r.width() - 4, lh),
+                                 Qt.AlignCenter, line)
+        # badges (top-right): R = retain_grad, H = hook
+        bx = r.right() - 2
+        for flag, text, colour in ((self.hooks, "H", st.badge_hook), (self.retain, "R", st.badge_retain)):
+            if flag:
+                br = QRectF(bx - 14, r.top() - 8, 16, 16)
+                painter.setPen(Qt.NoPen)
+                painter.setBrush(colour)
+                painter.drawEllipse(br)
+                painter.setPen(st.badge_text)
+                painter.setFont(st.small_font(bold=True))
+                painter.drawText(br, Qt.AlignCenter, text)
+                bx -= 18
+        if self.status == "done":
+            painter.setPen(QPen(st.done_border, 2))
+            x0, y0 = r.left() + 5, r.top() + 7
+            painter.drawPolyline(QPolygonF([QPointF(x0, y0), QPointF(x0 + 3, y0 + 3), QPointF(x0 + 8, y0 - 3)]))
+
+    def _draw_shape(self, painter: QPainter, r: QRectF) -> None:
+        if self.look.rounded:
+            rad = min(r.height() / 2, 12)
+            painter.drawRoundedRect(r, rad, rad)
+        else:
+            painter.drawRect(r)
+
+    # hover: the scene lights up inputs, outputs and copies
+    def hoverEnterEvent(self, event) -> None:
+        sc = self.scene()
+        if sc is not None and hasattr(sc, "node_hovered"):
+            sc.node_hovered(self, True)
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:
+        sc = self.scene()
+        if sc is not None and hasattr(sc, "node_hovered"):
+            sc.node_hovered(self, False)
+        super().hoverLeaveEvent(event)
+
+    def mousePressEvent(self, event) -> None:
+        sc = self.scene()
+        if sc is not None and hasattr(sc, "item_clicked"):
+            sc.item_clicked(self)
+        event.accept()
+
+
+class GroupFrameItem(QGraphicsItem):
+    """The frame of an expanded module group; clicking its title collapses it."""
+
+    def __init__(self, group, style: GraphStyle):
+        super().__init__()
+        self.group = group
+        self.style = style
+        self._rect = QRectF(0, 0, group.w, group.h)
+        self.setPos(group.x, group.y)
+        self.setZValue(0)
+        title = group.module + (f" ({group.module_class})" if group.module_class else "")
+        self.title = title + (f" ×{group.repeat}" if group.repeat > 1 else "")
+        self.setToolTip(tr("Module {0}. Click the title to collapse it into one box.").format(title))
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-2, -2, 2, 2)
+
+    def title_rect(self) -> QRectF:
+        return QRectF(0, 0, self._rect.width(), 16)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        st = self.style
+        painter.setRenderHint(QPainter.Antialiasing, True)
+        fill = QColor(st.group_fill)
+        fill.setAlpha(140)
+        painter.setBrush(fill)
+        painter.setPen(QPen(st.group_border, 1.0, Qt.DashLine))
+        painter.drawRoundedRect(self._rect, 6, 6)
+        painter.setPen(st.group_text)
+        painter.setFont(st.small_font(bold=True))
+        painter.drawText(self.title_rect().adjusted(6, 1, -4, 0), Qt.AlignLeft | Qt.AlignVCenter,
+                         "▾ " + self.title)
+
+    def mousePressEvent(self, event) -> None:
+        if self.title_rect().contains(event.pos()):
+            sc = self.scene()
+            if sc is not None and hasattr(sc, "group_clicked"):
+                sc.group_clicked(self.group.module, True)
+            event.accept()
+        else:
+            event.ignore()
+
+
+# -- edges ------------------------------------------------------------------------------
+class EdgeItem(QGraphicsPathItem):
+    """A layout edge in forward direction (arrowhead at the consumer)."""
+
+    def __init__(self, ledge, style: GraphStyle):
+        super().__init__()
+        self.ledge = ledge
+        self.style = style
+        self.has_grad = False
+        self.current = False
+        self.lit = False
+        pts = [QPointF(float(x), float(y)) for x, y in ledge.points]
+        path = QPainterPath()
+        if pts:
+            path.moveTo(pts[0])
+            if ledge.spline and len(pts) >= 4:
+                i = 1
+                while i + 2 < len(pts):
+                    path.cubicTo(pts[i], pts[i + 1], pts[i + 2])
+                    i += 3
+            else:
+                for p in pts[1:]:
+                    path.lineTo(p)
+        self.setPath(path)
+        self.setZValue(1)
+        self._arrow = self._arrow_polygon(pts)
+        self._apply_pen()
+
+    @staticmethod
+    def _arrow_polygon(pts: list[QPointF]) -> QPolygonF:
+        if len(pts) < 2:
+            return QPolygonF()
+        tip = pts[-1]
+        prev = pts[-2]
+        dx, dy = tip.x() - prev.x(), tip.y() - prev.y()
+        length = math.hypot(dx, dy) or 1.0
+        ux, uy = dx / length, dy / length
+        size = 8.0
+        base = QPointF(tip.x() - ux * size, tip.y() - uy * size)
+        nx, ny = -uy * size * 0.45, ux * size * 0.45
+        return QPolygonF([tip, QPointF(base.x() + nx, base.y() + ny), QPointF(base.x() - nx, base.y() - ny)])
+
+    def midpoint(self) -> QPointF:
+        return self.path().pointAtPercent(0.5)
+
+    def set_flags(self, **kw) -> None:
+        changed = False
+        for k, v in kw.items():
+            if getattr(self, k) != v:
+                setattr(self, k, v)
+                changed = True
+        if changed:
+            self._apply_pen()
+
+    def _apply_pen(self) -> None:
+        st = self.style
+        if self.lit:
+            pen = QPen(st.edge_hover, 2.4)
+        elif self.current:
+            pen = QPen(st.current, 2.8)
+        elif self.has_grad:
+            pen = QPen(st.edge_grad, 1.8)
+        else:
+            pen = QPen(st.edge, 1.2)
+        self.setPen(pen)
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return super().boundingRect().united(self._arrow.boundingRect()).adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setPen(self.pen())
+        painter.setBrush(Qt.NoBrush)
+        painter.drawPath(self.path())
+        painter.setBrush(self.pen().color())
+        painter.setPen(QPen(self.pen().color(), 1))
+        painter.drawPolygon(self._arrow)
+
+
+# -- labels and callouts ---------------------------------------------------------------------
+class LabelItem(QGraphicsItem):
+    """A small rounded text label (gradient on an edge, or a callout by a node)."""
+
+    def __init__(self, style: GraphStyle, kind: str = "grad"):
+        super().__init__()
+        self.style = style
+        self.kind = kind  # grad | callout | hook
+        self.lines: list[str] = []
+        self.emphasis = False
+        self._rect = QRectF()
+        self.setZValue(5)
+
+    def set_lines(self, lines: list[str], emphasis: bool = False) -> None:
+        if lines == self.lines and emphasis == self.emphasis:
+            return
+        self.prepareGeometryChange()
+        self.lines = list(lines)
+        self.emphasis = emphasis
+        fm = QFontMetricsF(self.style.small_font(bold=True))
+        w = max((fm.horizontalAdvance(s) for s in self.lines), default=0) + 10
+        h = fm.height() * len(self.lines) + 4
+        self._rect = QRectF(0, 0, w, h)
+        self.update()
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def size(self):
+        return self._rect.size()
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        st = self.style
+        painter.setRenderHint(QPainter.Antialiasing, True)
+        if self.kind == "grad":
+            fill, border, text = st.grad_label_fill, st.edge_grad, st.grad_label_text
+        elif self.kind == "hook":
+            fill, border, text = st.callout_fill, st.hook_callout_border, st.callout_text
+        else:
+            fill, border, text = st.callout_fill, st.callout_border, st.callout_text
+        if self.emphasis:
+            border = st.current
+        painter.setBrush(fill)
+        painter.setPen(QPen(border, 2.0 if self.emphasis else 1.0))
+        painter.drawRoundedRect(self._rect, 4, 4)
+        painter.setPen(text)
+        fm = QFontMetricsF(self.style.small_font())
+        lh = QFontMetricsF(self.style.small_font(bold=True)).height()
+        for i, line in enumerate(self.lines):
+            painter.setFont(self.style.small_font(bold=(i == 0)))
+            painter.drawText(QRectF(5, 2 + i * lh, self._rect.width() - 8, lh),
+                             Qt.AlignLeft | Qt.AlignVCenter, line)
+        del fm

@@ -1,0 +1,404 @@
+"""The graph as a QGraphicsScene, drawn from a LayoutResult and a replay state.
+
+`set_graph` builds one item per layout box/edge/group; `apply_step` moves the
+picture to a replay state by touching only the items whose state changed
+(status of two nodes, a few new gradient labels and callouts per step), so
+stepping through a 1,000-node graph stays well under a frame. The exporter
+renders this same scene offscreen, so the app and exported images look alike.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Signal
+from PySide6.QtGui import QBrush
+from PySide6.QtWidgets import QGraphicsScene
+
+from autogradviz.engine.layout.model import LayoutResult
+from autogradviz.engine.replay import StepState
+from autogradviz.engine.trace_model import Event, Graph, Node
+
+from .graph_items import EdgeItem, GroupFrameItem, LabelItem, NodeItem, summary_text
+from .graph_style import GraphStyle, style_for
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("GraphScene", text)
+
+
+# Above this many boxes only the current step's gradients get labels (the rest
+# are shown by edge colour and on hover), so big graphs don't drown in text.
+ALL_LABELS_MAX_BOXES = 60
+
+_EVENT_NAMES = {
+    "tensor_hook": "tensor hook",
+    "node_prehook": "node pre-hook",
+    "node_hook": "node hook",
+    "post_accumulate_grad_hook": "post-accumulate-grad hook",
+    "retain_grad": "retain_grad",
+}
+
+
+def event_title(ev: Event) -> str:
+    kind = QCoreApplication.translate("GraphScene", _EVENT_NAMES.get(ev.kind, ev.kind))
+    return f"{kind} {ev.name}" if ev.name else kind
+
+
+def node_tooltip(node: Node, is_root: bool) -> str:
+    parts = []
+    if node.label:
+        parts.append(f"<b>{node.label}</b>")
+    parts.append(tr("operation: {0}").format(node.op))
+    if node.kind == "leaf":
+        parts.append(tr("leaf tensor (requires grad): its gradient accumulates into .grad"))
+    elif is_root:
+        parts.append(tr("output: backward starts here"))
+    else:
+        parts.append(tr("intermediate result (non-leaf): .grad is not kept unless retain_grad()"))
+    if node.tensor is not None:
+        t = node.tensor
+        parts.append(tr("shape {0}, {1}, {2}").format(list(t.shape), t.dtype, t.device))
+    if node.module:
+        parts.append(tr("inside module {0}").format(node.module))
+    if node.retains_grad:
+        parts.append(tr("R: retain_grad() was called on this tensor"))
+    if node.hooks:
+        parts.append(tr("H: hooks: {0}").format(", ".join(node.hooks)))
+    parts.append(tr("Click for details in the Inspector."))
+    return "<br>".join(parts)
+
+
+class GraphScene(QGraphicsScene):
+    nodeClicked = Signal(object)  # node id or None
+    groupToggled = Signal(str, bool)  # module path, collapsed?
+    hoverChanged = Signal(object)  # node id or None
+
+    def __init__(self, parent=None, style: Optional[GraphStyle] = None):
+        super().__init__(parent)
+        self.style = style or style_for("light")
+        self.setBackgroundBrush(QBrush(self.style.background))
+        self.graph: Optional[Graph] = None
+        self.layout: Optional[LayoutResult] = None
+        self.state: Optional[StepState] = None
+        self.show_saved = False
+        self._clear_maps()
+
+    def _clear_maps(self) -> None:
+        self.node_items: dict[str, list[NodeItem]] = {}  # trace node id -> items (copies)
+        self.key_items: dict[str, NodeItem] = {}  # draw key -> item
+        self.edge_items: list[EdgeItem] = []
+        self.trace_edge_items: dict[int, list[EdgeItem]] = {}
+        self.group_items: list[GroupFrameItem] = []
+        self.grad_labels: dict[int, LabelItem] = {}  # layout edge position -> label
+        self.callouts: dict[str, LabelItem] = {}  # node id -> callout
+        self.in_edges: dict[str, list[EdgeItem]] = {}  # draw key -> edges
+        self.out_edges: dict[str, list[EdgeItem]] = {}
+        self._lit: list = []
+        self._shown = {}  # item -> last applied flags (status)
+        self._search_hits: list[NodeItem] = []
+        self._selected: Optional[str] = None
+        self._nodes: dict[str, Node] = {}
+
+    # -- building -----------------------------------------------------------------------
+    def set_graph(self, graph: Optional[Graph], layout: Optional[LayoutResult]) -> None:
+        self.clear()
+        self._clear_maps()
+        self.graph = graph
+        self.layout = layout
+        self.state = None
+        if graph is None or layout is None:
+            self.setSceneRect(QRectF(0, 0, 10, 10))
+            return
+        nodes = {n.id: n for n in graph.nodes}
+        self._nodes = nodes
+        roots = set(graph.roots)
+        st = self.style
+        for g in layout.groups:
+            if not g.collapsed:
+                gi = GroupFrameItem(g, st)
+                self.addItem(gi)
+                self.group_items.append(gi)
+        for box in layout.boxes:
+            nid = box.node if box.node is not None else box.copy_of
+            node = nodes.get(nid) if nid else None
+            if box.kind == "saved":
+                look, tip = st.saved, tr("Saved for backward by {0}").format(node.op if node else "?")
+            elif box.kind == "group":
+                look, tip = st.op, tr("Collapsed module group. Click to expand it.")
+            elif node is not None and node.kind == "leaf":
+                special = node.retains_grad or bool(node.hooks)
+                look, tip = (st.leaf_special if special else st.leaf), node_tooltip(node, False)
+            elif node is not None and node.id in roots:
+                look, tip = st.output, node_tooltip(node, True)
+            else:
+                look, tip = st.op, node_tooltip(node, False) if node else ""
+            if box.kind == "group":
+                grp = next((g for g in layout.groups if g.id == box.key), None)
+                from copy import copy
+                look = copy(look)
+                look.fill, look.border, look.text = st.group_fill, st.group_border, st.group_text
+                if grp is not None:
+                    tip = tr("Module {0}: {1} nodes. Click to expand it.").format(grp.module, len(grp.members))
+            item = NodeItem(box, look, st,
+                            retain=bool(node and node.retains_grad and box.kind != "saved"),
+                            hooks=bool(node and node.hooks and box.kind != "saved"), tooltip=tip)
+            if box.kind == "saved":
+                item.node_id = None  # saved boxes are not trace nodes
+                item.owner = nid
+                item.setVisible(self.show_saved)
+            elif nid is not None:
+                self.node_items.setdefault(nid, []).append(item)
+            self.key_items[box.key] = item
+            self.addItem(item)
+        for pos, le in enumerate(layout.edges):
+            ei = EdgeItem(le, st)
+            ei.pos_index = pos
+            self.addItem(ei)
+            self.edge_items.append(ei)
+            for t in le.trace_edges:
+                self.trace_edge_items.setdefault(t, []).append(ei)
+            self.out_edges.setdefault(le.src, []).append(ei)
+            self.in_edges.setdefault(le.dst, []).append(ei)
+            src, dst = self.key_items.get(le.src), self.key_items.get(le.dst)
+            if (src is not None and src.box.kind == "saved") or (dst is not None and dst.box.kind == "saved"):
+                ei.is_saved_edge = True
+                ei.setVisible(self.show_saved)
+        w = max(layout.width, 10.0)
+        h = max(layout.height, 10.0)
+        self.setSceneRect(QRectF(-40, -40, w + 260, h + 80))
+
+    # -- style and options -------------------------------------------------------------
+    def set_style(self, style: GraphStyle) -> None:
+        self.style = style
+        self.setBackgroundBrush(QBrush(style.background))
+        graph, layout, state = self.graph, self.layout, self.state
+        sel = self._selected
+        self.set_graph(graph, layout)
+        self.apply_step(state)
+        self.set_selected(sel)
+
+    def set_show_saved(self, on: bool) -> None:
+        self.show_saved = bool(on)
+        for item in self.key_items.values():
+            if item.box.kind == "saved":
+                item.setVisible(self.show_saved)
+        for e in self.edge_items:
+            if getattr(e, "is_saved_edge", False):
+                e.setVisible(self.show_saved)
+
+    # -- stepping --------------------------------------------------------------------------
+    def _many(self) -> bool:
+        return self.layout is not None and len(self.layout.boxes) > ALL_LABELS_MAX_BOXES
+
+    def apply_step(self, state: Optional[StepState]) -> None:
+        """Show a replay state; cheap: only changed items are touched."""
+        old = self.state
+        self.state = state
+        # node status
+        old_status = old.status if old is not None else {}
+        new_status = state.status if state is not None else {}
+        if old is None or state is None:
+            changed = set(old_status) | set(new_status)
+        else:
+            changed = {k for k, v in new_status.items() if old_status.get(k) != v}
+        for nid in changed:
+            for item in self.node_items.get(nid, ()):
+                item.set_flags(status=new_status.get(nid))
+        # edges carrying gradients
+        old_eg = old.edge_grads if old is not None else {}
+        new_eg = state.edge_grads if state is not None else {}
+        cur = state.current if state is not None else None
+        old_cur = old.current if old is not None else None
+        touched_edges = set()
+        for t in set(old_eg) ^ set(new_eg):
+            touched_edges.update(self.trace_edge_items.get(t, ()))
+        for t, g in new_eg.items():
+            if old_eg.get(t) is not g:
+                touched_edges.update(self.trace_edge_items.get(t, ()))
+        # edges fed by the current (and previous current) node change emphasis
+        for nid in (cur, old_cur):
+            if nid is None:
+                continue
+            for item in self.node_items.get(nid, ()):
+                touched_edges.update(self.in_edges.get(item.key, ()))
+        many = self._many()
+        for ei in touched_edges:
+            self._update_edge(ei, new_eg, cur, many)
+        if many and old is not None:
+            # labels of the previous step's edges go away on big graphs
+            for ei in list(self._lit_edges_of(old_cur)):
+                if ei not in touched_edges:
+                    self._update_edge(ei, new_eg, cur, many)
+        self._update_callouts(old, state)
+
+    def _lit_edges_of(self, nid):
+        if nid is None:
+            return []
+        out = []
+        for item in self.node_items.get(nid, ()):
+            out.extend(self.in_edges.get(item.key, ()))
+        return out
+
+    def _edge_grad(self, ei: EdgeItem, egs):
+        for t in ei.ledge.trace_edges:
+            g = egs.get(t)
+            if g is not None:
+                return t, g
+        return None, None
+
+    def _update_edge(self, ei: EdgeItem, egs, cur, many: bool) -> None:
+        t, g = self._edge_grad(ei, egs)
+        dst_item = self.key_items.get(ei.ledge.dst)
+        is_cur = g is not None and dst_item is not None and dst_item.node_id == cur and cur is not None
+        ei.set_flags(has_grad=g is not None, current=is_cur)
+        pos = ei.pos_index
+        label = self.grad_labels.get(pos)
+        show = g is not None and (is_cur or not many)
+        if not show:
+            if label is not None:
+                label.setVisible(False)
+            ei.setToolTip(tr("gradient: {0}").format(summary_text(g)) if g is not None else "")
+            return
+        if label is None:
+            label = LabelItem(self.style, "grad")
+            self.addItem(label)
+            self.grad_labels[pos] = label
+        text = summary_text(g)
+        label.set_lines([text], emphasis=is_cur)
+        label.setToolTip(tr("Gradient flowing backward along this edge: {0}").format(text))
+        ei.setToolTip(label.toolTip())
+        mid = ei.midpoint()
+        sz = label.size()
+        label.setPos(mid.x() + 4, mid.y() - sz.height() / 2)
+        label.setZValue(6 if is_cur else 5)
+        label.setVisible(True)
+
+    def _callout_lines(self, nid: str, state: StepState) -> tuple[list[str], str, bool]:
+        node = self._nodes.get(nid)
+        name = (node.label if node is not None and node.label else (node.op if node else nid))
+        lines, kind = [], "callout"
+        if nid in state.leaf_grads:
+            lines.append(f"{name}.grad = {summary_text(state.leaf_grads[nid])}")
+        if nid in state.retained:
+            lines.append(tr("{0}.grad (retained) = {1}").format(name, summary_text(state.retained[nid])))
+        for ev in state.events:
+            if ev.node != nid or ev.kind == "retain_grad":
+                continue
+            kind = "hook"
+            line = tr("{0} saw {1}").format(event_title(ev), summary_text(ev.received))
+            if ev.replaced or ev.returned is not None:
+                line += tr(" → returned {0}").format(summary_text(ev.returned))
+            lines.append(line)
+        fresh = any(ev.node == nid for ev in state.new_events) or state.current == nid
+        return lines, kind, fresh
+
+    def _callout_nodes(self, state: Optional[StepState]) -> set:
+        if state is None:
+            return set()
+        s = set(state.leaf_grads) | set(state.retained)
+        s.update(ev.node for ev in state.events)
+        return s
+
+    def _update_callouts(self, old: Optional[StepState], state: Optional[StepState]) -> None:
+        want = self._callout_nodes(state)
+        have = set(self.callouts)
+        for nid in have - want:
+            self.callouts[nid].setVisible(False)
+        # recompute those that can have changed: new ones, those touched by events
+        # at this or the previous step, the current/previous current node
+        recompute = want - {n for n in have if self.callouts[n].isVisible()}
+        for st in (old, state):
+            if st is not None:
+                recompute.update(ev.node for ev in st.new_events)
+                if st.current:
+                    recompute.add(st.current)
+                recompute.update(set(st.leaf_grads) ^ set((state or st).leaf_grads))
+        for nid in recompute & want:
+            items = self.node_items.get(nid)
+            if not items:
+                continue
+            lines, kind, fresh = self._callout_lines(nid, state)
+            if not lines:
+                continue
+            c = self.callouts.get(nid)
+            if c is None:
+                c = LabelItem(self.style, kind)
+                self.addItem(c)
+                self.callouts[nid] = c
+            c.kind = kind
+            c.set_lines(lines, emphasis=fresh)
+            c.setToolTip("<br>".join(lines))
+            anchor = items[0]
+            r = anchor.sceneBoundingRect()
+            c.setPos(r.right() + 4, r.top() + 8)
+            c.setVisible(True)
+        for nid in want - recompute:
+            c = self.callouts.get(nid)
+            if c is not None and c.emphasis:
+                c.set_lines(c.lines, emphasis=False)
+
+    # -- interaction (called by items) ---------------------------------------------------------
+    def node_hovered(self, item: NodeItem, entering: bool) -> None:
+        for it in self._lit:
+            it.set_flags(lit=False)
+        self._lit = []
+        item.set_flags(hovered=entering)
+        if not entering:
+            self.hoverChanged.emit(None)
+            return
+        lit = []
+        if item.node_id is not None:
+            lit.extend(c for c in self.node_items.get(item.node_id, ()) if c is not item)
+        for e in self.in_edges.get(item.key, ()):
+            lit.append(e)
+            s = self.key_items.get(e.ledge.src)
+            if s is not None:
+                lit.append(s)
+        for e in self.out_edges.get(item.key, ()):
+            lit.append(e)
+            d = self.key_items.get(e.ledge.dst)
+            if d is not None:
+                lit.append(d)
+        for it in lit:
+            it.set_flags(lit=True)
+        self._lit = lit
+        self.hoverChanged.emit(item.node_id)
+
+    def item_clicked(self, item: NodeItem) -> None:
+        if item.box.kind == "group":
+            grp = next((g for g in (self.layout.groups if self.layout else []) if g.id == item.key), None)
+            if grp is not None:
+                self.groupToggled.emit(grp.module, False)
+            return
+        nid = item.node_id if item.node_id is not None else getattr(item, "owner", None)
+        self.nodeClicked.emit(nid)
+
+    def group_clicked(self, module: str, collapse: bool) -> None:
+        self.groupToggled.emit(module, collapse)
+
+    def set_selected(self, node_id: Optional[str]) -> None:
+        if self._selected is not None:
+            for it in self.node_items.get(self._selected, ()):
+                it.set_flags(selected_flag=False)
+        self._selected = node_id
+        for it in self.node_items.get(node_id, ()) if node_id else ():
+            it.set_flags(selected_flag=True)
+
+    def set_search_hits(self, node_ids: list[str]) -> list[NodeItem]:
+        for it in self._search_hits:
+            it.set_flags(search_hit=False)
+        hits = []
+        for nid in node_ids:
+            hits.extend(self.node_items.get(nid, ()))
+        for it in hits:
+            it.set_flags(search_hit=True)
+        self._search_hits = hits
+        return hits
+
+    def items_for(self, node_id: str) -> list[NodeItem]:
+        return list(self.node_items.get(node_id, ()))
+
+    def center_of(self, node_id: str) -> Optional[QPointF]:
+        items = self.node_items.get(node_id)
+        return items[0].sceneBoundingRect().center() if items else None

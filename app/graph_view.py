@@ -1,0 +1,471 @@
+"""The graph widget: zoomable, pannable view of the GraphScene, with search,
+minimap, legend and the background layout.
+
+It subscribes to a `TraceSession`: a new graph starts a layout in the
+background (`LayoutRunner`); when it arrives the scene is rebuilt and the
+current replay state applied. A step change only calls `scene.apply_step`.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QPainter, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox, QGraphicsView, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+    QToolButton, QVBoxLayout, QWidget,
+)
+
+from .graph_scene import GraphScene
+from .graph_style import style_for
+from .layout_runner import LayoutRunner
+from .trace_session import TraceSession
+
+
+def _icon(name: str, fallback):
+    try:
+        from .resources_loader import icon
+        ic = icon(name)
+        if not ic.isNull():
+            return ic
+    except Exception:
+        pass
+    from PySide6.QtWidgets import QApplication
+    return QApplication.style().standardIcon(fallback)
+
+
+class _View(QGraphicsView):
+    """QGraphicsView with wheel zoom, drag pan, pinch and double-click centring."""
+
+    zoomed = Signal()
+
+    def __init__(self, scene, parent=None):
+        super().__init__(scene, parent)
+        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
+        self.setDragMode(QGraphicsView.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.MinimalViewportUpdate)
+        self.viewport().grabGesture(Qt.PinchGesture)
+        self.setFocusPolicy(Qt.StrongFocus)
+
+    def zoom_by(self, factor: float) -> None:
+        cur = self.transform().m11()
+        new = min(max(cur * factor, 0.02), 8.0)
+        f = new / cur if cur else 1.0
+        self.scale(f, f)
+        self.zoomed.emit()
+
+    def wheelEvent(self, event) -> None:
+        delta = event.angleDelta().y()
+        if delta == 0:
+            return super().wheelEvent(event)
+        self.zoom_by(1.0015 ** delta)
+        event.accept()
+
+    def viewportEvent(self, event) -> bool:
+        if event.type() == QEvent.Gesture:
+            pinch = event.gesture(Qt.PinchGesture)
+            if pinch is not None:
+                self.zoom_by(pinch.scaleFactor())
+                return True
+        return super().viewportEvent(event)
+
+    def mouseDoubleClickEvent(self, event) -> None:
+        self.centerOn(self.mapToScene(event.position().toPoint()))
+        self.zoomed.emit()
+        event.accept()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        self.zoomed.emit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.zoomed.emit()
+
+
+class GraphView(QWidget):
+    layoutStarted = Signal()
+    layoutFinished = Signal(str)  # info: engine, seconds, notes
+    layoutFailed = Signal(str)
+
+    def __init__(self, session: TraceSession, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        self._theme = "light"
+        self._scene = GraphScene(self, style_for(self._theme))
+        self.view = _View(self._scene, self)
+        self.runner = LayoutRunner(self)
+        self._pending_fit = False
+        self._hits: list[str] = []
+        self._hit_pos = -1
+        self._layout_graph_id = ""
+
+        # busy bar (progress + cancel), hidden when idle
+        self.busy = QWidget(self)
+        bl = QHBoxLayout(self.busy)
+        bl.setContentsMargins(4, 2, 4, 2)
+        self.busy_label = QLabel(self.busy)
+        self.progress = QProgressBar(self.busy)
+        self.progress.setRange(0, 100)
+        self.progress.setMaximumWidth(220)
+        self.cancel_btn = QPushButton(self.busy)
+        self.cancel_btn.clicked.connect(self.runner.cancel)
+        bl.addWidget(self.busy_label, 1)
+        bl.addWidget(self.progress)
+        bl.addWidget(self.cancel_btn)
+        self.busy.hide()
+
+        # message line (failed/cancelled layouts, empty graph)
+        self.message = QLabel(self)
+        self.message.setWordWrap(True)
+        self.message.hide()
+
+        # search bar (Ctrl+F)
+        self.search_bar = QWidget(self)
+        sl = QHBoxLayout(self.search_bar)
+        sl.setContentsMargins(4, 2, 4, 2)
+        self.search_edit = QLineEdit(self.search_bar)
+        self.search_edit.textChanged.connect(self._search)
+        self.search_edit.returnPressed.connect(self.search_next)
+        self.search_count = QLabel(self.search_bar)
+        self.prev_btn = QToolButton(self.search_bar)
+        self.prev_btn.setArrowType(Qt.UpArrow)
+        self.prev_btn.clicked.connect(self.search_previous)
+        self.next_btn = QToolButton(self.search_bar)
+        self.next_btn.setArrowType(Qt.DownArrow)
+        self.next_btn.clicked.connect(self.search_next)
+        self.close_search_btn = QToolButton(self.search_bar)
+        self.close_search_btn.setText("×")
+        self.close_search_btn.clicked.connect(self.hide_search)
+        for w in (self.search_edit, self.search_count, self.prev_btn, self.next_btn, self.close_search_btn):
+            sl.addWidget(w)
+        self.search_bar.hide()
+
+        # tool row: zoom, fit, saved toggle, legend
+        self.tools = QWidget(self)
+        tl = QHBoxLayout(self.tools)
+        tl.setContentsMargins(4, 2, 4, 2)
+        from PySide6.QtWidgets import QStyle
+        self.zoom_in_btn = QToolButton(self.tools)
+        self.zoom_in_btn.setIcon(_icon("zoom-in", QStyle.SP_ArrowUp))
+        self.zoom_in_btn.clicked.connect(self.zoom_in)
+        self.zoom_out_btn = QToolButton(self.tools)
+        self.zoom_out_btn.setIcon(_icon("zoom-out", QStyle.SP_ArrowDown))
+        self.zoom_out_btn.clicked.connect(self.zoom_out)
+        self.fit_btn = QToolButton(self.tools)
+        self.fit_btn.setIcon(_icon("zoom-fit", QStyle.SP_TitleBarMaxButton))
+        self.fit_btn.clicked.connect(self.fit)
+        self.search_btn = QToolButton(self.tools)
+        self.search_btn.setIcon(_icon("search", QStyle.SP_FileDialogContentsView))
+        self.search_btn.clicked.connect(self.show_search)
+        self.saved_box = QCheckBox(self.tools)
+        self.saved_box.toggled.connect(self.set_show_saved)
+        self.legend_box = QCheckBox(self.tools)
+        self.legend_box.setChecked(True)
+        for w in (self.zoom_in_btn, self.zoom_out_btn, self.fit_btn, self.search_btn, self.saved_box,
+                  self.legend_box):
+            tl.addWidget(w)
+        tl.addStretch(1)
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.tools)
+        lay.addWidget(self.search_bar)
+        lay.addWidget(self.busy)
+        lay.addWidget(self.message)
+        lay.addWidget(self.view, 1)
+
+        # overlays: legend (top-left) and minimap (bottom-right), children of the view
+        self.legend = None
+        self.minimap = None
+        try:
+            from .legend import Legend
+            self.legend = Legend(self._scene.style, self.view)
+            self.legend_box.toggled.connect(self.legend.setVisible)
+        except Exception:
+            self.legend_box.hide()
+        try:
+            from .minimap import Minimap
+            self.minimap = Minimap(self.view, self)
+        except Exception:
+            self.minimap = None
+
+        # shortcuts
+        for seq, slot in ((QKeySequence.Find, self.show_search), (QKeySequence.ZoomIn, self.zoom_in),
+                          (QKeySequence.ZoomOut, self.zoom_out), (QKeySequence("Ctrl+="), self.zoom_in),
+                          (QKeySequence("Ctrl+0"), self.fit), (QKeySequence.FindNext, self.search_next),
+                          (QKeySequence.FindPrevious, self.search_previous)):
+            sc = QShortcut(seq, self)
+            sc.setContext(Qt.WidgetWithChildrenShortcut)
+            sc.activated.connect(slot)
+        esc = QShortcut(QKeySequence(Qt.Key_Escape), self.search_bar)
+        esc.setContext(Qt.WidgetWithChildrenShortcut)
+        esc.activated.connect(self.hide_search)
+        self._plus = QShortcut(QKeySequence(Qt.Key_Plus), self.view)
+        self._plus.setContext(Qt.WidgetShortcut)
+        self._plus.activated.connect(self.zoom_in)
+        self._minus = QShortcut(QKeySequence(Qt.Key_Minus), self.view)
+        self._minus.setContext(Qt.WidgetShortcut)
+        self._minus.activated.connect(self.zoom_out)
+
+        # wiring
+        self.runner.started.connect(self._on_layout_started)
+        self.runner.progress.connect(self._on_progress)
+        self.runner.finished.connect(self._on_layout_done)
+        self.runner.failed.connect(self._on_layout_failed)
+        self.runner.cancelled.connect(self._on_layout_cancelled)
+        self._scene.nodeClicked.connect(self._on_node_clicked)
+        self._scene.groupToggled.connect(self._on_group_toggled)
+        session.graphChanged.connect(self._on_graph_changed)
+        session.stepChanged.connect(self._on_step)
+        session.nodeSelected.connect(self._scene.set_selected)
+        session.layoutOptionsChanged.connect(self._relayout)
+        session.traceChanged.connect(self._on_trace_changed)
+        self.view.zoomed.connect(self._update_overlays)
+        self.retranslate()
+        if session.graph is not None:
+            self._on_graph_changed(session.graph_id)
+
+    # -- texts -----------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.cancel_btn.setText(self.tr("Cancel"))
+        self.cancel_btn.setToolTip(self.tr("Stop laying out the graph; the previous picture stays."))
+        self.search_edit.setPlaceholderText(self.tr("Find a node by name or operation…"))
+        self.search_edit.setToolTip(self.tr("Type part of a variable name (e.g. 'loss') or an operation "
+                                            "(e.g. 'Mul'). Enter: next match."))
+        self.prev_btn.setToolTip(self.tr("Previous match (Shift+F3)"))
+        self.next_btn.setToolTip(self.tr("Next match (F3 or Enter)"))
+        self.close_search_btn.setToolTip(self.tr("Close the search bar (Esc)"))
+        self.zoom_in_btn.setToolTip(self.tr("Zoom in (+, Ctrl++ or the mouse wheel)"))
+        self.zoom_out_btn.setToolTip(self.tr("Zoom out (-, Ctrl+- or the mouse wheel)"))
+        self.fit_btn.setToolTip(self.tr("Fit the whole graph in the view (Ctrl+0)"))
+        self.search_btn.setToolTip(self.tr("Find a node (Ctrl+F)"))
+        self.saved_box.setText(self.tr("Show saved tensors"))
+        self.saved_box.setToolTip(self.tr("Also draw the tensors each operation saved for its backward "
+                                          "computation (like torchviz's show_saved)."))
+        self.legend_box.setText(self.tr("Legend"))
+        self.legend_box.setToolTip(self.tr("Show or hide the legend explaining colours and badges."))
+        self.view.setToolTip("")
+        self._update_search_count()
+        if self.legend is not None:
+            self.legend.retranslate()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    # -- public API --------------------------------------------------------------------------------
+    def graph_scene(self) -> GraphScene:
+        return self._scene
+
+    def visible_scene_rect(self) -> QRectF:
+        return self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+
+    def zoom_in(self) -> None:
+        self.view.zoom_by(1.25)
+
+    def zoom_out(self) -> None:
+        self.view.zoom_by(0.8)
+
+    def fit(self) -> None:
+        items = self._scene.itemsBoundingRect()
+        if items.isEmpty():
+            return
+        self.view.fitInView(items.adjusted(-20, -20, 20, 20), Qt.KeepAspectRatio)
+        # never blow small graphs up beyond 1.5x: text gets comically large
+        if self.view.transform().m11() > 1.5:
+            self.view.resetTransform()
+            self.view.scale(1.5, 1.5)
+            self.view.centerOn(items.center())
+        self._update_overlays()
+
+    def show_search(self) -> None:
+        self.search_bar.show()
+        self.search_edit.setFocus()
+        self.search_edit.selectAll()
+
+    def hide_search(self) -> None:
+        self.search_bar.hide()
+        self._scene.set_search_hits([])
+        self.view.setFocus()
+
+    def set_show_saved(self, on: bool) -> None:
+        if self.saved_box.isChecked() != bool(on):
+            self.saved_box.setChecked(bool(on))  # re-enters through toggled
+            return
+        self._scene.set_show_saved(on)
+        has_saved = self._scene.layout is not None and any(b.kind == "saved" for b in self._scene.layout.boxes)
+        self.session.set_show_saved(on)  # relayout with saved boxes when needed
+        del has_saved
+
+    def set_theme(self, name: str) -> None:
+        self._theme = "dark" if name == "dark" else "light"
+        style = style_for(self._theme)
+        self._scene.set_style(style)
+        if self.legend is not None:
+            self.legend.set_style(style)
+        if self.minimap is not None:
+            self.minimap.viewport().update()
+
+    # -- layout ---------------------------------------------------------------------------------------
+    def _layout_options(self) -> dict:
+        return {"collapsed": self.session.collapsed, "show_saved": self.session.show_saved}
+
+    def _on_trace_changed(self) -> None:
+        if self.session.trace is None:
+            self.runner.cancel()
+            self._scene.set_graph(None, None)
+            self._layout_graph_id = ""
+
+    def _on_graph_changed(self, graph_id: str) -> None:
+        g = self.session.graph
+        if g is None:
+            self.runner.cancel()
+            self._scene.set_graph(None, None)
+            self._layout_graph_id = ""
+            self._show_message(self.tr("No autograd graph: the script created no tensor that requires "
+                                       "grad (try requires_grad=True)."))
+            return
+        self._pending_fit = True
+        self._start_layout()
+
+    def _relayout(self) -> None:
+        if self.session.graph is not None:
+            self._pending_fit = False
+            self._start_layout()
+
+    def _start_layout(self) -> None:
+        self.runner.start(self.session.graph, self._layout_options())
+
+    def _on_layout_started(self) -> None:
+        self.busy_label.setText(self.tr("Laying out the graph…"))
+        self.progress.setValue(0)
+        self.busy.show()
+        self.layoutStarted.emit()
+
+    def _on_progress(self, f: float, msg: str) -> None:
+        self.progress.setValue(int(max(0.0, min(1.0, f)) * 100))
+        if msg:
+            self.busy_label.setText(msg)
+
+    def _on_layout_done(self, graph_id: str, result) -> None:
+        self.busy.hide()
+        if graph_id != self.session.graph_id:
+            return
+        self.message.hide()
+        self._layout_graph_id = graph_id
+        self._scene.set_graph(self.session.graph, result)
+        self._scene.set_show_saved(self.session.show_saved)
+        self._scene.apply_step(self.session.state)
+        self._scene.set_selected(self.session.selected_node)
+        if self.search_bar.isVisible() and self.search_edit.text():
+            self._search(self.search_edit.text())
+        if self._pending_fit:
+            self._pending_fit = False
+            QTimer.singleShot(0, self.fit)
+            self.fit()
+        if self.minimap is not None:
+            self.minimap.refresh()
+        info = self.tr("{0} nodes, layout: {1} in {2:.2f} s").format(
+            len(self.session.graph.nodes), result.engine or "?", result.seconds)
+        if result.notes:
+            info += " (" + "; ".join(result.notes) + ")"
+            self._show_message("; ".join(result.notes), error=False)
+        self.layoutFinished.emit(info)
+
+    def _on_layout_failed(self, msg: str) -> None:
+        self.busy.hide()
+        text = self.tr("The graph could not be laid out ({0}). The previous picture is still shown.").format(msg)
+        self._show_message(text)
+        self.layoutFailed.emit(text)
+
+    def _on_layout_cancelled(self) -> None:
+        self.busy.hide()
+        text = self.tr("Layout cancelled. The previous picture is still shown.")
+        self._show_message(text)
+        self.layoutFailed.emit(text)
+
+    def _show_message(self, text: str, error: bool = True) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet("QLabel { padding: 4px; background: %s; color: #222; }"
+                                   % ("#ffe0e0" if error else "#fff6cc"))
+        self.message.show()
+
+    def shutdown(self) -> None:
+        self.runner.shutdown()
+
+    def closeEvent(self, event) -> None:
+        self.runner.shutdown()
+        super().closeEvent(event)
+
+    # -- session reactions ----------------------------------------------------------------------------------
+    def _on_step(self, k: int) -> None:
+        if self._layout_graph_id and self._layout_graph_id == self.session.graph_id:
+            self._scene.apply_step(self.session.state)
+
+    def _on_node_clicked(self, node_id) -> None:
+        self.session.select_node(node_id)
+
+    def _on_group_toggled(self, module: str, collapsed: bool) -> None:
+        self.session.toggle_group(module, collapsed)
+
+    # -- search -------------------------------------------------------------------------------------------
+    def _search(self, text: str) -> None:
+        g = self.session.graph
+        text = text.strip().lower()
+        hits: list[str] = []
+        if g is not None and text:
+            for n in g.nodes:
+                if (n.label and text in n.label.lower()) or text in n.op.lower() or \
+                        (n.module and text in n.module.lower()):
+                    if self._scene.node_items.get(n.id):
+                        hits.append(n.id)
+        self._hits = hits
+        self._hit_pos = -1
+        self._scene.set_search_hits(hits)
+        if hits:
+            self._go_hit(0)
+        self._update_search_count()
+
+    def _go_hit(self, pos: int) -> None:
+        if not self._hits:
+            return
+        self._hit_pos = pos % len(self._hits)
+        nid = self._hits[self._hit_pos]
+        c = self._scene.center_of(nid)
+        if c is not None:
+            self.view.centerOn(c)
+        self.session.select_node(nid)
+        self._update_search_count()
+
+    def search_next(self) -> None:
+        self._go_hit(self._hit_pos + 1)
+
+    def search_previous(self) -> None:
+        self._go_hit(self._hit_pos - 1)
+
+    def search_hits(self) -> list[str]:
+        return list(self._hits)
+
+    def _update_search_count(self) -> None:
+        if not self.search_edit.text().strip():
+            self.search_count.setText("")
+        elif not self._hits:
+            self.search_count.setText(self.tr("no match"))
+        else:
+            self.search_count.setText(self.tr("{0} of {1}").format(self._hit_pos + 1, len(self._hits)))
+
+    # -- overlays -------------------------------------------------------------------------------------------
+    def _update_overlays(self) -> None:
+        if self.minimap is not None:
+            self.minimap.place()
+            self.minimap.viewport().update()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._update_overlays()
