@@ -1,0 +1,43 @@
+"""`autogradviz gui` / `autogradviz FILE.py`: start the desktop app.
+
+Order matters for the first paint: QApplication, language, theme, then the
+window (shown at once); the worker process is started by the window and
+imports torch in the background, so the window appears before torch is ready.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def run_gui(argv: list[str] | None = None, open_path: str | None = None) -> int:
+    from PySide6.QtCore import QCoreApplication, Qt
+    from PySide6.QtWidgets import QApplication
+
+    from . import i18n, settings
+    from .resources_loader import icon
+
+    QCoreApplication.setOrganizationName(settings.ORGANIZATION)
+    QCoreApplication.setApplicationName(settings.APPLICATION)
+    app = QApplication.instance() or QApplication(list(argv) if argv else [sys.argv[0]])
+    app.setApplicationDisplayName("Autograd Visualizer")
+    app.setWindowIcon(icon("app"))
+    i18n.set_language(i18n.saved_language(), save=False)
+
+    from .main_window import MainWindow
+    from .theme import ThemeManager
+
+    theme = ThemeManager(app)
+    theme.apply(force=True)
+    window = MainWindow(theme_manager=theme, start_worker=True, restore_autosave=True)
+    if open_path:
+        window.open_file(open_path, ask=False)
+    window.show()
+    window.raise_()
+    code = app.exec()
+    window.shutdown()
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_gui(sys.argv, sys.argv[1] if len(sys.argv) > 1 else None))
