@@ -273,15 +273,24 @@ class GraphView(QWidget):
         self.view.zoom_by(0.8)
 
     def fit(self) -> None:
-        items = self._scene.itemsBoundingRect()
-        if items.isEmpty():
+        """Whole graph in view, clear of the legend; small graphs at most 1.5x."""
+        rect = self._scene.itemsBoundingRect()
+        if rect.isEmpty():
             return
-        self.view.fitInView(items.adjusted(-20, -20, 20, 20), Qt.KeepAspectRatio)
-        # never blow small graphs up beyond 1.5x: text gets comically large
-        if self.view.transform().m11() > 1.5:
-            self.view.resetTransform()
-            self.view.scale(1.5, 1.5)
-            self.view.centerOn(items.center())
+        vp = self.view.viewport().rect()
+        left = 0
+        if self.legend is not None and self.legend.isVisible():
+            left = self.legend.width() + 16
+        avail_w = max(vp.width() - left - 24, 40)
+        avail_h = max(vp.height() - 24, 40)
+        scale = min(avail_w / rect.width(), avail_h / rect.height(), 1.5)
+        scale = max(scale, 0.02)
+        self.view.resetTransform()
+        self.view.scale(scale, scale)
+        # centre the graph in the part of the viewport right of the legend
+        shift = left / 2 / scale
+        self.view.centerOn(rect.center().x() - shift, rect.center().y())
+        self._pending_fit = False
         self._update_overlays()
 
     def show_search(self) -> None:
@@ -314,7 +323,8 @@ class GraphView(QWidget):
 
     # -- layout ---------------------------------------------------------------------------------------
     def _layout_options(self) -> dict:
-        return {"collapsed": self.session.collapsed, "show_saved": self.session.show_saved}
+        return {"collapsed": self.session.collapsed, "unrolled": self.session.unrolled,
+                "show_saved": self.session.show_saved}
 
     def _on_trace_changed(self) -> None:
         if self.session.trace is None:
@@ -366,9 +376,7 @@ class GraphView(QWidget):
         if self.search_bar.isVisible() and self.search_edit.text():
             self._search(self.search_edit.text())
         if self._pending_fit:
-            self._pending_fit = False
-            QTimer.singleShot(0, self.fit)
-            self.fit()
+            self._fit_when_ready()
         if self.minimap is not None:
             self.minimap.refresh()
         info = self.tr("{0} nodes, layout: {1} in {2:.2f} s").format(
@@ -412,6 +420,11 @@ class GraphView(QWidget):
         self.session.select_node(node_id)
 
     def _on_group_toggled(self, module: str, collapsed: bool) -> None:
+        layout = self._scene.layout
+        if layout is not None:
+            current = {g.module for g in layout.groups if g.collapsed}
+            rolled = [g for g in layout.groups if g.module == module and g.repeat > 1]
+            self.session.set_groups(current, unroll=module if (rolled and not collapsed) else None)
         self.session.toggle_group(module, collapsed)
 
     # -- search -------------------------------------------------------------------------------------------
@@ -466,6 +479,20 @@ class GraphView(QWidget):
             self.minimap.place()
             self.minimap.viewport().update()
 
+    def _fit_when_ready(self) -> None:
+        # fitting an unshown widget uses a bogus viewport size: wait for the show
+        if self.isVisible() and self.view.viewport().width() > 50:
+            self.fit()
+        else:
+            self._pending_fit = True
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        if self._pending_fit and self._layout_graph_id:
+            self._fit_when_ready()
         self._update_overlays()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._pending_fit and self._layout_graph_id:
+            QTimer.singleShot(0, self._fit_when_ready)

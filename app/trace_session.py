@@ -11,6 +11,8 @@ from typing import Any, Optional
 
 from PySide6.QtCore import QObject, Signal
 
+from . import graph_style  # noqa: F401  (applies the PySide6 None-refcount workaround)
+
 from autogradviz.engine import replay
 from autogradviz.engine.replay import StepState
 from autogradviz.engine.trace_model import (
@@ -39,6 +41,7 @@ class TraceSession(QObject):
         self._selected: Optional[str] = None
         self._nodes: dict[str, Node] = {}
         self.collapsed: Optional[set[str]] = None  # None = layout's default
+        self.unrolled: Optional[set[str]] = None
         self.show_saved: bool = False
         self.values_cache: dict[str, TensorSummary] = {}
 
@@ -101,6 +104,7 @@ class TraceSession(QObject):
         self._selected = None
         self.values_cache = {}
         self.collapsed = None
+        self.unrolled = None
         self._graph_id = ""
         self._run_index = -1
         self._step = 0
@@ -126,6 +130,9 @@ class TraceSession(QObject):
     def _set_graph(self, graph_id: str, force: bool = False) -> bool:
         if graph_id == self._graph_id and not force:
             return False
+        if graph_id != self._graph_id:
+            self.collapsed = None
+            self.unrolled = None
         self._graph_id = graph_id
         g = self.graph
         self._nodes = {n.id: n for n in g.nodes} if g is not None else {}
@@ -184,6 +191,13 @@ class TraceSession(QObject):
         if bool(on) != self.show_saved:
             self.show_saved = bool(on)
             self.layoutOptionsChanged.emit()
+
+    def set_groups(self, collapsed: set[str], unroll: Optional[str] = None) -> None:
+        """Take over the layout's current collapsed set (without relayout), so that
+        toggling one group keeps the others as they are."""
+        self.collapsed = set(collapsed)
+        if unroll:
+            self.unrolled = set(self.unrolled or ()) | {unroll}
 
     def toggle_group(self, module: str, collapsed: bool) -> None:
         """Expand or collapse one module group (a new layout follows)."""

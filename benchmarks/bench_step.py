@@ -1,0 +1,113 @@
+"""One stepper update on a 1,000-node graph: replay state + scene update.
+
+Target (issue 3): under 16 ms per step (one frame). Measures, on a synthetic
+1,000-node trace (an MLP-like chain: 500 ops, each using a parameter leaf),
+`engine.replay.state_at` alone and `state_at` + `GraphScene.apply_step`
+(offscreen Qt, no painting), stepping forward through the whole run and back.
+
+    QT_QPA_PLATFORM=offscreen python benchmarks/bench_step.py
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from autogradviz.engine.trace_model import (  # noqa: E402
+    BackwardRun, Edge, Event, Graph, Node, Step, TensorSummary, Trace,
+)
+
+
+def _ts(i: int, n: int = 4) -> TensorSummary:
+    vals = [float(i + j) / 7 for j in range(n)]
+    return TensorSummary(shape=[n], dtype="float32", device="cpu", values=vals, numel=n,
+                         min=min(vals), max=max(vals), mean=sum(vals) / n, norm=sum(v * v for v in vals) ** 0.5)
+
+
+def synthetic_trace(n_nodes: int = 1000) -> Trace:
+    """A chain of ops, each consuming the previous op and one parameter leaf."""
+    n_ops = n_nodes // 2
+    nodes, edges = [], []
+    for i in range(n_ops):
+        nodes.append(Node(f"op{i}", "AddmmBackward0" if i % 2 else "ReluBackward0", "op",
+                          label=f"h{i}", tensor=_ts(i), module=f"layers.{i // 10}"))
+        nodes.append(Node(f"p{i}", "AccumulateGrad", "leaf", label=f"layers.{i // 10}.w{i}", tensor=_ts(i),
+                          retains_grad=False, hooks=["h"] if i % 50 == 0 else []))
+    for i in range(n_ops):
+        if i > 0:
+            edges.append(Edge(src=f"op{i - 1}", dst=f"op{i}", slot=0))
+        edges.append(Edge(src=f"p{i}", dst=f"op{i}", slot=1))
+    g = Graph(id="g0", nodes=nodes, edges=edges, roots=[f"op{n_ops - 1}"])
+    steps, events, k = [], [], 0
+    for i in reversed(range(n_ops)):
+        steps.append(Step(k, f"op{i}", [_ts(k)], [_ts(k + 1), _ts(k + 2)]))
+        k += 1
+        steps.append(Step(k, f"p{i}", [_ts(k)], []))
+        if i % 50 == 0:
+            events.append(Event(step=k, kind="tensor_hook", node=f"p{i}", name="h", received=_ts(k)))
+        k += 1
+    run = BackwardRun(index=0, graph="g0", steps=steps, events=events,
+                      leaf_grads={f"p{i}": _ts(i) for i in range(n_ops)})
+    return Trace(graphs=[g], backward_runs=[run], backward_calls=1)
+
+
+def main() -> int:
+    from autogradviz.engine import replay
+
+    trace = synthetic_trace(1000)
+    n = replay.step_count(trace, 0)
+    t0 = time.perf_counter()
+    replay.state_at(trace, 0, 0)
+    t_pre = time.perf_counter() - t0
+    ts = []
+    for k in range(n + 1):
+        t0 = time.perf_counter()
+        replay.state_at(trace, 0, k)
+        ts.append(time.perf_counter() - t0)
+    print(f"replay: 1000 nodes, {n} steps; first call (precompute) {t_pre * 1e3:.2f} ms; "
+          f"state_at median {statistics.median(ts) * 1e3:.2f} ms, max {max(ts) * 1e3:.2f} ms")
+
+    from PySide6.QtWidgets import QApplication
+    from autogradviz.app.graph_scene import GraphScene
+    from autogradviz.app.layout_runner import placeholder_layout
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    try:
+        from autogradviz.engine.layout import LayoutOptions, layout_graph
+        layout = layout_graph(trace.graphs[0], LayoutOptions(group="none"))
+    except Exception:
+        layout = placeholder_layout(trace.graphs[0])
+    scene = GraphScene()
+    t0 = time.perf_counter()
+    scene.set_graph(trace.graphs[0], layout)
+    print(f"scene build: {len(layout.boxes)} boxes, {len(layout.edges)} edges "
+          f"({layout.engine}) in {(time.perf_counter() - t0) * 1e3:.1f} ms")
+    fwd, back = [], []
+    for k in range(n + 1):
+        t0 = time.perf_counter()
+        scene.apply_step(replay.state_at(trace, 0, k))
+        fwd.append(time.perf_counter() - t0)
+    for k in range(n, -1, -1):
+        t0 = time.perf_counter()
+        scene.apply_step(replay.state_at(trace, 0, k))
+        back.append(time.perf_counter() - t0)
+    allt = fwd + back
+    med, p95, mx = statistics.median(allt), sorted(allt)[int(len(allt) * 0.95)], max(allt)
+    print(f"step update (state_at + apply_step), 1000 nodes: median {med * 1e3:.2f} ms, "
+          f"p95 {p95 * 1e3:.2f} ms, max {mx * 1e3:.2f} ms (target < 16 ms) -> "
+          f"{'OK' if p95 < 0.016 else 'SLOW'}")
+    # jump first -> last (worst case: every item changes)
+    t0 = time.perf_counter()
+    scene.apply_step(replay.state_at(trace, 0, 0))
+    scene.apply_step(replay.state_at(trace, 0, n))
+    print(f"jump 0 -> n (two full updates): {(time.perf_counter() - t0) * 1e3:.1f} ms")
+    del app
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
