@@ -149,6 +149,9 @@ class MainWindow(QMainWindow):
         self.output.lineActivated.connect(self._go_to_line)
         self.inspector = InspectorPanel(self.session, self) if InspectorPanel else _placeholder("inspector")
         self.stepper = StepperPanel(self.session, self) if StepperPanel else _placeholder("stepper")
+        if hasattr(self.stepper, "install_shortcuts"):
+            # Left/Right/Space/Home/End step the backward pass while the graph has focus.
+            self.stepper.install_shortcuts(self.graph_view)
 
         self.lessons_dock = self._dock("lessonsDock", self.lessons_panel, Qt.LeftDockWidgetArea)
         self.editor_dock = self._dock("editorDock", self.editor, Qt.LeftDockWidgetArea)

@@ -1,0 +1,87 @@
+"""Shared setup for the Qt tests: offscreen, isolated settings and data folders,
+and a real worker process shared per test module (torch imports once)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Settings and autosave go to a private folder, never the user's.
+_TMP = tempfile.mkdtemp(prefix="autogradviz-tests-")
+os.environ["XDG_DATA_HOME"] = os.path.join(_TMP, "data")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_TMP, "config")
+
+import pytest  # noqa: E402
+
+WORKER_READY_TIMEOUT_MS = 60_000
+
+
+def _wait_until(predicate, timeout_ms: int, what: str = "condition") -> None:
+    """Process Qt events until predicate() is true (for module-scoped fixtures)."""
+    from PySide6.QtCore import QCoreApplication, QEventLoop, QThread
+
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_ms} ms waiting for {what}")
+        QCoreApplication.processEvents(QEventLoop.AllEvents, 50)
+        QThread.msleep(5)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie still answers kill(0); check its state.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_settings(qapp):
+    from PySide6.QtCore import QCoreApplication, QSettings
+
+    QCoreApplication.setOrganizationName("autogradviz-tests")
+    QCoreApplication.setApplicationName("autogradviz-tests")
+    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, os.path.join(_TMP, "settings"))
+    yield
+
+
+@pytest.fixture(scope="module")
+def shared_worker(qapp):
+    """One warm real worker for the whole module; checked for leaks at the end."""
+    from autogradviz.app.worker_process import READY, WorkerProcess
+
+    worker = WorkerProcess(timeout_s=60)
+    worker.start()
+    _wait_until(lambda: worker.state == READY, WORKER_READY_TIMEOUT_MS, "the worker's ready message")
+    yield worker
+    pids = list(worker.pid_history)
+    worker.shutdown()
+    worker.deleteLater()
+    _wait_until(lambda: not any(_pid_alive(p) for p in pids), 5000, "worker processes to exit")
+
+
+def python_exe() -> str:
+    return sys.executable
+
+
+@pytest.fixture
+def wait_until():
+    """wait_for(predicate, timeout_ms, what): process events until true."""
+    return _wait_until
+
+
+@pytest.fixture
+def pid_alive():
+    """alive(pid) -> bool."""
+    return _pid_alive

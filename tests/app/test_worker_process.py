@@ -1,0 +1,119 @@
+"""WorkerProcess against the REAL worker (python -m autogradviz.engine.worker)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from autogradviz.app.worker_process import READY, WorkerProcess
+from autogradviz.engine.trace_model import Trace
+
+
+RUN_TIMEOUT_MS = 30_000
+RESTART_TIMEOUT_MS = 60_000
+STOP_LIMIT_S = 2.0
+
+SIMPLE = """import torch
+x = torch.ones(2, requires_grad=True)
+y = (x * 3).sum()
+print("hello from the script")
+y.backward()
+"""
+
+
+def _wait_ready(worker, wait_until):
+    wait_until(lambda: worker.state == READY, RESTART_TIMEOUT_MS, "a fresh worker")
+
+
+def test_run_returns_trace_and_output(qtbot, shared_worker, wait_until, pid_alive):
+    outputs = []
+    shared_worker.outputReceived.connect(lambda s, t: outputs.append((s, t)))
+    with qtbot.waitSignal(shared_worker.traceReady, timeout=RUN_TIMEOUT_MS) as blocker:
+        shared_worker.run(SIMPLE, "simple.py", "cpu")
+    trace = blocker.args[0]
+    assert isinstance(trace, Trace)
+    assert trace.error is None
+    text = "".join(t for _, t in outputs) + trace.stdout
+    assert "hello from the script" in text
+    assert shared_worker.state == READY
+    shared_worker.outputReceived.disconnect()
+
+
+def test_ready_reports_cuda_flag(shared_worker, wait_until, pid_alive):
+    assert "cuda_available" in shared_worker.info
+    assert isinstance(shared_worker.cuda_available, bool)
+
+
+def test_stop_ends_endless_loop_within_two_seconds_and_next_run_works(qtbot, shared_worker, wait_until, pid_alive):
+    old_pid = shared_worker.pid()
+    with qtbot.waitSignal(shared_worker.runStarted, timeout=RUN_TIMEOUT_MS):
+        shared_worker.run("while True:\n    pass\n", "loop.py", "cpu")
+    qtbot.wait(300)
+    t0 = time.monotonic()
+    with qtbot.waitSignal(shared_worker.runStopped, timeout=int(STOP_LIMIT_S * 1000)):
+        assert shared_worker.stop()
+    assert time.monotonic() - t0 < STOP_LIMIT_S
+    wait_until(lambda: not pid_alive(old_pid), 2000, "the stopped worker to be gone")
+    _wait_ready(shared_worker, wait_until)
+    with qtbot.waitSignal(shared_worker.traceReady, timeout=RUN_TIMEOUT_MS) as blocker:
+        shared_worker.run(SIMPLE, "simple.py", "cpu")
+    assert blocker.args[0].error is None
+
+
+def test_crash_is_reported_and_next_run_works(qtbot, shared_worker, wait_until, pid_alive):
+    with qtbot.waitSignal(shared_worker.crashed, timeout=RUN_TIMEOUT_MS) as blocker:
+        shared_worker.run("import os\nos._exit(3)\n", "crash.py", "cpu")
+    assert "3" in blocker.args[0]
+    _wait_ready(shared_worker, wait_until)
+    with qtbot.waitSignal(shared_worker.traceReady, timeout=RUN_TIMEOUT_MS) as blocker:
+        shared_worker.run(SIMPLE, "simple.py", "cpu")
+    assert blocker.args[0].error is None
+
+
+def test_second_run_cancels_the_first(qtbot, shared_worker, wait_until, pid_alive):
+    with qtbot.waitSignal(shared_worker.runStarted, timeout=RUN_TIMEOUT_MS):
+        shared_worker.run("import time\nwhile True:\n    time.sleep(0.01)\n", "slow.py", "cpu")
+    traces = []
+    shared_worker.traceReady.connect(traces.append)
+    with qtbot.waitSignal(shared_worker.runCancelled, timeout=1000):
+        shared_worker.run("print('second')\n", "second.py", "cpu")
+    wait_until(lambda: traces, RESTART_TIMEOUT_MS, "the second run's trace")
+    shared_worker.traceReady.disconnect(traces.append)
+    assert len(traces) == 1 and traces[0].script in ("second.py", None)
+    assert "second" in traces[0].stdout or traces[0].error is None
+
+
+def test_timeout_stops_the_run(qtbot, shared_worker, wait_until, pid_alive):
+    shared_worker.timeout_s = 1.5
+    try:
+        with qtbot.waitSignal(shared_worker.timedOut, timeout=RUN_TIMEOUT_MS):
+            shared_worker.run("while True:\n    pass\n", "loop.py", "cpu")
+    finally:
+        shared_worker.timeout_s = 60
+    _wait_ready(shared_worker, wait_until)
+
+
+def test_script_error_comes_back_in_the_trace(qtbot, shared_worker, wait_until, pid_alive):
+    with qtbot.waitSignal(shared_worker.traceReady, timeout=RUN_TIMEOUT_MS) as blocker:
+        shared_worker.run("x = 1\ny = x + 'a'\n", "err.py", "cpu")
+    trace = blocker.args[0]
+    assert trace.error is not None and trace.error.type == "TypeError"
+    assert trace.error.line == 2
+
+
+def test_fetch_without_worker_answers_with_an_error(qtbot, qapp, wait_until, pid_alive):
+    worker = WorkerProcess()  # never started
+    with qtbot.waitSignal(worker.valuesArrived, timeout=1000) as blocker:
+        worker.fetch("t1")
+    assert blocker.args[0] == "t1" and blocker.args[1] is None and blocker.args[2]
+    worker.shutdown()
+
+
+def test_shutdown_leaves_no_process(qtbot, qapp, wait_until, pid_alive):
+    worker = WorkerProcess()
+    worker.start()
+    wait_until(lambda: worker.state == READY, RESTART_TIMEOUT_MS, "worker ready")
+    pid = worker.pid()
+    worker.shutdown()
+    wait_until(lambda: not pid_alive(pid), 3000, "worker exit")
