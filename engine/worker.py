@@ -62,6 +62,9 @@ OUTPUT_CAP = 1_000_000
 # flushes), whichever comes first.
 BATCH_CHARS = 16_384
 FLUSH_INTERVAL_S = 0.05
+# Up to this many writes per FLUSH_INTERVAL_S are sent at once (so the last
+# prints before a crash are not lost); past it, output is batched.
+SENDS_PER_INTERVAL = 20
 
 
 def truncation_note(total: int, cap: int = OUTPUT_CAP) -> str:
@@ -109,7 +112,8 @@ class OutputPump:
         self._pending: list[list] = []  # [stream, text] runs
         self._pending_chars = 0
         self._first_pending_at = 0.0
-        self._last_flush = 0.0
+        self._window_start = 0.0
+        self._window_sends = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._flusher, name="autogradviz-output", daemon=True)
@@ -142,11 +146,13 @@ class OutputPump:
                 if not self._pending_chars:
                     self._first_pending_at = time.monotonic()
                 self._pending_chars += len(text)
-                # Send at once when output is sparse (so a print right before a
-                # crash is not lost); batch when it comes thick and fast.
+                # Send at once while output is sparse (so the prints right before
+                # a crash are not lost); batch when it comes thick and fast.
                 now = time.monotonic()
+                if now - self._window_start >= FLUSH_INTERVAL_S:
+                    self._window_start, self._window_sends = now, 0
                 flush = (self._pending_chars >= BATCH_CHARS or self.truncated
-                         or now - self._last_flush >= FLUSH_INTERVAL_S)
+                         or self._window_sends < SENDS_PER_INTERVAL)
             if flush:
                 self.flush()
         except Exception:  # a print must never fail because of us
@@ -154,7 +160,7 @@ class OutputPump:
 
     def flush(self) -> None:
         with self._lock:
-            self._last_flush = time.monotonic()
+            self._window_sends += 1
             batch, self._pending, self._pending_chars = self._pending, [], 0
         for stream, text in batch:
             self.channel.send({"type": "output", "id": self.run_id, "stream": stream, "text": text})
