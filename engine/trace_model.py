@@ -77,6 +77,13 @@ class Node:
     # True for checkpoint-recomputed segments and other nodes whose saved
     # values were deliberately not read.
     in_checkpoint: bool = False
+    # Which forward *call* of `module` produced this node: a number unique in
+    # the trace for each call of a module (e.g. a counter bumped in every module
+    # forward pre-hook), shared by all nodes made during that call of the
+    # innermost module. None when unknown. The layout uses it to tell apart the
+    # N calls of one module (an RNN cell over 1,000 steps) and roll them into
+    # one "xN" group; without it, all nodes of a module path form one group.
+    module_call: Optional[int] = None
 
 
 @dataclass

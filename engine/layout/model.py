@@ -66,3 +66,8 @@ class LayoutResult:
     engine: str = ""  # e.g. "graphviz dot 12.2 (system)", "graphviz (wasm)", "layered"
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)  # e.g. "Graphviz timed out; used the layered layout"
+    # The module paths actually collapsed / unrolled in this picture (the
+    # defaults resolved), so a GUI can toggle one group and lay out again with
+    # LayoutOptions(collapsed=set(...), unrolled=set(...)).
+    collapsed: list[str] = field(default_factory=list)
+    unrolled: list[str] = field(default_factory=list)

@@ -1,0 +1,376 @@
+"""Turn a trace graph into the graph we actually draw.
+
+The trace graph is not drawn as is, for two measured reasons (ARCHITECTURE.md,
+"Layout facts"): a shared leaf (an RNN's weights, a tied embedding) fans out
+to every step, and Graphviz on those long edges did not finish in 300 s for a
+605-node graph; and a 6,000-node graph is unreadable as one picture. So:
+
+* **Per-use leaves.** A leaf consumed by k distinct nodes is drawn k times,
+  once next to each consumer (keys `f"{leaf}#use{i}"`, `copy_of` = the leaf's
+  id, so the GUI can light all copies up together). A leaf with one consumer
+  keeps its own id as key.
+* **Module groups.** `Node.module` paths (dotted, nested) become a tree of
+  groups. An expanded group is a frame around its members; a collapsed group is
+  one box (kind `"group"`) standing for all its nodes. Groups whose members are
+  exactly their single child's are dropped (the child is more specific).
+* **Rolling.** A module called N times (`Node.module_call` tells the calls
+  apart) can be rolled into one collapsed group "×N" and unrolled on demand.
+  Without `module_call`, all nodes of a module path form one group.
+* **Auto.** With `group="auto"` and no explicit sets, a graph of more than
+  `LARGE_GRAPH` nodes is rolled and collapsed at the deepest module level that
+  brings it down to about `TARGET_BOXES` boxes.
+
+Expanding everything (no collapsed group, every path unrolled) gives back the
+original graph exactly: each drawn box maps to one trace node (copies via
+`copy_of`) and each trace edge to exactly one drawn edge (tested).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..trace_model import Graph, Node
+from . import text_metrics as tm
+
+LARGE_GRAPH = 300  # trace nodes; above this "auto" rolls and collapses
+TARGET_BOXES = 300  # what auto-collapsing aims for
+MIN_USEFUL_BOXES = 8  # never collapse so far that fewer boxes remain
+
+
+@dataclass
+class DrawNode:
+    key: str
+    kind: str  # "op", "leaf", "group", "saved"
+    node: Optional[str]  # trace node id (owner for "saved"; None for groups)
+    lines: list[str]
+    w: float
+    h: float
+    copy_of: Optional[str] = None
+    group: Optional[str] = None  # innermost *expanded* group containing it
+
+
+@dataclass
+class DrawEdge:
+    src: str
+    dst: str
+    trace_edges: list[int] = field(default_factory=list)
+
+
+@dataclass
+class DrawGroup:
+    id: str  # "g:" + chain of path[@call] elements; the box key when collapsed
+    module: str
+    module_class: Optional[str]
+    parent: Optional[str]
+    depth: int
+    members: list[str] = field(default_factory=list)  # trace node ids
+    collapsed: bool = False
+    repeat: int = 1
+
+
+@dataclass
+class DrawGraph:
+    nodes: list[DrawNode] = field(default_factory=list)
+    edges: list[DrawEdge] = field(default_factory=list)
+    groups: list[DrawGroup] = field(default_factory=list)  # visible ones, parents first
+    collapsed: set[str] = field(default_factory=set)  # effective module paths
+    unrolled: set[str] = field(default_factory=set)  # effective module paths
+    internal_edges: list[int] = field(default_factory=list)  # hidden inside a group box
+    notes: list[str] = field(default_factory=list)
+
+
+def _prefixes(path: str) -> list[str]:
+    parts = path.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+class _Chains:
+    """Each node's chain of group elements from outermost to innermost.
+
+    An element is (path, instance) where instance is the index of the call of
+    `path` that produced the node (0 when the path was called once or calls
+    are unknown). Group identity is the chain prefix, so groups form a tree.
+    """
+
+    def __init__(self, graph: Graph):
+        direct_calls: dict[str, set[int]] = {}
+        cls: dict[str, str] = {}
+        for n in graph.nodes:
+            if n.module:
+                if n.module_call is not None:
+                    direct_calls.setdefault(n.module, set()).add(n.module_call)
+                if n.module_class and n.module not in cls:
+                    cls[n.module] = n.module_class
+        self.calls = {p: sorted(c) for p, c in direct_calls.items()}
+        self.module_class = cls
+        self.elements: dict[str, list[tuple[str, int]]] = {}
+        for n in graph.nodes:
+            self.elements[n.id] = self._chain(n) if n.module else []
+        # Which module paths are called more than once.
+        self.repeated = {p: len(c) for p, c in self.calls.items() if len(c) > 1}
+
+    def _chain(self, n: Node) -> list[tuple[str, int]]:
+        out = []
+        for p in _prefixes(n.module):
+            calls = self.calls.get(p)
+            if not calls or len(calls) < 2 or n.module_call is None:
+                out.append((p, 0))
+            else:
+                # Global call counter: a parent's call number is the largest of
+                # its call numbers not after the (inner) call that made n.
+                i = bisect.bisect_right(calls, n.module_call) - 1
+                out.append((p, max(i, 0)))
+        return out
+
+
+def _group_id(chain: list[tuple[str, object]]) -> str:
+    parts = []
+    for p, inst in chain:
+        parts.append(p if inst == 0 else f"{p}@{inst}")
+    return "g:" + "/".join(parts)
+
+
+def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = None,
+            unrolled: Optional[set[str]] = None, show_saved: bool = False,
+            per_use_leaves: bool = True) -> DrawGraph:
+    out = DrawGraph()
+    nodes = {n.id: n for n in graph.nodes}
+    large = len(graph.nodes) > LARGE_GRAPH
+    use_groups = group != "none"
+    chains = _Chains(graph) if use_groups else None
+
+    # -- consumers of each leaf (distinct, in edge order) ----------------------
+    consumers: dict[str, list[str]] = {}
+    for e in graph.edges:
+        if e.src in nodes and e.dst in nodes and nodes[e.src].kind == "leaf":
+            lst = consumers.setdefault(e.src, [])
+            if e.dst not in lst:
+                lst.append(e.dst)
+
+    # -- units: what would be drawn with everything expanded -------------------
+    # unit key -> (trace node id, copy_of, element chain)
+    units: dict[str, tuple[str, Optional[str], list]] = {}
+    copy_key: dict[tuple[str, str], str] = {}  # (leaf, consumer) -> unit key
+
+    def elems(nid: str) -> list:
+        return list(chains.elements[nid]) if chains else []
+
+    for n in graph.nodes:
+        cons = consumers.get(n.id, [])
+        if per_use_leaves and n.kind == "leaf" and cons:
+            if len(cons) == 1:
+                units[n.id] = (n.id, None, elems(cons[0]))
+                copy_key[(n.id, cons[0])] = n.id
+            else:
+                for i, c in enumerate(cons):
+                    k = f"{n.id}#use{i}"
+                    units[k] = (n.id, n.id, elems(c))
+                    copy_key[(n.id, c)] = k
+        else:
+            units[n.id] = (n.id, None, elems(n.id))
+
+    # -- rolling ----------------------------------------------------------------
+    rolled_paths: set[str] = set()
+    if chains is not None and chains.repeated:
+        if unrolled is None:
+            eff_unrolled = set(chains.repeated) if not (group == "auto" and large) else set()
+        else:
+            eff_unrolled = set(unrolled)
+        rolled_paths = set(chains.repeated) - eff_unrolled
+        out.unrolled = set(chains.repeated) & eff_unrolled
+        for key, (nid, cp, ch) in units.items():
+            new = []
+            for p, inst in ch:
+                if p in rolled_paths:
+                    new.append((p, "*"))
+                    break  # everything inside a rolled group is hidden
+                new.append((p, inst))
+            units[key] = (nid, cp, new)
+
+    # -- the group tree -----------------------------------------------------------
+    gmembers: dict[str, set[str]] = {}
+    gunits: dict[str, int] = {}
+    ginfo: dict[str, tuple[str, Optional[str], int, object]] = {}  # id -> (path, parent, depth, inst)
+    unit_gids: dict[str, list[str]] = {}
+    for key, (nid, cp, ch) in units.items():
+        gids = []
+        parent = None
+        for d in range(len(ch)):
+            gid = _group_id(ch[: d + 1])
+            gids.append(gid)
+            if gid not in ginfo:
+                ginfo[gid] = (ch[d][0], parent, d, ch[d][1])
+            gmembers.setdefault(gid, set()).add(nid)
+            gunits[gid] = gunits.get(gid, 0) + 1
+            parent = gid
+        unit_gids[key] = gids
+
+    # Drop a group whose members equal its only child's (keep the child).
+    children: dict[Optional[str], list[str]] = {}
+    for gid, (_, parent, _, _) in ginfo.items():
+        children.setdefault(parent, []).append(gid)
+    redundant = set()
+    for gid in ginfo:
+        kids = children.get(gid, [])
+        if len(kids) == 1 and gunits[kids[0]] == gunits[gid] and ginfo[gid][3] != "*":
+            redundant.add(gid)
+    if redundant:
+        for key in unit_gids:
+            unit_gids[key] = [g for g in unit_gids[key] if g not in redundant]
+    kept = [g for g in ginfo if g not in redundant]
+    parent_of: dict[str, Optional[str]] = {}
+    depth_of: dict[str, int] = {}
+    for gids in unit_gids.values():
+        prev = None
+        for d, g in enumerate(gids):
+            parent_of[g] = prev
+            depth_of[g] = d
+            prev = g
+
+    # -- what is collapsed ----------------------------------------------------------
+    forced = {g for g in kept if ginfo[g][3] == "*"}  # rolled groups are boxes
+    if collapsed is not None:
+        explicit = {g for g in kept if ginfo[g][0] in collapsed}
+        coll = explicit | forced
+    elif group == "auto" and large and kept:
+        coll = forced | _auto_collapse(unit_gids, forced, depth_of, gunits)
+    else:
+        coll = set(forced)
+
+    # Representative drawn key of each unit: its first collapsed group, else itself.
+    rep: dict[str, str] = {}
+    box_group: dict[str, Optional[str]] = {}
+    visible_groups: list[str] = []
+    seen_groups = set()
+    for key, gids in unit_gids.items():
+        r = key
+        inner = None
+        for g in gids:
+            if g not in seen_groups:
+                seen_groups.add(g)
+            if g in coll:
+                r = g
+                break
+            inner = g
+        rep[key] = r
+        box_group.setdefault(r, inner)
+    for g in kept:
+        # visible: no collapsed ancestor
+        p = parent_of.get(g)
+        hidden = False
+        while p is not None:
+            if p in coll:
+                hidden = True
+                break
+            p = parent_of.get(p)
+        if not hidden and g in parent_of:
+            visible_groups.append(g)
+    visible_groups.sort(key=lambda g: depth_of[g])
+
+    # -- boxes ------------------------------------------------------------------------
+    made = set()
+    for key, (nid, cp, _) in units.items():
+        r = rep[key]
+        if r in made:
+            continue
+        made.add(r)
+        if r == key:
+            n = nodes[nid]
+            lines = tm.node_lines(n)
+            w, h = tm.box_size(lines)
+            out.nodes.append(DrawNode(key, n.kind, nid, lines, w, h, copy_of=cp, group=box_group[r]))
+        else:
+            path = ginfo[r][0]
+            repeat = chains.repeated.get(path, 1) if ginfo[r][3] == "*" else 1
+            lines = tm.group_lines(path, chains.module_class.get(path), len(gmembers[r]), repeat)
+            w, h = tm.box_size(lines)
+            out.nodes.append(DrawNode(r, "group", None, lines, w, h, group=box_group[r]))
+
+    for g in visible_groups:
+        path, _, _, inst = ginfo[g]
+        out.groups.append(DrawGroup(
+            id=g, module=path, module_class=chains.module_class.get(path),
+            parent=parent_of.get(g), depth=depth_of[g],
+            members=sorted(gmembers[g]), collapsed=g in coll,
+            repeat=chains.repeated.get(path, 1) if inst == "*" else 1))
+    out.collapsed = {ginfo[g][0] for g in coll if g in ginfo and ginfo[g][3] != "*"}
+    if collapsed is not None:
+        out.collapsed |= set(collapsed)
+
+    # -- edges --------------------------------------------------------------------------
+    def unit_of(nid: str, consumer: str) -> str:
+        k = copy_key.get((nid, consumer))
+        return k if k is not None else nid
+
+    merged: dict[tuple[str, str], DrawEdge] = {}
+    for i, e in enumerate(graph.edges):
+        if e.src not in nodes or e.dst not in nodes:
+            continue
+        a = rep[unit_of(e.src, e.dst)]
+        b = rep[unit_of(e.dst, "")]
+        if a == b:
+            out.internal_edges.append(i)
+            continue
+        de = merged.get((a, b))
+        if de is None:
+            de = merged[(a, b)] = DrawEdge(a, b)
+            out.edges.append(de)
+        de.trace_edges.append(i)
+
+    # -- saved tensors (extra boxes next to their owner) --------------------------------
+    if show_saved:
+        for dn in list(out.nodes):
+            if dn.kind not in ("op",) or dn.node is None:
+                continue
+            for j, sv in enumerate(nodes[dn.node].saved):
+                if sv.tensor is None and sv.value is None:
+                    continue
+                lines = tm.saved_lines(sv.name, sv.tensor, sv.value)
+                w, h = tm.box_size(lines)
+                k = f"{dn.node}#saved{j}"
+                out.nodes.append(DrawNode(k, "saved", dn.node, lines, w, h, group=dn.group))
+                out.edges.append(DrawEdge(k, dn.key, []))
+
+    if group == "auto" and large and collapsed is None and (coll or rolled_paths):
+        n_boxes = len(out.nodes)
+        out.notes.append(
+            f"Large graph ({len(graph.nodes)} nodes): {len(coll)} module groups collapsed, "
+            f"{n_boxes} boxes drawn; expand a group to see inside.")
+    return out
+
+
+def _auto_collapse(unit_gids: dict[str, list[str]], forced: set[str],
+                   depth_of: dict[str, int], gunits: dict[str, int]) -> set[str]:
+    """Collapse every group at one depth d: the deepest d whose picture has at
+    most TARGET_BOXES boxes (but not fewer than MIN_USEFUL_BOXES when a deeper
+    level exists). Groups of a single unit are never collapsed (pointless)."""
+    max_depth = max(depth_of.values(), default=-1)
+
+    def boxes_at(d: Optional[int]) -> tuple[int, set[str]]:
+        reps = set()
+        chosen = set()
+        for key, gids in unit_gids.items():
+            r = key
+            for g in gids:
+                if g in forced or (d is not None and depth_of[g] == d and gunits[g] > 1):
+                    r = g
+                    if g not in forced:
+                        chosen.add(g)
+                    break
+            reps.add(r)
+        return len(reps), chosen
+
+    n_none, _ = boxes_at(None)
+    if n_none <= TARGET_BOXES:
+        return set()
+    prev = None
+    for d in range(max_depth, -1, -1):
+        n, chosen = boxes_at(d)
+        if n <= TARGET_BOXES:
+            if n < MIN_USEFUL_BOXES and prev is not None:
+                return prev[1]
+            return chosen
+        prev = (n, chosen)
+    return prev[1] if prev else set()

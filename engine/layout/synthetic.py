@@ -1,0 +1,192 @@
+"""Synthetic trace graphs shaped like real ones, for layout tests and benchmarks.
+
+Real traces need torch and a worker; the layout only needs the graph's shape.
+These builders mimic what the recorder produces (forward-direction edges,
+AccumulateGrad leaves, module paths and call numbers) at any size, fast.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..trace_model import Edge, Graph, Node, TensorSummary
+
+
+def _t(*shape) -> TensorSummary:
+    return TensorSummary(shape=list(shape), dtype="torch.float32", device="cpu")
+
+
+class _B:
+    def __init__(self, gid="g0"):
+        self.g = Graph(id=gid)
+        self.n = 0
+        self.call = 0
+
+    def node(self, op, kind="op", label=None, module=None, cls=None, call=None, shape=(4, 4)):
+        nid = f"n{self.n}"
+        self.n += 1
+        self.g.nodes.append(Node(id=nid, op=op, kind=kind, label=label, tensor=_t(*shape),
+                                 module=module, module_class=cls, module_call=call))
+        return nid
+
+    def leaf(self, label, shape=(4, 4), module=None, cls=None):
+        return self.node("AccumulateGrad", "leaf", label, module=module, cls=cls, shape=shape)
+
+    def edge(self, src, dst, slot=0):
+        self.g.edges.append(Edge(src=src, dst=dst, input_nr=0, slot=slot))
+
+
+def mlp(layers: int = 3, width: int = 16) -> Graph:
+    b = _B()
+    x = None
+    for i in range(layers):
+        w = b.leaf(f"fc{i}.weight", (width, width))
+        bias = b.leaf(f"fc{i}.bias", (width,))
+        b.call += 1
+        t = b.node("TBackward0", module=f"fc{i}", cls="Linear", call=b.call)
+        b.edge(w, t)
+        mm = b.node("AddmmBackward0", module=f"fc{i}", cls="Linear", call=b.call)
+        b.edge(bias, mm, 0)
+        if x is not None:
+            b.edge(x, mm, 1)
+        b.edge(t, mm, 2)
+        x = mm
+        if i < layers - 1:
+            r = b.node("ReluBackward0")
+            b.edge(x, r)
+            x = r
+    s = b.node("MeanBackward0", label="loss", shape=())
+    b.edge(x, s)
+    b.g.roots = [s]
+    return b.g
+
+
+def rnn(steps: int = 20, with_calls: bool = True) -> Graph:
+    """An RNNCell unrolled over `steps` (5 nodes per call, shared weights),
+    plus a running loss outside the module, like a typical training script."""
+    b = _B()
+    w_ih = b.leaf("cell.weight_ih", (8, 8))
+    w_hh = b.leaf("cell.weight_hh", (8, 8))
+    bias = b.leaf("cell.bias_ih", (8,))
+    h = None
+    loss = None
+    for _ in range(steps):
+        b.call += 1
+        c = b.call if with_calls else None
+        kw = dict(module="cell", cls="RNNCell", call=c)
+        t1 = b.node("TBackward0", **kw)
+        b.edge(w_ih, t1)
+        a1 = b.node("AddmmBackward0", **kw)
+        b.edge(bias, a1, 0)
+        b.edge(t1, a1, 2)
+        t2 = b.node("TBackward0", **kw)
+        b.edge(w_hh, t2)
+        a2 = b.node("AddBackward0", **kw)
+        b.edge(a1, a2, 0)
+        if h is not None:
+            mm = b.node("MmBackward0", **kw)
+            b.edge(h, mm, 0)
+            b.edge(t2, mm, 1)
+            b.edge(mm, a2, 1)
+        else:
+            b.edge(t2, a2, 1)
+        h = b.node("TanhBackward0", **kw)
+        b.edge(a2, h)
+        s = b.node("SumBackward0")
+        b.edge(h, s)
+        if loss is None:
+            loss = s
+        else:
+            nl = b.node("AddBackward0", label="loss")
+            b.edge(loss, nl, 0)
+            b.edge(s, nl, 1)
+            loss = nl
+    b.g.roots = [loss]
+    return b.g
+
+
+def transformer(blocks: int = 2, heads_ops: int = 6) -> Graph:
+    """Blocks of attention + MLP with residual connections, distinct module
+    paths per block (like nn.TransformerEncoder's layers.0, layers.1 ...)."""
+    b = _B()
+    x = b.leaf("x", (2, 8, 16))
+    for i in range(blocks):
+        base = f"encoder.layers.{i}"
+        b.call += 1
+        kw = dict(module=f"{base}.self_attn", cls="MultiheadAttention", call=b.call)
+        q = b.node("AddmmBackward0", **kw)
+        b.edge(x, q)
+        b.edge(b.leaf(f"{base}.self_attn.in_proj_weight", (48, 16)), q)
+        cur = q
+        for j in range(heads_ops):
+            nxt = b.node(["ViewBackward0", "TransposeBackward0", "BmmBackward0", "SoftmaxBackward0",
+                          "MulBackward0", "CloneBackward0"][j % 6], **kw)
+            b.edge(cur, nxt)
+            if j == 2:
+                b.edge(q, nxt, 1)
+            cur = nxt
+        b.call += 1
+        o = b.node("AddmmBackward0", module=f"{base}.self_attn.out_proj", cls="Linear", call=b.call)
+        b.edge(cur, o)
+        b.edge(b.leaf(f"{base}.self_attn.out_proj.weight", (16, 16)), o)
+        r1 = b.node("AddBackward0", module=base, cls="TransformerEncoderLayer", call=b.call)
+        b.edge(x, r1, 0)
+        b.edge(o, r1, 1)
+        b.call += 1
+        n1 = b.node("NativeLayerNormBackward0", module=f"{base}.norm1", cls="LayerNorm", call=b.call)
+        b.edge(r1, n1)
+        b.edge(b.leaf(f"{base}.norm1.weight", (16,)), n1)
+        b.call += 1
+        l1 = b.node("AddmmBackward0", module=f"{base}.linear1", cls="Linear", call=b.call)
+        b.edge(n1, l1)
+        b.edge(b.leaf(f"{base}.linear1.weight", (64, 16)), l1)
+        act = b.node("ReluBackward0", module=base, cls="TransformerEncoderLayer")
+        b.edge(l1, act)
+        b.call += 1
+        l2 = b.node("AddmmBackward0", module=f"{base}.linear2", cls="Linear", call=b.call)
+        b.edge(act, l2)
+        b.edge(b.leaf(f"{base}.linear2.weight", (16, 64)), l2)
+        r2 = b.node("AddBackward0", module=base, cls="TransformerEncoderLayer")
+        b.edge(n1, r2, 0)
+        b.edge(l2, r2, 1)
+        x = r2
+    s = b.node("MeanBackward0", label="loss", shape=())
+    b.edge(x, s)
+    b.g.roots = [s]
+    return b.g
+
+
+def random_dag(n: int = 2000, seed: int = 0, leaf_frac: float = 0.2, max_in: int = 3,
+               locality: int = 30) -> Graph:
+    """A random DAG of n nodes in creation order: each op consumes 1..max_in
+    earlier nodes, mostly recent ones (as real graphs do), some leaves shared."""
+    rng = random.Random(seed)
+    b = _B()
+    made: list[str] = []
+    leaves: list[str] = []
+    for i in range(n):
+        if i < 2 or rng.random() < leaf_frac:
+            nid = b.leaf(f"p{i}")
+            leaves.append(nid)
+            made.append(nid)
+            continue
+        nid = b.node(rng.choice(["AddBackward0", "MulBackward0", "MmBackward0", "TanhBackward0"]))
+        k = rng.randint(1, max_in)
+        srcs = set()
+        for _ in range(k):
+            if rng.random() < 0.1 and leaves:
+                srcs.add(rng.choice(leaves))
+            else:
+                j = max(0, len(made) - 1 - int(rng.expovariate(1 / locality)))
+                srcs.add(made[j])
+        for s in srcs:
+            b.edge(s, nid)
+        made.append(nid)
+    # one root consuming every sink, so the graph is connected like a loss
+    has_out = {e.src for e in b.g.edges}
+    sinks = [m for m in made if m not in has_out]
+    root = b.node("SumBackward0", label="loss", shape=())
+    for s in sinks[:50]:
+        b.edge(s, root)
+    b.g.roots = [root]
+    return b.g

@@ -1,0 +1,82 @@
+"""What text a box shows and how big the box must be, without Qt.
+
+The layout runs in a background thread (or in a process with no display) and
+must size every box before any font is loaded, so sizes are *estimates* for a
+fixed font: DejaVu Sans at `FONT_SIZE` points, the font `app/graph_style.py`
+draws with. The per-character width is generous (wider than DejaVu's average,
+enough for its bold capitals) so the drawn text never spills out of its box;
+a few points of empty margin cost nothing, clipped text is a bug.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..trace_model import Node, TensorSummary
+
+FONT_FAMILY = "DejaVu Sans"
+FONT_SIZE = 10.0  # points; app/graph_style.GraphStyle.font_size
+CHAR_WIDTH = 0.66 * FONT_SIZE  # generous average advance of one character
+LINE_HEIGHT = 1.4 * FONT_SIZE
+PAD_X = 8.0
+PAD_Y = 5.0
+MIN_WIDTH = 56.0
+MAX_LINE_CHARS = 48  # longer lines are cut with an ellipsis
+
+
+def short_dtype(dtype: str) -> str:
+    """`torch.float32` -> `float32` (the prefix only adds width)."""
+    return dtype[6:] if dtype.startswith("torch.") else dtype
+
+
+def shape_line(t: Optional[TensorSummary]) -> Optional[str]:
+    """`(3, 4) float32`; a scalar shows `()`."""
+    if t is None:
+        return None
+    shape = "(" + ", ".join(str(s) for s in t.shape) + ")"
+    return f"{shape} {short_dtype(t.dtype)}".strip()
+
+
+def clip(line: str, limit: int = MAX_LINE_CHARS) -> str:
+    return line if len(line) <= limit else line[: limit - 1] + "\u2026"
+
+
+def node_lines(node: Node) -> list[str]:
+    """Text of a node's box, top to bottom: the user's name for it (variable or
+    parameter name) when there is one, the autograd op (`MulBackward0`;
+    `AccumulateGrad` is how torch names the leaf's node), then shape and dtype."""
+    lines = []
+    if node.label:
+        lines.append(node.label)
+    lines.append(node.op)
+    s = shape_line(node.tensor)
+    if s:
+        lines.append(s)
+    return [clip(x) for x in lines]
+
+
+def group_lines(module: str, module_class: Optional[str], n_nodes: int, repeat: int = 1) -> list[str]:
+    """A collapsed module group: its path, its class (with `xN` when N calls were
+    rolled into it) and how many trace nodes it stands for."""
+    cls = module_class or "module"
+    if repeat > 1:
+        cls = f"{cls} \u00d7{repeat}"
+    return [clip(module or "(module)"), clip(cls), f"{n_nodes} nodes"]
+
+
+def saved_lines(name: str, t: Optional[TensorSummary], value=None) -> list[str]:
+    lines = [clip(name)]
+    s = shape_line(t)
+    if s:
+        lines.append(s)
+    elif value is not None:
+        lines.append(clip(repr(value)))
+    return lines
+
+
+def box_size(lines: list[str]) -> tuple[float, float]:
+    """(width, height) in points for these lines in the graph font."""
+    n = max((len(s) for s in lines), default=0)
+    w = max(MIN_WIDTH, n * CHAR_WIDTH + 2 * PAD_X)
+    h = max(1, len(lines)) * LINE_HEIGHT + 2 * PAD_Y
+    return round(w, 1), round(h, 1)
