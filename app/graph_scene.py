@@ -166,7 +166,9 @@ class GraphScene(QGraphicsScene):
                 ei.setVisible(self.show_saved)
         w = max(layout.width, 10.0)
         h = max(layout.height, 10.0)
-        self.setSceneRect(QRectF(-40, -40, w + 260, h + 80))
+        # generous margins: centring/fit never gets clamped at the graph's edge
+        m = max(w, h, 800.0)
+        self.setSceneRect(QRectF(-m, -m, w + 2 * m, h + 2 * m))
 
     # -- style and options -------------------------------------------------------------
     def set_style(self, style: GraphStyle) -> None:
@@ -268,11 +270,33 @@ class GraphScene(QGraphicsScene):
         label.set_lines([text], emphasis=is_cur)
         label.setToolTip(tr("Gradient flowing backward along this edge: {0}").format(text))
         ei.setToolTip(label.toolTip())
-        mid = ei.midpoint()
-        sz = label.size()
-        label.setPos(mid.x() + 4, mid.y() - sz.height() / 2)
         label.setZValue(6 if is_cur else 5)
+        self._place_label(ei, label)
         label.setVisible(True)
+
+    def _place_label(self, ei: EdgeItem, label: LabelItem) -> None:
+        """Next to the edge, nearer its source (where the gradient arrives),
+        moved along the edge when it would cover another label."""
+        sz = label.size()
+        path = ei.path()
+        first = None
+        for t, side in ((0.4, 1), (0.4, -1), (0.6, 1), (0.6, -1), (0.25, 1), (0.75, 1), (0.25, -1),
+                        (0.75, -1)):
+            p = path.pointAtPercent(t)
+            x = p.x() + 5 if side > 0 else p.x() - 5 - sz.width()
+            rect = QRectF(x, p.y() - sz.height() / 2, sz.width(), sz.height())
+            if first is None:
+                first = rect
+            clash = False
+            for other in self.items(rect):
+                if other is not label and isinstance(other, LabelItem) and other.isVisible():
+                    clash = True
+                    break
+            if not clash:
+                break
+        else:
+            rect = first
+        label.setPos(rect.topLeft())
 
     def _callout_lines(self, nid: str, state: StepState) -> tuple[list[str], str, bool]:
         node = self._nodes.get(nid)
@@ -286,10 +310,9 @@ class GraphScene(QGraphicsScene):
             if ev.node != nid or ev.kind == "retain_grad":
                 continue
             kind = "hook"
-            line = tr("{0} saw {1}").format(event_title(ev), summary_text(ev.received))
+            lines.append(tr("{0} saw {1}").format(event_title(ev), summary_text(ev.received)))
             if ev.replaced or ev.returned is not None:
-                line += tr(" → returned {0}").format(summary_text(ev.returned))
-            lines.append(line)
+                lines.append(tr("   and returned {0}").format(summary_text(ev.returned)))
         fresh = any(ev.node == nid for ev in state.new_events) or state.current == nid
         return lines, kind, fresh
 

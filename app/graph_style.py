@@ -83,19 +83,22 @@ class GraphStyle:
     callout_text: QColor
     hook_callout_border: QColor
     font_family: str = "DejaVu Sans"
-    font_size: float = 10.0  # points; matches engine/layout/text_metrics estimates
-    small_font_size: float = 8.0
+    # Sizes in scene units (= layout points): engine/layout/text_metrics sizes
+    # boxes for DejaVu Sans at 10 units, so the font is set in pixels of the
+    # scene, not in screen points (10 pt would be 13.3 units at 96 dpi).
+    font_size: float = 10.0
+    small_font_size: float = 9.0
     extra: dict = field(default_factory=dict)
 
     def font(self, bold: bool = False) -> QFont:
         f = QFont(self.font_family)
-        f.setPointSizeF(self.font_size)
+        f.setPixelSize(max(1, round(self.font_size)))
         f.setBold(bold)
         return f
 
     def small_font(self, bold: bool = False) -> QFont:
         f = QFont(self.font_family)
-        f.setPointSizeF(self.small_font_size)
+        f.setPixelSize(max(1, round(self.small_font_size)))
         f.setBold(bold)
         return f
 

@@ -47,6 +47,9 @@ class _View(QGraphicsView):
         self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
         self.setViewportUpdateMode(QGraphicsView.MinimalViewportUpdate)
+        # no scrollbars: pan by dragging, the minimap shows where you are
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.viewport().grabGesture(Qt.PinchGesture)
         self.setFocusPolicy(Qt.StrongFocus)
 
@@ -249,7 +252,8 @@ class GraphView(QWidget):
                                           "computation (like torchviz's show_saved)."))
         self.legend_box.setText(self.tr("Legend"))
         self.legend_box.setToolTip(self.tr("Show or hide the legend explaining colours and badges."))
-        self.view.setToolTip("")
+        self.view.setToolTip(self.tr("Drag to pan, wheel or +/- to zoom, double-click to centre; "
+                                     "click a node to inspect it."))
         self._update_search_count()
         if self.legend is not None:
             self.legend.retranslate()
@@ -273,25 +277,30 @@ class GraphView(QWidget):
         self.view.zoom_by(0.8)
 
     def fit(self) -> None:
-        """Whole graph in view, clear of the legend; small graphs at most 1.5x."""
+        """Whole graph in view, clear of the legend; small graphs at most 1.6x."""
         rect = self._scene.itemsBoundingRect()
         if rect.isEmpty():
             return
         vp = self.view.viewport().rect()
-        left = 0
+        bottom = 0
         if self.legend is not None and self.legend.isVisible():
-            left = self.legend.width() + 16
-        avail_w = max(vp.width() - left - 24, 40)
-        avail_h = max(vp.height() - 24, 40)
-        scale = min(avail_w / rect.width(), avail_h / rect.height(), 1.5)
+            bottom = self.legend.height() + 12
+        avail_w = max(vp.width() - 32, 40)
+        avail_h = max(vp.height() - bottom - 32, 40)
+        scale = min(avail_w / rect.width(), avail_h / rect.height(), 1.6)
         scale = max(scale, 0.02)
         self.view.resetTransform()
         self.view.scale(scale, scale)
-        # centre the graph in the part of the viewport right of the legend
-        shift = left / 2 / scale
-        self.view.centerOn(rect.center().x() - shift, rect.center().y())
+        # centre the graph in the part of the viewport above the legend
+        shift = bottom / 2 / scale
+        self.view.centerOn(rect.center().x(), rect.center().y() + shift)
         self._pending_fit = False
         self._update_overlays()
+
+    def place_legend(self) -> None:
+        if self.legend is not None:
+            vp = self.view.viewport()
+            self.legend.move(8, max(8, vp.height() - self.legend.height() - 8))
 
     def show_search(self) -> None:
         self.search_bar.show()
@@ -475,6 +484,7 @@ class GraphView(QWidget):
 
     # -- overlays -------------------------------------------------------------------------------------------
     def _update_overlays(self) -> None:
+        self.place_legend()
         if self.minimap is not None:
             self.minimap.place()
             self.minimap.viewport().update()

@@ -50,6 +50,7 @@ def fill_table(table: QTableWidget, s: Optional[TensorSummary]) -> None:
     rows = max(1, math.ceil(len(vals) / cols))
     table.setColumnCount(cols)
     table.setRowCount(rows)
+    table.setHorizontalHeaderLabels([str(c) for c in range(cols)])
     # row labels: the leading indices
     lead = shape[:-1]
     labels = []

@@ -42,8 +42,10 @@ class Legend(QWidget):
                                 "operation); gradients flow against them during backward."))
         self._entries = self.entries()
         fm = self.fontMetrics()
-        w = max(fm.horizontalAdvance(t) for _, _, t in self._entries) + 44
-        self.setFixedSize(QSize(w, 8 + 18 * len(self._entries)))
+        self._rows = (len(self._entries) + 1) // 2
+        half = [self._entries[: self._rows], self._entries[self._rows:]]
+        self._colw = [max(fm.horizontalAdvance(t) for _, _, t in col) + 48 for col in half]
+        self.setFixedSize(QSize(sum(self._colw) + 4, 8 + 18 * self._rows))
         self.update()
 
     def set_style(self, style: GraphStyle) -> None:
@@ -64,9 +66,20 @@ class Legend(QWidget):
         p.setBrush(bg)
         p.setPen(QPen(st.edge, 1))
         p.drawRoundedRect(QRectF(0.5, 0.5, self.width() - 1, self.height() - 1), 5, 5)
-        y = 4
-        for kind, what, text in self._entries:
-            sw = QRectF(8, y + 3, 24, 12)
+        for i, (kind, what, text) in enumerate(self._entries):
+            col, row = divmod(i, self._rows)
+            x0 = 0 if col == 0 else self._colw[0]
+            y = 4 + 18 * row
+            p.save()
+            p.translate(x0, 0)
+            self._paint_entry(p, kind, what, text, y, self._colw[col])
+            p.restore()
+        p.end()
+
+    def _paint_entry(self, p: QPainter, kind, what, text, y: int, width: int) -> None:
+        st = self.style
+        sw = QRectF(8, y + 3, 24, 12)
+        if True:  # noqa: SIM108 - keeps the drawing cases together
             if kind in ("box", "pending"):
                 look: NodeLook = what
                 if kind == "pending":
@@ -100,6 +113,4 @@ class Legend(QWidget):
                 p.setPen(QPen(what, 2))
                 p.drawLine(8, y + 9, 32, y + 9)
             p.setPen(st.text)
-            p.drawText(QRectF(38, y, self.width() - 40, 18), Qt.AlignLeft | Qt.AlignVCenter, text)
-            y += 18
-        p.end()
+            p.drawText(QRectF(38, y, width - 40, 18), Qt.AlignLeft | Qt.AlignVCenter, text)

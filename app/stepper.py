@@ -180,6 +180,7 @@ class StepperPanel(QWidget):
 
         self.events = QListWidget(self)
         self.events.setFocusPolicy(Qt.NoFocus)
+        self.events.setWordWrap(True)
         self.events.itemClicked.connect(self._on_event_clicked)
 
         self.timer = QTimer(self)
@@ -301,7 +302,7 @@ class StepperPanel(QWidget):
                 text += self.tr(" → returned {0}").format(summary_text(ev.returned))
             item = QListWidgetItem(text)
             item.setData(Qt.UserRole, k)
-            item.setToolTip(self.tr("Click to jump to step {0}").format(k))
+            item.setToolTip(text + "\n" + self.tr("Click to jump to step {0}").format(k))
             self.events.addItem(item)
         if self.events.count() == 0:
             item = QListWidgetItem(self.tr("No hooks or retain_grad in this backward run."))
@@ -323,6 +324,28 @@ class StepperPanel(QWidget):
         if not t.backward_runs:
             return self.tr("Nothing to step through: the script built no autograd graph.")
         return self.tr("No backward run was recorded for this graph; pick another run above.")
+
+    def _flow_text(self, st) -> str:
+        """What the current node received and where its gradients went."""
+        step = st.node_steps.get(st.current)
+        if step is None:
+            return ""
+        parts = []
+        if step.grad_outputs:
+            parts.append(self.tr(": received {0}").format(
+                html.escape(", ".join(summary_text(g) for g in step.grad_outputs))))
+        g = self.session.graph
+        sent = []
+        if g is not None:
+            for e in g.edges:
+                if e.dst == st.current and 0 <= e.slot < len(step.grad_inputs) and step.grad_inputs[e.slot] is not None:
+                    sent.append(self.tr("{0} → {1}").format(summary_text(step.grad_inputs[e.slot]),
+                                                           html.escape(self._node_name(e.src))))
+        if sent:
+            parts.append(self.tr(" and sent ") + "; ".join(sent))
+        elif self.session.node(st.current) is not None and self.session.node(st.current).kind == "leaf":
+            parts.append(self.tr(" and accumulated it into .grad"))
+        return "".join(parts)
 
     def _node_name(self, nid: str) -> str:
         n = self.session.node(nid)
@@ -350,6 +373,7 @@ class StepperPanel(QWidget):
             if node is not None and node.label:
                 name = html.escape(f"{node.label} ({node.op})")
             text = self.tr("<b>Step {0} of {1}</b>: {2} ran").format(k, n, name)
+            text += self._flow_text(st)
             if k == n:
                 text += self.tr(" — backward is complete.")
         self.step_label.setText(text)
