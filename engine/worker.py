@@ -342,6 +342,12 @@ class Worker:
 
         pump = OutputPump(self.channel, rid)
         trace = None
+        # As `python SCRIPT` would: argv names the script, and a script on
+        # disk can import the modules next to it.
+        saved_argv, saved_path = sys.argv, list(sys.path)
+        sys.argv = [filename]
+        if os.path.isfile(filename):
+            sys.path.insert(0, os.path.dirname(os.path.abspath(filename)))
         try:
             run_script = _load_run_script()
             result = run_script(source, filename=filename, device=device, on_output=pump.write)
@@ -359,6 +365,8 @@ class Worker:
             )
         finally:
             pump.close()
+            sys.argv = saved_argv
+            sys.path[:] = saved_path
         if trace.duration_s is None:
             trace.duration_s = time.perf_counter() - t0
         if not trace.device:

@@ -251,3 +251,11 @@ def test_doctor_reports_torch_and_cuda(cli):
     assert torch.__version__ in r.stdout
     assert re.search(r"^cuda\s+", r.stdout, re.M)
     assert re.search(r"^graphviz\s+", r.stdout, re.M)
+
+
+def test_script_sees_its_argv_and_imports_its_neighbours(tmp_path, cli):
+    _write(tmp_path, "helper.py", "VALUE = 42\n")
+    script = _write(tmp_path, "main.py", "import sys\nimport helper\nprint(sys.argv, helper.VALUE)\n")
+    r = cli("trace", script)  # run from another folder
+    assert r.returncode == 0, r.stderr
+    assert Trace.from_json(r.stdout).stdout == f"[{str(script)!r}] 42\n"
