@@ -36,6 +36,9 @@ __all__ = [
 BackendInfo = _gv.BackendInfo
 GRAPHVIZ_MAX_BOXES = 800  # measured: ~600 boxes take dot 0.25 s, 1,800 take 1.9 s
 GRAPHVIZ_MAX_EDGES = 1600
+# dot's crossing minimisation is slow around hubs: a rolled RNN cell with 200
+# edges took 6.9 s although the picture had only 200 boxes (measured)
+GRAPHVIZ_MAX_DEGREE = 60
 MARGIN = 20.0
 
 
@@ -52,7 +55,8 @@ class LayoutOptions:
 
 class _BackendAccessor:
     """`graphviz_backend()` returns the BackendInfo; the object itself also
-    answers `.name`, `.version`, `.path` (both spellings are in use)."""
+    answers `.name`, `.version`, `.path` (both spellings are in use), and
+    stands in for the `graphviz_backend` module it shadows."""
 
     def __call__(self) -> "BackendInfo":
         return _gv.backend_info()
@@ -61,6 +65,12 @@ class _BackendAccessor:
     version = property(lambda self: _gv.backend_info().version)
     path = property(lambda self: _gv.backend_info().path)
     detail = property(lambda self: _gv.backend_info().detail)
+
+    def __getattr__(self, attr):
+        # `import autogradviz.engine.layout.graphviz_backend as m` resolves to
+        # this object (a package attribute wins over the submodule): behave
+        # like the module for everything else.
+        return getattr(_gv, attr)
 
     def __str__(self) -> str:
         return str(_gv.backend_info())
@@ -91,9 +101,12 @@ def layout_graph(graph: Graph, options: Optional[LayoutOptions] = None,
     engine = opts.engine
     if engine == "auto":
         small = len(dg.nodes) <= GRAPHVIZ_MAX_BOXES and len(dg.edges) <= GRAPHVIZ_MAX_EDGES
-        engine = "graphviz" if small else "layered"
+        hub = _max_degree(dg) > GRAPHVIZ_MAX_DEGREE
+        engine = "graphviz" if small and not hub else "layered"
         if not small:
             notes.append(f"{len(dg.nodes)} boxes: used the fast layered layout.")
+        elif hub:
+            notes.append("A box with very many edges: used the fast layered layout.")
     result = None
     if engine == "graphviz":
         try:
@@ -113,6 +126,14 @@ def layout_graph(graph: Graph, options: Optional[LayoutOptions] = None,
     result.seconds = time.perf_counter() - t0
     prog(1.0, "done")
     return result
+
+
+def _max_degree(dg: DrawGraph) -> int:
+    deg: dict = {}
+    for e in dg.edges:
+        deg[e.src] = deg.get(e.src, 0) + 1
+        deg[e.dst] = deg.get(e.dst, 0) + 1
+    return max(deg.values(), default=0)
 
 
 def _add_effective(result: LayoutResult, dg: DrawGraph) -> None:

@@ -116,7 +116,7 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
     succ: list[list[int]] = [[] for _ in range(n)]
     pred: list[list[int]] = [[] for _ in range(n)]
     paths: dict[tuple[int, int], list[int]] = {}
-    dummy_budget = max(4 * n, 2000)
+    dummy_budget = max(n, 1000)
     total = n
     vrank = list(rank)
     vw = list(widths)

@@ -175,7 +175,8 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
     rolled_paths: set[str] = set()
     if chains is not None and chains.repeated:
         if unrolled is None:
-            eff_unrolled = set(chains.repeated) if not (group == "auto" and large) else set()
+            roll = group == "auto" and large and _rolling_pays(units, set(chains.repeated))
+            eff_unrolled = set() if roll else set(chains.repeated)
         else:
             eff_unrolled = set(unrolled)
         rolled_paths = set(chains.repeated) - eff_unrolled
@@ -339,6 +340,26 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
             f"Large graph ({len(graph.nodes)} nodes): {len(coll)} module groups collapsed, "
             f"{n_boxes} boxes drawn; expand a group to see inside.")
     return out
+
+
+def _rolling_pays(units: dict, repeated: set[str]) -> bool:
+    """Roll repeated modules by default only when that at least halves the
+    picture: an RNN loop whose whole body is the cell shrinks from N boxes to
+    one; a loop that also does work outside the module (a running loss) keeps
+    N boxes outside anyway, and one hub box with N edges reads worse (and is
+    slow for Graphviz) than a chain of N collapsed calls."""
+    per_call = set()
+    rolled = set()
+    for key, (_, _, ch) in units.items():
+        a = b = key
+        for i, (p, inst) in enumerate(ch):
+            if p in repeated:
+                a = (tuple(ch[: i + 1]),)
+                b = (tuple(ch[:i]), p)
+                break
+        per_call.add(a)
+        rolled.add(b)
+    return len(rolled) <= 0.5 * len(per_call)
 
 
 def _auto_collapse(unit_gids: dict[str, list[str]], forced: set[str],

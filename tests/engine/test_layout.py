@@ -1,0 +1,303 @@
+"""Layout engine on synthetic graphs shaped like real traces (no Qt, no torch).
+
+Checks what the GUI and the exporter rely on: every box placed at finite
+coordinates, no two boxes overlapping, every drawn edge routed, per-use leaf
+copies mapping back to one trace node, grouping/rolling round-tripping to the
+original graph, the wasm Graphviz working with no `dot` on PATH, and the time
+limit falling back to the layered layout.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+
+from autogradviz.engine.layout import (LayoutCancelled, LayoutOptions, graphviz_backend,
+                                       layout_graph, prepare)
+from autogradviz.engine.layout import synthetic as S
+from autogradviz.engine.layout import text_metrics as tm
+
+
+def check_layout(graph, result):
+    """The invariants every layout must satisfy."""
+    assert result.boxes, "no boxes"
+    keys = [b.key for b in result.boxes]
+    assert len(keys) == len(set(keys)), "duplicate draw keys"
+    node_ids = {n.id for n in graph.nodes}
+    for b in result.boxes:
+        for v in (b.x, b.y, b.w, b.h):
+            assert math.isfinite(v)
+        assert b.w > 0 and b.h > 0
+        assert b.x >= -1e-6 and b.y >= -1e-6
+        assert b.x + b.w <= result.width + 1e-6 and b.y + b.h <= result.height + 1e-6
+        if b.kind != "group":
+            assert b.node in node_ids
+        if b.copy_of is not None:
+            assert b.copy_of == b.node
+        # text fits the box (the metrics are what the box was sized for)
+        w, h = tm.box_size(b.lines)
+        assert w <= b.w + 0.5 and h <= b.h + 0.5
+    assert_no_overlap(result.boxes)
+    keyset = set(keys)
+    for e in result.edges:
+        assert e.src in keyset and e.dst in keyset
+        assert len(e.points) >= 2, f"edge {e.src}->{e.dst} has no route"
+        for x, y in e.points:
+            assert math.isfinite(x) and math.isfinite(y)
+        if e.spline:
+            assert (len(e.points) - 1) % 3 == 0
+    # every trace edge is drawn once, or hidden inside one collapsed group box
+    drawn = [i for e in result.edges for i in e.trace_edges]
+    assert len(drawn) == len(set(drawn))
+
+
+def assert_no_overlap(boxes):
+    """Sweep line over x: O(n log n + overlaps), fine for 10,000 boxes."""
+    items = sorted(boxes, key=lambda b: b.x)
+    active = []
+    for b in items:
+        active = [a for a in active if a.x + a.w > b.x + 1e-6]
+        for a in active:
+            if a.y < b.y + b.h - 1e-6 and b.y < a.y + a.h - 1e-6:
+                raise AssertionError(f"boxes overlap: {a.key} {a.x, a.y, a.w, a.h} / "
+                                     f"{b.key} {b.x, b.y, b.w, b.h}")
+        active.append(b)
+
+
+WORKLOADS = {
+    "mlp": lambda: S.mlp(4),
+    "transformer": lambda: S.transformer(2),
+    "rnn20": lambda: S.rnn(20),
+    "rnn100": lambda: S.rnn(100),
+    "dag2000": lambda: S.random_dag(2000),
+}
+
+
+@pytest.mark.parametrize("name", list(WORKLOADS))
+@pytest.mark.parametrize("engine", ["auto", "layered"])
+def test_layout_invariants(name, engine):
+    g = WORKLOADS[name]()
+    r = layout_graph(g, LayoutOptions(engine=engine))
+    check_layout(g, r)
+    assert r.engine
+    assert r.seconds >= 0
+
+
+@pytest.mark.parametrize("engine", ["graphviz", "layered"])
+def test_groups_and_frames(engine):
+    g = S.transformer(2)
+    r = layout_graph(g, LayoutOptions(engine=engine, group="modules"))
+    check_layout(g, r)
+    mods = {grp.module for grp in r.groups}
+    assert "encoder.layers.0" in mods and "encoder.layers.1.self_attn" in mods
+    byid = {b.key: b for b in r.boxes}
+    for grp in r.groups:
+        assert not grp.collapsed
+        assert grp.w > 0 and grp.h > 0
+        # the frame encloses its members' boxes
+        for b in r.boxes:
+            if b.group == grp.id:
+                assert grp.x <= b.x + 0.5 and b.x + b.w <= grp.x + grp.w + 0.5
+                assert grp.y <= b.y + 0.5 and b.y + b.h <= grp.y + grp.h + 0.5
+    assert byid
+
+
+def test_collapsed_group_is_one_box():
+    g = S.transformer(2)
+    r = layout_graph(g, LayoutOptions(group="modules", collapsed={"encoder.layers.0"}))
+    check_layout(g, r)
+    boxes = [b for b in r.boxes if b.kind == "group"]
+    assert len(boxes) == 1
+    b = boxes[0]
+    assert b.lines[0] == "encoder.layers.0"
+    assert b.lines[1] == "TransformerEncoderLayer"
+    assert b.lines[2].endswith("nodes")
+    grp = next(x for x in r.groups if x.id == b.key)
+    assert grp.collapsed and grp.members
+    assert "encoder.layers.0" in r.collapsed
+    # nothing inside the collapsed group is drawn on its own
+    inside = set(grp.members)
+    assert not any(bb.node in inside and bb.kind != "leaf" for bb in r.boxes if bb.kind != "group")
+
+
+def test_per_use_leaves_map_back():
+    g = S.rnn(20)
+    r = layout_graph(g, LayoutOptions(group="none"))
+    check_layout(g, r)
+    leaf = next(n for n in g.nodes if n.label == "cell.weight_ih")
+    copies = [b for b in r.boxes if b.node == leaf.id]
+    assert len(copies) == 20
+    assert all(b.copy_of == leaf.id for b in copies)
+    assert len({b.key for b in copies}) == 20
+    # without per-use leaves: exactly one box per trace node
+    r2 = layout_graph(g, LayoutOptions(group="none", per_use_leaves=False, engine="layered"))
+    check_layout(g, r2)
+    assert sorted(b.node for b in r2.boxes) == sorted(n.id for n in g.nodes)
+
+
+def _expanded_equals_original(g, dg):
+    """All boxes map back to trace nodes, every node drawn, every trace edge on
+    exactly one drawn edge whose ends map back to its ends."""
+    assert not any(dn.kind == "group" for dn in dg.nodes)
+    assert {dn.node for dn in dg.nodes} == {n.id for n in g.nodes}
+    owner = {dn.key: dn.node for dn in dg.nodes}
+    seen = []
+    for de in dg.edges:
+        for i in de.trace_edges:
+            te = g.edges[i]
+            assert (owner[de.src], owner[de.dst]) == (te.src, te.dst)
+            seen.append(i)
+    assert sorted(seen) == list(range(len(g.edges)))
+    assert not dg.internal_edges
+
+
+@pytest.mark.parametrize("maker", [lambda: S.rnn(50), lambda: S.transformer(3), lambda: S.mlp(3)])
+def test_grouping_round_trip(maker):
+    g = maker()
+    rolled = prepare(g, group="auto", collapsed=set(), unrolled=set())
+    # rolling hides nodes, and every trace edge is either drawn or internal
+    drawn = sorted([i for e in rolled.edges for i in e.trace_edges] + rolled.internal_edges)
+    assert drawn == list(range(len(g.edges)))
+    everything = {n.module.split(".")[0] for n in g.nodes if n.module}
+    paths = set()
+    for n in g.nodes:
+        if n.module:
+            parts = n.module.split(".")
+            paths |= {".".join(parts[: i + 1]) for i in range(len(parts))}
+    assert everything <= paths
+    expanded = prepare(g, group="modules", collapsed=set(), unrolled=paths)
+    _expanded_equals_original(g, expanded)
+    flat = prepare(g, group="none")
+    _expanded_equals_original(g, flat)
+
+
+def test_rolling_rnn_cell():
+    g = S.rnn(30)
+    dg = prepare(g, group="modules", collapsed=set(), unrolled=set())
+    groups = [x for x in dg.groups if x.repeat > 1]
+    assert len(groups) == 1 and groups[0].repeat == 30 and groups[0].collapsed
+    box = next(dn for dn in dg.nodes if dn.key == groups[0].id)
+    assert "\u00d730" in box.lines[1]
+    assert set(groups[0].members) == {n.id for n in g.nodes if n.module == "cell"} | \
+        {n.id for n in g.nodes if n.kind == "leaf"}
+    r = layout_graph(g, LayoutOptions(group="modules", collapsed=set(), unrolled=set()))
+    check_layout(g, r)
+    # unrolled: one frame per call
+    dg2 = prepare(g, group="modules", collapsed=set(), unrolled={"cell"})
+    assert sum(1 for x in dg2.groups if x.module == "cell") == 30
+    assert dg2.unrolled == {"cell"}
+
+
+def test_without_module_call_groups_by_path():
+    g = S.rnn(10, with_calls=False)
+    dg = prepare(g, group="modules")
+    assert [x.module for x in dg.groups] == ["cell"]
+
+
+def test_auto_collapses_large_graphs():
+    g = S.rnn(100)
+    assert len(g.nodes) > 300
+    r = layout_graph(g)
+    check_layout(g, r)
+    assert len(r.boxes) <= 320
+    assert any(x.collapsed for x in r.groups)
+    assert r.notes
+    small = layout_graph(S.rnn(10))
+    assert not any(x.collapsed for x in small.groups)
+
+
+def test_show_saved_boxes():
+    from autogradviz.engine.trace_model import SavedValue, TensorSummary
+    g = S.mlp(2)
+    op = next(n for n in g.nodes if n.op == "AddmmBackward0")
+    op.saved = [SavedValue("mat1", TensorSummary([4, 4], "torch.float32", "cpu")),
+                SavedValue("alpha", value=1)]
+    r = layout_graph(g, LayoutOptions(show_saved=True, group="none"))
+    check_layout(g, r)
+    saved = [b for b in r.boxes if b.kind == "saved"]
+    assert len(saved) == 2 and all(b.node == op.id for b in saved)
+    assert sum(1 for e in r.edges if e.dst == op.id and not e.trace_edges) == 2
+
+
+def test_wasm_backend_without_system_dot(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv("AUTOGRADVIZ_GRAPHVIZ", "wasm")
+    info = graphviz_backend()
+    assert info.name == "wasm" and info.version
+    assert graphviz_backend.name == "wasm"
+    g = S.transformer(2)
+    r = layout_graph(g, LayoutOptions(engine="graphviz", group="modules"))
+    check_layout(g, r)
+    assert "wasm" in r.engine
+    assert any(e.spline for e in r.edges)
+
+
+def test_time_limit_falls_back_to_layered(monkeypatch):
+    monkeypatch.setenv("AUTOGRADVIZ_GRAPHVIZ", "wasm")
+    g = S.rnn(60)
+    r = layout_graph(g, LayoutOptions(engine="graphviz", group="none", time_limit_s=0.001))
+    check_layout(g, r)
+    assert r.engine == "layered"
+    assert any("longer than" in n for n in r.notes)
+
+
+def test_cancel_stops_graphviz_and_layered(monkeypatch):
+    import time
+    monkeypatch.setenv("AUTOGRADVIZ_GRAPHVIZ", "wasm")
+    # a rolled RNN cell is a hub box with 200 edges: dot needs seconds on it
+    g = S.rnn(100)
+    t0 = time.monotonic()
+    with pytest.raises(LayoutCancelled):
+        layout_graph(g, LayoutOptions(engine="graphviz", group="modules", collapsed=set(),
+                                      unrolled=set()),
+                     cancelled=lambda: time.monotonic() - t0 > 0.3)
+    assert time.monotonic() - t0 < 3.0
+    calls = {"n": 0}
+
+    def cancelled():
+        calls["n"] += 1
+        return calls["n"] > 2
+
+    with pytest.raises(LayoutCancelled):
+        layout_graph(S.random_dag(500), LayoutOptions(engine="layered"), cancelled=cancelled)
+    # the wasm runner still works after an interrupted render
+    r = layout_graph(S.mlp(2), LayoutOptions(engine="graphviz"))
+    assert "wasm" in r.engine
+
+
+def test_progress_reported():
+    seen = []
+    layout_graph(S.rnn(10), progress=lambda f, m: seen.append((f, m)))
+    fr = [f for f, _ in seen]
+    assert fr[0] == 0.0 and fr[-1] == 1.0 and fr == sorted(fr)
+
+
+def test_cycles_after_collapsing_are_laid_out():
+    # a node outside the group both consumes and feeds the group -> cycle
+    from autogradviz.engine.trace_model import Edge, Graph, Node
+    g = Graph(id="c", nodes=[Node("a", "A", "op", module="m"), Node("b", "B", "op"),
+                             Node("c", "C", "op", module="m")],
+              edges=[Edge("a", "b"), Edge("b", "c")])
+    for engine in ("layered", "graphviz"):
+        r = layout_graph(g, LayoutOptions(engine=engine, group="modules", collapsed={"m"}))
+        check_layout(g, r)
+        assert len(r.boxes) == 2
+
+
+def test_empty_graph():
+    from autogradviz.engine.trace_model import Graph
+    r = layout_graph(Graph(id="e"))
+    assert r.boxes == [] and r.edges == []
+
+
+@pytest.mark.slow
+def test_synthetic_10k_layered_is_fast():
+    import time
+    g = S.random_dag(10000)
+    t = time.perf_counter()
+    r = layout_graph(g, LayoutOptions(engine="layered"))
+    dt = time.perf_counter() - t
+    check_layout(g, r)
+    assert dt < 6.0  # target < 2 s on an idle machine; generous for shared CI
