@@ -465,6 +465,15 @@ class StepperPanel(QWidget):
             self.session.set_step(int(k))
 
     def keyPressEvent(self, event) -> None:
+        # the shortcuts normally take these keys; this covers a panel that has
+        # focus in a window where shortcut dispatch did not reach it
+        actions = {Qt.Key_Left: self.go_back, Qt.Key_Right: self.go_forward, Qt.Key_Space: self.toggle_play,
+                   Qt.Key_Home: self.go_first, Qt.Key_End: self.go_last}
+        action = actions.get(event.key())
+        if action is not None and not event.modifiers():
+            action()
+            event.accept()
+            return
         super().keyPressEvent(event)
 
     def hideEvent(self, event) -> None:

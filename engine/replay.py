@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .trace_model import BackwardRun, Event, Graph, Step, TensorSummary, Trace
+from .trace_model import BackwardRun, Event, Graph, Node, Step, TensorSummary, Trace
 
 DONE = "done"
 CURRENT = "current"
@@ -152,7 +152,12 @@ def _tables(trace: Trace, run_index: int) -> _RunTables:
     t = cache.get(run_index)
     if t is None:
         run = trace.backward_runs[run_index]
-        t = _RunTables(trace.graph(run.graph), run)
+        try:
+            graph = trace.graph(run.graph)
+        except KeyError:  # a damaged trace: replay the steps without a graph
+            ids = list(dict.fromkeys(s.node for s in run.steps))
+            graph = Graph(id=run.graph, nodes=[Node(i, "?", "op") for i in ids])
+        t = _RunTables(graph, run)
         cache[run_index] = t
     return t
 

@@ -1,0 +1,228 @@
+"""GraphView + GraphScene with real traces (made by run_script in a subprocess).
+
+The graph must show exactly the trace: one item (or per-use copies) per node
+with its labels; stepping moves highlights and gradient labels exactly as the
+trace says, and back again; hover, search, click, theme and failed layouts.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from autogradviz.app.graph_items import summary_text
+from autogradviz.app.graph_view import GraphView
+from autogradviz.app.trace_session import TraceSession
+
+from test_graph_support import (
+    LESSON, NO_BACKWARD, node_by_label, stop_view, trace_of, wait_layout,
+)
+
+SHARED = """\
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+a = x * 2
+b = x + 1
+c = (a * b).sum()
+c.backward()
+"""
+
+
+@pytest.fixture
+def view(qtbot):
+    session = TraceSession()
+    v = GraphView(session)
+    qtbot.addWidget(v)
+    v.resize(900, 700)
+    v.show()
+    yield v
+    stop_view(qtbot, v)
+
+
+def show(qtbot, view, source):
+    trace = trace_of(source)
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        view.session.set_trace(trace)
+    wait_layout(qtbot, view)
+    return trace
+
+
+def test_items_and_labels_equal_the_trace(qtbot, view):
+    trace = show(qtbot, view, LESSON)
+    g = view.session.graph
+    scene = view.graph_scene()
+    assert set(scene.node_items) == {n.id for n in g.nodes}
+    for n in g.nodes:
+        for item in scene.node_items[n.id]:
+            if n.label:
+                assert n.label in item.box.lines
+            assert n.op in item.box.lines
+    # one drawn edge per trace edge (all groups expanded for this small graph)
+    assert set(scene.trace_edge_items) == set(range(len(g.edges)))
+    assert trace.backward_runs and view.session.run_index == 0
+
+
+def _expected(trace, run_index, k):
+    """What the trace itself says after k steps (independently of engine.replay)."""
+    run = trace.backward_runs[run_index]
+    g = trace.graph(run.graph)
+    executed = [s.node for s in run.steps[:k]]
+    grads = {}
+    for s in run.steps[:k]:
+        for i, e in enumerate(g.edges):
+            if e.dst == s.node and e.slot < len(s.grad_inputs) and s.grad_inputs[e.slot] is not None:
+                grads[i] = summary_text(s.grad_inputs[e.slot])
+    return executed, grads
+
+
+def test_stepping_forward_and_back_matches_the_trace(qtbot, view):
+    trace = show(qtbot, view, LESSON)
+    session, scene = view.session, view.graph_scene()
+    n = session.step_count
+    assert n == len(trace.backward_runs[0].steps) > 0
+    g = session.graph
+    small = len(scene.layout.boxes) <= 60
+    for k in list(range(n + 1)) + list(range(n, -1, -1)):
+        session.set_step(k)
+        executed, grads = _expected(trace, 0, k)
+        for node in g.nodes:
+            want = "pending"
+            if node.id in executed:
+                want = "current" if node.id == executed[-1] else "done"
+            for item in scene.node_items[node.id]:
+                assert item.status == want, (k, node.op)
+        for i, items in scene.trace_edge_items.items():
+            for ei in items:
+                assert ei.has_grad == (i in grads)
+                label = scene.grad_labels.get(ei.pos_index)
+                shown = label is not None and label.isVisible()
+                if i in grads and small:
+                    assert shown and label.text() == grads[i], (k, i)
+                if i not in grads:
+                    assert not shown
+    session.set_step(0)
+    assert not any(c.isVisible() for c in scene.callouts.values())
+
+
+def test_leaf_grad_retain_and_hook_callouts(qtbot, view):
+    trace = show(qtbot, view, LESSON)
+    session, scene = view.session, view.graph_scene()
+    session.set_step(session.step_count)
+    run = trace.backward_runs[0]
+    x = node_by_label(trace, run.graph, "x")
+    y = node_by_label(trace, run.graph, "y")
+    cx = scene.callouts[x.id]
+    assert cx.isVisible() and summary_text(run.leaf_grads[x.id]) in cx.text()
+    cy = scene.callouts[y.id]
+    assert cy.isVisible() and "retained" in cy.text()
+    assert "double" in cy.text()  # the hook's name and what it saw/returned
+    session.set_step(0)
+    assert not cx.isVisible() and not cy.isVisible()
+
+
+def test_hover_lights_copies_inputs_and_outputs(qtbot, view):
+    trace = show(qtbot, view, SHARED)
+    scene = view.graph_scene()
+    x = node_by_label(trace, trace.backward_runs[0].graph, "x")
+    copies = scene.node_items[x.id]
+    assert len(copies) == 2  # x is used by two operations: drawn once per use
+    first, second = copies
+    # a real mouse move over the first copy
+    centre = view.view.mapFromScene(first.sceneBoundingRect().center())
+    qtbot.mouseMove(view.view.viewport(), centre)
+    qtbot.waitUntil(lambda: first.hovered, timeout=3000)
+    assert second.lit
+    consumers = [scene.key_items[e.ledge.dst] for e in scene.out_edges[first.key]]
+    assert consumers and all(c.lit for c in consumers)
+    scene.node_hovered(first, False)
+    assert not second.lit and not any(c.lit for c in consumers)
+
+
+def test_click_selects_node(qtbot, view):
+    trace = show(qtbot, view, LESSON)
+    scene = view.graph_scene()
+    y = node_by_label(trace, trace.backward_runs[0].graph, "y")
+    item = scene.node_items[y.id][0]
+    view.view.centerOn(item)
+    pos = view.view.mapFromScene(item.sceneBoundingRect().center())
+    with qtbot.waitSignal(view.session.nodeSelected, timeout=3000) as blocker:
+        qtbot.mouseClick(view.view.viewport(), Qt.LeftButton, pos=pos)
+    assert blocker.args == [y.id]
+    assert item.selected_flag
+
+
+def test_search_finds_nodes_next_previous(qtbot, view):
+    trace = show(qtbot, view, LESSON)
+    qtbot.keyClick(view.view, Qt.Key_F, Qt.ControlModifier)
+    assert view.search_bar.isVisible()
+    qtbot.keyClicks(view.search_edit, "loss")
+    loss = node_by_label(trace, trace.backward_runs[0].graph, "loss")
+    assert view.search_hits() == [loss.id]
+    assert view.session.selected_node == loss.id
+    assert all(it.search_hit for it in view.graph_scene().node_items[loss.id])
+    view.search_edit.clear()
+    qtbot.keyClicks(view.search_edit, "mul")
+    hits = view.search_hits()
+    assert len(hits) == 2  # y = x * w and loss = z * 3
+    first = view.session.selected_node
+    qtbot.keyClick(view.search_edit, Qt.Key_Return)
+    assert view.session.selected_node != first
+    view.search_previous()
+    assert view.session.selected_node == first
+    view.search_edit.clear()
+    qtbot.keyClicks(view.search_edit, "no-such-node")
+    assert view.search_hits() == [] and view.search_count.text()
+
+
+def test_zoom_fit_and_theme(qtbot, view):
+    show(qtbot, view, LESSON)
+    before = view.view.transform().m11()
+    view.zoom_in()
+    assert view.view.transform().m11() > before
+    view.zoom_out()
+    view.zoom_out()
+    assert view.view.transform().m11() < before
+    view.fit()
+    rect = view.graph_scene().itemsBoundingRect()
+    assert view.visible_scene_rect().contains(rect.center())
+    view.session.set_step(2)
+    statuses = {k: [i.status for i in v] for k, v in view.graph_scene().node_items.items()}
+    view.set_theme("dark")
+    assert view.graph_scene().style.name == "dark"
+    assert {k: [i.status for i in v] for k, v in view.graph_scene().node_items.items()} == statuses
+
+
+def test_failed_layout_keeps_previous_picture(qtbot, view, monkeypatch):
+    show(qtbot, view, LESSON)
+    before = set(view.graph_scene().node_items)
+    import autogradviz.app.layout_runner as lr
+
+    def boom(*a, **k):
+        raise RuntimeError("layout exploded")
+
+    from autogradviz.engine.layout import LayoutCancelled, LayoutOptions
+
+    monkeypatch.setattr(lr, "_real_layout", lambda: (boom, LayoutOptions, LayoutCancelled))
+    with qtbot.waitSignal(view.layoutFailed, timeout=10_000) as blocker:
+        view.session.set_show_saved(True)
+    assert "layout exploded" in blocker.args[0]
+    assert view.message.isVisible() and "previous picture" in view.message.text()
+    assert set(view.graph_scene().node_items) == before
+
+
+def test_forward_only_script_still_shows_graph(qtbot, view):
+    trace = show(qtbot, view, NO_BACKWARD)
+    assert not trace.backward_runs and trace.graphs
+    assert view.session.run_index == -1 and view.session.state is None
+    assert len(view.graph_scene().node_items) == len(view.session.graph.nodes)
+    assert all(i.status is None for items in view.graph_scene().node_items.values() for i in items)
+
+
+def test_show_saved_relayouts_with_saved_boxes(qtbot, view):
+    show(qtbot, view, LESSON)
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        view.set_show_saved(True)
+    wait_layout(qtbot, view)
+    saved = [b for b in view.graph_scene().layout.boxes if b.kind == "saved"]
+    assert saved, "MulBackward0 saves its inputs: saved boxes expected"
+    assert all(view.graph_scene().key_items[b.key].isVisible() for b in saved)

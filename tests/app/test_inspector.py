@@ -1,0 +1,111 @@
+"""InspectorPanel: node facts, values (lazy load), gradients at the current step."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from autogradviz.app.graph_items import summary_text
+from autogradviz.app.inspector import InspectorPanel
+from autogradviz.app.trace_session import TraceSession
+from autogradviz.engine.trace_model import TensorSummary
+
+from test_graph_support import BIG, LESSON, node_by_label, trace_of
+
+
+@pytest.fixture
+def inspector(qtbot):
+    session = TraceSession()
+    panel = InspectorPanel(session)
+    qtbot.addWidget(panel)
+    panel.resize(400, 700)
+    panel.show()
+    return panel
+
+
+def table_values(table):
+    out = []
+    for r in range(table.rowCount()):
+        for c in range(table.columnCount()):
+            it = table.item(r, c)
+            if it is not None:
+                out.append(float(it.text()))
+    return out
+
+
+def test_empty_until_a_node_is_clicked(qtbot, inspector):
+    inspector.session.set_trace(trace_of(LESSON))
+    assert inspector.empty.isVisible() and not inspector.scroll.isVisible()
+
+
+def test_node_facts_and_values(qtbot, inspector):
+    trace = trace_of(LESSON)
+    s = inspector.session
+    s.set_trace(trace)
+    y = node_by_label(trace, s.graph_id, "y")
+    s.select_node(y.id)
+    assert inspector.scroll.isVisible()
+    f = inspector.fields
+    assert f["op"].text() == y.op == "MulBackward0"
+    assert f["name"].text() == "y"
+    assert f["shape"].text() == "(3)"
+    assert f["retains_grad"].text() == "True"
+    assert f["is_leaf"].text() == "False"
+    assert table_values(inspector.values_table) == pytest.approx(y.tensor.values)
+    assert not inspector.load_btn.isVisible()
+    x = node_by_label(trace, s.graph_id, "x")
+    s.select_node(x.id)
+    assert f["is_leaf"].text() == "True" and f["op"].text() == "AccumulateGrad"
+    assert table_values(inspector.values_table) == pytest.approx([1.0, 2.0, 3.0])
+
+
+def test_gradients_follow_the_step(qtbot, inspector):
+    trace = trace_of(LESSON)
+    s = inspector.session
+    s.set_trace(trace)
+    run = trace.backward_runs[0]
+    y = node_by_label(trace, s.graph_id, "y")
+    s.select_node(y.id)
+    k = next(i for i, st in enumerate(run.steps) if st.node == y.id) + 1
+    s.set_step(k - 1)
+    assert "not run yet" in inspector.grad_label.text() or "not started" in inspector.grad_label.text()
+    s.set_step(k)
+    text = inspector.grad_label.text()
+    step = run.steps[k - 1]
+    assert summary_text(step.grad_outputs[0], 16) in text
+    for g in step.grad_inputs:
+        assert summary_text(g, 16) in text
+    s.set_step(0)
+    assert "not started" in inspector.grad_label.text()
+
+
+def test_load_all_values(qtbot, inspector):
+    trace = trace_of(BIG)
+    s = inspector.session
+    s.set_trace(trace)
+    m = node_by_label(trace, s.graph_id, "m")
+    assert m.tensor.truncated and m.tensor.numel == 100
+    s.select_node(m.id)
+    assert inspector.load_btn.isVisible()
+    with qtbot.waitSignal(s.valuesRequested, timeout=2000) as blocker:
+        qtbot.mouseClick(inspector.load_btn, Qt.LeftButton)
+    assert blocker.args == [m.tensor.id]
+    full = TensorSummary(shape=[10, 10], dtype=m.tensor.dtype, device="cpu",
+                         values=[float(i) for i in range(100)], numel=100, id=m.tensor.id)
+    with qtbot.waitSignal(s.valuesArrived, timeout=2000):
+        s.deliver_values(m.tensor.id, full.__dict__ | {}, None)
+    assert table_values(inspector.values_table) == [float(i) for i in range(100)]
+    assert inspector.values_table.rowCount() == 10 and inspector.values_table.columnCount() == 10
+    assert not inspector.load_btn.isVisible()
+
+
+def test_load_values_error(qtbot, inspector):
+    trace = trace_of(BIG)
+    s = inspector.session
+    s.set_trace(trace)
+    m = node_by_label(trace, s.graph_id, "m")
+    s.select_node(m.id)
+    qtbot.mouseClick(inspector.load_btn, Qt.LeftButton)
+    s.deliver_values(m.tensor.id, None, "the worker was restarted")
+    assert "the worker was restarted" in inspector.values_note.text()
+    assert inspector.load_btn.isEnabled()

@@ -1,0 +1,136 @@
+"""StepperPanel: runs, buttons, keyboard, timeline scrubbing, events list."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from autogradviz.app.stepper import StepperPanel
+from autogradviz.app.trace_session import TraceSession
+
+from test_graph_support import LESSON, NO_BACKWARD, TWO_RUNS, trace_of
+
+MANY_RUNS = """\
+import torch
+p = torch.ones(2, requires_grad=True)
+for i in range(55):
+    (p * i).sum().backward()
+"""
+
+
+@pytest.fixture
+def stepper(qtbot):
+    session = TraceSession()
+    panel = StepperPanel(session)
+    qtbot.addWidget(panel)
+    panel.resize(900, 260)
+    panel.show()
+    yield panel
+    panel.stop()
+
+
+def test_runs_are_selectable(qtbot, stepper):
+    trace = trace_of(TWO_RUNS)
+    stepper.session.set_trace(trace)
+    assert stepper.run_combo.count() == len(trace.backward_runs) == 3
+    assert stepper.run_combo.isEnabled()
+    with qtbot.waitSignal(stepper.session.runChanged, timeout=2000) as blocker:
+        stepper.run_combo.setCurrentIndex(2)
+    assert blocker.args == [2]
+    assert stepper.session.graph_id == trace.backward_runs[2].graph
+    assert stepper.session.step == 0
+    assert stepper.timeline.n == len(trace.backward_runs[2].steps)
+
+
+def test_buttons_and_keys(qtbot, stepper):
+    trace = trace_of(LESSON)
+    s = stepper.session
+    s.set_trace(trace)
+    n = s.step_count
+    assert n == len(trace.backward_runs[0].steps)
+    assert not stepper.back_btn.isEnabled() and stepper.forward_btn.isEnabled()
+    qtbot.mouseClick(stepper.forward_btn, Qt.LeftButton)
+    assert s.step == 1
+    stepper.setFocus()
+    qtbot.keyClick(stepper, Qt.Key_Right)
+    assert s.step == 2
+    qtbot.keyClick(stepper, Qt.Key_Left)
+    assert s.step == 1
+    qtbot.keyClick(stepper, Qt.Key_End)
+    assert s.step == n and not stepper.forward_btn.isEnabled()
+    assert "Step {0} of {0}".format(n) in stepper.step_label.text()
+    qtbot.keyClick(stepper, Qt.Key_Home)
+    assert s.step == 0
+    qtbot.mouseClick(stepper.last_btn, Qt.LeftButton)
+    assert s.step == n
+    qtbot.mouseClick(stepper.first_btn, Qt.LeftButton)
+    assert s.step == 0
+
+
+def test_play_pause(qtbot, stepper):
+    s = stepper.session
+    s.set_trace(trace_of(LESSON))
+    stepper.speed.setValue(20)
+    stepper.setFocus()
+    qtbot.keyClick(stepper, Qt.Key_Space)
+    assert stepper.is_playing()
+    qtbot.waitUntil(lambda: s.step == s.step_count, timeout=5000)
+    qtbot.waitUntil(lambda: not stepper.is_playing(), timeout=2000)
+    # play again from the end restarts; pause stops
+    qtbot.mouseClick(stepper.play_btn, Qt.LeftButton)
+    assert stepper.is_playing() and s.step == 0
+    qtbot.mouseClick(stepper.play_btn, Qt.LeftButton)
+    assert not stepper.is_playing()
+
+
+def test_timeline_scrub(qtbot, stepper):
+    s = stepper.session
+    s.set_trace(trace_of(LESSON))
+    n = s.step_count
+    tl = stepper.timeline
+    for k in (n, 2, 0):
+        x = int(round(tl._x(k)))
+        qtbot.mouseClick(tl, Qt.LeftButton, pos=QPoint(x, tl.height() // 2))
+        assert s.step == k
+
+
+def test_events_in_sync_and_clickable(qtbot, stepper):
+    trace = trace_of(LESSON)
+    s = stepper.session
+    s.set_trace(trace)
+    run = trace.backward_runs[0]
+    assert run.events, "the lesson registers a hook"
+    items = [stepper.events.item(i) for i in range(stepper.events.count())]
+    items = [it for it in items if it.data(Qt.UserRole) is not None]
+    assert len(items) == len(run.events)
+    hook_item = next(it for it in items if "double" in it.text())
+    k = hook_item.data(Qt.UserRole)
+    step_index = next(e.step for e in run.events if e.kind == "tensor_hook")
+    assert run.steps[k - 1].index == step_index
+    assert k in stepper.timeline.hook_steps
+    rect = stepper.events.visualItemRect(hook_item)
+    qtbot.mouseClick(stepper.events.viewport(), Qt.LeftButton, pos=rect.center())
+    assert s.step == k
+    assert hook_item.isSelected()
+    s.set_step(0)
+    assert not hook_item.isSelected()
+
+
+def test_no_backward_says_why(qtbot, stepper):
+    stepper.session.set_trace(trace_of(NO_BACKWARD))
+    assert stepper.note.isVisible()
+    assert "backward" in stepper.note.text()
+    assert not stepper.forward_btn.isEnabled() and not stepper.play_btn.isEnabled()
+
+
+def test_truncated_runs_note(qtbot, stepper):
+    trace = trace_of(MANY_RUNS)
+    stepper.session.set_trace(trace)
+    assert trace.runs_truncated and len(trace.backward_runs) == 50
+    assert stepper.note.isVisible() and "50" in stepper.note.text()
+    assert stepper.run_combo.count() == 50
+
+
+def test_no_trace(qtbot, stepper):
+    stepper.session.set_trace(None)
+    assert stepper.note.isVisible() and stepper.note.text()
