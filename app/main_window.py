@@ -515,7 +515,7 @@ class MainWindow(QMainWindow):
                 message += "\n\n" + err.explanation
             self.editor.set_error(err.line, message)
             self.output.append_error(err.type, err.message, err.line, err.explanation,
-                                     err.traceback, line_label=self.tr("line"),
+                                     err.traceback, line_format=self.tr("line {n}"),
                                      explanation_label=self.tr("What this means:"))
         nodes = sum(len(g.nodes) for g in trace.graphs)
         seconds = f"{trace.duration_s:.2f}" if trace.duration_s is not None else "?"

@@ -82,7 +82,7 @@ class OutputPane(QTextBrowser):
 
     def append_error(self, type_: str, message: str, line: int | None,
                      explanation: str | None, traceback: str | None = None,
-                     line_label: str = "line", explanation_label: str = "") -> None:
+                     line_format: str = "line {n}", explanation_label: str = "") -> None:
         """The script's error: "Type: message (line n)", then the explanation."""
         self._ensure_newline()
         head = f"{type_}: {message}"
@@ -90,8 +90,9 @@ class OutputPane(QTextBrowser):
         plain = head
         if line:
             color = colors(self._theme)["link"]
-            body += f' &nbsp;<a href="line:{line}" style="color:{color}">({html.escape(line_label)} {line})</a>'
-            plain += f" ({line_label} {line})"
+            where = line_format.format(n=line)
+            body += f' &nbsp;<a href="line:{line}" style="color:{color}">({html.escape(where)})</a>'
+            plain += f" ({where})"
         body += "<br>"
         plain += "\n"
         if explanation:

@@ -1,0 +1,231 @@
+"""The main window with the REAL worker: type, run, see the graph; Stop; crashes;
+errors; themes and languages; autosave; layout persistence."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from autogradviz.app import i18n
+from autogradviz.app.main_window import MainWindow
+from autogradviz.app.theme import ThemeManager
+from autogradviz.app.worker_process import READY
+
+RUN_TIMEOUT_MS = 30_000
+LAYOUT_TIMEOUT_MS = 30_000
+RESTART_TIMEOUT_MS = 60_000
+STOP_LIMIT_MS = 2_000
+
+SCRIPT = """import torch
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = torch.tensor([3.0, 4.0], requires_grad=True)
+c = a * b
+d = c.sum()
+"""
+TYPED_LINE = "d.backward()"
+
+
+@pytest.fixture
+def window(qtbot, shared_worker, wait_until):
+    wait_until(lambda: shared_worker.state == READY, RESTART_TIMEOUT_MS, "worker ready")
+    theme = ThemeManager()
+    w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False,
+                   restore_autosave=False)
+    w.ask_unsaved = lambda: "discard"
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.close()
+    theme.deleteLater()
+
+
+def _run(qtbot, w, wait_layout=True):
+    signals = [w.runFinished]
+    if wait_layout and hasattr(w.graph_view, "layoutFinished"):
+        signals.append(w.graph_view.layoutFinished)
+    with qtbot.waitSignals(signals, timeout=RUN_TIMEOUT_MS + LAYOUT_TIMEOUT_MS):
+        w.actions["run"].trigger()
+    return w._last_trace
+
+
+def test_type_run_and_see_the_graph(qtbot, window):
+    w = window
+    w.editor.setPlainText(SCRIPT)
+    w.editor.setFocus()
+    cursor = w.editor.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    w.editor.setTextCursor(cursor)
+    qtbot.keyClicks(w.editor, TYPED_LINE)
+    assert w.editor.toPlainText().endswith(TYPED_LINE)
+    signals = [w.runFinished, w.graph_view.layoutFinished]
+    with qtbot.waitSignals(signals, timeout=RUN_TIMEOUT_MS + LAYOUT_TIMEOUT_MS):
+        qtbot.keyClick(w.editor, Qt.Key_Return, Qt.ControlModifier)  # Ctrl+Enter runs
+    trace = w._last_trace
+    assert trace.error is None, trace.error
+    graph = w.session.graph
+    assert graph is not None and graph.nodes
+    scene = w.graph_view.graph_scene()
+    shown = {nid for nid, items in scene.node_items.items() if items}
+    assert shown == {n.id for n in graph.nodes}
+    for node in graph.nodes:
+        if node.label:
+            texts = [" ".join(item.box.lines) for item in scene.node_items[node.id]]
+            assert any(node.label in t for t in texts), (node.label, texts)
+    labels = {n.label for n in graph.nodes}
+    assert {"a", "b"} <= labels
+    assert str(len(graph.nodes)) in w.graph_label.text()
+    assert "Finished" in w.output.plain_text
+    assert w.layout_label.text()
+
+
+def test_stop_ends_endless_loop_and_next_run_works(qtbot, window, wait_until):
+    w = window
+    w.editor.setPlainText("while True:\n    pass\n")
+    with qtbot.waitSignal(w.worker.runStarted, timeout=RUN_TIMEOUT_MS):
+        w.actions["run"].trigger()
+    qtbot.wait(200)
+    assert "Running" in w.worker_label.text()
+    assert w.actions["stop"].isEnabled()
+    t0 = time.monotonic()
+    with qtbot.waitSignal(w.worker.runStopped, timeout=STOP_LIMIT_MS):
+        qtbot.keyClick(w.editor, Qt.Key_Period, Qt.ControlModifier)  # Ctrl+. stops
+    assert time.monotonic() - t0 < STOP_LIMIT_MS / 1000
+    assert "Stopped" in w.output.plain_text
+    wait_until(lambda: w.worker.state == READY, RESTART_TIMEOUT_MS, "fresh worker")
+    w.editor.setPlainText(SCRIPT + TYPED_LINE + "\n")
+    trace = _run(qtbot, w)
+    assert trace.error is None and trace.graphs
+
+
+def test_crash_is_reported_editor_text_survives_and_next_run_works(qtbot, window, wait_until):
+    w = window
+    source = "import os\nprint('about to crash')\nos._exit(3)\n"
+    w.editor.setPlainText(source)
+    with qtbot.waitSignal(w.worker.crashed, timeout=RUN_TIMEOUT_MS):
+        w.actions["run"].trigger()
+    assert "stopped unexpectedly" in w.output.plain_text
+    assert "code 3" in w.output.plain_text
+    assert w.editor.toPlainText() == source
+    wait_until(lambda: w.worker.state == READY, RESTART_TIMEOUT_MS, "fresh worker")
+    w.editor.setPlainText(SCRIPT + TYPED_LINE + "\n")
+    trace = _run(qtbot, w)
+    assert trace.error is None and trace.graphs
+
+
+def test_error_line_is_marked_with_message(qtbot, window):
+    w = window
+    w.editor.setPlainText("import torch\nx = torch.ones(2, 3)\ny = x @ x\n")
+    trace = _run(qtbot, w, wait_layout=False)
+    assert trace.error is not None
+    assert w.editor.error_line == 3
+    assert trace.error.type in w.editor.error_message
+    assert trace.error.type in w.output.plain_text
+
+
+def test_unsaved_changes_prompt(qtbot, window):
+    w = window
+    w.editor.setPlainText("keep me")
+    w.editor.document().setModified(True)
+    w.ask_unsaved = lambda: "cancel"
+    w.new_file()
+    assert w.editor.toPlainText() == "keep me"
+    w.ask_unsaved = lambda: "discard"
+    w.new_file()
+    assert w.editor.toPlainText().startswith("import torch")
+
+
+def test_open_and_save_files(qtbot, window, tmp_path):
+    w = window
+    path = tmp_path / "mine.py"
+    path.write_text("print('hi')\n", encoding="utf-8")
+    assert w.open_file(str(path))
+    assert w.editor.toPlainText() == "print('hi')\n"
+    assert "mine.py" in w.windowTitle()
+    w.editor.insertPlainText("# edited\n")
+    assert w.save()
+    assert "# edited" in path.read_text(encoding="utf-8")
+    from autogradviz.app import settings
+    assert str(path) in settings.recent_files()
+
+
+def test_theme_and_language_switches_keep_the_window_working(qtbot, window):
+    w = window
+    for mode in ("dark", "light", "system"):
+        w.set_theme_mode(mode)
+        QApplication.processEvents()
+        assert not w.grab().isNull()
+    w.set_theme_mode("dark")
+    dark_base = QApplication.palette().base().color().lightness()
+    w.set_theme_mode("light")
+    assert QApplication.palette().base().color().lightness() > dark_base
+    w.set_language("zh_CN")
+    QApplication.processEvents()
+    assert w.file_menu.title() != "&File"
+    assert w.editor_dock.windowTitle() != "Code"
+    assert not w.grab().isNull()
+    w.set_language("en")
+    QApplication.processEvents()
+    assert w.file_menu.title() == "&File"
+    assert w.editor_dock.windowTitle() == "Code"
+
+
+def test_device_selector_reflects_worker(qtbot, window):
+    w = window
+    item = w.device_combo.model().item(1)
+    assert item.isEnabled() == bool(w.worker.info.get("cuda_available"))
+    assert item.toolTip()
+    assert w.device_combo.currentData() == "cpu" or w.worker.cuda_available
+
+
+def test_every_action_has_a_tooltip_with_its_shortcut(window):
+    for name, act in window.actions.items():
+        if name.startswith("lang_"):
+            continue
+        assert act.toolTip(), name
+        if act.shortcuts():
+            assert "(" in act.toolTip(), name
+
+
+def test_dock_layout_persists(qtbot, shared_worker, wait_until):
+    theme = ThemeManager()
+    first = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
+    qtbot.addWidget(first)
+    first.show()
+    qtbot.waitExposed(first)
+    first.lessons_dock.hide()
+    first.close()
+    second = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
+    qtbot.addWidget(second)
+    second.show()
+    qtbot.waitExposed(second)
+    assert not second.lessons_dock.isVisible()
+    second.reset_layout()
+    assert second.lessons_dock.isVisible()
+    second.close()
+
+
+def test_autosave_restores_text_after_a_crash_of_the_app(qtbot, shared_worker):
+    theme = ThemeManager()
+    first = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
+    qtbot.addWidget(first)
+    text = "import torch\n# unsaved work\nx = torch.ones(3, requires_grad=True)\n"
+    first.editor.setPlainText(text)
+    with qtbot.waitSignal(first.autosave.saved, timeout=10_000):
+        pass  # the autosave timer fires by itself
+    assert first.autosave.text_path.read_text(encoding="utf-8") == text
+    # Simulate a killed app: the window goes away without a clean shutdown.
+    first.autosave.set_enabled(False)
+    first._closing = True  # skip shutdown (which would discard the autosave)
+    first.hide()
+    second = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=True)
+    qtbot.addWidget(second)
+    second.ask_unsaved = lambda: "discard"
+    assert second.editor.toPlainText() == text
+    assert second.editor.document().isModified()
+    assert "Restored" in second.output.plain_text
+    second.close()  # clean exit removes the autosave
+    assert not second.autosave.text_path.exists()
