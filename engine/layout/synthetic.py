@@ -190,3 +190,38 @@ def random_dag(n: int = 2000, seed: int = 0, leaf_frac: float = 0.2, max_in: int
         b.edge(s, root)
     b.g.roots = [root]
     return b.g
+
+
+def trace_for(graph: Graph, with_run: bool = True):
+    """A Trace holding `graph` and (optionally) one backward run over it: every
+    node executed once, consumers before producers (reverse topological order,
+    as the engine does), each sending a small gradient along every input edge."""
+    from ..trace_model import BackwardRun, Step, Trace
+
+    tr = Trace(script="synthetic.py", graphs=[graph])
+    if not with_run:
+        return tr
+    succ: dict[str, list[str]] = {n.id: [] for n in graph.nodes}
+    indeg = {n.id: 0 for n in graph.nodes}
+    slots: dict[str, int] = {n.id: 0 for n in graph.nodes}
+    for e in graph.edges:
+        # backward direction: dst runs before src
+        succ[e.dst].append(e.src)
+        indeg[e.src] += 1
+        slots[e.dst] = max(slots[e.dst], e.slot + 1)
+    order = [k for k, d in indeg.items() if d == 0]
+    i = 0
+    while i < len(order):
+        for s in succ[order[i]]:
+            indeg[s] -= 1
+            if indeg[s] == 0:
+                order.append(s)
+        i += 1
+    g1 = TensorSummary(shape=[], dtype="torch.float32", device="cpu", values=[1.0], numel=1,
+                       min=1.0, max=1.0, mean=1.0, norm=1.0)
+    steps = [Step(index=k, node=nid, grad_outputs=[g1], grad_inputs=[g1] * slots[nid])
+             for k, nid in enumerate(order)]
+    leaf_grads = {n.id: g1 for n in graph.nodes if n.kind == "leaf"}
+    tr.backward_runs = [BackwardRun(index=0, graph=graph.id, steps=steps, leaf_grads=leaf_grads)]
+    tr.backward_calls = 1
+    return tr

@@ -1,0 +1,223 @@
+"""`autogradviz export SCRIPT.py|trace.json -o OUT.{png,svg,pdf,dot,gif}`.
+
+Headless export with the app's look: the script runs through the same worker
+as `autogradviz trace` (`engine.client.trace_file`, so exit codes and messages
+are the same: 0 ran, 1 the script raised / timed out / crashed - the picture
+is still written when there is a graph - 2 unusable input), the graph is laid
+out by the same engine and drawn by the same `GraphScene`, offscreen (Qt's
+`offscreen` platform when there is no display). DOT needs no Qt at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Optional
+
+PROG = "autogradviz export"
+
+
+def _err(message: str) -> None:
+    text = " ".join(str(message).split("\n")).strip()
+    print(f"{PROG}: {text}", file=sys.stderr, flush=True)
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text!r}")
+    return v
+
+
+def _positive(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text!r}")
+    return v
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Run SCRIPT (or load a saved trace.json), lay out its autograd graph and "
+                          "write it as PNG, SVG, PDF, DOT or an animated GIF of a backward run "
+                          "(one frame per step). Works without a display.")
+    parser.add_argument("source", metavar="SCRIPT.py|trace.json",
+                        help="a Python script to run, or a trace written by `autogradviz trace`")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT",
+                        help="output file; the format comes from its extension "
+                             "(.png .svg .pdf .dot .gif) unless --format is given")
+    parser.add_argument("--format", choices=["png", "svg", "pdf", "dot", "gif"], default=None)
+    parser.add_argument("--run", type=_nonneg_int, default=None, metavar="K",
+                        help="which backward run (0 = the first); default 0 when the script called backward")
+    parser.add_argument("--step", type=_nonneg_int, default=None, metavar="N",
+                        help="show the state after N steps of the run (0 = before the first); "
+                             "default: the plain graph")
+    parser.add_argument("--theme", choices=["light", "dark"], default="light")
+    parser.add_argument("--group", choices=["auto", "none", "modules"], default="auto",
+                        help="module groups: auto collapses them on big graphs (default)")
+    parser.add_argument("--layout", choices=["auto", "graphviz", "layered"], default="auto",
+                        dest="layout_engine", help="layout engine (default: auto)")
+    parser.add_argument("--scale", type=_positive, default=2.0,
+                        help="PNG pixels per point (default 2); GIF frames use at most 1")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--timeout", type=_positive, default=60.0, metavar="S",
+                        help="stop the script after S seconds (default 60)")
+
+
+def _load_trace(args) -> tuple[Optional[object], int, Optional[str]]:
+    src = args.source
+    if src.lower().endswith(".json"):
+        from autogradviz.engine.trace_model import Trace
+
+        if not os.path.exists(src):
+            return None, 2, f"{src}: no such file"
+        if os.path.isdir(src):
+            return None, 2, f"{src}: is a directory, not a trace"
+        try:
+            with open(src, encoding="utf-8") as f:
+                trace = Trace.from_json(f.read())
+        except (OSError, UnicodeDecodeError) as exc:
+            return None, 2, f"{src}: cannot read the file: {getattr(exc, 'strerror', None) or exc}"
+        except (ValueError, TypeError, KeyError) as exc:
+            return None, 2, f"{src}: not an autogradviz trace ({exc})"
+        return trace, 0, None
+    from autogradviz.engine.client import trace_file
+
+    outcome = trace_file(src, device=args.device, timeout=args.timeout)
+    return outcome.trace, outcome.exit_code, outcome.message
+
+
+def _ensure_qapp():
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) \
+            and not os.environ.get("QT_QPA_PLATFORM") and sys.platform.startswith("linux"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication([sys.argv[0] if sys.argv else "autogradviz"])
+    return app
+
+
+def export_command(args) -> int:
+    t0 = time.perf_counter()
+    out = args.output
+    fmt = (args.format or os.path.splitext(out)[1].lstrip(".")).lower()
+    if fmt not in ("png", "svg", "pdf", "dot", "gif"):
+        _err(f"cannot tell the format of {out!r}: use a .png, .svg, .pdf, .dot or .gif name, or --format")
+        return 2
+    folder = os.path.dirname(os.path.abspath(out))
+    if os.path.isdir(out):
+        _err(f"cannot write {out}: it is a directory")
+        return 2
+    if not os.path.isdir(folder):
+        _err(f"cannot write {out}: folder {folder} does not exist")
+        return 2
+    if not os.access(folder, os.W_OK | os.X_OK):
+        _err(f"cannot write {out}: no permission to write in {folder}")
+        return 2
+
+    try:
+        trace, code, message = _load_trace(args)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    if trace is None:
+        _err(message or "failed")
+        return code or 2
+    rc = _export_trace(trace, args, fmt)
+    if code != 0:
+        _err(message or "the script failed")
+        return code
+    if rc == 0:
+        took = time.perf_counter() - t0
+        print(f"{PROG}: wrote {out} ({took:.1f} s)", file=sys.stderr, flush=True)
+    return rc
+
+
+def _pick(trace, args) -> tuple[Optional[object], Optional[int], Optional[str]]:
+    """(graph, run index or None, error)"""
+    runs = trace.backward_runs
+    run = args.run
+    if run is not None and not runs:
+        return None, None, "--run: the script made no backward call"
+    if run is not None and run >= len(runs):
+        return None, None, f"--run {run}: the trace has {len(runs)} backward run(s) (0..{len(runs) - 1})"
+    if run is None and runs and (args.step is not None or args.format == "gif"
+                                 or args.output.lower().endswith(".gif")):
+        run = 0
+    if run is None and runs:
+        run = 0
+    if args.step is not None and run is None:
+        return None, None, "--step: the script made no backward call"
+    if run is not None:
+        try:
+            return trace.graph(runs[run].graph), run, None
+        except KeyError:
+            return None, None, f"run {run} refers to a missing graph"
+    if not trace.graphs:
+        return None, None, "nothing to export: the script built no autograd graph"
+    return trace.graphs[-1], None, None
+
+
+def _export_trace(trace, args, fmt: str) -> int:
+    from autogradviz.engine.layout import LayoutOptions, layout_graph
+
+    graph, run, problem = _pick(trace, args)
+    if problem is not None:
+        _err(problem)
+        return 2 if problem.startswith("--") else 1
+    if fmt == "gif" and run is None:
+        _err("a GIF animates a backward run, and the script made no backward call")
+        return 1
+    try:
+        layout = layout_graph(graph, LayoutOptions(engine=args.layout_engine, group=args.group))
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    for note in layout.notes:
+        print(f"{PROG}: note: {note}", file=sys.stderr, flush=True)
+    try:
+        if fmt == "dot":
+            _write_dot_without_qt(graph, layout, args.output, args.theme)
+            return 0
+        _ensure_qapp()
+        from autogradviz.app import export as ex
+        from autogradviz.app.graph_scene import GraphScene
+        from autogradviz.app.graph_style import style_for
+        from autogradviz.engine import replay
+
+        scene = GraphScene(None, style_for(args.theme))
+        scene.set_graph(graph, layout)
+        if args.step is not None and run is not None:
+            scene.apply_step(replay.state_at(trace, run, args.step))
+        info = ex.export_scene(scene, args.output, fmt, scale=args.scale, trace=trace,
+                               run_index=run or 0, theme=args.theme)
+        for note in info.notes:
+            print(f"{PROG}: note: {note}", file=sys.stderr, flush=True)
+        return 0
+    except KeyboardInterrupt:
+        _err("interrupted; nothing was written")
+        return 130
+    except Exception as exc:  # ExportError and anything Qt/Pillow raise: one line, exit 1
+        from_export = type(exc).__name__ in ("ExportError", "ExportCancelled")
+        _err(str(exc) if from_export else f"export failed: {type(exc).__name__}: {exc}")
+        return 2 if from_export and "cannot write" in str(exc) else 1
+
+
+def _write_dot_without_qt(graph, layout, path: str, theme: str) -> None:
+    """DOT with the same atomic write as the other formats, without QtGui."""
+    from autogradviz.app.export_files import atomic_path
+    from autogradviz.engine.layout.dot_export import dot_source
+
+    text = dot_source(graph, layout, theme=theme)
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
