@@ -99,9 +99,19 @@ class GraphScene(QGraphicsScene):
         self._search_hits: list[NodeItem] = []
         self._selected: Optional[str] = None
         self._nodes: dict[str, Node] = {}
+        self.group_boxes: dict[str, NodeItem] = {}  # node id inside a collapsed group -> its box
+        self._group_members: dict[str, list[str]] = {}  # group box key -> member node ids
 
     # -- building -----------------------------------------------------------------------
     def set_graph(self, graph: Optional[Graph], layout: Optional[LayoutResult]) -> None:
+        """Build all items at once (the exporter; small graphs)."""
+        for _ in self.build_steps(graph, layout):
+            pass
+
+    def build_steps(self, graph: Optional[Graph], layout: Optional[LayoutResult], chunk: int = 1500):
+        """Build the items, yielding every `chunk` items so that the GUI can
+        build a 10,000-box graph in slices without freezing (GraphView drives
+        this from a timer)."""
         self.clear()
         self._clear_maps()
         self.graph = graph
@@ -119,7 +129,10 @@ class GraphScene(QGraphicsScene):
                 gi = GroupFrameItem(g, st)
                 self.addItem(gi)
                 self.group_items.append(gi)
-        for box in layout.boxes:
+        groups_by_id = {g.id: g for g in layout.groups}
+        for bi, box in enumerate(layout.boxes):
+            if bi and bi % chunk == 0:
+                yield bi
             nid = box.node if box.node is not None else box.copy_of
             node = nodes.get(nid) if nid else None
             if box.kind == "saved":
@@ -134,7 +147,7 @@ class GraphScene(QGraphicsScene):
             else:
                 look, tip = st.op, node_tooltip(node, False) if node else ""
             if box.kind == "group":
-                grp = next((g for g in layout.groups if g.id == box.key), None)
+                grp = groups_by_id.get(box.key)
                 from copy import copy
                 look = copy(look)
                 look.fill, look.border, look.text = st.group_fill, st.group_border, st.group_text
@@ -143,7 +156,13 @@ class GraphScene(QGraphicsScene):
             item = NodeItem(box, look, st,
                             retain=bool(node and node.retains_grad and box.kind != "saved"),
                             hooks=bool(node and node.hooks and box.kind != "saved"), tooltip=tip)
-            if box.kind == "saved":
+            if box.kind == "group":
+                item.node_id = None
+                members = list(grp.members) if grp is not None else []
+                self._group_members[box.key] = members
+                for m in members:
+                    self.group_boxes[m] = item
+            elif box.kind == "saved":
                 item.node_id = None  # saved boxes are not trace nodes
                 item.owner = nid
                 item.setVisible(self.show_saved)
@@ -152,6 +171,8 @@ class GraphScene(QGraphicsScene):
             self.key_items[box.key] = item
             self.addItem(item)
         for pos, le in enumerate(layout.edges):
+            if pos and pos % chunk == 0:
+                yield pos
             ei = EdgeItem(le, st)
             ei.pos_index = pos
             self.addItem(ei)
@@ -204,9 +225,29 @@ class GraphScene(QGraphicsScene):
             changed = set(old_status) | set(new_status)
         else:
             changed = {k for k, v in new_status.items() if old_status.get(k) != v}
+        groups = set()
         for nid in changed:
-            for item in self.node_items.get(nid, ()):
-                item.set_flags(status=new_status.get(nid))
+            items = self.node_items.get(nid)
+            if items:
+                for item in items:
+                    item.set_flags(status=new_status.get(nid))
+            elif nid in self.group_boxes:
+                groups.add(self.group_boxes[nid])
+        for gitem in groups:
+            # a collapsed group shows its members' progress: current when one of
+            # them runs now, done when all ran, pending while none has
+            sts = [new_status.get(m) for m in self._group_members.get(gitem.key, ())]
+            if not sts or all(v is None for v in sts):
+                gst = None
+            elif "current" in sts:
+                gst = "current"
+            elif all(v == "done" for v in sts):
+                gst = "done"
+            elif any(v == "done" for v in sts):
+                gst = None  # partly run: neither dimmed nor ticked
+            else:
+                gst = "pending"
+            gitem.set_flags(status=gst)
         # edges carrying gradients
         old_eg = old.edge_grads if old is not None else {}
         new_eg = state.edge_grads if state is not None else {}

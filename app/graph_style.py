@@ -17,16 +17,18 @@ def keep_none_alive() -> None:
 
     Every PySide6 call that returns None (any void method: setZValue,
     setToolTip, setObjectName...) drops one reference to None without taking
-    one; after ~5,000-20,000 such calls CPython 3.11 aborts with "none_dealloc:
-    deallocating None". From 3.12 None is immortal and the bug is harmless;
-    before that, give None a reference count it can never lose (None is a
-    static object, so its count has no other meaning).
+    one, and some signal emits do the same to True; after ~5,000-20,000 such
+    calls CPython 3.11 aborts with "none_dealloc: deallocating None" (or
+    bool_dealloc). From 3.12 these singletons are immortal and the bug is
+    harmless; before that, give None/True/False a reference count they can
+    never lose (they are static objects, so the count has no other meaning).
     """
     if sys.version_info >= (3, 12) or getattr(keep_none_alive, "done", False):
         return
     try:
         import ctypes
-        ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40
+        for obj in (None, True, False):
+            ctypes.c_ssize_t.from_address(id(obj)).value += 1 << 40
     except Exception:  # pragma: no cover - non-CPython
         pass
     keep_none_alive.done = True

@@ -8,6 +8,7 @@ current replay state applied. A step change only calls `scene.apply_step`.
 
 from __future__ import annotations
 
+import time
 from typing import Optional
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
@@ -336,6 +337,10 @@ class GraphView(QWidget):
                 "show_saved": self.session.show_saved}
 
     def _on_trace_changed(self) -> None:
+        # the picture stays until the new layout arrives, but it belongs to the
+        # old trace: no replay state of the new one may be applied to it
+        self._layout_graph_id = ""
+        self._build = None
         if self.session.trace is None:
             self.runner.cancel()
             self._scene.set_graph(None, None)
@@ -343,10 +348,11 @@ class GraphView(QWidget):
 
     def _on_graph_changed(self, graph_id: str) -> None:
         g = self.session.graph
+        self._layout_graph_id = ""
+        self._build = None
         if g is None:
             self.runner.cancel()
             self._scene.set_graph(None, None)
-            self._layout_graph_id = ""
             self._show_message(self.tr("No autograd graph: the script created no tensor that requires "
                                        "grad (try requires_grad=True)."))
             return
@@ -377,8 +383,28 @@ class GraphView(QWidget):
         if graph_id != self.session.graph_id:
             return
         self.message.hide()
+        self._build = self._scene.build_steps(self.session.graph, result)
+        self._build_graph_id = graph_id
+        self._build_result = result
+        self._layout_graph_id = ""
+        self._continue_build()
+
+    def _continue_build(self) -> None:
+        """Build the scene in slices (a big graph must not freeze the GUI)."""
+        if self._build is None:
+            return
+        t0 = time.perf_counter()
+        try:
+            while time.perf_counter() - t0 < 0.04:
+                next(self._build)
+        except StopIteration:
+            self._build = None
+            self._finish_build(self._build_graph_id, self._build_result)
+            return
+        QTimer.singleShot(0, self._continue_build)
+
+    def _finish_build(self, graph_id: str, result) -> None:
         self._layout_graph_id = graph_id
-        self._scene.set_graph(self.session.graph, result)
         self._scene.set_show_saved(self.session.show_saved)
         self._scene.apply_step(self.session.state)
         self._scene.set_selected(self.session.selected_node)
