@@ -375,6 +375,10 @@ class Worker:
             # Tell the reader how much was printed in all, now that we know.
             self.channel.send({"type": "output", "id": rid, "stream": "stderr",
                                "text": f"[{pump.total:,} characters printed in all]\n"})
+            notes = getattr(trace, "notes", None)
+            if isinstance(notes, list):
+                notes.append(f"The script printed {pump.total:,} characters; only the first "
+                             f"{OUTPUT_CAP:,} are kept.")
         trace.stdout = cap_text(trace.stdout or "", pump.total)
         trace.stderr = cap_text(trace.stderr or "", pump.total)
         self.send_trace(rid, trace)
