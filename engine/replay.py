@@ -87,9 +87,21 @@ class _RunTables:
                 if g is not None:
                     leaf = (s.node, g)
             self.leaf_updates.append(leaf)
+        # retain_grad fills: recorded as events; for a retaining node without
+        # such an event, the fill is what the node received (the engine fills
+        # .grad after the tensor hooks, right before the node runs), so an
+        # equivalent event is made up here and flagged in its name
+        events_in = list(run.events)
+        has_event = {ev.node for ev in events_in if ev.kind == "retain_grad"}
+        labels = {n.id: n.label for n in graph.nodes}
+        retaining = {n.id for n in graph.nodes if n.retains_grad and n.kind != "leaf"} - has_event
+        for s in steps:
+            if s.node in retaining and s.grad_outputs and s.grad_outputs[0] is not None:
+                events_in.append(Event(step=s.index, kind="retain_grad", node=s.node,
+                                       name=labels.get(s.node), received=s.grad_outputs[0]))
         # events ordered by the step they belong to (stable within a step)
         keyed = []
-        for order, ev in enumerate(run.events):
+        for order, ev in enumerate(events_in):
             pos = pos_of_index.get(ev.step)
             if pos is None:  # unknown index: clamp into range
                 pos = min(max(int(ev.step), 1), max(self.n, 1))

@@ -102,3 +102,10 @@ def test_cache_not_serialised():
     replay.state_at(t, 0, 2)
     assert "_replay_cache" not in t.to_json()
     assert Trace.from_json(t.to_json()).backward_runs[0].steps[2].node == "n3"
+
+
+def test_retained_without_event_comes_from_grad_outputs():
+    t = lesson_trace()
+    t.backward_runs[0].events = [e for e in t.backward_runs[0].events if e.kind != "retain_grad"]
+    assert "n3" not in replay.state_at(t, 0, 2).retained
+    assert replay.state_at(t, 0, 3).retained["n3"].values == [6.0] * 3
