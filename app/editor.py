@@ -49,7 +49,7 @@ class CodeEditor(QPlainTextEdit):
         super().__init__(parent)
         self.setObjectName("codeEditor")
         font = QFontDatabase.systemFont(QFontDatabase.FixedFont)
-        font.setPointSize(max(font.pointSize(), 11))
+        font.setPointSize(10)
         font.setStyleHint(QFont.Monospace)
         self.setFont(font)
         self.setLineWrapMode(QPlainTextEdit.NoWrap)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QListWidget, QListWidgetItem, QPushButton,
-                               QSplitter, QTextBrowser, QVBoxLayout, QWidget)
+                               QTextBrowser, QVBoxLayout, QWidget)
 
 from . import i18n
 from .resources_loader import Lesson, icon, lessons
@@ -34,23 +34,18 @@ class LessonsPanel(QWidget):
         self.list.itemActivated.connect(lambda _item: self._open_current())
         self.list.itemDoubleClicked.connect(lambda _item: self._open_current())
 
-        splitter = QSplitter(Qt.Vertical, self)
-        splitter.addWidget(self.list)
-        below = QWidget(splitter)
-        lay = QVBoxLayout(below)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.text, 1)
+        self.list.setVerticalScrollBarPolicy(Qt.ScrollBarAsNeeded)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.ElideNone)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.setSpacing(4)
+        outer.addWidget(self.list)
+        outer.addWidget(self.text, 1)
         row = QHBoxLayout()
         row.addStretch(1)
         row.addWidget(self.open_button)
-        lay.addLayout(row)
-        splitter.addWidget(below)
-        splitter.setStretchFactor(0, 0)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([110, 300])
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(4, 4, 4, 4)
-        outer.addWidget(splitter)
+        outer.addLayout(row)
         self._fill()
         self.retranslate()
 
@@ -81,6 +76,16 @@ class LessonsPanel(QWidget):
         if self._lessons:
             self.list.setCurrentRow(min(row, len(self._lessons) - 1))
             self._show(self.list.currentRow())
+        self._fit_list()
+
+    def _fit_list(self) -> None:
+        """Show every lesson without a scroll bar (there are only a few)."""
+        rows = sum(max(self.list.sizeHintForRow(i), 18) for i in range(self.list.count()))
+        self.list.setFixedHeight(rows + 2 * self.list.frameWidth() + 6)
+
+    def resizeEvent(self, event):  # noqa: N802
+        super().resizeEvent(event)
+        self._fit_list()
 
     def _show(self, row: int) -> None:
         if 0 <= row < len(self._lessons):
