@@ -137,6 +137,17 @@ def test_common_mistakes_are_explained(worker, name):
     assert err.explanation and len(err.explanation) > 20, f"{name}: no plain-language explanation"
 
 
+def test_reading_grad_of_a_non_leaf_is_explained(worker):
+    # Not an exception in torch (a UserWarning): the trace explains it in notes.
+    src = ("import torch\nw = torch.ones(3, requires_grad=True)\ny = w * 2\n"
+           "y.sum().backward()\nprint(y.grad)\n")
+    out = worker.run(src, filename="nonleaf.py", timeout=30)
+    assert out.status == "ok", out.message
+    assert out.trace.stdout == "None\n"
+    notes = " ".join(getattr(out.trace, "notes", []))
+    assert "non-leaf" in notes and ".grad" in notes
+
+
 def test_exception_in_user_function_points_at_the_users_line(worker):
     src = "def f(x):\n    return x / 0 + undefined_name\n\nf(1)\n"
     out = worker.run(src, filename="fn.py", timeout=30)
