@@ -1,0 +1,263 @@
+"""Export of every format (offscreen Qt), atomic writes, and `autogradviz export`.
+
+GIF frame count: one frame per replay state 0..n of the run (before the first
+step, then after each step), so frames == steps + 1.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from autogradviz.engine.layout import LayoutOptions, layout_graph
+from autogradviz.engine.layout import synthetic as S
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def scene_and_trace(qapp):
+    from autogradviz.app.graph_scene import GraphScene
+    from autogradviz.app.graph_style import style_for
+
+    g = S.transformer(1)
+    trace = S.trace_for(g)
+    layout = layout_graph(g, LayoutOptions(group="modules"))
+    scene = GraphScene(None, style_for("light"))
+    scene.set_graph(g, layout)
+    yield scene, trace
+    scene.clear()
+    scene.deleteLater()
+
+
+def _no_temp_left(folder):
+    return [f for f in os.listdir(folder) if ".tmp" in f] == []
+
+
+def test_png(scene_and_trace, tmp_path):
+    from autogradviz.app import export as ex
+
+    scene, _ = scene_and_trace
+    out = tmp_path / "g.png"
+    info = ex.export_scene(scene, str(out), scale=1.5)
+    data = out.read_bytes()
+    assert data[:8] == PNG_MAGIC
+    from PIL import Image
+    im = Image.open(out)
+    assert im.size == (info.width, info.height)
+    r = ex.content_rect(scene)
+    assert abs(im.size[0] - r.width() * 1.5) <= 2
+    assert _no_temp_left(tmp_path)
+
+
+def test_svg_parses(scene_and_trace, tmp_path):
+    from autogradviz.app import export as ex
+
+    scene, _ = scene_and_trace
+    out = tmp_path / "g.svg"
+    ex.export_scene(scene, str(out))
+    root = ET.parse(out).getroot()
+    assert root.tag.endswith("svg")
+    text = out.read_text(encoding="utf-8")
+    # the boxes' text is in the SVG (readable, searchable)
+    assert "AddmmBackward0" in text and "loss" in text
+    assert _no_temp_left(tmp_path)
+
+
+def test_pdf(scene_and_trace, tmp_path):
+    from autogradviz.app import export as ex
+
+    scene, _ = scene_and_trace
+    out = tmp_path / "g.pdf"
+    ex.export_scene(scene, str(out))
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF-") and b"%%EOF" in data[-64:]
+
+
+def test_dot(scene_and_trace, tmp_path):
+    from autogradviz.app import export as ex
+
+    scene, _ = scene_and_trace
+    out = tmp_path / "g.dot"
+    ex.export_scene(scene, str(out))
+    text = out.read_text()
+    assert text.count("->") == len(scene.layout.edges)
+    # valid DOT: Graphviz (wasm) reads it back
+    from autogradviz.engine.layout.graphviz_backend import run_dot
+    assert run_dot(text, "json0", 30)
+
+
+def test_gif_one_frame_per_state(scene_and_trace, tmp_path):
+    from PIL import Image
+
+    from autogradviz.app import export as ex
+    from autogradviz.engine import replay
+
+    scene, trace = scene_and_trace
+    out = tmp_path / "run.gif"
+    seen = []
+    info = ex.export_scene(scene, str(out), trace=trace, run_index=0,
+                           progress=lambda k, n: seen.append((k, n)))
+    assert out.read_bytes()[:6] == b"GIF89a"
+    n = replay.step_count(trace, 0)
+    im = Image.open(out)
+    assert im.n_frames == n + 1 == info.frames
+    assert seen[-1] == (n + 1, n + 1)
+    # the scene is back in its previous (plain) state
+    assert scene.state is None
+
+
+def test_visible_rect_only(scene_and_trace, tmp_path):
+    from PySide6.QtCore import QRectF
+
+    from autogradviz.app import export as ex
+
+    scene, _ = scene_and_trace
+    out = tmp_path / "part.png"
+    info = ex.export_scene(scene, str(out), rect=QRectF(0, 0, 200, 100), scale=1.0)
+    assert (info.width, info.height) == (200, 100)
+
+
+def test_current_step_state_is_exported(scene_and_trace, tmp_path):
+    from autogradviz.app import export as ex
+    from autogradviz.engine import replay
+
+    scene, trace = scene_and_trace
+    plain = tmp_path / "plain.svg"
+    ex.export_scene(scene, str(plain))
+    scene.apply_step(replay.state_at(trace, 0, 3))
+    stepped = tmp_path / "step.svg"
+    ex.export_scene(scene, str(stepped))
+    assert plain.read_bytes() != stepped.read_bytes()
+
+
+def test_unwritable_path_is_a_clear_error(scene_and_trace, tmp_path):
+    from autogradviz.app import export as ex
+
+    scene, _ = scene_and_trace
+    with pytest.raises(ex.ExportError, match="does not exist"):
+        ex.export_scene(scene, str(tmp_path / "missing" / "g.svg"))
+    with pytest.raises(ex.ExportError, match="directory"):
+        ex.export_scene(scene, str(tmp_path), "svg")
+    with pytest.raises(ex.ExportError, match="cannot write"):
+        ex.export_scene(scene, "/proc/autogradviz-test.png")
+    if os.geteuid() != 0:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        try:
+            with pytest.raises(ex.ExportError, match="permission"):
+                ex.export_scene(scene, str(ro / "g.png"))
+        finally:
+            ro.chmod(0o700)
+    with pytest.raises(ex.ExportError, match="unsupported"):
+        ex.export_scene(scene, str(tmp_path / "g.bmp"))
+
+
+@pytest.mark.parametrize("exc", [RuntimeError("renderer broke"), KeyboardInterrupt()])
+def test_atomic_write_on_failure(scene_and_trace, tmp_path, monkeypatch, exc):
+    """An error or Ctrl+C while rendering: the old file is intact, no temp left."""
+    from autogradviz.app import export as ex
+
+    scene, _ = scene_and_trace
+    out = tmp_path / "g.svg"
+    out.write_text("old")
+
+    def boom(*a, **k):
+        raise exc
+
+    monkeypatch.setattr(scene, "render", boom)
+    with pytest.raises(type(exc)):
+        ex.export_scene(scene, str(out))
+    assert out.read_text() == "old"
+    assert _no_temp_left(tmp_path)
+
+
+def test_dark_theme(qapp, tmp_path):
+    from autogradviz.app import export as ex
+    from autogradviz.app.graph_scene import GraphScene
+    from autogradviz.app.graph_style import style_for
+
+    g = S.mlp(2)
+    scene = GraphScene(None, style_for("dark"))
+    scene.set_graph(g, layout_graph(g))
+    out = tmp_path / "d.png"
+    ex.export_scene(scene, str(out), scale=1.0)
+    from PIL import Image
+    px = Image.open(out).convert("RGB").getpixel((2, 2))
+    assert sum(px) < 200  # dark background
+
+
+# -- the command line -----------------------------------------------------------------------
+def _cli(args, **kw):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    env.pop("DISPLAY", None)
+    return subprocess.run([sys.executable, "-m", "autogradviz", "export", *args],
+                          capture_output=True, text=True, env=env, timeout=240, **kw)
+
+
+def test_cli_exports_saved_trace_every_format(tmp_path):
+    tr = tmp_path / "t.json"
+    tr.write_text(S.trace_for(S.mlp(2)).to_json())
+    for fmt in ("svg", "png", "pdf", "dot", "gif"):
+        out = tmp_path / f"o.{fmt}"
+        p = _cli([str(tr), "-o", str(out), "--theme", "dark"])
+        assert p.returncode == 0, p.stderr
+        assert out.stat().st_size > 0
+    ET.parse(tmp_path / "o.svg")
+    assert (tmp_path / "o.png").read_bytes()[:8] == PNG_MAGIC
+
+
+def test_cli_errors(tmp_path):
+    tr = tmp_path / "t.json"
+    tr.write_text(S.trace_for(S.mlp(2)).to_json())
+    p = _cli([str(tr), "-o", str(tmp_path / "nope" / "o.svg")])
+    assert p.returncode == 2 and "does not exist" in p.stderr
+    p = _cli([str(tr), "-o", str(tmp_path / "o.xyz")])
+    assert p.returncode == 2 and "format" in p.stderr
+    p = _cli([str(tmp_path / "missing.json"), "-o", str(tmp_path / "o.svg")])
+    assert p.returncode == 2 and "no such file" in p.stderr
+    p = _cli([str(tr), "-o", str(tmp_path / "o.svg"), "--run", "5"])
+    assert p.returncode == 2 and "--run" in p.stderr
+    assert not (tmp_path / "o.svg").exists()
+    assert p.stderr.count("\n") == 1  # one clear line
+
+
+SCRIPT = """
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+x = torch.randn(3, 4)
+loss = model(x).pow(2).mean()
+loss.backward()
+"""
+
+
+def test_cli_script_end_to_end_through_worker(tmp_path):
+    script = tmp_path / "mlp.py"
+    script.write_text(SCRIPT)
+    out = tmp_path / "mlp.svg"
+    p = _cli([str(script), "-o", str(out), "--step", "2", "--timeout", "120"])
+    assert p.returncode == 0, p.stderr
+    root = ET.parse(out).getroot()
+    assert root.tag.endswith("svg")
+    text = out.read_text()
+    assert "Backward" in text
+
+
+def test_cli_script_error_exit_code_like_trace(tmp_path):
+    script = tmp_path / "bad.py"
+    script.write_text("import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"
+                      "raise ValueError('boom')\n")
+    out = tmp_path / "bad.svg"
+    p = _cli([str(script), "-o", str(out), "--timeout", "120"])
+    assert p.returncode == 1
+    assert "ValueError" in p.stderr and "boom" in p.stderr
+    # the graph built before the error is still exported
+    assert out.exists()
+    p = _cli([str(tmp_path / "missing.py"), "-o", str(out)])
+    assert p.returncode == 2 and "no such file" in p.stderr
