@@ -1,0 +1,113 @@
+"""The Export dialog on a real GraphView: every format, visible area, the
+current step, GIF progress and cancel, errors shown in the dialog."""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from autogradviz.app.export_dialog import ExportDialog
+from autogradviz.app.graph_view import GraphView
+from autogradviz.app.trace_session import TraceSession
+from autogradviz.engine.layout import synthetic as S
+
+
+@pytest.fixture
+def view(qtbot):
+    session = TraceSession()
+    v = GraphView(session)
+    qtbot.addWidget(v)
+    v.resize(800, 600)
+    v.show()
+    with qtbot.waitSignal(v.layoutFinished, timeout=30_000):
+        session.set_trace(S.trace_for(S.mlp(3)))
+    qtbot.waitUntil(lambda: v.graph_scene().layout is not None and not v.runner.is_running(),
+                    timeout=30_000)
+    yield v
+    v.shutdown()
+    qtbot.waitUntil(lambda: not v.runner.is_running(), timeout=10_000)
+
+
+@pytest.fixture
+def dialog(qtbot, view):
+    d = ExportDialog(view, view.session)
+    qtbot.addWidget(d)
+    return d
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "pdf", "dot"])
+def test_each_format(dialog, tmp_path, fmt):
+    dialog.set_format(fmt)
+    path = str(tmp_path / f"g.{fmt}")
+    info = dialog.export_to(path)
+    assert info is not None, dialog.message.text()
+    assert os.path.getsize(path) > 0
+    assert path in dialog.message.text()
+    if fmt == "svg":
+        ET.parse(path)
+
+
+def test_visible_area_is_smaller(dialog, view, tmp_path):
+    dialog.set_format("png")
+    dialog.scale_box.setValue(1.0)
+    whole = dialog.export_to(str(tmp_path / "whole.png"))
+    view.zoom_in()
+    view.zoom_in()
+    view.zoom_in()
+    dialog.visible.setChecked(True)
+    part = dialog.export_to(str(tmp_path / "part.png"))
+    r = view.visible_scene_rect()
+    assert (part.width, part.height) == (round(r.width()), round(r.height()))
+    assert part.width * part.height < whole.width * whole.height * 4
+
+
+def test_gif_of_current_run(qtbot, dialog, view, tmp_path):
+    from PIL import Image
+
+    view.session.set_step(2)
+    dialog.set_format("gif")
+    assert "frames" in dialog.state_label.text()
+    path = str(tmp_path / "run.gif")
+    info = dialog.export_to(path)
+    assert info is not None, dialog.message.text()
+    n = len(view.session.trace.backward_runs[0].steps)
+    assert Image.open(path).n_frames == n + 1
+    # the view still shows the step the user was on
+    assert view.graph_scene().state is not None and view.graph_scene().state.step == 2
+
+
+def test_gif_cancel_leaves_nothing(qtbot, dialog, tmp_path, monkeypatch):
+    from autogradviz.app import export as ex
+
+    dialog.set_format("gif")
+    orig = ex.render_image
+    calls = {"n": 0}
+
+    def slow(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            dialog._on_cancel()  # as if the user pressed Cancel mid-way
+        return orig(*a, **k)
+
+    monkeypatch.setattr(ex, "render_image", slow)
+    path = tmp_path / "run.gif"
+    assert dialog.export_to(str(path)) is None
+    assert "cancel" in dialog.message.text().lower()
+    assert not path.exists()
+    assert os.listdir(tmp_path) == []
+
+
+def test_errors_in_the_dialog(dialog, tmp_path):
+    dialog.set_format("svg")
+    assert dialog.export_to(str(tmp_path / "missing" / "g.svg")) is None
+    assert "does not exist" in dialog.message.text()
+    assert dialog.export_to("") is None
+
+
+def test_format_switch_updates_extension(dialog, tmp_path):
+    dialog.path_edit.setText(str(tmp_path / "x.png"))
+    dialog.set_format("pdf")
+    assert dialog.path_edit.text().endswith("x.pdf")
+    assert not dialog.scale_box.isEnabled()
