@@ -103,7 +103,7 @@ class Lesson:
         for line in self.explanation(language).splitlines():
             m = re.match(r"#+\s*(.+)", line)
             if m:
-                return m.group(1).strip()
+                return m.group(1).replace("`", "").strip()
         return self.name
 
 

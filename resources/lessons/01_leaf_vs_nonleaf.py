@@ -1,23 +1,26 @@
-# Lesson 1: leaf tensors, non-leaf tensors and retain_grad()
-# Press Run (Ctrl+Enter), then step through the backward pass below the graph.
+# Lesson 1: leaf and non-leaf tensors, retain_grad()
+# Run (Ctrl+Enter), then step through backward below.
 import torch
 
-x = torch.ones(2, 2, requires_grad=True)       # made by you, requires grad: a leaf
+# Made by you and requires grad: leaves.
+x = torch.ones(2, 2, requires_grad=True)
 w = torch.tensor([[1.0, -1.0],
                   [0.5, 2.0]], requires_grad=True)
-c = torch.tensor(3.0)                          # requires_grad=False: a leaf too, but no gradient
+# requires_grad=False: also a leaf, but gets no gradient.
+c = torch.tensor(3.0)
 
-y = x * w            # made by an operation: a non-leaf, it has a grad_fn
-y.retain_grad()      # ask autograd to keep y.grad as well
-z = (y + c) ** 2     # another non-leaf, without retain_grad
+# Made by operations: non-leaves (they have a grad_fn).
+y = x * w
+y.retain_grad()      # keep y.grad as well
+z = (y + c) ** 2     # non-leaf without retain_grad
 loss = z.mean()
 
-print("is_leaf   x:", x.is_leaf, " w:", w.is_leaf, " c:", c.is_leaf, " y:", y.is_leaf)
-print("grad_fn   y:", y.grad_fn, "  loss:", loss.grad_fn)
+print("is_leaf:", x.is_leaf, w.is_leaf, c.is_leaf, y.is_leaf)
+print("y.grad_fn:", y.grad_fn)
 
 loss.backward()
 
-print("x.grad =", x.grad)   # leaves that require grad keep their gradient
+print("x.grad =", x.grad)   # leaves keep their gradient
 print("w.grad =", w.grad)
-print("y.grad =", y.grad)   # kept only because of y.retain_grad()
-print("c.grad =", c.grad)   # None: c does not require grad
+print("y.grad =", y.grad)   # only thanks to retain_grad()
+print("c.grad =", c.grad)   # None: c needs no gradient

@@ -1,20 +1,24 @@
-# Lesson 3: broadcasting, and how backward sums the gradient back
+# Lesson 3: broadcasting, and how backward sums it back
 import torch
 
+# shape (2, 3)
 x = torch.tensor([[1.0, 2.0, 3.0],
-                  [4.0, 5.0, 6.0]], requires_grad=True)   # shape (2, 3)
+                  [4.0, 5.0, 6.0]], requires_grad=True)
+# shape (2, 1): stretched along the columns
 s = torch.tensor([[2.0],
-                  [3.0]], requires_grad=True)             # shape (2, 1): stretched along columns
-b = torch.tensor([10.0, 20.0, 30.0], requires_grad=True)  # shape (3,):   stretched along rows
+                  [3.0]], requires_grad=True)
+# shape (3,): stretched along the rows
+b = torch.tensor([10.0, 20.0, 30.0], requires_grad=True)
 
-# Shapes are compared from the last dimension: equal, 1, or missing -> they broadcast.
-y = x * s + b        # (2, 3) * (2, 1) + (3,) -> (2, 3)
+# Compare shapes from the last dimension: sizes must
+# be equal, or 1, or missing.  (2,3)*(2,1)+(3,) -> (2,3)
+y = x * s + b
 loss = y.sum()
 loss.backward()
 
-print("y.shape  =", tuple(y.shape))
-print("x.grad   =", x.grad)             # s stretched to (2, 3)
-print("s.grad   =", s.grad)             # x summed over the columns -> shape (2, 1)
-print("b.grad   =", b.grad)             # ones summed over the rows -> shape (3,)
-print("every .grad has its tensor's shape:",
-      x.grad.shape == x.shape, s.grad.shape == s.shape, b.grad.shape == b.shape)
+print("y.shape =", tuple(y.shape))
+print("x.grad  =", x.grad)  # s stretched to (2, 3)
+print("s.grad  =", s.grad)  # x summed over columns
+print("b.grad  =", b.grad)  # ones summed over rows
+print("grads have their tensors' shapes:",
+      s.grad.shape == s.shape, b.grad.shape == b.shape)

@@ -1,17 +1,22 @@
-# Lesson 4: A @ B vs broadcast-multiply-sum vs einsum: three graphs, same gradients
+# Lesson 4: A @ B vs broadcast-multiply-sum vs einsum
+# Three graphs, the same gradients.
 import torch
 
 torch.manual_seed(0)
 A = torch.randn(3, 4, requires_grad=True)
 B = torch.randn(4, 5, requires_grad=True)
 
-r1 = A @ B                                               # one matrix-multiply node
-r2 = (A.unsqueeze(-1) * B.unsqueeze(0)).sum(dim=1)       # (3,4,1)*(1,4,5) -> (3,4,5) -> sum
-r3 = torch.einsum("xy,yz->xz", A, B)                     # y is summed, x and z are free
+# 1) one matrix-multiply node
+r1 = A @ B
+# 2) (3,4,1) * (1,4,5) -> (3,4,5), then sum over y
+r2 = (A.unsqueeze(-1) * B.unsqueeze(0)).sum(dim=1)
+# 3) x and z are free indices, y is summed
+r3 = torch.einsum("xy,yz->xz", A, B)
 
-print("same result:", torch.allclose(r1, r2, atol=1e-6), torch.allclose(r1, r3, atol=1e-6))
+print("same result:", torch.allclose(r1, r2, atol=1e-6),
+      torch.allclose(r1, r3, atol=1e-6))
 
-g = torch.ones(3, 5)          # the same upstream gradient for all three
+g = torch.ones(3, 5)   # same upstream gradient for all
 
 r1.backward(g)
 grads1 = (A.grad.clone(), B.grad.clone())
@@ -26,6 +31,7 @@ B.grad = None
 r3.backward(g)
 grads3 = (A.grad.clone(), B.grad.clone())
 
-for name, (gA, gB) in [("broadcast-sum", grads2), ("einsum", grads3)]:
-    print(f"{name:14s} same A.grad: {torch.allclose(gA, grads1[0], atol=1e-6)}"
-          f"  same B.grad: {torch.allclose(gB, grads1[1], atol=1e-6)}")
+for name, (gA, gB) in [("sum", grads2), ("einsum", grads3)]:
+    same_A = torch.allclose(gA, grads1[0], atol=1e-6)
+    same_B = torch.allclose(gB, grads1[1], atol=1e-6)
+    print(f"{name:7s} same A.grad: {same_A}  B.grad: {same_B}")
