@@ -1,0 +1,113 @@
+"""Every starter lesson runs in the window, shows a graph and a backward pass, and
+the stepper's final leaf gradients equal what torch computes on its own (in a
+separate plain-python subprocess: the GUI process never imports torch)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from autogradviz.app.main_window import MainWindow
+from autogradviz.app.resources_loader import default_lesson, lessons
+from autogradviz.app.theme import ThemeManager
+from autogradviz.app.worker_process import READY
+
+RUN_TIMEOUT_MS = 30_000
+LAYOUT_TIMEOUT_MS = 30_000
+READY_TIMEOUT_MS = 60_000
+
+# Runs a lesson with plain torch and prints {name: grad values} for every tensor
+# left in the namespace that has a .grad.
+EXPECTED = r"""
+import io, json, sys, contextlib, runpy, torch
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    ns = runpy.run_path(sys.argv[1], run_name="__main__")
+out = {k: v.grad.detach().flatten().tolist() for k, v in ns.items()
+       if isinstance(v, torch.Tensor) and v.grad is not None}
+print(json.dumps(out))
+"""
+
+LESSONS = lessons()
+
+
+def expected_grads(path) -> dict:
+    done = subprocess.run([sys.executable, "-c", EXPECTED, str(path)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def lesson_window(qapp, shared_worker):
+    """One window for all lessons (closed at the end of the module)."""
+    theme = ThemeManager()
+    w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
+    w.ask_unsaved = lambda: "discard"
+    w.show()
+    yield w
+    w.close()
+    w.deleteLater()
+    theme.deleteLater()
+
+
+def test_four_starter_lessons_with_both_languages():
+    assert len(LESSONS) >= 4
+    assert default_lesson() == LESSONS[0]
+    for lesson in LESSONS:
+        assert lesson.source.strip()
+        for lang in ("en", "zh_CN"):
+            md = lesson.path.with_name(f"{lesson.name}.{lang}.md")
+            assert md.exists(), md
+            assert lesson.title(lang) != lesson.name
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[l.name for l in LESSONS])
+def test_lesson_runs_shows_graph_and_correct_gradients(qtbot, lesson_window, lesson, wait_until):
+    w = lesson_window
+    wait_until(lambda: w.worker.state == READY, READY_TIMEOUT_MS, "worker ready")
+    with qtbot.waitSignals([w.runFinished, w.graph_view.layoutFinished],
+                           timeout=RUN_TIMEOUT_MS + LAYOUT_TIMEOUT_MS):
+        w.open_lesson(lesson, run=True)
+    trace = w._last_trace
+    assert trace.error is None, trace.error
+    assert trace.graphs and trace.backward_runs
+    scene = w.graph_view.graph_scene()
+    assert any(scene.node_items.values())
+
+    # Step to the end of the last backward() run: the leaves' .grad must equal torch's.
+    runs = [i for i, r in enumerate(trace.backward_runs) if r.kind == "backward"]
+    last = runs[-1]
+    w.session.select_run(last)
+    w.session.set_step(w.session.step_count)
+    state = w.session.state
+    assert state is not None and state.step == len(trace.backward_runs[last].steps) > 0
+    graph = trace.graph(trace.backward_runs[last].graph)
+    labels = {n.id: n.label for n in graph.nodes if n.kind == "leaf"}
+    shown = {labels[nid]: s.values for nid, s in state.leaf_grads.items() if labels.get(nid)}
+    expected = expected_grads(lesson.path)
+    compared = 0
+    for name, values in expected.items():
+        if name in shown:
+            assert len(shown[name]) == len(values)
+            for a, b in zip(shown[name], values):
+                assert math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6), (name, shown[name], values)
+            compared += 1
+    assert compared >= 1, (expected.keys(), shown.keys())
+
+
+def test_hook_lesson_shows_the_hook_firing_with_its_value(qtbot, lesson_window, wait_until):
+    w = lesson_window
+    lesson = next(l for l in LESSONS if "intermediate" in l.name)
+    wait_until(lambda: w.worker.state == READY, READY_TIMEOUT_MS, "worker ready")
+    with qtbot.waitSignal(w.runFinished, timeout=RUN_TIMEOUT_MS):
+        w.open_lesson(lesson, run=True)
+    trace = w._last_trace
+    hooks = [e for r in trace.backward_runs for e in r.events if e.kind == "tensor_hook"]
+    assert hooks, [e.kind for r in trace.backward_runs for e in r.events]
+    assert hooks[0].received is not None and hooks[0].received.values == [1.0] * 4
+    assert "global_grad    = 0.0" in w.output.plain_text
+    assert any(r.kind == "grad" for r in trace.backward_runs)
