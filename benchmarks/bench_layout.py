@@ -1,0 +1,163 @@
+"""Layout time per engine on real traces and a synthetic 10,000-node graph.
+
+Workloads (scripts traced in-process with `engine.runner.run_script`, as the
+worker does): an MLP, a 6-layer nn.TransformerEncoder, a GPT-2-small-shaped
+model (12 blocks, width 768; the script of bench_trace_cli.py), an RNNCell
+unrolled over 100, 300 and 1,000 steps, and a synthetic 10,000-node graph.
+
+For each: trace nodes, boxes drawn, and the time of
+  auto       - what the app and `autogradviz export` do by default
+               (grouping collapses big graphs; Graphviz for small pictures,
+               our layered layout for big ones),
+  graphviz   - Graphviz dot (system dot if on PATH, else the wasm build) on
+               the same picture as auto, time limit 60 s,
+  layered    - our layered layout on the same picture,
+  full/lay.  - our layered layout on the whole graph, nothing collapsed
+               (group none; shared leaves drawn per use).
+Run: .venv/bin/python benchmarks/bench_layout.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+MLP = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+x = torch.randn(8, 32)
+loss = nn.functional.cross_entropy(model(x), torch.randint(0, 10, (8,)))
+loss.backward()
+"""
+
+TRANSFORMER = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, batch_first=True,
+                                   dropout=0.0)
+encoder = nn.TransformerEncoder(layer, num_layers=6, enable_nested_tensor=False)
+x = torch.randn(2, 10, 64)
+loss = encoder(x).pow(2).mean()
+loss.backward()
+"""
+
+RNN = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+STEPS = {steps}
+cell = nn.RNNCell(16, 32)
+xs = torch.randn(STEPS, 4, 16)
+h = torch.zeros(4, 32)
+for t in range(STEPS):
+    h = cell(xs[t], h)
+loss = h.pow(2).mean()
+loss.backward()
+"""
+
+
+def gpt2_script() -> str:
+    from bench_trace_cli import SCRIPT
+    return SCRIPT
+
+
+def workloads(quick: bool = False):
+    items = [("MLP", MLP), ("TransformerEncoder x6", TRANSFORMER), ("GPT-2-small shape", None),
+             ("RNN 100 steps", RNN.format(steps=100)), ("RNN 300 steps", RNN.format(steps=300)),
+             ("RNN 1000 steps", RNN.format(steps=1000))]
+    if quick:
+        items = [i for i in items if "300" not in i[0] and "GPT" not in i[0]]
+    return items
+
+
+def trace_graph(source: str):
+    from autogradviz.engine.runner import run_script
+
+    run = run_script("device = 'cpu'\n" + source, "bench.py")
+    trace = run.trace
+    if trace.error is not None:
+        raise RuntimeError(f"{trace.error.type}: {trace.error.message}")
+    if trace.backward_runs:
+        g = trace.graph(trace.backward_runs[0].graph)
+    elif trace.graphs:
+        g = max(trace.graphs, key=lambda g: len(g.nodes))
+    else:
+        raise RuntimeError("the script built no graph")
+    return g
+
+
+def timed(fn, repeat=1):
+    best = None
+    out = None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        dt = time.perf_counter() - t
+        best = dt if best is None else min(best, dt)
+    return best, out
+
+
+def bench_graph(name, g, gv_limit=60.0):
+    from autogradviz.engine.layout import LayoutOptions, layout_graph, prepare
+
+    dg = prepare(g)
+    row = {"name": name, "nodes": len(g.nodes), "boxes": len(dg.nodes)}
+    t, r = timed(lambda: layout_graph(g), repeat=2)
+    row["auto"] = f"{t:.3f} s ({r.engine.split(' (')[0]})"
+    # the same picture with each engine
+    try:
+        t, r = timed(lambda: layout_graph(g, LayoutOptions(engine="graphviz", time_limit_s=gv_limit)))
+        row["graphviz"] = f"{t:.3f} s" if r.engine != "layered" else f">{gv_limit:g} s (timed out)"
+    except Exception as exc:  # noqa: BLE001 - report, keep going
+        row["graphviz"] = f"failed: {exc}"
+    t, r = timed(lambda: layout_graph(g, LayoutOptions(engine="layered")), repeat=2)
+    row["layered"] = f"{t:.3f} s"
+    full = prepare(g, group="none")
+    t, r = timed(lambda: layout_graph(g, LayoutOptions(engine="layered", group="none")))
+    row["full"] = f"{t:.3f} s / {len(full.nodes)} boxes"
+    return row
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="skip the slowest workloads")
+    args = ap.parse_args()
+    from autogradviz.engine.layout import graphviz_backend
+    from autogradviz.engine.layout import synthetic as S
+
+    print(f"bench_layout: Graphviz backend = {graphviz_backend()}")
+    rows = []
+    for name, src in workloads(args.quick):
+        try:
+            g = trace_graph(src if src is not None else gpt2_script())
+        except Exception as exc:  # noqa: BLE001
+            print(f"  {name}: could not trace ({type(exc).__name__}: {exc})")
+            continue
+        rows.append(bench_graph(name, g))
+        print("  " + _fmt(rows[-1]), flush=True)
+    g = S.random_dag(10000)
+    rows.append(bench_graph("synthetic 10,000 nodes", g, gv_limit=20.0))
+    print("  " + _fmt(rows[-1]), flush=True)
+    print()
+    print(f"{'workload':24} {'nodes':>6} {'boxes':>6}  {'auto':22} {'graphviz':22} {'layered':10} "
+          f"full graph, layered")
+    for r in rows:
+        print(f"{r['name']:24} {r['nodes']:>6} {r['boxes']:>6}  {r['auto']:22} {r['graphviz']:22} "
+              f"{r['layered']:10} {r['full']}")
+    return 0
+
+
+def _fmt(r):
+    return ", ".join(f"{k}={v}" for k, v in r.items())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
