@@ -29,9 +29,8 @@ def run_gui(argv: list[str] | None = None, open_path: str | None = None) -> int:
 
     theme = ThemeManager(app)
     theme.apply(force=True)
-    window = MainWindow(theme_manager=theme, start_worker=True, restore_autosave=True)
-    if open_path:
-        window.open_file(open_path, ask=False)
+    window = MainWindow(theme_manager=theme, start_worker=True, restore_autosave=True,
+                        open_path=open_path)
     window.show()
     window.raise_()
     code = app.exec()

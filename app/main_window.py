@@ -63,7 +63,8 @@ class MainWindow(QMainWindow):
     runFinished = Signal(object)  # Trace, after it reached the session
 
     def __init__(self, theme_manager: ThemeManager | None = None, worker: WorkerProcess | None = None,
-                 start_worker: bool = True, restore_autosave: bool = True, parent=None):
+                 start_worker: bool = True, restore_autosave: bool = True,
+                 open_path: str | None = None, parent=None):
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowIcon(icon("app"))
@@ -109,6 +110,9 @@ class MainWindow(QMainWindow):
         self._update_device_combo()
 
         restored = restore_autosave and self._restore_autosave()
+        if open_path and not restored:
+            # A file named on the command line is loaded, not run (only Run executes code).
+            restored = self.open_file(open_path, ask=False)
         if not restored:
             lesson = default_lesson()
             if lesson is not None:
