@@ -10,6 +10,7 @@ when stepping back.
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Optional
 
@@ -295,7 +296,7 @@ class InspectorPanel(QWidget):
                 v = summary_text(sv.tensor, 8)
             else:
                 v = repr(sv.value)
-            rows.append(f"<b>{sv.name}</b>: {v}")
+            rows.append(f"<b>{html.escape(sv.name)}</b>: {html.escape(str(v))}")
         self.saved_label.setText("<br>".join(rows))
 
     def _refresh_grads(self) -> None:
@@ -326,7 +327,8 @@ class InspectorPanel(QWidget):
             lines.append(self.tr("<b>.grad</b> (retain_grad) = {0}").format(summary_text(st.retained[n.id], 16)))
         for ev in st.events:
             if ev.node == n.id and ev.kind != "retain_grad":
-                line = self.tr("hook {0} saw {1}").format(ev.name or ev.kind, summary_text(ev.received, 16))
+                line = self.tr("hook {0} saw {1}").format(html.escape(ev.name or ev.kind),
+                                                          summary_text(ev.received, 16))
                 if ev.replaced or ev.returned is not None:
                     line += self.tr(", returned {0}").format(summary_text(ev.returned, 16))
                 lines.append(line)

@@ -181,6 +181,7 @@ class StepperPanel(QWidget):
         self.events = QListWidget(self)
         self.events.setFocusPolicy(Qt.NoFocus)
         self.events.setWordWrap(True)
+        self.events.setSelectionMode(QListWidget.NoSelection)
         self.events.itemClicked.connect(self._on_event_clicked)
 
         self.timer = QTimer(self)
@@ -381,6 +382,8 @@ class StepperPanel(QWidget):
         self.events.blockSignals(True)
         grey = self.palette().color(QPalette.Disabled, QPalette.Text)
         normal = self.palette().color(QPalette.Text)
+        mark = QColor("#e6007a")
+        mark.setAlpha(60)
         first_current = None
         for i in range(self.events.count()):
             item = self.events.item(i)
@@ -388,8 +391,13 @@ class StepperPanel(QWidget):
             if ek is None:
                 continue
             item.setForeground(normal if ek <= k else grey)
-            item.setSelected(ek == k)
-            if ek == k and first_current is None:
+            now = ek == k
+            item.setData(Qt.UserRole + 1, now)
+            item.setBackground(mark if now else QColor(0, 0, 0, 0))
+            f = item.font()
+            f.setBold(now)
+            item.setFont(f)
+            if now and first_current is None:
                 first_current = item
         if first_current is not None:
             self.events.scrollToItem(first_current)
@@ -458,6 +466,11 @@ class StepperPanel(QWidget):
         idx = self.run_combo.itemData(pos)
         if idx is not None:
             self.session.select_run(int(idx))
+
+    @staticmethod
+    def is_event_current(item: QListWidgetItem) -> bool:
+        """True for the events list entries that fired at the current step."""
+        return bool(item.data(Qt.UserRole + 1))
 
     def _on_event_clicked(self, item: QListWidgetItem) -> None:
         k = item.data(Qt.UserRole)

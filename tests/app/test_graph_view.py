@@ -161,7 +161,7 @@ def test_search_finds_nodes_next_previous(qtbot, view):
     assert view.session.selected_node == loss.id
     assert all(it.search_hit for it in view.graph_scene().node_items[loss.id])
     view.search_edit.clear()
-    qtbot.keyClicks(view.search_edit, "mul")
+    qtbot.keyClicks(view.search_edit, "mulbackward")
     hits = view.search_hits()
     assert len(hits) == 2  # y = x * w and loss = z * 3
     first = view.session.selected_node

@@ -102,7 +102,9 @@ def test_events_in_sync_and_clickable(qtbot, stepper):
     assert run.events, "the lesson registers a hook"
     items = [stepper.events.item(i) for i in range(stepper.events.count())]
     items = [it for it in items if it.data(Qt.UserRole) is not None]
-    assert len(items) == len(run.events)
+    from autogradviz.engine import replay
+
+    assert len(items) == len(replay.event_step_numbers(trace, 0)) >= len(run.events)
     hook_item = next(it for it in items if "double" in it.text())
     k = hook_item.data(Qt.UserRole)
     step_index = next(e.step for e in run.events if e.kind == "tensor_hook")
@@ -111,9 +113,9 @@ def test_events_in_sync_and_clickable(qtbot, stepper):
     rect = stepper.events.visualItemRect(hook_item)
     qtbot.mouseClick(stepper.events.viewport(), Qt.LeftButton, pos=rect.center())
     assert s.step == k
-    assert hook_item.isSelected()
+    assert stepper.is_event_current(hook_item)
     s.set_step(0)
-    assert not hook_item.isSelected()
+    assert not stepper.is_event_current(hook_item)
 
 
 def test_no_backward_says_why(qtbot, stepper):
