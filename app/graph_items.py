@@ -89,7 +89,7 @@ class NodeItem(QGraphicsItem):
         self.setZValue(2)
 
     def boundingRect(self) -> QRectF:
-        return self._rect.adjusted(-6, -10, 10, 6)
+        return self._rect.adjusted(-14, -10, 10, 6)
 
     def shape(self) -> QPainterPath:
         p = QPainterPath()
@@ -161,8 +161,9 @@ class NodeItem(QGraphicsItem):
                 painter.drawText(br, Qt.AlignCenter, text)
                 bx -= 18
         if self.status == "done":
+            # a tick just outside the top-left corner (never over the text)
             painter.setPen(QPen(st.done_border, 2))
-            x0, y0 = r.left() + 5, r.top() + 7
+            x0, y0 = r.left() - 11, r.top() + 5
             painter.drawPolyline(QPolygonF([QPointF(x0, y0), QPointF(x0 + 3, y0 + 3), QPointF(x0 + 8, y0 - 3)]))
 
     def _draw_shape(self, painter: QPainter, r: QRectF) -> None:

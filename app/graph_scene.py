@@ -69,6 +69,11 @@ def node_tooltip(node: Node, is_root: bool) -> str:
     return "<br>".join(parts)
 
 
+def _overlap(a: QRectF, b: QRectF) -> float:
+    r = a.intersected(b)
+    return 0.0 if r.isEmpty() else r.width() * r.height()
+
+
 class GraphScene(QGraphicsScene):
     nodeClicked = Signal(object)  # node id or None
     groupToggled = Signal(str, bool)  # module path, collapsed?
@@ -265,15 +270,16 @@ class GraphScene(QGraphicsScene):
                 continue
             for item in self.node_items.get(nid, ()):
                 touched_edges.update(self.in_edges.get(item.key, ()))
+        # callouts first (anchored to their node), then the labels avoid them;
+        # labels that disappear go before labels that are placed
+        self._update_callouts(old, state)
         many = self._many()
-        for ei in touched_edges:
-            self._update_edge(ei, new_eg, cur, many)
         if many and old is not None:
             # labels of the previous step's edges go away on big graphs
-            for ei in list(self._lit_edges_of(old_cur)):
-                if ei not in touched_edges:
-                    self._update_edge(ei, new_eg, cur, many)
-        self._update_callouts(old, state)
+            touched_edges.update(self._lit_edges_of(old_cur))
+        ordered = sorted(touched_edges, key=lambda e: (self._edge_grad(e, new_eg)[1] is not None, e.pos_index))
+        for ei in ordered:
+            self._update_edge(ei, new_eg, cur, many)
 
     def _lit_edges_of(self, nid):
         if nid is None:
@@ -316,28 +322,34 @@ class GraphScene(QGraphicsScene):
         label.setVisible(True)
 
     def _place_label(self, ei: EdgeItem, label: LabelItem) -> None:
-        """Next to the edge, nearer its source (where the gradient arrives),
-        moved along the edge when it would cover another label."""
+        """Next to its edge where it covers the least: other labels and callouts
+        count most, boxes less; tries both sides of the edge at a few points
+        along it, then small steps up/down (short edges in a dense layout)."""
         sz = label.size()
+        w, h = sz.width(), sz.height()
         path = ei.path()
-        first = None
-        for t, side in ((0.4, 1), (0.4, -1), (0.6, 1), (0.6, -1), (0.25, 1), (0.75, 1), (0.25, -1),
-                        (0.75, -1)):
-            p = path.pointAtPercent(t)
-            x = p.x() + 5 if side > 0 else p.x() - 5 - sz.width()
-            rect = QRectF(x, p.y() - sz.height() / 2, sz.width(), sz.height())
-            if first is None:
-                first = rect
-            clash = False
-            for other in self.items(rect):
-                if other is not label and isinstance(other, LabelItem) and other.isVisible():
-                    clash = True
-                    break
-            if not clash:
-                break
-        else:
-            rect = first
-        label.setPos(rect.topLeft())
+        best, best_cost = None, None
+        for dy in (0.0, h + 2, -(h + 2), 2 * (h + 2), -2 * (h + 2)):
+            for t in (0.5, 0.35, 0.65, 0.2, 0.8):
+                p = path.pointAtPercent(t)
+                for side in (1, -1):
+                    x = p.x() + 5 if side > 0 else p.x() - 5 - w
+                    rect = QRectF(x, p.y() - h / 2 + dy, w, h)
+                    cost = 0.0
+                    for other in self.items(rect):
+                        if other is label or not other.isVisible():
+                            continue
+                        if isinstance(other, LabelItem):
+                            cost += 3 * _overlap(rect, other.sceneBoundingRect())
+                        elif isinstance(other, NodeItem):
+                            cost += _overlap(rect, other.sceneBoundingRect())
+                    cost += abs(dy) * 0.5  # prefer staying next to the edge
+                    if best_cost is None or cost < best_cost:
+                        best, best_cost = rect, cost
+                    if cost == 0:
+                        label.setPos(rect.topLeft())
+                        return
+        label.setPos(best.topLeft())
 
     def _callout_lines(self, nid: str, state: StepState) -> tuple[list[str], str, bool]:
         node = self._nodes.get(nid)
