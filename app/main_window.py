@@ -521,6 +521,9 @@ class MainWindow(QMainWindow):
             self.output.append_error(err.type, err.message, err.line, err.explanation,
                                      err.traceback, line_format=self.tr("line {n}"),
                                      explanation_label=self.tr("What this means:"))
+        for note in getattr(trace, "notes", None) or []:
+            if not note.startswith("internal:"):
+                self.output.append_note(note)
         nodes = sum(len(g.nodes) for g in trace.graphs)
         seconds = f"{trace.duration_s:.2f}" if trace.duration_s is not None else "?"
         if not trace.graphs and err is None:

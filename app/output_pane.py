@@ -66,6 +66,11 @@ class OutputPane(QTextBrowser):
         self._ensure_newline()
         self._append_html(self._span(text + "\n", "info"), text + "\n")
 
+    def append_note(self, text: str) -> None:
+        """A plain-language note about the run (e.g. an explained warning)."""
+        self._ensure_newline()
+        self._append_html(self._span("ⓘ " + text + "\n", "link"), "ⓘ " + text + "\n")
+
     def append_success(self, text: str) -> None:
         self._ensure_newline()
         self._append_html(self._span(text + "\n", "ok"), text + "\n")
