@@ -85,3 +85,30 @@ def wait_until():
 def pid_alive():
     """alive(pid) -> bool."""
     return _pid_alive
+
+
+def _children() -> set[int]:
+    """Live (non-zombie) child processes of this test process."""
+    kids: set[int] = set()
+    try:
+        for tid in os.listdir(f"/proc/{os.getpid()}/task"):
+            try:
+                with open(f"/proc/{os.getpid()}/task/{tid}/children") as f:
+                    kids.update(int(p) for p in f.read().split())
+            except OSError:
+                pass
+    except OSError:
+        return kids
+    return {p for p in kids if _pid_alive(p)}
+
+
+@pytest.fixture
+def no_leftovers(shared_worker):
+    """After the test: no thread-pool work running and no child process except the
+    module's shared worker."""
+    yield
+    from PySide6.QtCore import QThreadPool
+
+    assert QThreadPool.globalInstance().waitForDone(10_000), "thread pool still busy"
+    keep = {shared_worker.pid()} - {None}
+    _wait_until(lambda: not (_children() - keep), 5_000, "stray child processes to exit")

@@ -29,7 +29,7 @@ TYPED_LINE = "d.backward()"
 
 
 @pytest.fixture
-def window(qtbot, shared_worker, wait_until):
+def window(qtbot, shared_worker, wait_until, no_leftovers):
     wait_until(lambda: shared_worker.state == READY, RESTART_TIMEOUT_MS, "worker ready")
     theme = ThemeManager()
     w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False,
