@@ -283,25 +283,39 @@ class GraphView(QWidget):
         if rect.isEmpty():
             return
         vp = self.view.viewport().rect()
-        bottom = 0
-        if self.legend is not None and self.legend.isVisible():
-            bottom = self.legend.height() + 12
-        avail_w = max(vp.width() - 32, 40)
-        avail_h = max(vp.height() - bottom - 32, 40)
-        scale = min(avail_w / rect.width(), avail_h / rect.height(), 1.6)
+        # the legend goes where it costs the graph least: a column on the left
+        # (tall graphs) or two columns along the bottom (wide graphs)
+        left = bottom = 0
+        legend_on = self.legend is not None and self.legend.isVisible()
+        cands = [(0, 0, 2)]
+        if legend_on:
+            tall, wide = self.legend.size_for(1), self.legend.size_for(2)
+            cands = [(tall.width() + 12, 0, 1), (0, wide.height() + 12, 2)]
+        best = None
+        for l_, b_, cols in cands:
+            aw = max(vp.width() - l_ - 32, 40)
+            ah = max(vp.height() - b_ - 32, 40)
+            sc = min(aw / rect.width(), ah / rect.height(), 1.6)
+            if best is None or sc > best[0] + 1e-9:
+                best = (sc, l_, b_, cols)
+        scale, left, bottom, cols = best
+        if legend_on:
+            self.legend.set_columns(cols)
         scale = max(scale, 0.02)
         self.view.resetTransform()
         self.view.scale(scale, scale)
-        # centre the graph in the part of the viewport above the legend
-        shift = bottom / 2 / scale
-        self.view.centerOn(rect.center().x(), rect.center().y() + shift)
+        # centre the graph in the part of the viewport the legend leaves free
+        self.view.centerOn(rect.center().x() - left / 2 / scale, rect.center().y() + bottom / 2 / scale)
         self._pending_fit = False
         self._update_overlays()
 
     def place_legend(self) -> None:
         if self.legend is not None:
             vp = self.view.viewport()
-            self.legend.move(8, max(8, vp.height() - self.legend.height() - 8))
+            if self.legend.columns == 1:
+                self.legend.move(8, 8)
+            else:
+                self.legend.move(8, max(8, vp.height() - self.legend.height() - 8))
 
     def show_search(self) -> None:
         self.search_bar.show()

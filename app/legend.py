@@ -17,6 +17,7 @@ class Legend(QWidget):
     def __init__(self, style: GraphStyle, parent=None):
         super().__init__(parent)
         self.style = style
+        self.columns = 2
         self.setAttribute(Qt.WA_TransparentForMouseEvents, False)
         self.move(8, 8)
         self.retranslate()
@@ -42,11 +43,26 @@ class Legend(QWidget):
                                 "operation); gradients flow against them during backward."))
         self._entries = self.entries()
         fm = self.fontMetrics()
-        self._rows = (len(self._entries) + 1) // 2
-        half = [self._entries[: self._rows], self._entries[self._rows:]]
-        self._colw = [max(fm.horizontalAdvance(t) for _, _, t in col) + 48 for col in half]
+        self._rows = (len(self._entries) + self.columns - 1) // self.columns
+        cols = [self._entries[i * self._rows:(i + 1) * self._rows] for i in range(self.columns)]
+        self._colw = [max(fm.horizontalAdvance(t) for _, _, t in col) + 48 for col in cols if col]
         self.setFixedSize(QSize(sum(self._colw) + 4, 8 + 18 * self._rows))
         self.update()
+
+    def set_columns(self, n: int) -> None:
+        """One column (tall, for the left side) or two (wide, for the bottom)."""
+        if n != self.columns:
+            self.columns = n
+            self.retranslate()
+
+    def size_for(self, n: int):
+        old = self.columns
+        self.columns = n
+        self.retranslate()
+        size = self.size()
+        self.columns = old
+        self.retranslate()
+        return size
 
     def set_style(self, style: GraphStyle) -> None:
         self.style = style
@@ -68,7 +84,7 @@ class Legend(QWidget):
         p.drawRoundedRect(QRectF(0.5, 0.5, self.width() - 1, self.height() - 1), 5, 5)
         for i, (kind, what, text) in enumerate(self._entries):
             col, row = divmod(i, self._rows)
-            x0 = 0 if col == 0 else self._colw[0]
+            x0 = sum(self._colw[:col])
             y = 4 + 18 * row
             p.save()
             p.translate(x0, 0)
