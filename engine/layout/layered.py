@@ -6,8 +6,8 @@ polish for speed, in pure Python with linear-ish steps:
 
 1. cycles (possible only after collapsing groups) are broken by reversing the
    back edges of a depth-first search (networkx checks acyclicity);
-2. ranks by longest path from the sources, then sources (leaves, inputs) are
-   pulled down next to their first consumer so they do not all sit on top;
+2. ranks: as late as possible (leaves next to their consumer), then nodes that
+   gather more than they feed move back up below their inputs;
 3. long edges get dummy nodes (capped, so a pathological graph stays fast);
 4. a few barycenter sweeps order each rank; members of one module group are
    kept contiguous so group frames do not interleave;
@@ -106,9 +106,25 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
         for s in G._succ[v]:
             if rank[s] < rv:
                 rank[s] = rv
+    # As late as possible first: leaves, weight transposes and inputs sit just
+    # above the op that uses them instead of all in the top rank. Then, in
+    # topological order, nodes that gather at least as much as they feed move
+    # back up to just below their inputs (a running loss stays beside the
+    # steps that feed it instead of sinking to the bottom); nodes that hang
+    # only off sources through single edges (leaf -> transpose) stay put.
     for v in reversed(topo):
-        if not G._pred[v] and G._succ[v]:
+        if G._succ[v]:
             rank[v] = min(rank[s] for s in G._succ[v]) - 1
+    free = bytearray(n)
+    for v in topo:
+        preds = G._pred[v]
+        if not preds or (len(preds) == 1 and free[next(iter(preds))]):
+            free[v] = 1
+        elif len(preds) >= len(G._succ[v]):
+            rank[v] = max(rank[p] for p in preds) + 1
+    low = min(rank)
+    if low:
+        rank = [r - low for r in rank]
     nranks = max(rank) + 1
     _check(cancelled)
 
@@ -334,10 +350,10 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
             continue
         e, chain, rev = item
         u, w = chain[0], chain[-1]
-        pts = [(round(outx[ri], 2), round(cy[u] + heights[u] / 2, 2))]
+        pts = [(outx[ri], cy[u] + heights[u] / 2)]
         for d in chain[1:-1]:
-            pts.append((round(xc[d] + off_x, 2), round(cy[d], 2)))
-        pts.append((round(inx[ri], 2), round(cy[w] - heights[w] / 2, 2)))
+            pts.append((xc[d] + off_x, cy[d]))
+        pts.append((inx[ri], cy[w] - heights[w] / 2))
         if rev:
             pts.reverse()
         edges.append(LayoutEdge(src=e.src, dst=e.dst, points=pts, spline=False,
