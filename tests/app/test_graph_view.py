@@ -226,3 +226,44 @@ def test_show_saved_relayouts_with_saved_boxes(qtbot, view):
     saved = [b for b in view.graph_scene().layout.boxes if b.kind == "saved"]
     assert saved, "MulBackward0 saves its inputs: saved boxes expected"
     assert all(view.graph_scene().key_items[b.key].isVisible() for b in saved)
+
+
+MODEL = """\
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+out = model(torch.randn(3, 4))
+loss = out.pow(2).mean()
+loss.backward()
+"""
+
+
+def test_collapse_and_expand_a_module_group(qtbot, view):
+    trace = show(qtbot, view, MODEL)
+    scene = view.graph_scene()
+    frames = [g for g in scene.layout.groups if not g.collapsed]
+    assert any(g.module == "model.0" for g in frames), [g.module for g in scene.layout.groups]
+    # collapse model.0 (what clicking its frame title does)
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        scene.group_clicked("model.0", True)
+    wait_layout(qtbot, view)
+    scene = view.graph_scene()
+    boxes = [b for b in scene.layout.boxes if b.kind == "group"]
+    assert len(boxes) == 1
+    box_item = scene.key_items[boxes[0].key]
+    # stepping still works: the collapsed box shows its members' progress
+    members = set(next(g for g in scene.layout.groups if g.id == boxes[0].key).members)
+    view.session.set_step(view.session.step_count)
+    last = trace.backward_runs[0].steps[-1].node
+    assert box_item.status == ("current" if last in members else "done")
+    view.session.set_step(0)
+    assert box_item.status == "pending"
+    # clicking the collapsed box expands it again
+    view.view.centerOn(box_item)
+    pos = view.view.mapFromScene(box_item.sceneBoundingRect().center())
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        qtbot.mouseClick(view.view.viewport(), Qt.LeftButton, pos=pos)
+    wait_layout(qtbot, view)
+    assert not [b for b in view.graph_scene().layout.boxes if b.kind == "group"]
+    assert set(view.graph_scene().node_items) == {n.id for n in trace.graph(view.session.graph_id).nodes}
