@@ -631,7 +631,9 @@ class MainWindow(QMainWindow):
     def _on_layout_finished(self, info: str) -> None:
         self._layout_busy = False
         self.layout_label.setProperty("info", info)
-        self.layout_label.setText(self.tr("Layout: {info}").format(info=info) if info else "")
+        # The graph view's info already names the engine and the time ("… layout: dot in 0.1 s").
+        self.layout_label.setText(info)
+        self.layout_label.setToolTip(self.tr("How the graph was laid out"))
         self._update_worker_label()
 
     def _on_layout_failed(self, message: str) -> None:

@@ -348,6 +348,10 @@ class WorkerProcess(QObject):
     def _on_parsed(self, run_id: int, trace, error: str) -> None:
         if self._closing:
             return
+        if self._current_run is not None and self._current_run != run_id:
+            return  # a newer run was started while this trace was being read
+        if self._pending is not None:
+            return  # a newer run is waiting for a fresh worker
         if trace is not None:
             self.traceReady.emit(trace)
         else:
@@ -385,7 +389,6 @@ class WorkerProcess(QObject):
             self._restart_after(reason)
             return
         # The worker died on its own.
-        was_running = self._current_run is not None
         never_ready = not self.info
         self._current_run = None
         self._fail_fetches("the worker stopped")
@@ -398,7 +401,7 @@ class WorkerProcess(QObject):
         if tail:
             message += "\n" + "\n".join(tail.splitlines()[-8:])
         self._set_state(CRASHED)
-        self.crashed.emit(message if was_running or never_ready else message)
+        self.crashed.emit(message)
         if never_ready:
             self._start_failures += 1
         if self._start_failures >= MAX_START_FAILURES:
