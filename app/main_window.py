@@ -461,6 +461,9 @@ class MainWindow(QMainWindow):
         s.graphChanged.connect(lambda _gid: self._update_graph_label())
         s.traceChanged.connect(self._update_graph_label)
         gv = self.graph_view
+        box = getattr(gv, "saved_box", None)
+        if box is not None:  # keep View ▸ Show Saved Tensors and the view's checkbox in step
+            box.toggled.connect(self._sync_show_saved)
         if hasattr(gv, "layoutStarted"):
             gv.layoutStarted.connect(self._on_layout_started)
             gv.layoutFinished.connect(self._on_layout_finished)
@@ -621,6 +624,13 @@ class MainWindow(QMainWindow):
     def _set_show_saved(self, on: bool) -> None:
         if hasattr(self.graph_view, "set_show_saved"):
             self.graph_view.set_show_saved(on)
+
+    def _sync_show_saved(self, on: bool) -> None:
+        act = self.actions["show_saved"]
+        if act.isChecked() != on:
+            act.blockSignals(True)
+            act.setChecked(on)
+            act.blockSignals(False)
 
     def _on_layout_started(self) -> None:
         self._layout_busy = True
