@@ -37,6 +37,7 @@ MAX_IMAGE_PIXELS = 120_000_000  # ~480 MB of RGBA
 MAX_PDF_SIDE = 14400.0  # pt (200 in): the PDF page size limit most readers keep
 MAX_GIF_SIDE = 1600  # px: GIFs are for slides; bigger graphs are scaled down
 GIF_FRAME_MS = 700
+MAX_GIF_FRAMES = 300  # longer runs are sampled evenly (first and last state kept)
 GIF_LAST_FRAME_MS = 2500
 
 
@@ -207,9 +208,10 @@ def _qimage_to_pil(img: QImage):
 def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRectF] = None,
               scale: float = 1.0, progress: Optional[Callable[[int, int], None]] = None,
               cancelled: Optional[Callable[[], bool]] = None,
-              max_side: int = MAX_GIF_SIDE) -> ExportInfo:
+              max_side: int = MAX_GIF_SIDE, max_frames: int = MAX_GIF_FRAMES) -> ExportInfo:
     """One frame per state of backward run `run_index`: state 0 (before the
-    first step) through state n (after the last), so frames == steps + 1.
+    first step) through state n (after the last), so frames == steps + 1
+    (runs longer than `max_frames` are sampled evenly, with a note).
     The scene's own step state is restored afterwards."""
     from PIL import Image
 
@@ -219,11 +221,14 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
         raise ExportError(tr("no backward run {0} to animate (the trace has {1})").format(
             run_index, len(trace.backward_runs)))
     n = replay.step_count(trace, run_index)
+    ks = list(range(n + 1))
+    if len(ks) > max_frames:
+        ks = sorted({round(i * n / (max_frames - 1)) for i in range(max_frames)})
     old_state = getattr(scene, "state", None)
     frames = []
     s_used = scale
     try:
-        for k in range(n + 1):
+        for i, k in enumerate(ks):
             if cancelled is not None and cancelled():
                 raise ExportCancelled(tr("export cancelled"))
             scene.apply_step(replay.state_at(trace, run_index, k))
@@ -232,7 +237,7 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
                                        max_pixels=max_side * max_side)
             frames.append(_qimage_to_pil(img))
             if progress is not None:
-                progress(k + 1, n + 1)
+                progress(i + 1, len(ks))
     finally:
         scene.apply_step(old_state)
     # same canvas for every frame (labels may change the extent a little)
@@ -255,6 +260,8 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
         out[0].save(tmp, format="GIF", save_all=True, append_images=out[1:], duration=durations,
                     loop=0, disposal=1)
     info = ExportInfo(path, "gif", W, H, frames=len(out), scale=s_used)
+    if len(ks) < n + 1:
+        info.notes.append(tr("{0} steps: {1} frames, evenly sampled").format(n, len(ks)))
     if s_used < scale - 1e-9:
         info.notes.append(tr("frames scaled down to {0:.3g} (at most {1} px a side)").format(
             s_used, max_side))

@@ -241,11 +241,12 @@ class ExportDialog(QDialog):
         copy = GraphScene(None, scene.style)
         copy.set_graph(scene.graph, scene.layout)
         copy.set_show_saved(getattr(scene, "show_saved", False))
-        self.progress.setRange(0, len(trace.backward_runs[run].steps) + 1)
+        self.progress.setRange(0, min(len(trace.backward_runs[run].steps) + 1, ex.MAX_GIF_FRAMES))
         self.progress.setValue(0)
         self.progress.show()
 
         def progress(k, n):
+            self.progress.setMaximum(n)
             self.progress.setValue(k)
             QCoreApplication.processEvents(QEventLoop.AllEvents, 20)
 

@@ -261,3 +261,17 @@ def test_cli_script_error_exit_code_like_trace(tmp_path):
     assert out.exists()
     p = _cli([str(tmp_path / "missing.py"), "-o", str(out)])
     assert p.returncode == 2 and "no such file" in p.stderr
+
+
+def test_long_runs_are_sampled(scene_and_trace, tmp_path):
+    from PIL import Image
+
+    from autogradviz.app import export as ex
+    from autogradviz.engine import replay
+
+    scene, trace = scene_and_trace
+    n = replay.step_count(trace, 0)
+    out = tmp_path / "s.gif"
+    info = ex.write_gif(scene, trace, 0, str(out), max_frames=5)
+    assert Image.open(out).n_frames == 5 == info.frames
+    assert str(n) in info.notes[0]
