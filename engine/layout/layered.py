@@ -213,7 +213,10 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
         layer.sort(key=key)
 
     bary = pos[:]  # reused buffer
-    for sweep in range(SWEEPS):
+    # small pictures get more sweeps (cheap there, and they are looked at closely)
+    sweeps = SWEEPS * 2 if total < 3000 else SWEEPS
+    x_passes = X_PASSES * 2 if total < 3000 else X_PASSES
+    for sweep in range(sweeps):
         down = sweep % 2 == 0
         rng = range(1, nranks) if down else range(nranks - 2, -1, -1)
         for r in rng:
@@ -229,7 +232,7 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
             for i, v in enumerate(layer):
                 pos[v] = float(i)
         _check(cancelled)
-        prog(0.25 + 0.35 * (sweep + 1) / SWEEPS, "ordering")
+        prog(0.25 + 0.35 * (sweep + 1) / sweeps, "ordering")
 
     # -- 5. x coordinates --------------------------------------------------------------
     # Separation between neighbours: box gap, plus room for group frames when
@@ -260,7 +263,7 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
             mid = (xc[layer[0]] + xc[layer[-1]]) / 2
             for v in layer:
                 xc[v] -= mid
-    for it in range(X_PASSES):
+    for it in range(x_passes):
         down = it % 2 == 0
         rng = range(1, nranks) if down else range(nranks - 2, -1, -1)
         for r in rng:
@@ -282,7 +285,7 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
             for v, x in zip(layer, xs):
                 xc[v] = x
         _check(cancelled)
-        prog(0.6 + 0.25 * (it + 1) / X_PASSES, "placing")
+        prog(0.6 + 0.25 * (it + 1) / x_passes, "placing")
 
     # -- y coordinates --------------------------------------------------------------------
     rank_gap = RANK_GAP + gdepth_max * (2 * GROUP_PAD) + (GROUP_LABEL if gdepth_max else 0)
