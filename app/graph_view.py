@@ -106,6 +106,11 @@ class GraphView(QWidget):
         self._hits: list[str] = []
         self._hit_pos = -1
         self._layout_graph_id = ""
+        self._build = None  # scene build in progress (generator)
+        self._build_graph_id = ""
+        self._build_result = None
+        self.follow = True  # scroll to the running node when it leaves the view
+        self._focus_nodes: list[str] = []
 
         # busy bar (progress + cancel), hidden when idle
         self.busy = QWidget(self)
@@ -426,6 +431,18 @@ class GraphView(QWidget):
             self._search(self.search_edit.text())
         if self._pending_fit:
             self._fit_when_ready()
+        elif self._focus_nodes:
+            # after expanding/collapsing a group, look at what changed
+            focus = [self._scene.center_of(n) for n in self._focus_nodes[:1]]
+            focus = [p for p in focus if p is not None]
+            if not focus:
+                for n in self._focus_nodes:
+                    if n in self._scene.group_boxes:
+                        focus = [self._scene.group_boxes[n].sceneBoundingRect().center()]
+                        break
+            if focus:
+                self.view.centerOn(focus[0])
+            self._focus_nodes = []
         if self.minimap is not None:
             self.minimap.refresh()
         info = self.tr("{0} nodes, layout: {1} in {2:.2f} s").format(
@@ -464,6 +481,24 @@ class GraphView(QWidget):
     def _on_step(self, k: int) -> None:
         if self._layout_graph_id and self._layout_graph_id == self.session.graph_id:
             self._scene.apply_step(self.session.state)
+            self._follow_current()
+
+    def _follow_current(self) -> None:
+        """Keep the node running now in sight (playing through a long graph)."""
+        st = self.session.state
+        if st is None or st.current is None or not self.follow:
+            return
+        items = self._scene.node_items.get(st.current) or (
+            [self._scene.group_boxes[st.current]] if st.current in self._scene.group_boxes else [])
+        if not items:
+            return
+        r = items[0].sceneBoundingRect()
+        vis = self.visible_scene_rect()
+        # "in sight" = well inside the view, not under the minimap or legend
+        safe = vis.adjusted(vis.width() * 0.2, vis.height() * 0.15, -vis.width() * 0.25, -vis.height() * 0.25)
+        if not safe.contains(r):
+            self.view.centerOn(r.center())
+            self._update_overlays()
 
     def _on_node_clicked(self, node_id) -> None:
         self.session.select_node(node_id)
@@ -471,6 +506,8 @@ class GraphView(QWidget):
     def _on_group_toggled(self, module: str, collapsed: bool) -> None:
         layout = self._scene.layout
         if layout is not None:
+            grp = next((g for g in layout.groups if g.module == module), None)
+            self._focus_nodes = list(grp.members) if grp is not None else []
             current = {g.module for g in layout.groups if g.collapsed}
             rolled = [g for g in layout.groups if g.module == module and g.repeat > 1]
             self.session.set_groups(current, unroll=module if (rolled and not collapsed) else None)

@@ -13,7 +13,7 @@ import time
 import traceback
 from typing import Any, Optional
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
 
 from autogradviz.engine.layout.model import LayoutBox, LayoutEdge, LayoutResult
 from autogradviz.engine.trace_model import Graph
@@ -165,6 +165,9 @@ class LayoutRunner(QObject):
         self._thread: Optional[_LayoutThread] = None
         self._graph_id = ""
         self._old: list[_LayoutThread] = []
+        app = QCoreApplication.instance()
+        if app is not None:  # never leave a layout thread running at exit
+            app.aboutToQuit.connect(self.shutdown)
 
     def is_running(self) -> bool:
         return self._thread is not None and self._thread.isRunning()
