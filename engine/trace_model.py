@@ -179,6 +179,10 @@ class Trace:
     stderr: str = ""
     error: Optional[ErrorInfo] = None
     duration_s: Optional[float] = None
+    # Added by H1: plain-language notes about the run (explained warnings such
+    # as reading .grad of a non-leaf, saved values skipped inside checkpoints,
+    # truncated output, recording problems). Never affects the script.
+    notes: list[str] = field(default_factory=list)
 
     # -- convenience (not serialised) ---------------------------------------
     def graph(self, graph_id: str) -> Graph:

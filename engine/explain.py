@@ -1,0 +1,178 @@
+"""Plain-language explanations for the mistakes learners make most often.
+
+`explain(exc)` looks at an exception's type and message (torch's messages are
+stable enough to match on) and returns a short explanation, or None.
+`explain_warning(message)` does the same for warnings (reading `.grad` of a
+non-leaf tensor is a UserWarning in torch, not an error).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+_RULES: list[tuple[str, re.Pattern, str]] = []
+
+
+def _rule(key: str, pattern: str, text: str) -> None:
+    _RULES.append((key, re.compile(pattern, re.IGNORECASE | re.DOTALL), text))
+
+
+_rule(
+    "shape_matmul",
+    r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)",
+    "Shape mismatch in a matrix multiplication: the left matrix is {0}x{1} and the "
+    "right one is {2}x{3}. For A @ B the number of columns of A ({1}) must equal the "
+    "number of rows of B ({2}). For nn.Linear(in_features, out_features) the last "
+    "dimension of the input must be in_features. Print the .shape of both operands; "
+    "you may need to transpose one (.T) or change the layer's size.",
+)
+_rule(
+    "shape_matmul2",
+    r"(size mismatch|shapes? .* cannot be multiplied|Expected size for first two dimensions of batch2)",
+    "Shape mismatch in a matrix product: the inner dimensions of the two operands must "
+    "agree (for A @ B, A.shape[-1] == B.shape[-2]). Print the .shape of both operands.",
+)
+_rule(
+    "shape_broadcast",
+    r"The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton dimension (\d+)",
+    "Shape mismatch: the two tensors cannot be broadcast together. Broadcasting lines "
+    "shapes up from the right; at dimension {2} one tensor has size {0} and the other "
+    "{1}, and sizes must be equal or one of them must be 1. Print both .shape values; "
+    "reshape, unsqueeze or transpose one of them so the dimensions line up.",
+)
+_rule(
+    "shape_view",
+    r"shape '\[.*\]' is invalid for input of size (\d+)",
+    "Shape mismatch in view/reshape: the new shape must contain exactly as many "
+    "elements as the tensor has ({0}). Use -1 for the one dimension you want computed.",
+)
+_rule(
+    "device",
+    r"(Expected all tensors to be on the same device|on the expected device|"
+    r"Expected object of device type|is on (cuda|cpu).* but .* (cuda|cpu)|device type .* but got)",
+    "Device mismatch: the tensors in this operation live on different devices (for "
+    "example one on the CPU and one on the GPU). An operation needs all its tensors on "
+    "the same device: move them with .to(device) (the script's predefined `device` "
+    "variable), and move the model too with model.to(device).",
+)
+_rule(
+    "dtype",
+    r"(expected (m1 and m2|scalar type|both vectors) .*(dtype|type)|"
+    r"expected .* to have the same dtype|found dtype \w+ but expected \w+|"
+    r"can't be cast to the desired output type|result type \w+ can't be cast|"
+    r"expected scalar type \w+ but found \w+|Expected object of scalar type)",
+    "Dtype mismatch: the tensors in this operation have different data types (for "
+    "example float32 and float64, or float and long). Most operations need matching "
+    "dtypes: convert one with .float(), .double() or .to(other.dtype). Note that "
+    "torch.tensor([1, 2]) makes integers while torch.tensor([1., 2.]) makes floats, and "
+    "numpy arrays become float64.",
+)
+_rule(
+    "only_float_grad",
+    r"only Tensors of floating point( and complex)? dtype can require gradients",
+    "Only floating-point (or complex) tensors can require gradients: gradients are "
+    "fractional values. Create the tensor as float (torch.tensor([1., 2.]) or "
+    ".float()) before setting requires_grad=True.",
+)
+_rule(
+    "inplace_leaf",
+    r"a leaf Variable that requires grad (is being|has been) used in an in-place operation",
+    "In-place operation on a leaf tensor that requires grad: autograd must keep a leaf's "
+    "value as it was, so ops like x += 1, x.add_(1) or x[0] = 0 are not allowed on it. "
+    "To update parameters by hand, do it inside `with torch.no_grad():` (as optimizers "
+    "do); otherwise write x = x + 1 to make a new tensor.",
+)
+_rule(
+    "inplace_modified",
+    r"one of the variables needed for gradient computation has been modified by an inplace operation",
+    "A tensor that autograd saved for the backward pass was changed in place afterwards "
+    "(for example with +=, .add_(), .relu_() or an index assignment), so the gradient "
+    "can no longer be computed correctly. Use the out-of-place version (x = x + 1) or "
+    "clone() the tensor before modifying it.",
+)
+_rule(
+    "backward_twice",
+    r"Trying to backward through the graph a second time",
+    "Backward through the same graph twice: the first backward() freed the values the "
+    "graph saved, to save memory. If you really need a second pass, call the first "
+    "one as backward(retain_graph=True). In a training loop, this usually means part "
+    "of the graph is reused across iterations: recompute the forward pass (the loss) "
+    "inside the loop, or .detach() the tensor carried over.",
+)
+_rule(
+    "nonscalar",
+    r"grad can be implicitly created only for (real )?scalar outputs",
+    "backward() on a tensor with more than one element: backward() without an argument "
+    "only works for a single number (a scalar), such as a loss. Reduce the tensor "
+    "first (y.sum().backward() or y.mean().backward()), or pass the gradient "
+    "explicitly: y.backward(torch.ones_like(y)).",
+)
+_rule(
+    "no_grad_fn",
+    r"(element \d+ of tensors does not require grad and does not have a grad_fn|"
+    r"One of the differentiated Tensors does not require grad|"
+    r"does not require grad and does not have a grad_fn)",
+    "This tensor is not part of an autograd graph: nothing it depends on has "
+    "requires_grad=True (or it was computed under torch.no_grad() or after .detach()), "
+    "so it has no grad_fn and there is nothing to differentiate. Create the inputs "
+    "you want gradients for with requires_grad=True, e.g. torch.randn(3, "
+    "requires_grad=True), and compute from them with grad enabled.",
+)
+_rule(
+    "unused_input",
+    r"One of the differentiated Tensors appears to not have been used in the graph",
+    "torch.autograd.grad was asked for the gradient with respect to a tensor the "
+    "output does not depend on. Check the inputs list, or pass allow_unused=True to "
+    "get None for it.",
+)
+_rule(
+    "nonleaf_grad_none",
+    r"'NoneType' object has no attribute",
+    "Something is None where a tensor was expected. If it is a .grad: .grad is only "
+    "filled for leaf tensors that require grad (created by you with "
+    "requires_grad=True), and only after backward() ran. For an intermediate tensor, "
+    "call t.retain_grad() before backward().",
+)
+
+NONLEAF_GRAD_WARNING = (
+    "Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad "
+    "of leaf tensors (the ones you created with requires_grad=True), so this is None. "
+    "To keep the gradient of an intermediate tensor, call t.retain_grad() before "
+    "backward(), or use torch.autograd.grad(output, t)."
+)
+
+
+def explain(exc: BaseException) -> Optional[str]:
+    msg = str(exc)
+    if isinstance(exc, SyntaxError):
+        return ("Python could not read this line: check for a missing bracket, colon, "
+                "quote or comma near the marked position.")
+    if isinstance(exc, (ModuleNotFoundError, ImportError)):
+        return "This module is not installed in the app's Python environment."
+    if isinstance(exc, AttributeError) and "'NoneType'" not in msg:
+        return None
+    for key, pat, text in _RULES:
+        m = pat.search(msg)
+        if m:
+            try:
+                return text.format(*m.groups())
+            except (IndexError, KeyError):
+                return text
+    return None
+
+
+def explain_key(exc: BaseException) -> Optional[str]:
+    """Which rule matched (for tests)."""
+    msg = str(exc)
+    for key, pat, _ in _RULES:
+        if pat.search(msg):
+            return key
+    return None
+
+
+def explain_warning(message: str) -> Optional[str]:
+    if "is not a leaf Tensor is being accessed" in message or (
+            ".grad attribute of a Tensor that is not a leaf" in message):
+        return NONLEAF_GRAD_WARNING
+    return None

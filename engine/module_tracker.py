@@ -1,0 +1,209 @@
+"""Which nn.Module's forward produced each autograd node.
+
+Global module forward (pre-)hooks record, for every module call, the autograd
+sequence number at entry and at exit (`torch._C._autograd._get_sequence_nr()`
+is the number the next created node will get). Every node created while a
+module's forward runs has a sequence number inside that interval, and calls
+nest, so a flat, sorted list of "from sequence number S on, the innermost
+running module is P" answers `module_of(node)` with one bisect - O(1) per
+module call while the script runs, no graph walks.
+
+AccumulateGrad nodes (leaves) have no meaningful sequence number; a parameter
+leaf gets its module from its name (`fc1.weight` -> `fc1`), see capture.py.
+
+Module paths: `named_modules()` names relative to the root module the user
+holds in the script's namespace (`encoder.layers.0.linear1`); with more than
+one root module in the namespace, paths are prefixed with the variable name.
+A module nobody holds gets its parent's path + attribute name, or, at the top,
+the variable name in the calling frame, or its class name.
+"""
+
+from __future__ import annotations
+
+import bisect
+import sys
+from typing import Callable, Optional
+
+import torch
+from torch.nn.modules import module as _nn_module
+
+_get_seq = torch._C._autograd._get_sequence_nr
+
+
+def namespace_module_paths(namespace: dict) -> tuple[dict[int, str], dict[int, str], list]:
+    """(id(module) -> path, id(param or buffer) -> qualified name, keep-alive list)
+    for every nn.Module reachable from the namespace (one level into containers)."""
+    roots: list[tuple[str, torch.nn.Module]] = []
+    for name, val in list(namespace.items()):
+        if name.startswith("__"):
+            continue
+        if isinstance(val, torch.nn.Module):
+            roots.append((name, val))
+        elif isinstance(val, (list, tuple)):
+            for i, v in enumerate(val[:1000]):
+                if isinstance(v, torch.nn.Module):
+                    roots.append((f"{name}[{i}]", v))
+        elif isinstance(val, dict):
+            if val is namespace:
+                continue
+            try:
+                items = list(val.items())[:1000]
+            except Exception:
+                continue
+            for k, v in items:
+                if isinstance(v, torch.nn.Module):
+                    roots.append((f"{name}[{k!r}]", v))
+    # A root that is a submodule of another root is not a root.
+    sub_ids: set[int] = set()
+    for _, m in roots:
+        try:
+            for _, sm in m.named_modules():
+                if sm is not m:
+                    sub_ids.add(id(sm))
+        except Exception:
+            pass
+    top = []
+    seen: set[int] = set()
+    for name, m in roots:
+        if id(m) in sub_ids or id(m) in seen:
+            continue
+        seen.add(id(m))
+        top.append((name, m))
+    prefix = len(top) > 1
+    mod_paths: dict[int, str] = {}
+    param_names: dict[int, str] = {}
+    keep: list = []
+    for name, m in top:
+        try:
+            for sub_name, sm in m.named_modules():
+                if sub_name == "":
+                    path = name
+                else:
+                    path = f"{name}.{sub_name}" if prefix else sub_name
+                mod_paths.setdefault(id(sm), path)
+                keep.append(sm)
+            for pname, p in list(m.named_parameters()) + list(m.named_buffers()):
+                qual = f"{name}.{pname}" if prefix else pname
+                param_names.setdefault(id(p), qual)
+                keep.append(p)
+        except Exception:
+            pass
+    return mod_paths, param_names, keep
+
+
+class ModuleTracker:
+    """Installs global module hooks; answers module_of(node) afterwards."""
+
+    def __init__(self, namespace_getter: Callable[[], dict], user_filename: Optional[str] = None):
+        self._ns = namespace_getter
+        self._filename = user_filename
+        self._handles: list = []
+        # sorted by sequence number: (seq, path, class name)
+        self._seqs: list[int] = []
+        self._marks: list[tuple[Optional[str], Optional[str]]] = []
+        self._stack: list[tuple[torch.nn.Module, str, str]] = []
+        self._paths: dict[int, str] = {}
+        self._keep: list = []
+
+    # -- install / remove ----------------------------------------------------
+    def install(self) -> None:
+        self._handles.append(_nn_module.register_module_forward_pre_hook(self._pre))
+        self._handles.append(_nn_module.register_module_forward_hook(self._post, always_call=True))
+
+    def remove(self) -> None:
+        for h in self._handles:
+            try:
+                h.remove()
+            except Exception:
+                pass
+        self._handles.clear()
+
+    # -- hooks ---------------------------------------------------------------
+    def _path_of(self, module) -> str:
+        p = self._paths.get(id(module))
+        if p is not None:
+            return p
+        try:
+            paths, _, keep = namespace_module_paths(self._ns())
+            self._paths.update(paths)
+            self._keep.extend(keep)
+        except Exception:
+            pass
+        p = self._paths.get(id(module))
+        if p is not None:
+            return p
+        self._keep.append(module)
+        if self._stack:
+            parent, ppath, _ = self._stack[-1]
+            try:
+                for cname, child in parent._modules.items():
+                    if child is module:
+                        self._paths[id(module)] = p = f"{ppath}.{cname}"
+                        return p
+            except Exception:
+                pass
+        # A module nobody holds at module level: a local variable of the caller?
+        try:
+            f = sys._getframe(2)
+            depth = 0
+            while f is not None and depth < 30:
+                if self._filename is None or f.f_code.co_filename == self._filename:
+                    for k, v in f.f_locals.items():
+                        if v is module:
+                            self._paths[id(module)] = k
+                            self._keep.append(module)
+                            return k
+                f = f.f_back
+                depth += 1
+        except Exception:
+            pass
+        p = type(module).__name__
+        self._paths[id(module)] = p
+        return p
+
+    def _pre(self, module, args):
+        try:
+            path = self._path_of(module)
+            cls = type(module).__name__
+            self._stack.append((module, path, cls))
+            self._mark(path, cls)
+        except Exception:
+            pass
+        return None
+
+    def _post(self, module, args, output):
+        try:
+            if self._stack and self._stack[-1][0] is module:
+                self._stack.pop()
+            elif any(e[0] is module for e in self._stack):
+                while self._stack and self._stack[-1][0] is not module:
+                    self._stack.pop()
+                if self._stack:
+                    self._stack.pop()
+            if self._stack:
+                _, path, cls = self._stack[-1]
+                self._mark(path, cls)
+            else:
+                self._mark(None, None)
+        except Exception:
+            pass
+        return None
+
+    def _mark(self, path, cls) -> None:
+        seq = _get_seq()
+        if self._seqs and self._seqs[-1] == seq:
+            self._marks[-1] = (path, cls)
+        else:
+            self._seqs.append(seq)
+            self._marks.append((path, cls))
+
+    # -- queries -------------------------------------------------------------
+    def module_of(self, node) -> tuple[Optional[str], Optional[str]]:
+        try:
+            seq = node._sequence_nr()
+        except Exception:
+            return None, None
+        i = bisect.bisect_right(self._seqs, seq) - 1
+        if i < 0:
+            return None, None
+        return self._marks[i]

@@ -1,0 +1,391 @@
+"""Record every backward call of the user's script.
+
+`Recorder.install()` replaces `torch.Tensor.backward`, `torch.autograd.backward`
+and `torch.autograd.grad` (and wraps `Tensor.register_hook`,
+`Tensor.register_post_accumulate_grad_hook` and `Tensor.retain_grad` so the
+user's own hooks are known); `remove()` puts the originals back.
+
+For each of the first MAX_RECORDED_RUNS calls, before the real call we capture
+the graph and put one post-hook on every node. A post-hook receives both
+grad_inputs and grad_outputs, and on one thread the engine runs one node at a
+time, so the order post-hooks fire in is the engine's real execution order
+(one hook per node instead of pre + post keeps the overhead down). The hook
+only appends (node, grads) to a list; summaries are made after the call,
+before control returns to the user (holding the gradient tensors meanwhile
+also stops the engine from reusing their buffers in place, so what we
+summarise is what flowed). Every handle is removed in a `finally`.
+
+Events: a wrapped user tensor hook records what it received and returned
+(summarised at once: the user may change tensors in place), tied to the step
+about to run (hooks on a tensor run before its node). retain_grad fills are
+read after the call from the tensors that called retain_grad().
+
+The user's script behaves exactly as without us: the real functions are
+called with the user's own arguments, their results and exceptions pass
+through untouched, and our own failures never reach the user (recording is
+skipped instead).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+import weakref
+from typing import Any, Optional
+
+import torch
+
+from .capture import CaptureState, Names, capture, root_edges
+from .module_tracker import namespace_module_paths
+from .trace_model import MAX_RECORDED_RUNS, BackwardRun, Event, Step, Trace
+
+_TENSOR_ATTRS = ("backward", "register_hook", "register_post_accumulate_grad_hook", "retain_grad")
+
+
+class _Active:
+    """The backward call being recorded right now."""
+
+    __slots__ = ("raw", "ids", "events", "leaf_ids")
+
+    def __init__(self, ids, leaf_ids):
+        self.raw: list = []
+        self.ids = ids
+        self.events: list[Event] = []
+        self.leaf_ids = leaf_ids
+
+
+class Recorder:
+    def __init__(self, trace: Trace, state: CaptureState, namespace: dict,
+                 user_filename: Optional[str] = None, max_runs: int = MAX_RECORDED_RUNS):
+        self.trace = trace
+        self.state = state
+        self.summ = state.summ
+        self.namespace = namespace
+        self.filename = user_filename
+        self.max_runs = max_runs
+        self._orig: dict[str, Any] = {}
+        self._tls = threading.local()
+        self.active: Optional[_Active] = None
+        self.errors: list[str] = []  # our own failures (never the user's)
+        self._mod_cache_key = None
+        self._mod_cache = None
+
+    # -- install / remove ----------------------------------------------------
+    def install(self) -> None:
+        T = torch.Tensor
+        ag = torch.autograd
+        self._own = {k: k in T.__dict__ for k in _TENSOR_ATTRS}
+        self._orig = {
+            "Tensor.backward": getattr(T, "backward"),
+            "Tensor.register_hook": getattr(T, "register_hook"),
+            "Tensor.register_post_accumulate_grad_hook": getattr(T, "register_post_accumulate_grad_hook", None),
+            "Tensor.retain_grad": getattr(T, "retain_grad", None),
+            "autograd.backward": ag.backward,
+            "autograd.grad": ag.grad,
+        }
+        o = self._orig
+        rec = self
+
+        @functools.wraps(o["Tensor.backward"])
+        def backward(self_t, *args, **kwargs):
+            return rec._call("backward", o["Tensor.backward"], (self_t,), self_t, args, kwargs)
+
+        @functools.wraps(o["autograd.backward"])
+        def ag_backward(tensors, *args, **kwargs):
+            return rec._call("backward", o["autograd.backward"], (tensors,), tensors, args, kwargs)
+
+        @functools.wraps(o["autograd.grad"])
+        def ag_grad(outputs, *args, **kwargs):
+            return rec._call("grad", o["autograd.grad"], (outputs,), outputs, args, kwargs)
+
+        @functools.wraps(o["Tensor.register_hook"])
+        def register_hook(self_t, hook):
+            return o["Tensor.register_hook"](self_t, rec._wrap_tensor_hook(self_t, hook))
+
+        T.backward = backward
+        ag.backward = ag_backward
+        ag.grad = ag_grad
+        T.register_hook = register_hook
+        if o["Tensor.register_post_accumulate_grad_hook"] is not None:
+            @functools.wraps(o["Tensor.register_post_accumulate_grad_hook"])
+            def register_pag(self_t, hook):
+                return o["Tensor.register_post_accumulate_grad_hook"](self_t, rec._wrap_pag_hook(self_t, hook))
+            T.register_post_accumulate_grad_hook = register_pag
+        if o["Tensor.retain_grad"] is not None:
+            @functools.wraps(o["Tensor.retain_grad"])
+            def retain_grad(self_t):
+                r = o["Tensor.retain_grad"](self_t)
+                try:
+                    if self_t.grad_fn is not None:
+                        rec.state.retained.add(self_t)
+                except Exception:
+                    pass
+                return r
+            T.retain_grad = retain_grad
+
+    def remove(self) -> None:
+        o = self._orig
+        if not o:
+            return
+        T = torch.Tensor
+        for key in _TENSOR_ATTRS:
+            orig = o.get("Tensor." + key)
+            if orig is None:
+                continue
+            if self._own.get(key):
+                setattr(T, key, orig)
+            else:
+                try:
+                    delattr(T, key)
+                except AttributeError:
+                    pass
+        torch.autograd.backward = o["autograd.backward"]
+        torch.autograd.grad = o["autograd.grad"]
+        self._orig = {}
+
+    # -- user hooks ----------------------------------------------------------
+    def _hook_target(self, t):
+        """Key to find the trace node of tensor t at event time."""
+        try:
+            if t.grad_fn is not None:
+                return ("node", t.grad_fn)
+            return ("leaf", id(t))
+        except Exception:
+            return None
+
+    def _node_id(self, act: _Active, target) -> Optional[str]:
+        if target is None:
+            return None
+        if target[0] == "node":
+            return act.ids.get(target[1])
+        return act.leaf_ids.get(target[1])
+
+    def _wrap_tensor_hook(self, t, hook):
+        name = _hook_name(hook)
+        target = self._hook_target(t)
+        try:
+            self.state.tensor_hooks.append((weakref.ref(t), name))
+        except Exception:
+            pass
+        rec = self
+
+        def user_hook(grad):
+            act = rec.active
+            if act is None:
+                return hook(grad)
+            try:
+                received = rec.summ.summarize(grad)
+            except Exception:
+                received = None
+            res = hook(grad)
+            try:
+                returned = rec.summ.summarize(res) if isinstance(res, torch.Tensor) else None
+                act.events.append(Event(
+                    step=len(act.raw), kind="tensor_hook", node=rec._node_id(act, target) or "",
+                    name=name, received=received, returned=returned, replaced=res is not None))
+            except Exception:
+                pass
+            return res
+
+        try:
+            functools.update_wrapper(user_hook, hook, updated=())
+        except Exception:
+            pass
+        return user_hook
+
+    def _wrap_pag_hook(self, t, hook):
+        name = _hook_name(hook)
+        target = self._hook_target(t)
+        try:
+            self.state.tensor_hooks.append((weakref.ref(t), name))
+        except Exception:
+            pass
+        rec = self
+
+        def user_pag_hook(tensor):
+            act = rec.active
+            if act is None:
+                return hook(tensor)
+            try:
+                received = rec.summ.summarize(tensor.grad)
+            except Exception:
+                received = None
+            res = hook(tensor)
+            try:
+                act.events.append(Event(
+                    step=len(act.raw), kind="post_accumulate_grad_hook",
+                    node=rec._node_id(act, target) or "", name=name, received=received))
+            except Exception:
+                pass
+            return res
+
+        return user_pag_hook
+
+    # -- the intercepted call ------------------------------------------------
+    def _user_frame(self):
+        f = sys._getframe(2)
+        while f is not None:
+            if self.filename is not None and f.f_code.co_filename == self.filename:
+                return f
+            f = f.f_back
+        return None
+
+    def _names(self, frame) -> Names:
+        names = Names()
+        ns = self.namespace
+        try:
+            paths, params, keep = namespace_module_paths(ns)
+            self.state.param_names.update(params)
+            names.add_params(params, keep)
+        except Exception:
+            pass
+        if frame is not None and frame.f_locals is not ns:
+            try:
+                loc = frame.f_locals
+                names.add_namespace(dict(loc))
+                mp, params, keep = namespace_module_paths(dict(loc))
+                for k, v in params.items():
+                    self.state.param_names.setdefault(k, v)
+                names.add_params(params, keep)
+            except Exception:
+                pass
+        names.add_namespace(ns)
+        return names
+
+    def _call(self, kind, fn, root_args, roots_arg, args, kwargs):
+        tls = self._tls
+        if getattr(tls, "busy", False) or self.active is not None:
+            # Nested (Tensor.backward -> autograd.backward, or a call from a hook).
+            return fn(*root_args, *args, **kwargs)
+        trace = self.trace
+        trace.backward_calls += 1
+        if len(trace.backward_runs) >= self.max_runs:
+            trace.runs_truncated = True
+            tls.busy = True
+            try:
+                return fn(*root_args, *args, **kwargs)
+            finally:
+                tls.busy = False
+
+        tls.busy = True
+        try:
+            prep = self._prepare(kind, roots_arg, args, kwargs)
+        except Exception as e:  # our failure: run unrecorded
+            self.errors.append(f"capture failed: {type(e).__name__}: {e}")
+            prep = None
+        if prep is None:
+            try:
+                return fn(*root_args, *args, **kwargs)
+            finally:
+                tls.busy = False
+        run, ids, nodes, act, handles = prep
+        self.active = act
+        ok = False
+        result = None
+        try:
+            result = fn(*root_args, *args, **kwargs)
+            ok = True
+            return result
+        finally:
+            self.active = None
+            for h in handles:
+                try:
+                    h.remove()
+                except Exception:
+                    pass
+            try:
+                self._finish(run, ids, nodes, act, result if ok else None, kind, ok)
+            except Exception as e:
+                self.errors.append(f"recording failed: {type(e).__name__}: {e}")
+            tls.busy = False
+
+    def _prepare(self, kind, roots_arg, args, kwargs):
+        roots = root_edges(roots_arg)
+        if not roots:
+            return None
+        frame = self._user_frame()
+        names = self._names(frame)
+        state = self.state
+        g, ids = capture(state, roots, names, origin="grad" if kind == "grad" else "backward")
+        nodes = state.graph_nodes[g.id]
+        run = BackwardRun(index=len(self.trace.backward_runs), graph=g.id, kind=kind,
+                          line=frame.f_lineno if frame is not None else None)
+        leaf_ids: dict[int, str] = {}
+        for n in nodes:
+            if type(n).__name__ == "AccumulateGrad":
+                try:
+                    leaf_ids[id(n.variable)] = ids[n]
+                except Exception:
+                    pass
+        act = _Active(ids, leaf_ids)
+        raw = act.raw
+        handles = []
+        app = raw.append
+        for i, n in enumerate(nodes):
+            handles.append(n.register_hook(functools.partial(_post, app, i)))
+        return run, ids, nodes, act, handles
+
+    def _finish(self, run, ids, nodes, act, result, kind, ok):
+        summ = self.summ
+        req = summ.request
+        steps = run.steps
+        step_of: dict[int, int] = {}
+        for k, (i, gi, go) in enumerate(act.raw):
+            n = nodes[i]
+            steps.append(Step(index=k, node=ids[n],
+                              grad_outputs=[req(x) if x is not None else None for x in go],
+                              grad_inputs=[req(x) if x is not None else None for x in gi]))
+            step_of[i] = k
+        events = act.events
+        # retain_grad fills: read from the tensors that retain grad.
+        pos = {n: i for i, n in enumerate(nodes)}
+        for t in list(self.state.retained):
+            try:
+                gf = t.grad_fn
+                i = pos.get(gf) if gf is not None else None
+                if i is None or i not in step_of or t.grad is None:
+                    continue
+                events.append(Event(step=step_of[i], kind="retain_grad", node=ids[gf],
+                                    name=_label_for(t, self.namespace),
+                                    received=req(t.grad, snapshot=True)))
+            except Exception:
+                pass
+        events.sort(key=lambda e: e.step)
+        run.events = events
+        if kind == "backward":
+            for n in nodes:
+                i = pos[n]
+                if i in step_of and type(n).__name__ == "AccumulateGrad":
+                    try:
+                        gr = n.variable.grad
+                    except Exception:
+                        gr = None
+                    if gr is not None:
+                        run.leaf_grads[ids[n]] = req(gr, snapshot=True)
+        elif ok and result is not None:
+            try:
+                run.results = [req(r, snapshot=True) if isinstance(r, torch.Tensor) else None for r in result]
+            except Exception:
+                pass
+        self.trace.backward_runs.append(run)
+        summ.flush()
+
+
+def _post(app, i, grad_inputs, grad_outputs):
+    app((i, grad_inputs, grad_outputs))
+
+
+def _hook_name(hook) -> str:
+    n = getattr(hook, "__qualname__", None) or getattr(hook, "__name__", None)
+    if n is None:
+        f = getattr(hook, "func", None)  # functools.partial
+        n = getattr(f, "__qualname__", None) if f is not None else None
+    return n or type(hook).__name__
+
+
+def _label_for(t, ns) -> Optional[str]:
+    for k, v in ns.items():
+        if v is t:
+            return k
+    return None

@@ -1,0 +1,265 @@
+"""Tensor -> TensorSummary, cheaply and in batches.
+
+A summary is what crosses the process boundary instead of a tensor: shape,
+dtype, device, the values (all of them when there are at most
+MAX_INLINE_VALUES, else the first MAX_INLINE_VALUES with `truncated`), and
+min/max/mean/norm where they mean something.
+
+Why a `Summarizer` with `request()` + `flush()` instead of a plain function:
+a recorded backward pass produces tens of thousands of gradients. `request()`
+only fills the cheap metadata and queues the tensor (holding a reference, so
+the engine cannot reuse its buffer in place); `flush()` turns the queue into
+values and statistics at the end of the backward call (before control returns
+to the user, who could otherwise change parameters in place). The same
+tensor object is summarised once per flush.
+
+Large tensors (truncated summaries) are kept in a `TensorStore` under the
+summary's `id` so the GUI can fetch all values later; small ones are complete
+in the summary and are not kept (their `id` is None). The store has a memory
+budget; past it, summaries carry no id.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import torch
+
+from .trace_model import MAX_INLINE_VALUES, TensorSummary
+
+# Memory the store may keep alive for later fetches (bytes).
+MAX_KEPT_BYTES = 512 * 1024 * 1024
+
+_DTYPE_NAMES: dict = {}
+
+
+def dtype_name(dtype) -> str:
+    n = _DTYPE_NAMES.get(dtype)
+    if n is None:
+        n = str(dtype).replace("torch.", "")
+        _DTYPE_NAMES[dtype] = n
+    return n
+
+
+_INT_DTYPES = {
+    torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+}
+for _n in ("uint16", "uint32", "uint64"):
+    if hasattr(torch, _n):
+        _INT_DTYPES.add(getattr(torch, _n))
+
+
+def _plain(v):
+    """JSON-able python value for a tensor element."""
+    if isinstance(v, complex):
+        return [v.real, v.imag]
+    return v
+
+
+class TensorStore:
+    """Keeps tensors alive under string ids so their full values can be fetched."""
+
+    def __init__(self, budget: int = MAX_KEPT_BYTES):
+        self._tensors: dict[str, Any] = {}
+        self._n = 0
+        self._bytes = 0
+        self.budget = budget
+
+    def add(self, t, snapshot: bool = False) -> Optional[str]:
+        try:
+            nbytes = t.numel() * t.element_size()
+        except Exception:
+            return None
+        if self._bytes + nbytes > self.budget:
+            return None
+        if snapshot:
+            try:
+                with torch.no_grad():
+                    t = t.detach().clone()
+            except Exception:
+                return None
+        self._n += 1
+        tid = f"t{self._n}"
+        self._tensors[tid] = t
+        self._bytes += nbytes
+        return tid
+
+    def get(self, tid: str):
+        return self._tensors.get(tid)
+
+    def clear(self):
+        self._tensors.clear()
+        self._bytes = 0
+
+
+def _fill_small(s: TensorSummary, vals: list, kind: str) -> None:
+    """Statistics for a complete (<= MAX_INLINE_VALUES) value list, in Python."""
+    n = len(vals)
+    if kind == "c":
+        s.values = [_plain(v) for v in vals]
+        if n:
+            s.norm = math.sqrt(sum(abs(v) ** 2 for v in vals))
+        return
+    s.values = vals
+    if not n:
+        return
+    if kind == "f":
+        tot = 0.0
+        sq = 0.0
+        nan = False
+        for v in vals:
+            if v != v:
+                nan = True
+                break
+            tot += v
+            sq += v * v
+        if nan:
+            s.min = s.max = s.mean = s.norm = float("nan")
+            return
+        s.min = float(min(vals))
+        s.max = float(max(vals))
+        s.mean = tot / n
+        s.norm = math.sqrt(sq) if sq != float("inf") else float("inf")
+        if s.mean != s.mean:  # inf - inf
+            s.mean = float("nan")
+    else:  # integer / bool
+        s.min = float(min(vals))
+        s.max = float(max(vals))
+
+
+def _kind(dtype) -> str:
+    if dtype.is_floating_point:
+        return "f"
+    if dtype.is_complex:
+        return "c"
+    if dtype == torch.bool or dtype in _INT_DTYPES:
+        return "i"
+    return "?"
+
+
+def _fill_large(s: TensorSummary, t, kind: str) -> None:
+    flat = t.reshape(-1)
+    head = flat[:MAX_INLINE_VALUES]
+    with torch.no_grad():
+        if kind == "f":
+            x = flat if flat.dtype in (torch.float32, torch.float64) else flat.float()
+            mn, mx = torch.aminmax(x)
+            stats = torch.stack([mn.to(x.dtype), mx.to(x.dtype), x.mean(), torch.linalg.vector_norm(x)])
+            vals = head.tolist()
+            s.min, s.max, s.mean, s.norm = [float(v) for v in stats.tolist()]
+        elif kind == "i":
+            x = flat.to(torch.int64) if flat.dtype == torch.bool else flat
+            mn, mx = torch.aminmax(x)
+            vals = head.tolist()
+            s.min, s.max = float(mn.item()), float(mx.item())
+        elif kind == "c":
+            vals = [_plain(v) for v in head.tolist()]
+            s.norm = float(torch.linalg.vector_norm(flat).item())
+        else:
+            vals = head.float().tolist()
+    s.values = vals
+
+
+class Summarizer:
+    """Queues tensors for summarising; `flush()` fills the queued summaries."""
+
+    def __init__(self, store: Optional[TensorStore] = None):
+        self.store = store if store is not None else TensorStore()
+        # id(tensor) -> summary, for dedupe within one flush (the tensor is
+        # held in _pending so its id cannot be reused before the flush).
+        self._seen: dict[int, TensorSummary] = {}
+        self._pending: list = []
+
+    def request(self, t, snapshot: bool = False) -> Optional[TensorSummary]:
+        """Summary of `t` (values filled at the next flush). `snapshot`: the
+        tensor may change in place later (a leaf, a .grad): copy it now."""
+        if t is None:
+            return None
+        key = id(t)
+        s = self._seen.get(key)
+        if s is not None:
+            return s
+        try:
+            shape = list(t.shape)
+            numel = t.numel()
+            s = TensorSummary(
+                shape=shape, dtype=dtype_name(t.dtype), device=str(t.device),
+                numel=numel, requires_grad=t.requires_grad, is_leaf=t.is_leaf,
+                truncated=numel > MAX_INLINE_VALUES,
+            )
+        except Exception:
+            return None
+        self._seen[key] = s
+        if snapshot:
+            if numel <= MAX_INLINE_VALUES:
+                # Small: read the values now (cheaper than a copy, and final).
+                self._fill(s, t)
+                return s
+            try:
+                with torch.no_grad():
+                    t = t.detach().clone()
+            except Exception:
+                return s
+        self._pending.append((t, s))
+        return s
+
+    def summarize(self, t, snapshot: bool = True) -> Optional[TensorSummary]:
+        """Summary filled right away."""
+        s = self.request(t, snapshot=snapshot)
+        if s is not None and self._pending:
+            self.flush()
+        return s
+
+    def _fill(self, s: TensorSummary, t) -> None:
+        try:
+            if t.is_sparse or t.layout != torch.strided or t.device.type == "meta":
+                return
+            if getattr(t, "is_nested", False):
+                return
+            kind = _kind(t.dtype)
+            with torch.no_grad():
+                d = t.detach()
+                if s.numel <= MAX_INLINE_VALUES:
+                    if kind == "?":
+                        vals = d.reshape(-1).float().tolist()
+                        s.values = vals
+                    else:
+                        vals = d.reshape(-1).tolist()
+                        _fill_small(s, vals, kind)
+                else:
+                    _fill_large(s, d, kind)
+        except Exception:
+            pass
+
+    def flush(self) -> None:
+        pending = self._pending
+        self._pending = []
+        self._seen = {}
+        for t, s in pending:
+            if s.truncated:
+                s.id = self.store.add(t.detach())
+            self._fill(s, t)
+
+
+def summarize(t, store: Optional[TensorStore] = None) -> Optional[TensorSummary]:
+    """One-off summary of a tensor (values filled)."""
+    return Summarizer(store).summarize(t)
+
+
+def full_summary(t) -> Optional[TensorSummary]:
+    """A summary with all values (for fetch)."""
+    if t is None:
+        return None
+    s = summarize(t, TensorStore(budget=0))
+    if s is None:
+        return None
+    try:
+        if s.truncated:
+            with torch.no_grad():
+                vals = t.detach().reshape(-1).tolist()
+            s.values = [_plain(v) for v in vals]
+            s.truncated = False
+    except Exception:
+        pass
+    return s
