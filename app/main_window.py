@@ -163,7 +163,7 @@ class MainWindow(QMainWindow):
         self.inspector_dock = self._dock("inspectorDock", self.inspector, Qt.RightDockWidgetArea)
         self.stepper_dock = self._dock("stepperDock", self.stepper, Qt.BottomDockWidgetArea)
         self.resizeDocks([self.lessons_dock, self.editor_dock, self.output_dock], [270, 420, 170], Qt.Vertical)
-        self.resizeDocks([self.editor_dock, self.inspector_dock], [560, 330], Qt.Horizontal)
+        self.resizeDocks([self.editor_dock, self.inspector_dock], [540, 290], Qt.Horizontal)
         self.resizeDocks([self.stepper_dock], [190], Qt.Vertical)
 
     def _action(self, name: str, icon_name: str | None = None, shortcuts=(), slot=None,
