@@ -261,7 +261,9 @@ class EdgeItem(QGraphicsPathItem):
                     path.lineTo(p)
         self.setPath(path)
         self.setZValue(1)
-        self._arrow = self._arrow_polygon(pts)
+        self._pts_tail = pts[-2:]
+        self._arrow = None  # made on first paint (building 10,000 edges stays fast)
+        self._br = path.controlPointRect().adjusted(-10, -10, 10, 10)
         self._apply_pen()
 
     @staticmethod
@@ -304,9 +306,14 @@ class EdgeItem(QGraphicsPathItem):
         self.update()
 
     def boundingRect(self) -> QRectF:
-        return super().boundingRect().united(self._arrow.boundingRect()).adjusted(-2, -2, 2, 2)
+        return self._br
+
+    def shape(self) -> QPainterPath:
+        return self.path()
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        if self._arrow is None:
+            self._arrow = self._arrow_polygon(self._pts_tail)
         painter.setRenderHint(QPainter.Antialiasing, True)
         painter.setPen(self.pen())
         painter.setBrush(Qt.NoBrush)
@@ -372,3 +379,76 @@ class LabelItem(QGraphicsItem):
             painter.drawText(QRectF(5, 2 + i * lh, self._rect.width() - 8, lh),
                              Qt.AlignLeft | Qt.AlignVCenter, line)
         del fm
+
+
+class LayerItem(QGraphicsItem):
+    """Paints nothing; parent of all detailed items so they hide in one call."""
+
+    def __init__(self):
+        super().__init__()
+        self.setFlag(QGraphicsItem.ItemHasNoContents, True)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF()
+
+    def paint(self, painter, option, widget=None) -> None:
+        pass
+
+
+class OverviewItem(QGraphicsItem):
+    """The whole graph as bulk-drawn rectangles and lines (zoomed far out).
+
+    Boxes are coloured by kind and replay status (current in the highlight
+    colour, pending faded), with a few QPainter calls for thousands of boxes.
+    """
+
+    def __init__(self, layout, style: GraphStyle):
+        super().__init__()
+        self.style = style
+        self.keys = []
+        self.rects = []
+        self.node_of = []
+        self.kinds = []
+        for b in layout.boxes:
+            self.keys.append(b.key)
+            self.rects.append(QRectF(b.x, b.y, b.w, b.h))
+            self.node_of.append(b.node if b.node is not None else b.copy_of)
+            self.kinds.append(b.kind)
+        from PySide6.QtCore import QLineF
+        self.lines = []
+        for e in layout.edges:
+            if len(e.points) >= 2:
+                (x0, y0), (x1, y1) = e.points[0], e.points[-1]
+                self.lines.append(QLineF(x0, y0, x1, y1))
+        self.status: dict = {}
+        self._br = QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0)).adjusted(-10, -10, 10, 10)
+        self.setZValue(10)
+        self.setToolTip(tr("Overview of a large graph: zoom in to see the boxes' text and gradients."))
+
+    def set_status(self, status: dict, changed) -> None:
+        self.status = status
+        if self.isVisible():
+            self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self._br
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        st = self.style
+        painter.setPen(QPen(st.edge, 0))
+        painter.drawLines(self.lines)
+        groups: dict = {}
+        status = self.status
+        for r, nid, kind in zip(self.rects, self.node_of, self.kinds):
+            look = st.leaf if kind == "leaf" else st.saved if kind == "saved" else st.op
+            s = status.get(nid) if nid is not None else None
+            groups.setdefault((id(look), s), (look, s, []))[2].append(r)
+        for look, s, rects in groups.values():
+            fill = QColor(st.current) if s == "current" else QColor(look.fill)
+            border = QColor(st.current) if s == "current" else QColor(look.border)
+            if s == "pending":
+                fill.setAlphaF(st.pending_opacity)
+                border.setAlphaF(st.pending_opacity)
+            painter.setBrush(fill)
+            painter.setPen(QPen(border, 0))
+            painter.drawRects(rects)

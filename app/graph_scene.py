@@ -19,7 +19,9 @@ from autogradviz.engine.layout.model import LayoutResult
 from autogradviz.engine.replay import StepState
 from autogradviz.engine.trace_model import Event, Graph, Node
 
-from .graph_items import EdgeItem, GroupFrameItem, LabelItem, NodeItem, summary_text
+from .graph_items import (
+    EdgeItem, GroupFrameItem, LabelItem, LayerItem, NodeItem, OverviewItem, summary_text,
+)
 from .graph_style import GraphStyle, style_for
 
 
@@ -30,6 +32,10 @@ def tr(text: str) -> str:
 # Above this many boxes only the current step's gradients get labels (the rest
 # are shown by edge colour and on hover), so big graphs don't drown in text.
 ALL_LABELS_MAX_BOXES = 60
+# From this many boxes on, zooming far out swaps the items for one overview
+# item painted with a few bulk calls (30,000 Python paint calls take ~0.5 s).
+OVERVIEW_MIN_BOXES = 1500
+OVERVIEW_MAX_SCALE = 0.35
 
 _EVENT_NAMES = {
     "tensor_hook": "tensor hook",
@@ -104,6 +110,9 @@ class GraphScene(QGraphicsScene):
         self._search_hits: list[NodeItem] = []
         self._selected: Optional[str] = None
         self._nodes: dict[str, Node] = {}
+        self.layer = None
+        self.overview = None
+        self.overview_mode = False
         self.group_boxes: dict[str, NodeItem] = {}  # node id inside a collapsed group -> its box
         self._group_members: dict[str, list[str]] = {}  # group box key -> member node ids
 
@@ -113,7 +122,7 @@ class GraphScene(QGraphicsScene):
         for _ in self.build_steps(graph, layout):
             pass
 
-    def build_steps(self, graph: Optional[Graph], layout: Optional[LayoutResult], chunk: int = 1500):
+    def build_steps(self, graph: Optional[Graph], layout: Optional[LayoutResult], chunk: int = 400):
         """Build the items, yielding every `chunk` items so that the GUI can
         build a 10,000-box graph in slices without freezing (GraphView drives
         this from a timer)."""
@@ -125,6 +134,16 @@ class GraphScene(QGraphicsScene):
         if graph is None or layout is None:
             self.setSceneRect(QRectF(0, 0, 10, 10))
             return
+        # every detailed item is a child of one layer: hiding the layer (the
+        # zoomed-out overview of a big graph) is one call, not 30,000
+        self.layer = LayerItem()
+        self.addItem(self.layer)
+        self.overview = None
+        if len(layout.boxes) >= OVERVIEW_MIN_BOXES:
+            self.overview = OverviewItem(layout, self.style)
+            self.overview.setVisible(False)
+            self.addItem(self.overview)
+            yield 0
         nodes = {n.id: n for n in graph.nodes}
         self._nodes = nodes
         roots = set(graph.roots)
@@ -132,7 +151,7 @@ class GraphScene(QGraphicsScene):
         for g in layout.groups:
             if not g.collapsed:
                 gi = GroupFrameItem(g, st)
-                self.addItem(gi)
+                gi.setParentItem(self.layer)
                 self.group_items.append(gi)
         groups_by_id = {g.id: g for g in layout.groups}
         for bi, box in enumerate(layout.boxes):
@@ -174,13 +193,13 @@ class GraphScene(QGraphicsScene):
             elif nid is not None:
                 self.node_items.setdefault(nid, []).append(item)
             self.key_items[box.key] = item
-            self.addItem(item)
+            item.setParentItem(self.layer)
         for pos, le in enumerate(layout.edges):
             if pos and pos % chunk == 0:
                 yield pos
             ei = EdgeItem(le, st)
             ei.pos_index = pos
-            self.addItem(ei)
+            ei.setParentItem(self.layer)
             self.edge_items.append(ei)
             for t in le.trace_edges:
                 self.trace_edge_items.setdefault(t, []).append(ei)
@@ -206,6 +225,17 @@ class GraphScene(QGraphicsScene):
         self.apply_step(state)
         self.set_selected(sel)
 
+    def set_overview_mode(self, on: bool) -> None:
+        """Zoomed far out on a big graph: one overview item instead of all items."""
+        on = bool(on) and self.overview is not None
+        if on == self.overview_mode:
+            return
+        self.overview_mode = on
+        if self.layer is not None:
+            self.layer.setVisible(not on)
+        if self.overview is not None:
+            self.overview.setVisible(on)
+
     def set_show_saved(self, on: bool) -> None:
         self.show_saved = bool(on)
         for item in self.key_items.values():
@@ -230,6 +260,8 @@ class GraphScene(QGraphicsScene):
             changed = set(old_status) | set(new_status)
         else:
             changed = {k for k, v in new_status.items() if old_status.get(k) != v}
+        if self.overview is not None:
+            self.overview.set_status(new_status, changed)
         groups = set()
         for nid in changed:
             items = self.node_items.get(nid)
@@ -311,7 +343,7 @@ class GraphScene(QGraphicsScene):
             return
         if label is None:
             label = LabelItem(self.style, "grad")
-            self.addItem(label)
+            label.setParentItem(self.layer)
             self.grad_labels[pos] = label
         text = summary_text(g)
         label.set_lines([text], emphasis=is_cur)
@@ -400,7 +432,7 @@ class GraphScene(QGraphicsScene):
             c = self.callouts.get(nid)
             if c is None:
                 c = LabelItem(self.style, kind)
-                self.addItem(c)
+                c.setParentItem(self.layer)
                 self.callouts[nid] = c
             c.kind = kind
             c.set_lines(lines, emphasis=fresh)

@@ -1,74 +1,141 @@
 """An overview of the whole graph with the visible area outlined.
 
-Shown for graphs larger than the view; click or drag in it to move the main
-view there. It renders the same scene (cheap: QGraphicsView caches), so it
-always matches.
+Shown when the graph is larger than the view; click or drag in it to move the
+main view there. The picture is rendered into a cached pixmap (after a new
+layout, and shortly after the step changes), so scrolling the main view only
+repaints the frame - never the thousands of items of a big graph. Big graphs
+are drawn from the scene's bulk overview item.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QFrame, QGraphicsView
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
+from PySide6.QtWidgets import QFrame
 
 
-class Minimap(QGraphicsView):
+class Minimap(QFrame):
     SIZE = (180, 130)
 
-    def __init__(self, main_view: QGraphicsView, owner=None):
-        super().__init__(main_view.scene(), main_view)
+    def __init__(self, main_view, owner=None):
+        super().__init__(main_view)
         self.main_view = main_view
-        self.setInteractive(False)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setRenderHints(QPainter.Antialiasing)
         self.setFrameShape(QFrame.Box)
         self.setFixedSize(*self.SIZE)
         self.setCursor(Qt.CrossCursor)
         self.setToolTip(self.tr("Overview of the whole graph: the frame is what the main view shows. "
                                 "Click or drag to move there."))
+        self._pix: QPixmap | None = None
+        self._src = QRectF()
+        self._scale = 1.0
+        self._offset = QPointF()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(250)
+        self._timer.timeout.connect(self._render)
         self.hide()
 
+    # compatibility with callers that treat it like a view
+    def viewport(self):
+        return self
+
+    def scene(self):
+        return self.main_view.scene()
+
     def refresh(self) -> None:
-        rect = self.scene().itemsBoundingRect()
-        if rect.isEmpty():
-            self.hide()
-            return
-        self.fitInView(rect, Qt.KeepAspectRatio)
+        """The graph changed: re-render now."""
+        self._render()
         self.place()
+
+    def refresh_later(self) -> None:
+        """The step changed: re-render soon (debounced while playing)."""
+        if self.isVisible():
+            self._timer.start()
+
+    def _render(self) -> None:
+        sc = self.scene()
+        overview = getattr(sc, "overview", None)
+        layout = getattr(sc, "layout", None)
+        if layout is not None and (layout.width > 0 and layout.height > 0):
+            src = QRectF(0, 0, layout.width, layout.height).adjusted(-10, -10, 10, 10)
+        else:
+            src = sc.itemsBoundingRect()
+        if src.isEmpty():
+            self._pix = None
+            self.update()
+            return
+        w, h = self.width() - 4, self.height() - 4
+        scale = min(w / src.width(), h / src.height())
+        self._scale = scale
+        self._src = src
+        self._offset = QPointF(2 + (w - src.width() * scale) / 2, 2 + (h - src.height() * scale) / 2)
+        pix = QPixmap(self.width(), self.height())
+        pix.fill(sc.backgroundBrush().color())
+        p = QPainter(pix)
+        p.translate(self._offset)
+        p.scale(scale, scale)
+        p.translate(-src.topLeft())
+        if overview is not None:
+            overview.paint(p, None, None)
+        else:
+            p.setRenderHint(QPainter.Antialiasing)
+            sc.render(p, src, src)
+        p.end()
+        self._pix = pix
+        self.update()
 
     def place(self) -> None:
         vp = self.main_view.viewport()
-        self.move(vp.width() - self.width() - 8 + self.main_view.frameWidth(),
-                  vp.height() - self.height() - 8 + self.main_view.frameWidth())
+        fw = self.main_view.frameWidth()
+        self.move(vp.width() - self.width() - 8 + fw, vp.height() - self.height() - 8 + fw)
         visible = self.main_view.mapToScene(vp.rect()).boundingRect()
-        rect = self.scene().itemsBoundingRect()
+        rect = self._src if not self._src.isEmpty() else self.scene().itemsBoundingRect()
         big = not rect.isEmpty() and (rect.width() > visible.width() * 1.05 or
                                       rect.height() > visible.height() * 1.05)
+        was = self.isVisible()
         self.setVisible(big)
         if big:
+            if not was and self._pix is None:
+                self._render()
             self.raise_()
+            self.update()
 
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+    def _to_map(self, pt: QPointF) -> QPointF:
+        return QPointF((pt.x() - self._src.left()) * self._scale + self._offset.x(),
+                       (pt.y() - self._src.top()) * self._scale + self._offset.y())
+
+    def _to_scene(self, pt: QPointF) -> QPointF:
+        s = self._scale or 1.0
+        return QPointF((pt.x() - self._offset.x()) / s + self._src.left(),
+                       (pt.y() - self._offset.y()) / s + self._src.top())
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        if self._pix is not None:
+            p.drawPixmap(0, 0, self._pix)
         vp = self.main_view.viewport()
         visible = self.main_view.mapToScene(vp.rect()).boundingRect()
-        painter.setPen(QPen(QColor("#e6007a"), 0))
-        fill = QColor("#e6007a")
-        fill.setAlpha(30)
-        painter.setBrush(fill)
-        painter.drawRect(visible)
+        a, b = self._to_map(visible.topLeft()), self._to_map(visible.bottomRight())
+        accent = QColor("#e6007a")
+        fill = QColor(accent)
+        fill.setAlpha(35)
+        p.setPen(QPen(accent, 1.5))
+        p.setBrush(fill)
+        p.drawRect(QRectF(a, b).intersected(QRectF(0, 0, self.width(), self.height())))
+        p.end()
+        super().paintEvent(event)
 
     def _goto(self, pos) -> None:
-        self.main_view.centerOn(self.mapToScene(pos))
-        self.viewport().update()
+        self.main_view.centerOn(self._to_scene(QPointF(pos)))
+        self.update()
 
     def mousePressEvent(self, event) -> None:
-        self._goto(event.position().toPoint())
+        self._goto(event.position())
         event.accept()
 
     def mouseMoveEvent(self, event) -> None:
         if event.buttons() & Qt.LeftButton:
-            self._goto(event.position().toPoint())
+            self._goto(event.position())
         event.accept()
 
     def wheelEvent(self, event) -> None:
