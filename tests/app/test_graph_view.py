@@ -268,3 +268,73 @@ def test_collapse_and_expand_a_module_group(qtbot, view):
     wait_layout(qtbot, view)
     assert not [b for b in view.graph_scene().layout.boxes if b.kind == "group"]
     assert set(view.graph_scene().node_items) == {n.id for n in trace.graph(view.session.graph_id).nodes}
+
+
+def test_big_graph_overview_and_minimap(qtbot, view):
+    from autogradviz.engine.layout import synthetic
+    from autogradviz.engine.trace_model import Trace
+
+    g = synthetic.random_dag(2500, seed=1)
+    with qtbot.waitSignal(view.layoutFinished, timeout=60_000):
+        view.session.set_trace(Trace(graphs=[g]))
+    wait_layout(qtbot, view)
+    scene = view.graph_scene()
+    assert scene.overview is not None
+    view.fit()
+    assert scene.overview_mode and not scene.layer.isVisible() and scene.overview.isVisible()
+    assert view.minimap is not None
+    for _ in range(12):
+        view.zoom_in()
+    assert not scene.overview_mode and scene.layer.isVisible()
+    assert view.minimap.isVisible()
+    # clicking the minimap moves the main view there
+    before = view.visible_scene_rect().center()
+    qtbot.mouseClick(view.minimap, Qt.LeftButton, pos=QPoint(5, 5))
+    assert view.visible_scene_rect().center() != before
+
+
+def test_cancel_layout_keeps_previous_picture(qtbot, view, monkeypatch):
+    show(qtbot, view, LESSON)
+    before = set(view.graph_scene().node_items)
+    import time as _time
+
+    import autogradviz.app.layout_runner as lr
+    from autogradviz.engine.layout import LayoutCancelled, LayoutOptions
+
+    def slow(graph, options, progress=None, cancelled=None):
+        while not cancelled():
+            _time.sleep(0.01)
+        raise LayoutCancelled()
+
+    monkeypatch.setattr(lr, "_real_layout", lambda: (slow, LayoutOptions, LayoutCancelled))
+    with qtbot.waitSignal(view.layoutStarted, timeout=5000):
+        view.session.set_show_saved(True)
+    assert view.busy.isVisible()
+    with qtbot.waitSignal(view.layoutFailed, timeout=10_000) as blocker:
+        qtbot.mouseClick(view.cancel_btn, Qt.LeftButton)
+    assert "cancelled" in blocker.args[0].lower()
+    assert not view.busy.isVisible() and view.message.isVisible()
+    assert set(view.graph_scene().node_items) == before
+    qtbot.waitUntil(lambda: not view.runner.is_running(), timeout=5000)
+
+
+def test_stepper_keys_on_the_graph_view(qtbot, view):
+    from autogradviz.app.stepper import StepperPanel
+
+    stepper = StepperPanel(view.session)
+    qtbot.addWidget(stepper)
+    stepper.install_shortcuts(view)
+    show(qtbot, view, LESSON)
+    view.activateWindow()
+    view.view.setFocus()
+    qtbot.waitUntil(lambda: view.view.hasFocus(), timeout=3000)
+    qtbot.keyClick(view.view, Qt.Key_Right)
+    qtbot.keyClick(view.view, Qt.Key_Right)
+    assert view.session.step == 2
+    qtbot.keyClick(view.view, Qt.Key_Left)
+    assert view.session.step == 1
+    qtbot.keyClick(view.view, Qt.Key_End)
+    assert view.session.step == view.session.step_count
+    qtbot.keyClick(view.view, Qt.Key_Home)
+    assert view.session.step == 0
+    stepper.stop()
