@@ -62,8 +62,6 @@ import sys
 from autogradviz.engine.runner import run_script
 src = open(sys.argv[1], encoding="utf-8").read()
 result = run_script(src, filename="<test>")
-if not result.trace.graphs and getattr(result, "_state", None) is not None:  # TEMP until runner fills graphs
-    result.trace.graphs = list(result._state.graphs)
 with open(sys.argv[2], "w", encoding="utf-8") as f:
     f.write(result.trace.to_json())
 """

@@ -57,8 +57,6 @@ s = q.sum()
 def _trace(src):
     result = run_script(src, filename="<test>")
     assert result.trace.error is None, result.trace.error
-    if not result.trace.graphs and getattr(result, "_state", None) is not None:  # TEMP until runner fills graphs
-        result.trace.graphs = list(result._state.graphs)
     return result.trace
 
 
