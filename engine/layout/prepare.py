@@ -37,6 +37,7 @@ from . import text_metrics as tm
 LARGE_GRAPH = 300  # trace nodes; above this "auto" rolls and collapses
 TARGET_BOXES = 300  # what auto-collapsing aims for
 MIN_USEFUL_BOXES = 8  # never collapse so far that fewer boxes remain
+FULL_MAX_BOXES = 3500  # ...unless the full picture is bigger than this
 
 
 @dataclass
@@ -390,8 +391,13 @@ def _auto_collapse(unit_gids: dict[str, list[str]], forced: set[str],
     for d in range(max_depth, -1, -1):
         n, chosen = boxes_at(d)
         if n <= TARGET_BOXES:
-            if n < MIN_USEFUL_BOXES and prev is not None:
-                return prev[1]
+            if n < MIN_USEFUL_BOXES:
+                if prev is not None:
+                    return prev[1]
+                if n_none <= FULL_MAX_BOXES:
+                    # one big module (an RNN cell whose calls cannot be told
+                    # apart): a few boxes say nothing; draw it all instead
+                    return set()
             return chosen
         prev = (n, chosen)
     return prev[1] if prev else set()
