@@ -27,6 +27,7 @@ What is known when:
 
 from __future__ import annotations
 
+import gc
 import weakref
 from typing import Any, Callable, Iterable, Optional
 
@@ -308,7 +309,19 @@ def capture(state: CaptureState, roots: list[tuple[Any, int, Any]], names: Names
 
     Returns the Graph and {node object: node id}. With `reuse`, a walk that
     finds exactly the nodes of an already captured graph returns that graph.
+    Cyclic GC is paused meanwhile (its passes over the many new objects
+    would cost more than the capture itself).
     """
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        return _capture(state, roots, names, origin, reuse)
+    finally:
+        if gc_was:
+            gc.enable()
+
+
+def _capture(state, roots, names, origin, reuse):
     root_nodes = []
     for n, _, _ in roots:
         if n is not None and n not in root_nodes:

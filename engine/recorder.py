@@ -29,6 +29,7 @@ skipped instead).
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 import threading
 import weakref
@@ -269,6 +270,10 @@ class Recorder:
                 tls.busy = False
 
         tls.busy = True
+        # Recording creates many small objects; cyclic GC passes over the
+        # whole graph would dominate the cost. Paused for this call only.
+        gc_was = gc.isenabled()
+        gc.disable()
         try:
             prep = self._prepare(kind, roots_arg, args, kwargs)
         except Exception as e:  # our failure: run unrecorded
@@ -279,6 +284,8 @@ class Recorder:
                 return fn(*root_args, *args, **kwargs)
             finally:
                 tls.busy = False
+                if gc_was:
+                    gc.enable()
         run, ids, nodes, act, handles = prep
         self.active = act
         ok = False
@@ -299,6 +306,8 @@ class Recorder:
             except Exception as e:
                 self.errors.append(f"recording failed: {type(e).__name__}: {e}")
             tls.busy = False
+            if gc_was:
+                gc.enable()
 
     def _prepare(self, kind, roots_arg, args, kwargs):
         roots = root_edges(roots_arg)

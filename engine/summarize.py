@@ -32,6 +32,7 @@ from .trace_model import MAX_INLINE_VALUES, TensorSummary
 MAX_KEPT_BYTES = 512 * 1024 * 1024
 
 _DTYPE_NAMES: dict = {}
+_DEVICE_NAMES: dict = {}
 
 
 def dtype_name(dtype) -> str:
@@ -183,8 +184,12 @@ class Summarizer:
         try:
             shape = list(t.shape)
             numel = t.numel()
+            dev = t.device
+            dname = _DEVICE_NAMES.get(dev)
+            if dname is None:
+                dname = _DEVICE_NAMES[dev] = str(dev)
             s = TensorSummary(
-                shape=shape, dtype=dtype_name(t.dtype), device=str(t.device),
+                shape=shape, dtype=dtype_name(t.dtype), device=dname,
                 numel=numel, requires_grad=t.requires_grad, is_leaf=t.is_leaf,
                 truncated=numel > MAX_INLINE_VALUES,
             )
@@ -213,22 +218,17 @@ class Summarizer:
 
     def _fill(self, s: TensorSummary, t) -> None:
         try:
-            if t.is_sparse or t.layout != torch.strided or t.device.type == "meta":
-                return
-            if getattr(t, "is_nested", False):
+            if t.layout != torch.strided or t.is_meta or getattr(t, "is_nested", False):
                 return
             kind = _kind(t.dtype)
-            with torch.no_grad():
-                d = t.detach()
-                if s.numel <= MAX_INLINE_VALUES:
-                    if kind == "?":
-                        vals = d.reshape(-1).float().tolist()
-                        s.values = vals
-                    else:
-                        vals = d.reshape(-1).tolist()
-                        _fill_small(s, vals, kind)
+            d = t.detach()  # a detached view: no graph is built below
+            if s.numel <= MAX_INLINE_VALUES:
+                if kind == "?":
+                    s.values = d.reshape(-1).float().tolist()
                 else:
-                    _fill_large(s, d, kind)
+                    _fill_small(s, d.reshape(-1).tolist(), kind)
+            else:
+                _fill_large(s, d, kind)
         except Exception:
             pass
 
