@@ -481,7 +481,7 @@ class MainWindow(QMainWindow):
             self._run_file = str(self._lesson.path)
         else:
             self._run_file = "<editor>"
-        shown = os.path.basename(self._run_file) if self._run_file != "<editor>" else self.tr("editor")
+        shown = os.path.basename(self._run_file) if self._run_file != "<editor>" else self.tr("untitled.py")
         self.output.append_info(self.tr("▶ Running {name} on {device}…").format(
             name=shown, device=self._device.upper()))
         self.worker.timeout_s = settings.run_timeout_s()
@@ -551,6 +551,7 @@ class MainWindow(QMainWindow):
             self.tr("The worker process stopped unexpectedly."),
             self.tr("It {how}.").format(how=message) + "\n"
             + self.tr("Your code is safe in the editor; a fresh worker is starting."))
+        self._clear_graph()
         self._update_worker_label()
 
     def _on_timed_out(self, seconds: float) -> None:
@@ -558,11 +559,20 @@ class MainWindow(QMainWindow):
             self.tr("Stopped: the script ran longer than the run timeout ({s} s).").format(
                 s=int(round(self.worker.timeout_s))),
             self.tr("Change it in Run ▸ Run Timeout…, or look for an endless loop."))
+        self._clear_graph()
 
     def _on_stopped(self) -> None:
         self.output.append_problem(self.tr("Stopped."), self.tr("The script was ended by Stop."))
+        self._clear_graph()
         self._tick.stop()
         self._update_worker_label()
+
+    def _clear_graph(self) -> None:
+        """The run produced no trace: the previous graph no longer matches the code."""
+        if self.session.trace is not None:
+            self.session.set_trace(None)
+        self._last_trace = None
+        self._update_graph_label()
 
     def _on_values(self, tensor_id: str, summary, error) -> None:
         self.session.deliver_values(tensor_id, summary, error)
@@ -656,6 +666,9 @@ class MainWindow(QMainWindow):
         graph = self.session.graph if self.session.trace is not None else None
         if graph is None:
             self.graph_label.setText(self.tr("No graph"))
+            if not self._layout_busy:
+                self.layout_label.setText("")
+                self.layout_label.setProperty("info", "")
             return
         trace = self.session.trace
         text = self.tr("{n} nodes · {e} edges").format(n=len(graph.nodes), e=len(graph.edges))
