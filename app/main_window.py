@@ -102,7 +102,11 @@ class MainWindow(QMainWindow):
         self._tick.setInterval(200)
         self._tick.timeout.connect(self._update_worker_label)
 
-        self.resize(1500, 950)
+        screen = self.screen().availableGeometry() if self.screen() else None
+        if screen is not None and screen.width() > 0:
+            self.resize(min(1500, int(screen.width() * 0.95)), min(950, int(screen.height() * 0.92)))
+        else:
+            self.resize(1500, 950)
         self._default_state = self.saveState(STATE_VERSION)
         self._restore_layout()
         self.retranslate()

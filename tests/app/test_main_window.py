@@ -110,6 +110,7 @@ def test_crash_is_reported_editor_text_survives_and_next_run_works(qtbot, window
     assert "stopped unexpectedly" in w.output.plain_text
     assert "code 3" in w.output.plain_text
     assert w.editor.toPlainText() == source
+    assert w.session.trace is None  # the old graph no longer matches the code
     wait_until(lambda: w.worker.state == READY, RESTART_TIMEOUT_MS, "fresh worker")
     w.editor.setPlainText(SCRIPT + TYPED_LINE + "\n")
     trace = _run(qtbot, w)

@@ -117,3 +117,20 @@ def test_shutdown_leaves_no_process(qtbot, qapp, wait_until, pid_alive):
     pid = worker.pid()
     worker.shutdown()
     wait_until(lambda: not pid_alive(pid), 3000, "worker exit")
+
+
+def test_fetch_returns_all_values_of_a_large_tensor(qtbot, shared_worker, wait_until, pid_alive):
+    source = "import torch\nx = torch.arange(100.0, requires_grad=True)\ny = (x * 2).sum()\ny.backward()\n"
+    with qtbot.waitSignal(shared_worker.traceReady, timeout=RUN_TIMEOUT_MS) as blocker:
+        shared_worker.run(source, "big.py", "cpu")
+    trace = blocker.args[0]
+    big = [n.tensor for g in trace.graphs for n in g.nodes
+           if n.tensor is not None and n.tensor.numel == 100 and n.tensor.id]
+    assert big, "no fetchable 100-element tensor in the trace"
+    summary = big[0]
+    assert summary.truncated
+    with qtbot.waitSignal(shared_worker.valuesArrived, timeout=RUN_TIMEOUT_MS) as blocker:
+        shared_worker.fetch(summary.id)
+    tensor_id, full, error = blocker.args
+    assert tensor_id == summary.id and error is None
+    assert len(full.values) == 100 and not full.truncated
