@@ -228,6 +228,7 @@ class CaptureState:
         self.where: dict[Any, tuple[Graph, str]] = {}
         self.graph_nodes: dict[str, list] = {}  # graph id -> node objects (strong refs)
         self.param_names: dict[int, str] = {}
+        self.module_classes: dict[str, str] = {}  # module path -> class name
         # id(grad_fn) -> weakref to its output tensor (module outputs, roots)
         self.known_outputs: dict[int, Any] = {}
         # tensors that called retain_grad (weak)
@@ -402,6 +403,7 @@ def _capture(state, roots, names, origin, reuse):
                 node.label = lab if lab is not None else pname
                 if pname is not None and "." in pname:
                     node.module = pname.rsplit(".", 1)[0]
+                    node.module_class = state.module_classes.get(node.module)
                 hl = hooks_by_leaf.get(id(v))
                 if hl:
                     node.hooks = list(hl)

@@ -239,6 +239,10 @@ class Recorder:
             paths, params, keep = namespace_module_paths(ns)
             self.state.param_names.update(params)
             names.add_params(params, keep)
+            for m in keep:
+                if isinstance(m, torch.nn.Module):
+                    if id(m) in paths:
+                        self.state.module_classes.setdefault(paths[id(m)], type(m).__name__)
         except Exception:
             pass
         if frame is not None and frame.f_locals is not ns:

@@ -225,8 +225,6 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     seen_warnings: set = set()
 
     with warnings.catch_warnings():
-        orig_show = warnings.showwarning
-
         def showwarning(message, category, fname, lineno, file=None, line=None):
             try:
                 note = explain_warning(str(message))
@@ -238,7 +236,11 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
                         trace.notes.append(f"Warning{where}: {note}")
             except Exception:
                 pass
-            return orig_show(message, category, fname, lineno, file, line)
+            # What Python's default showwarning does (sys.stderr is ours here).
+            try:
+                (file or sys.stderr).write(warnings.formatwarning(message, category, fname, lineno, line))
+            except Exception:
+                pass
 
         warnings.showwarning = showwarning
         sys.stdout = _Stream("stdout", out)

@@ -1,0 +1,227 @@
+"""run_script: output, errors with explanations, cleanup, namespace graphs, fetch."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import torch
+from torch.nn.modules import module as nn_module
+
+from autogradviz.engine.runner import run_script
+from autogradviz.engine.trace_model import MAX_RECORDED_RUNS, Trace
+
+FILENAME = "/virtual/lesson.py"
+
+
+def run(src, **kw):
+    return run_script(src, filename=FILENAME, **kw)
+
+
+def test_prints_arrive_as_they_happen_and_in_trace():
+    got = []
+    r = run("print('a', 1)\nimport sys\nprint('oops', file=sys.stderr)\nprint(device)\n",
+            on_output=lambda s, t: got.append((s, t)))
+    assert r.trace.error is None
+    assert r.trace.stdout == "a 1\ncpu\n"
+    assert r.trace.stderr == "oops\n"
+    assert ("stderr", "oops") in got
+    assert "".join(t for s, t in got if s == "stdout") == "a 1\ncpu\n"
+    assert sys.stdout is sys.__stdout__ or not hasattr(sys.stdout, "_sink")
+
+
+def test_output_callback_that_prints_does_not_loop():
+    r = run("print('x')\n", on_output=lambda s, t: print("cb", t))
+    assert r.trace.error is None
+
+
+def test_fresh_main_namespace():
+    r = run("import torch\nassert __name__ == '__main__'\nleft = 1\n")
+    assert r.trace.error is None
+    r2 = run("print('left' in globals())\n")
+    assert r2.trace.stdout == "False\n"
+
+
+def test_syntax_error_has_line():
+    r = run("x = 1\ny = (2 +\n")
+    e = r.trace.error
+    assert e.type == "SyntaxError"
+    assert e.line == 2
+    assert e.explanation
+
+
+def test_exception_line_and_traceback_point_at_user_file():
+    r = run("import torch\n\ndef f(t):\n    return t @ t\n\nf(torch.randn(2, 3))\n")
+    e = r.trace.error
+    assert e.type == "RuntimeError"
+    assert e.line == 4
+    assert FILENAME in e.traceback and "return t @ t" in e.traceback
+    assert "runner.py" not in e.traceback
+
+
+def test_system_exit():
+    assert run("import sys\nprint(1)\nsys.exit(0)\nprint(2)\n").trace.error is None
+    e = run("import sys\nsys.exit(3)\n").trace.error
+    assert e.type == "SystemExit" and e.line == 2
+
+
+def test_keyboard_interrupt_is_an_error_not_a_crash():
+    e = run("raise KeyboardInterrupt\n").trace.error
+    assert e.type == "KeyboardInterrupt"
+
+
+def _hooks_state():
+    return (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad,
+            torch.Tensor.register_hook, "retain_grad" in torch.Tensor.__dict__,
+            len(nn_module._global_forward_pre_hooks), len(nn_module._global_forward_hooks))
+
+
+def test_everything_installed_is_removed_even_after_errors():
+    before = _hooks_state()
+    run("import torch\nx = torch.ones(2, requires_grad=True)\n(x*2).sum().backward()\nraise ValueError('x')\n")
+    run("import torch.nn as nn\nm = nn.Linear(2, 2)\nm(torch.ones(3))\n")
+    assert _hooks_state() == before
+
+
+def test_no_node_hook_survives_into_a_later_backward():
+    r = run("""
+import torch
+w = torch.ones(3, requires_grad=True)
+(w * 2).sum().backward()
+""")
+    w = r.namespace["w"]
+    order = []
+    # a new backward outside the recorder: only the plain engine runs
+    (w * 3).sum().backward()
+    assert torch.equal(w.grad, torch.full((3,), 5.0))
+    assert len(r.trace.backward_runs) == 1
+    assert order == []
+
+
+def test_namespace_graph_for_tensors_left_alive_and_dedupe():
+    r = run("""
+import torch
+a = torch.ones(2, requires_grad=True)
+b = (a * 2).sum()
+b.backward(retain_graph=True)
+c = (a.exp() + 1)
+d = [c * 2, c.sin()]
+""")
+    tr = r.trace
+    assert tr.error is None
+    origins = [g.origin for g in tr.graphs]
+    assert origins == ["backward", "namespace"]
+    ns_graph = tr.graphs[1]
+    labels = {n.label for n in ns_graph.nodes}
+    assert {"c", "d[0]", "d[1]", "a"} <= labels
+    assert "b" not in labels  # b's graph was captured at backward: not repeated
+    assert len(ns_graph.roots) == 3
+
+
+def test_trace_json_round_trip():
+    r = run("import torch\nx = torch.randn(100, requires_grad=True)\n(x.exp()).sum().backward()\n")
+    text = r.trace.to_json()
+    back = Trace.from_json(text)
+    assert back.backward_runs[0].steps[0].node == r.trace.backward_runs[0].steps[0].node
+    assert len(back.graphs[0].nodes) == len(r.trace.graphs[0].nodes)
+
+
+def test_fetch_full_values_of_large_tensor():
+    r = run("import torch\nx = torch.arange(200.0, requires_grad=True)\n(x * x).sum().backward()\n")
+    run0 = r.trace.backward_runs[0]
+    leaf = next(n for n in r.trace.graph(run0.graph).nodes if n.label == "x")
+    s = run0.leaf_grads[leaf.id]
+    assert s.truncated and len(s.values) == 64 and s.id is not None
+    full = r.fetch(s.id)
+    assert not full.truncated and full.values == (2 * torch.arange(200.0)).tolist()
+    assert s.max == 398.0 and s.min == 0.0
+    assert r.fetch("nope") is None
+
+
+def test_runs_past_the_limit_are_counted():
+    n = MAX_RECORDED_RUNS + 5
+    r = run(f"import torch\nw = torch.ones(2, requires_grad=True)\nfor i in range({n}):\n"
+            "    (w * i).sum().backward()\nprint(w.grad.tolist())\n")
+    tr = r.trace
+    assert tr.backward_calls == n
+    assert len(tr.backward_runs) == MAX_RECORDED_RUNS
+    assert tr.runs_truncated
+    expected = float(sum(range(n)))
+    assert tr.stdout == f"{[expected, expected]}\n"
+
+
+def test_module_paths_for_nested_modules():
+    r = run("""
+import torch
+import torch.nn as nn
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear1 = nn.Linear(4, 4)
+    def forward(self, x):
+        return torch.relu(self.linear1(x)) * 2
+class Enc(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Block(), Block()])
+    def forward(self, x):
+        for l in self.layers:
+            x = l(x)
+        return x.sum()
+encoder = Enc()
+out = encoder(torch.randn(2, 4))
+out.backward()
+""")
+    g = r.trace.graphs[0]
+    mods = {(n.op, n.module) for n in g.nodes}
+    assert ("AddmmBackward0", "layers.0.linear1") in mods
+    assert ("AddmmBackward0", "layers.1.linear1") in mods
+    assert ("ReluBackward0", "layers.0") in mods
+    assert ("SumBackward0", "encoder") in mods
+    cls = {n.module: n.module_class for n in g.nodes if n.module}
+    assert cls["layers.1.linear1"] == "Linear" and cls["layers.0"] == "Block"
+    assert {"layers.0.linear1.weight", "layers.1.linear1.bias"} <= {n.label for n in g.nodes}
+
+
+def test_labels_from_callers_frame():
+    r = run("""
+import torch
+def train():
+    local_w = torch.ones(3, requires_grad=True)
+    hidden = local_w * 2
+    (hidden.sum()).backward()
+train()
+""")
+    labels = {n.label for n in r.trace.graphs[0].nodes}
+    assert {"local_w", "hidden"} <= labels
+    assert r.trace.backward_runs[0].line == 6
+
+
+def test_nonleaf_grad_warning_is_explained():
+    r = run("import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\n"
+            "y.sum().backward()\nprint(y.grad)\n")
+    assert r.trace.error is None
+    assert r.trace.stdout == "None\n"
+    assert "not a leaf" in r.trace.stderr
+    assert any("retain_grad" in n and "line 5" in n for n in r.trace.notes)
+
+
+def test_unavailable_cuda_is_a_clear_error():
+    if torch.cuda.is_available():
+        pytest.skip("CUDA present")
+    e = run("print(1)\n", device="cuda").trace.error
+    assert e.type == "CUDAUnavailable"
+
+
+def test_saved_values_are_read():
+    r = run("import torch\nx = torch.randn(3, 4, requires_grad=True)\ny = x.sum(dim=1)\nz = y.exp()\n"
+            "z.sum().backward()\n")
+    g = r.trace.graphs[0]
+    exp = next(n for n in g.nodes if n.op == "ExpBackward0")
+    (sv,) = exp.saved
+    assert sv.name == "result" and sv.tensor.shape == [3]
+    ns_z = r.namespace["z"]
+    assert sv.tensor.values == pytest.approx(ns_z.tolist())
+    s = next(n for n in g.nodes if n.op == "SumBackward1")
+    vals = {v.name: v.value for v in s.saved}
+    assert vals["dim"] == [1] and vals["self_sym_sizes"] == [3, 4]
