@@ -25,10 +25,10 @@ from .layout_runner import LayoutRunner
 from .trace_session import TraceSession
 
 
-def _icon(name: str, fallback):
+def _icon(name: str, fallback, theme=None):
     try:
         from .resources_loader import icon
-        ic = icon(name)
+        ic = icon(name, theme) if theme else icon(name)
         if not ic.isNull():
             return ic
     except Exception:
@@ -41,6 +41,7 @@ class _View(QGraphicsView):
     """QGraphicsView with wheel zoom, drag pan, pinch and double-click centring."""
 
     zoomed = Signal()
+    userMoved = Signal()  # the user zoomed or panned by hand
 
     def __init__(self, scene, parent=None):
         super().__init__(scene, parent)
@@ -67,6 +68,7 @@ class _View(QGraphicsView):
         if delta == 0:
             return super().wheelEvent(event)
         self.zoom_by(1.0015 ** delta)
+        self.userMoved.emit()
         event.accept()
 
     def viewportEvent(self, event) -> bool:
@@ -74,13 +76,20 @@ class _View(QGraphicsView):
             pinch = event.gesture(Qt.PinchGesture)
             if pinch is not None:
                 self.zoom_by(pinch.scaleFactor())
+                self.userMoved.emit()
                 return True
         return super().viewportEvent(event)
 
     def mouseDoubleClickEvent(self, event) -> None:
         self.centerOn(self.mapToScene(event.position().toPoint()))
         self.zoomed.emit()
+        self.userMoved.emit()
         event.accept()
+
+    def mouseMoveEvent(self, event) -> None:
+        if event.buttons() & Qt.LeftButton:
+            self.userMoved.emit()  # dragging pans
+        super().mouseMoveEvent(event)
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
@@ -100,6 +109,7 @@ class GraphView(QWidget):
         super().__init__(parent)
         self.session = session
         self._theme = "light"
+        self._icon_theme = None  # None: the icon loader's current theme
         self._scene = GraphScene(self, style_for(self._theme))
         self.view = _View(self._scene, self)
         self.runner = LayoutRunner(self)
@@ -112,6 +122,7 @@ class GraphView(QWidget):
         self._build_result = None
         self.follow = True  # scroll to the running node when it leaves the view
         self._focus_nodes: list[str] = []
+        self._auto_fit = False
 
         # busy bar (progress + cancel), hidden when idle
         self.busy = QWidget(self)
@@ -236,6 +247,7 @@ class GraphView(QWidget):
         session.layoutOptionsChanged.connect(self._relayout)
         session.traceChanged.connect(self._on_trace_changed)
         self.view.zoomed.connect(self._update_overlays)
+        self.view.userMoved.connect(self._stop_auto_fit)
         self.retranslate()
         if session.graph is not None:
             self._on_graph_changed(session.graph_id)
@@ -268,7 +280,18 @@ class GraphView(QWidget):
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
             self.retranslate()
+        elif event.type() in (QEvent.PaletteChange, QEvent.StyleChange):
+            self._load_icons()
         super().changeEvent(event)
+
+    def _load_icons(self) -> None:
+        """(Re)load the tool icons: their ink follows the light/dark theme."""
+        from PySide6.QtWidgets import QStyle
+        for btn, name, fb in ((self.zoom_in_btn, "zoom-in", QStyle.SP_ArrowUp),
+                              (self.zoom_out_btn, "zoom-out", QStyle.SP_ArrowDown),
+                              (self.fit_btn, "zoom-fit", QStyle.SP_TitleBarMaxButton),
+                              (self.search_btn, "search", QStyle.SP_FileDialogContentsView)):
+            btn.setIcon(_icon(name, fb, self._icon_theme))
 
     # -- public API --------------------------------------------------------------------------------
     def graph_scene(self) -> GraphScene:
@@ -278,16 +301,27 @@ class GraphView(QWidget):
         return self.view.mapToScene(self.view.viewport().rect()).boundingRect()
 
     def zoom_in(self) -> None:
+        self._auto_fit = False
         self.view.zoom_by(1.25)
 
     def zoom_out(self) -> None:
+        self._auto_fit = False
         self.view.zoom_by(0.8)
+
+    def _stop_auto_fit(self) -> None:
+        self._auto_fit = False
 
     def fit(self) -> None:
         """Whole graph in view, clear of the legend; small graphs at most 1.6x."""
         rect = self._scene.itemsBoundingRect()
         if rect.isEmpty():
             return
+        layout = self._scene.layout
+        if layout is not None and layout.width > 0:
+            rect = QRectF(0, 0, layout.width, layout.height)
+        # room for what stepping adds: gradient labels beside the edges and the
+        # .grad / hook callouts to the right of the boxes
+        rect = rect.adjusted(-40, -10, 170, 10)
         vp = self.view.viewport().rect()
         # the legend goes where it costs the graph least: a column on the left
         # (tall graphs) or two columns along the bottom (wide graphs)
@@ -296,7 +330,9 @@ class GraphView(QWidget):
         cands = [(0, 0, 2)]
         if legend_on:
             tall, wide = self.legend.size_for(1), self.legend.size_for(2)
-            cands = [(tall.width() + 12, 0, 1), (0, wide.height() + 12, 2)]
+            cands = [(tall.width() + 12, 0, 1)]
+            if wide.width() + 16 <= vp.width():  # two columns only where they fit
+                cands.append((0, wide.height() + 12, 2))
         best = None
         for l_, b_, cols in cands:
             aw = max(vp.width() - l_ - 32, 40)
@@ -313,6 +349,7 @@ class GraphView(QWidget):
         # centre the graph in the part of the viewport the legend leaves free
         self.view.centerOn(rect.center().x() - left / 2 / scale, rect.center().y() + bottom / 2 / scale)
         self._pending_fit = False
+        self._auto_fit = True  # keep fitting on resize until the user zooms/pans
         self._update_overlays()
 
     def place_legend(self) -> None:
@@ -344,6 +381,8 @@ class GraphView(QWidget):
 
     def set_theme(self, name: str) -> None:
         self._theme = "dark" if name == "dark" else "light"
+        self._icon_theme = self._theme
+        self._load_icons()
         style = style_for(self._theme)
         self._scene.set_style(style)
         if self.legend is not None:
@@ -504,9 +543,14 @@ class GraphView(QWidget):
             return
         r = items[0].sceneBoundingRect()
         vis = self.visible_scene_rect()
-        # "in sight" = well inside the view, not under the minimap or legend
-        safe = vis.adjusted(vis.width() * 0.2, vis.height() * 0.15, -vis.width() * 0.25, -vis.height() * 0.25)
-        if not safe.contains(r):
+        # "in sight" = inside the view and not under the minimap
+        hidden = not vis.contains(r)
+        if not hidden and self.minimap is not None and self.minimap.isVisible():
+            g = self.minimap.geometry()
+            under = self.view.mapToScene(g).boundingRect()
+            hidden = under.intersects(r)
+        if hidden:
+            self._auto_fit = False
             self.view.centerOn(r.center())
             self._update_overlays()
 
@@ -587,7 +631,7 @@ class GraphView(QWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if self._pending_fit and self._layout_graph_id:
+        if (self._pending_fit or self._auto_fit) and self._layout_graph_id:
             self._fit_when_ready()
         self._update_overlays()
 

@@ -191,6 +191,9 @@ class InspectorPanel(QWidget):
         self.values_table.setToolTip(self.tr("Rows: leading indices; columns: the last dimension."))
         self._refresh()
 
+    def set_theme(self, name: str) -> None:
+        """Nothing theme-specific: the palette styles every widget here."""
+
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
             self.retranslate()

@@ -127,6 +127,8 @@ class Minimap(QFrame):
 
     def _goto(self, pos) -> None:
         self.main_view.centerOn(self._to_scene(QPointF(pos)))
+        if hasattr(self.main_view, "userMoved"):
+            self.main_view.userMoved.emit()
         self.update()
 
     def mousePressEvent(self, event) -> None:

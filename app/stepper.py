@@ -26,10 +26,10 @@ from .graph_scene import event_title
 from .trace_session import TraceSession
 
 
-def _icon(name: str, fallback: QStyle.StandardPixmap):
+def _icon(name: str, fallback: QStyle.StandardPixmap, theme=None):
     try:
         from .resources_loader import icon
-        ic = icon(name)
+        ic = icon(name, theme) if theme else icon(name)
         if not ic.isNull():
             return ic
     except Exception:
@@ -136,6 +136,7 @@ class StepperPanel(QWidget):
     def __init__(self, session: TraceSession, parent: Optional[QWidget] = None):
         super().__init__(parent)
         self.session = session
+        self._theme = None  # None: the icon loader's current theme
         self.setFocusPolicy(Qt.StrongFocus)
 
         self.run_combo = QComboBox(self)
@@ -251,7 +252,22 @@ class StepperPanel(QWidget):
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
             self.retranslate()
+        elif event.type() in (QEvent.PaletteChange, QEvent.StyleChange):
+            self._load_icons()
         super().changeEvent(event)
+
+    def _load_icons(self) -> None:
+        """(Re)load the icons: their ink follows the light/dark theme."""
+        t = self._theme
+        self.first_btn.setIcon(_icon("step-first", QStyle.SP_MediaSkipBackward, t))
+        self.back_btn.setIcon(_icon("step-back", QStyle.SP_MediaSeekBackward, t))
+        self.forward_btn.setIcon(_icon("step-forward", QStyle.SP_MediaSeekForward, t))
+        self.last_btn.setIcon(_icon("step-last", QStyle.SP_MediaSkipForward, t))
+        self._update_play_button()
+
+    def set_theme(self, name: str) -> None:
+        self._theme = "dark" if name == "dark" else "light"
+        self._load_icons()
 
     # -- building ----------------------------------------------------------------------------------
     def _rebuild(self) -> None:
@@ -456,10 +472,10 @@ class StepperPanel(QWidget):
         if not hasattr(self, "play_btn"):
             return
         if self.timer.isActive():
-            self.play_btn.setIcon(_icon("pause", QStyle.SP_MediaPause))
+            self.play_btn.setIcon(_icon("pause", QStyle.SP_MediaPause, self._theme))
             self.play_btn.setToolTip(self.tr("Pause (Space)"))
         else:
-            self.play_btn.setIcon(_icon("play", QStyle.SP_MediaPlay))
+            self.play_btn.setIcon(_icon("play", QStyle.SP_MediaPlay, self._theme))
             self.play_btn.setToolTip(self.tr("Play the backward pass step by step (Space)"))
 
     def _on_combo(self, pos: int) -> None:
