@@ -33,9 +33,33 @@ def run_gui(argv: list[str] | None = None, open_path: str | None = None) -> int:
                         open_path=open_path)
     window.show()
     window.raise_()
+    _quit_on_signals(app, window)
     code = app.exec()
     window.shutdown()
     return code
+
+
+def _quit_on_signals(app, window) -> None:
+    """Ctrl+C in the terminal or SIGTERM: stop the worker and quit, keeping the
+    autosaved text (the user did not choose to discard anything)."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    def handler(_signum, _frame):
+        window.autosave.save_now()
+        window.shutdown(keep_autosave=True)
+        app.quit()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(sig, handler)
+        except (ValueError, OSError):  # not the main thread / unsupported
+            pass
+    # Python only runs signal handlers between bytecodes: wake it up regularly.
+    timer = QTimer(app)
+    timer.timeout.connect(lambda: None)
+    timer.start(300)
 
 
 if __name__ == "__main__":

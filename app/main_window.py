@@ -893,15 +893,19 @@ class MainWindow(QMainWindow):
         self.shutdown()
         event.accept()
 
-    def shutdown(self) -> None:
-        """Save UI state, stop the worker (if ours) and remove the autosave (clean exit)."""
+    def shutdown(self, keep_autosave: bool = False) -> None:
+        """Save UI state, stop the worker (if ours) and remove the autosave (clean exit).
+
+        `keep_autosave`: the app is being ended from outside (a signal), so the
+        unsaved text stays for the next start to restore."""
         if self._closing:
             return
         self._closing = True
         self._tick.stop()
         self.save_layout()
         self.autosave.set_enabled(False)
-        self.autosave.discard()
+        if not keep_autosave:
+            self.autosave.discard()
         if hasattr(self.graph_view, "shutdown"):
             self.graph_view.shutdown()
         if self._owns_worker:
