@@ -6,7 +6,7 @@ asks the window to load its script. The explanation follows the UI language.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QElapsedTimer, QEvent, Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QListWidget, QListWidgetItem, QPushButton,
                                QTextBrowser, QVBoxLayout, QWidget)
 
@@ -21,6 +21,8 @@ class LessonsPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("lessonsPanel")
         self._lessons: list[Lesson] = lessons()
+        self._last_open = ""
+        self._open_clock = QElapsedTimer()
         self.list = QListWidget(self)
         self.list.setObjectName("lessonList")
         self.list.setWordWrap(True)
@@ -31,8 +33,10 @@ class LessonsPanel(QWidget):
         self.open_button.setIcon(icon("open"))
         self.open_button.clicked.connect(self._open_current)
         self.list.currentRowChanged.connect(self._show)
+        # A click opens the lesson (the window asks first if the editor has unsaved edits);
+        # moving with the arrow keys only previews the explanation, Enter opens.
+        self.list.itemClicked.connect(lambda _item: self._open_current())
         self.list.itemActivated.connect(lambda _item: self._open_current())
-        self.list.itemDoubleClicked.connect(lambda _item: self._open_current())
 
         self.list.setVerticalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
@@ -98,12 +102,19 @@ class LessonsPanel(QWidget):
 
     def _open_current(self) -> None:
         lesson = self.current()
-        if lesson is not None:
-            self.lessonActivated.emit(lesson)
+        if lesson is None:
+            return
+        # A click can also count as an activation (style-dependent): open once.
+        if self._last_open == lesson.name and self._open_clock.isValid() and self._open_clock.elapsed() < 600:
+            return
+        self._last_open = lesson.name
+        self._open_clock.start()
+        self.lessonActivated.emit(lesson)
 
     def retranslate(self) -> None:
         self.open_button.setText(self.tr("Open in editor"))
         self.open_button.setToolTip(self.tr("Load this lesson's script into the editor and run it"))
+        self.list.setToolTip(self.tr("Click a lesson to load and run it"))
         self._fill()
 
     def changeEvent(self, event):  # noqa: N802

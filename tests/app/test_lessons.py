@@ -111,3 +111,20 @@ def test_hook_lesson_shows_the_hook_firing_with_its_value(qtbot, lesson_window, 
     assert hooks[0].received is not None and hooks[0].received.values == [1.0] * 4
     assert "global_grad    = 0.0" in w.output.plain_text
     assert any(r.kind == "grad" for r in trace.backward_runs)
+
+
+def test_clicking_a_lesson_opens_it_once(qtbot, qapp):
+    from PySide6.QtCore import Qt
+
+    from autogradviz.app.lessons_panel import LessonsPanel
+
+    panel = LessonsPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    opened = []
+    panel.lessonActivated.connect(opened.append)
+    rect = panel.list.visualItemRect(panel.list.item(1))
+    qtbot.mouseClick(panel.list.viewport(), Qt.LeftButton, pos=rect.center())
+    assert [l.name for l in opened] == [LESSONS[1].name]
+    assert panel.text.toPlainText().strip()
