@@ -476,7 +476,7 @@ class GraphView(QWidget):
         self._scene.set_selected(self.session.selected_node)
         if self.search_bar.isVisible() and self.search_edit.text():
             self._search(self.search_edit.text())
-        if self._pending_fit:
+        if self._pending_fit or (self._auto_fit and not self._focus_nodes):
             self._fit_when_ready()
         elif self._focus_nodes:
             # after expanding/collapsing a group, look at what changed
