@@ -230,3 +230,45 @@ def test_autosave_restores_text_after_a_crash_of_the_app(qtbot, shared_worker):
     assert "Restored" in second.output.plain_text
     second.close()  # clean exit removes the autosave
     assert not second.autosave.text_path.exists()
+
+
+KILLED_APP = r"""
+import sys
+from PySide6.QtCore import QCoreApplication, QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+app = QApplication([sys.argv[0]])
+QCoreApplication.setOrganizationName("autogradviz-tests")
+QCoreApplication.setApplicationName("autogradviz-tests")
+QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, sys.argv[2])
+from autogradviz.app.main_window import MainWindow
+w = MainWindow(start_worker=False, restore_autosave=False)
+w.show()
+w.autosave.saved.connect(lambda _p: print("SAVED", flush=True))
+QTimer.singleShot(100, lambda: w.editor.setPlainText(sys.argv[1]))
+app.exec()
+"""
+
+
+def test_autosave_survives_a_real_kill_of_the_app(qtbot, shared_worker, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    text = "import torch\n# typed before the app was killed\n"
+    env = dict(os.environ)
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_APP, text, str(tmp_path / "settings")],
+                            stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()  # blocks until the autosave was written
+        assert line.strip() == "SAVED"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        proc.stdout.close()
+    theme = ThemeManager()
+    w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=True)
+    qtbot.addWidget(w)
+    w.ask_unsaved = lambda: "discard"
+    assert w.editor.toPlainText() == text
+    w.close()
