@@ -219,6 +219,9 @@ class CodeEditor(QPlainTextEdit):
                 col = cursor.positionInBlock()
                 cursor.insertText(" " * (4 - col % 4))
             return
+        if key == Qt.Key_Slash and event.modifiers() & Qt.ControlModifier:
+            self.toggle_comment()
+            return
         if key == Qt.Key_Backtab:
             self._indent_selection(-1)
             return
@@ -239,6 +242,38 @@ class CodeEditor(QPlainTextEdit):
                 cursor.removeSelectedText()
                 return
         super().keyPressEvent(event)
+
+    def toggle_comment(self) -> None:
+        """Ctrl+/: comment out the selected lines, or uncomment them if all are comments."""
+        cursor = self.textCursor()
+        doc = self.document()
+        first = doc.findBlock(cursor.selectionStart())
+        end = cursor.selectionEnd() - (1 if cursor.hasSelection() else 0)
+        last = doc.findBlock(max(cursor.selectionStart(), end))
+        blocks = []
+        block = first
+        while block.isValid():
+            blocks.append(block)
+            if block == last:
+                break
+            block = block.next()
+        code = [b for b in blocks if b.text().strip()]
+        uncomment = bool(code) and all(b.text().lstrip().startswith("#") for b in code)
+        indent = min((len(b.text()) - len(b.text().lstrip()) for b in code), default=0)
+        cursor.beginEditBlock()
+        for b in code:
+            c = QTextCursor(b)
+            text = b.text()
+            if uncomment:
+                pos = text.index("#")
+                n = 2 if text[pos:pos + 2] == "# " else 1
+                c.movePosition(QTextCursor.Right, n=pos)
+                c.movePosition(QTextCursor.Right, QTextCursor.KeepAnchor, n)
+                c.removeSelectedText()
+            else:
+                c.movePosition(QTextCursor.Right, n=indent)
+                c.insertText("# ")
+        cursor.endEditBlock()
 
     def _indent_selection(self, direction: int) -> None:
         cursor = self.textCursor()

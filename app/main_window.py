@@ -197,6 +197,7 @@ class MainWindow(QMainWindow):
         a("quit", None, [QKeySequence.Quit], self.close)
         a("undo", None, [QKeySequence.Undo], self.editor.undo)
         a("redo", None, [QKeySequence.Redo], self.editor.redo)
+        a("comment", None, ["Ctrl+/"], lambda: self.editor.toggle_comment())
         self.editor.undoAvailable.connect(self.actions["undo"].setEnabled)
         self.editor.redoAvailable.connect(self.actions["redo"].setEnabled)
         self.actions["undo"].setEnabled(False)
@@ -251,6 +252,8 @@ class MainWindow(QMainWindow):
         self.edit_menu = mb.addMenu("")
         self.edit_menu.addAction(act["undo"])
         self.edit_menu.addAction(act["redo"])
+        self.edit_menu.addSeparator()
+        self.edit_menu.addAction(act["comment"])
 
         self.run_menu = mb.addMenu("")
         self.run_menu.addAction(act["run"])
@@ -340,6 +343,7 @@ class MainWindow(QMainWindow):
             "quit": (self.tr("&Quit"), self.tr("Close the application")),
             "undo": (self.tr("&Undo"), self.tr("Undo the last edit")),
             "redo": (self.tr("&Redo"), self.tr("Redo the last undone edit")),
+            "comment": (self.tr("Toggle &Comment"), self.tr("Comment out the selected lines, or uncomment them")),
             "run": (self.tr("&Run"), self.tr("Run the script in the worker and show its autograd graph")),
             "stop": (self.tr("&Stop"), self.tr("Stop the running script")),
             "timeout": (self.tr("Run &Timeout…"), self.tr("Stop scripts that run longer than this")),

@@ -106,3 +106,13 @@ def test_autosave_writes_and_restores(qtbot):
     assert saver.pending() == ("print('unsaved')\n", None)
     saver.mark_clean()
     assert saver.pending() is None
+
+
+def test_ctrl_slash_toggles_comments(qtbot):
+    ed = _editor(qtbot, "x = 1\n    y = 2\n")
+    ed.selectAll()
+    qtbot.keyClick(ed, Qt.Key_Slash, Qt.ControlModifier)
+    assert ed.toPlainText() == "# x = 1\n#     y = 2\n"
+    ed.selectAll()
+    qtbot.keyClick(ed, Qt.Key_Slash, Qt.ControlModifier)
+    assert ed.toPlainText() == "x = 1\n    y = 2\n"
