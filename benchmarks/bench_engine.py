@@ -32,7 +32,9 @@ from autogradviz.engine.summarize import Summarizer  # noqa: E402
 from autogradviz.engine.trace_model import Trace  # noqa: E402
 
 
-def build(n_nodes: int, width: int = 4):
+def build_chain(n_nodes: int, width: int = 4):
+    """h = sin(h) * w, tiny tensors: torch's own cost per node is minimal, so
+    this is the worst case for the recorder's relative overhead."""
     x = torch.randn(width, requires_grad=True)
     w = torch.randn(width, requires_grad=True)
     h = x
@@ -40,6 +42,22 @@ def build(n_nodes: int, width: int = 4):
         h = torch.sin(h) * w
     loss = h.sum()
     return loss, {"x": x, "w": w, "loss": loss}
+
+
+def build_rnn(n_nodes: int, batch: int = 16, hidden: int = 64):
+    """An unrolled tanh RNN (h = tanh(h @ W + b)): 3 nodes per step, real matmuls."""
+    W = (torch.randn(hidden, hidden) / hidden ** 0.5).requires_grad_()
+    b = torch.zeros(hidden, requires_grad=True)
+    h0 = torch.randn(batch, hidden, requires_grad=True)
+    h = h0
+    for _ in range((n_nodes - 6) // 3):
+        h = torch.tanh(h @ W + b)
+    loss = h.pow(2).mean()
+    return loss, {"W": W, "b": b, "h0": h0, "loss": loss}
+
+
+GRAPHS = {"chain": build_chain, "rnn": build_rnn}
+build = build_chain
 
 
 def count_nodes(root) -> int:
@@ -57,11 +75,19 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--graph", choices=["chain", "rnn", "all"], default="all")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
+    for name in (["chain", "rnn"] if args.graph == "all" else [args.graph]):
+        bench(name, GRAPHS[name], args)
+    return 0
+
+
+def bench(name, build, args) -> None:
 
     loss, _ = build(args.nodes)
     n = count_nodes(loss)
+    print(f"\n[{name}] {build.__doc__.split(':')[0].strip()}")
     print(f"graph: {n} autograd nodes (torch {torch.__version__}, {args.repeat} repeats, median)")
 
     plain, recorded, cap, flush = [], [], [], []
@@ -105,7 +131,6 @@ def main(argv=None) -> int:
     print(f"recorded backward:  {r * 1e3:8.1f} ms   ratio {r / p:.2f}x (target <= 2x)")
     print(f"capture:            {c * 1e3:8.1f} ms   {c / n * 1e6:.2f} us/node (target <= 3 us)")
     print(f"capture + summaries:{(c + f) * 1e3:8.1f} ms   {(c + f) / n * 1e6:.2f} us/node")
-    return 0
 
 
 if __name__ == "__main__":
