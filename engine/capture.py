@@ -418,7 +418,7 @@ def _capture(state, roots, names, origin, reuse):
             if t is not None:
                 node.tensor = request(t, snapshot=True)
             if module_of is not None:
-                node.module, node.module_class = module_of(n)
+                node.module, node.module_class, node.module_call = module_of(n)
             saved, in_ckpt = read_saved(n, summ)
             node.saved = saved
             if in_ckpt:

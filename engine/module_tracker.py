@@ -100,8 +100,9 @@ class ModuleTracker:
         self._handles: list = []
         # sorted by sequence number: (seq, path, class name)
         self._seqs: list[int] = []
-        self._marks: list[tuple[Optional[str], Optional[str]]] = []
-        self._stack: list[tuple[torch.nn.Module, str, str]] = []
+        self._marks: list[tuple[Optional[str], Optional[str], Optional[int]]] = []
+        self._stack: list[tuple[torch.nn.Module, str, str, int]] = []
+        self._calls = 0  # module forward calls so far (Node.module_call)
         self._paths: dict[int, str] = {}
         self._keep: list = []
 
@@ -134,7 +135,7 @@ class ModuleTracker:
             return p
         self._keep.append(module)
         if self._stack:
-            parent, ppath, _ = self._stack[-1]
+            parent, ppath = self._stack[-1][0], self._stack[-1][1]
             try:
                 for cname, child in parent._modules.items():
                     if child is module:
@@ -165,8 +166,9 @@ class ModuleTracker:
         try:
             path = self._path_of(module)
             cls = type(module).__name__
-            self._stack.append((module, path, cls))
-            self._mark(path, cls)
+            self._calls += 1
+            self._stack.append((module, path, cls, self._calls))
+            self._mark(path, cls, self._calls)
         except Exception:
             pass
         return None
@@ -181,29 +183,31 @@ class ModuleTracker:
                 if self._stack:
                     self._stack.pop()
             if self._stack:
-                _, path, cls = self._stack[-1]
-                self._mark(path, cls)
+                _, path, cls, call = self._stack[-1]
+                self._mark(path, cls, call)
             else:
-                self._mark(None, None)
+                self._mark(None, None, None)
         except Exception:
             pass
         return None
 
-    def _mark(self, path, cls) -> None:
+    def _mark(self, path, cls, call) -> None:
         seq = _get_seq()
         if self._seqs and self._seqs[-1] == seq:
-            self._marks[-1] = (path, cls)
+            self._marks[-1] = (path, cls, call)
         else:
             self._seqs.append(seq)
-            self._marks.append((path, cls))
+            self._marks.append((path, cls, call))
 
     # -- queries -------------------------------------------------------------
-    def module_of(self, node) -> tuple[Optional[str], Optional[str]]:
+    def module_of(self, node) -> tuple[Optional[str], Optional[str], Optional[int]]:
+        """(module path, class name, call number) of the innermost module
+        whose forward was running when `node` was created."""
         try:
             seq = node._sequence_nr()
         except Exception:
-            return None, None
+            return None, None, None
         i = bisect.bisect_right(self._seqs, seq) - 1
         if i < 0:
-            return None, None
+            return None, None, None
         return self._marks[i]

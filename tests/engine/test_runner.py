@@ -181,6 +181,13 @@ out.backward()
     cls = {n.module: n.module_class for n in g.nodes if n.module}
     assert cls["layers.1.linear1"] == "Linear" and cls["layers.0"] == "Block"
     assert {"layers.0.linear1.weight", "layers.1.linear1.bias"} <= {n.label for n in g.nodes}
+    # one call number per module call, shared by the nodes made in it
+    calls = {}
+    for n in g.nodes:
+        if n.kind == "op":
+            calls.setdefault(n.module, set()).add(n.module_call)
+    assert len(calls["layers.0"]) == 1 and len(calls["layers.0.linear1"]) == 1
+    assert calls["layers.0"] != calls["layers.1"] and None not in calls["encoder"]
 
 
 def test_labels_from_callers_frame():
