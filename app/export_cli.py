@@ -19,6 +19,15 @@ from typing import Optional
 PROG = "autogradviz export"
 
 
+_T0 = time.perf_counter()
+
+
+def _timing(what: str) -> None:
+    """Phase times on stderr when AUTOGRADVIZ_TIMINGS is set (benchmarks)."""
+    if os.environ.get("AUTOGRADVIZ_TIMINGS"):
+        print(f"{PROG}: timing: {what} at {time.perf_counter() - _T0:.2f} s", file=sys.stderr, flush=True)
+
+
 def _err(message: str) -> None:
     text = " ".join(str(message).split("\n")).strip()
     print(f"{PROG}: {text}", file=sys.stderr, flush=True)
@@ -129,10 +138,12 @@ def export_command(args) -> int:
     except KeyboardInterrupt:
         _err("interrupted")
         return 130
+    _timing("trace ready")
     if trace is None:
         _err(message or "failed")
         return code or 2
     rc = _export_trace(trace, args, fmt)
+    _timing("written")
     if code != 0:
         _err(message or "the script failed")
         return code
@@ -182,6 +193,7 @@ def _export_trace(trace, args, fmt: str) -> int:
     except KeyboardInterrupt:
         _err("interrupted")
         return 130
+    _timing(f"layout done ({layout.engine}, {len(layout.boxes)} boxes)")
     for note in layout.notes:
         print(f"{PROG}: note: {note}", file=sys.stderr, flush=True)
     try:
@@ -196,6 +208,7 @@ def _export_trace(trace, args, fmt: str) -> int:
 
         scene = GraphScene(None, style_for(args.theme))
         scene.set_graph(graph, layout)
+        _timing("scene built")
         if args.step is not None and run is not None:
             scene.apply_step(replay.state_at(trace, run, args.step))
         info = ex.export_scene(scene, args.output, fmt, scale=args.scale, trace=trace,
