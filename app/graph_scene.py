@@ -36,6 +36,7 @@ ALL_LABELS_MAX_BOXES = 60
 # item painted with a few bulk calls (30,000 Python paint calls take ~0.5 s).
 OVERVIEW_MIN_BOXES = 1500
 OVERVIEW_MAX_SCALE = 0.35
+GRID = 200.0  # cell size of the box grid used to place labels
 
 _EVENT_NAMES = {
     "tensor_hook": "tensor hook",
@@ -113,6 +114,7 @@ class GraphScene(QGraphicsScene):
         self.layer = None
         self.overview = None
         self.overview_mode = False
+        self._grid: dict = {}
         self.group_boxes: dict[str, NodeItem] = {}  # node id inside a collapsed group -> its box
         self._group_members: dict[str, list[str]] = {}  # group box key -> member node ids
 
@@ -193,6 +195,10 @@ class GraphScene(QGraphicsScene):
             elif nid is not None:
                 self.node_items.setdefault(nid, []).append(item)
             self.key_items[box.key] = item
+            br = QRectF(box.x, box.y, box.w, box.h)
+            for cx in range(int(box.x // GRID), int((box.x + box.w) // GRID) + 1):
+                for cy in range(int(box.y // GRID), int((box.y + box.h) // GRID) + 1):
+                    self._grid.setdefault((cx, cy), []).append(br)
             item.setParentItem(self.layer)
         for pos, le in enumerate(layout.edges):
             if pos and pos % chunk == 0:
@@ -356,10 +362,14 @@ class GraphScene(QGraphicsScene):
     def _place_label(self, ei: EdgeItem, label: LabelItem) -> None:
         """Next to its edge where it covers the least: other labels and callouts
         count most, boxes less; tries both sides of the edge at a few points
-        along it, then small steps up/down (short edges in a dense layout)."""
+        along it, then small steps up/down (short edges in a dense layout).
+        Uses its own lists (visible labels, a grid of boxes), not scene.items():
+        that walks every item of a big scene."""
         sz = label.size()
         w, h = sz.width(), sz.height()
         path = ei.path()
+        others = [o.sceneBoundingRect() for o in list(self.grad_labels.values()) + list(self.callouts.values())
+                  if o is not label and o.isVisible()]
         best, best_cost = None, None
         for dy in (0.0, h + 2, -(h + 2), 2 * (h + 2), -2 * (h + 2)):
             for t in (0.5, 0.35, 0.65, 0.2, 0.8):
@@ -367,21 +377,25 @@ class GraphScene(QGraphicsScene):
                 for side in (1, -1):
                     x = p.x() + 5 if side > 0 else p.x() - 5 - w
                     rect = QRectF(x, p.y() - h / 2 + dy, w, h)
-                    cost = 0.0
-                    for other in self.items(rect):
-                        if other is label or not other.isVisible():
-                            continue
-                        if isinstance(other, LabelItem):
-                            cost += 3 * _overlap(rect, other.sceneBoundingRect())
-                        elif isinstance(other, NodeItem):
-                            cost += _overlap(rect, other.sceneBoundingRect())
-                    cost += abs(dy) * 0.5  # prefer staying next to the edge
+                    cost = abs(dy) * 0.5  # prefer staying next to the edge
+                    for o in others:
+                        cost += 3 * _overlap(rect, o)
+                    for b in self._boxes_near(rect):
+                        cost += _overlap(rect, b)
                     if best_cost is None or cost < best_cost:
                         best, best_cost = rect, cost
                     if cost == 0:
                         label.setPos(rect.topLeft())
                         return
         label.setPos(best.topLeft())
+
+    def _boxes_near(self, rect: QRectF):
+        g = GRID
+        out = []
+        for cx in range(int(rect.left() // g), int(rect.right() // g) + 1):
+            for cy in range(int(rect.top() // g), int(rect.bottom() // g) + 1):
+                out.extend(self._grid.get((cx, cy), ()))
+        return out
 
     def _callout_lines(self, nid: str, state: StepState) -> tuple[list[str], str, bool]:
         node = self._nodes.get(nid)
@@ -404,6 +418,14 @@ class GraphScene(QGraphicsScene):
     def _callout_nodes(self, state: Optional[StepState]) -> set:
         if state is None:
             return set()
+        if self._many():
+            # big graphs: only what happens at this step gets a callout (the
+            # rest is in tooltips and the inspector), or they would bury it
+            s = {ev.node for ev in state.new_events}
+            if state.current is not None and (state.current in state.leaf_grads or
+                                              state.current in state.retained):
+                s.add(state.current)
+            return s
         s = set(state.leaf_grads) | set(state.retained)
         s.update(ev.node for ev in state.events)
         return s

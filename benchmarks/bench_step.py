@@ -119,6 +119,7 @@ def main() -> int:
     while (view.runner.is_running() or not view._layout_graph_id) and time.perf_counter() < t_end:
         app.processEvents()
     app.processEvents()
+    view.follow = "--no-follow" not in sys.argv  # as in the app: keep the running node in sight
     view.view.resetTransform()  # readable zoom (boxes large on screen), the usual way to step
     view.view.centerOn(view.graph_scene().center_of(trace.backward_runs[0].steps[0].node))
     app.processEvents()
