@@ -245,15 +245,14 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
     H = max(f.height for f in frames)
     bg = _background(scene)
     out = []
-    pal_src = None
     for f in frames:
         if f.size != (W, H):
             canvas = Image.new("RGB", (W, H), (bg.red(), bg.green(), bg.blue()))
             canvas.paste(f, (0, 0))
             f = canvas
-        if pal_src is None:
-            pal_src = f.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
-        out.append(f.quantize(palette=pal_src, dither=Image.Dither.NONE))
+        # a palette per frame: the highlight colours of later steps are not
+        # in the first frame, and mapping them to its palette would lose them
+        out.append(f.quantize(colors=255, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE))
     durations = [GIF_FRAME_MS] * len(out)
     durations[-1] = GIF_LAST_FRAME_MS
     with atomic_path(path) as tmp:

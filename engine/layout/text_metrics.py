@@ -58,10 +58,14 @@ def node_lines(node: Node) -> list[str]:
 def group_lines(module: str, module_class: Optional[str], n_nodes: int, repeat: int = 1) -> list[str]:
     """A collapsed module group: its path, its class (with `xN` when N calls were
     rolled into it) and how many trace nodes it stands for."""
-    cls = module_class or "module"
+    cls = module_class or ""
     if repeat > 1:
-        cls = f"{cls} \u00d7{repeat}"
-    return [clip(module or "(module)"), clip(cls), f"{n_nodes} nodes"]
+        cls = f"{cls} \u00d7{repeat}".strip()
+    lines = [clip(module or "(module)")]
+    if cls:  # unknown when the module made no node itself (only its children did)
+        lines.append(clip(cls))
+    lines.append(f"{n_nodes} nodes")
+    return lines
 
 
 def saved_lines(name: str, t: Optional[TensorSummary], value=None) -> list[str]:
