@@ -193,9 +193,10 @@ def test_dark_theme(qapp, tmp_path):
 
 
 # -- the command line -----------------------------------------------------------------------
-def _cli(args, **kw):
+def _cli(args, extra_env=None, **kw):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     env.pop("DISPLAY", None)
+    env.update(extra_env or {})
     return subprocess.run([sys.executable, "-m", "autogradviz", "export", *args],
                           capture_output=True, text=True, env=env, timeout=240, **kw)
 
@@ -210,6 +211,18 @@ def test_cli_exports_saved_trace_every_format(tmp_path):
         assert out.stat().st_size > 0
     ET.parse(tmp_path / "o.svg")
     assert (tmp_path / "o.png").read_bytes()[:8] == PNG_MAGIC
+
+
+def test_cli_export_without_system_dot(tmp_path):
+    """No Graphviz program anywhere on PATH: the wasm Graphviz lays it out."""
+    tr = tmp_path / "t.json"
+    tr.write_text(S.trace_for(S.transformer(1)).to_json())
+    out = tmp_path / "o.svg"
+    p = _cli([str(tr), "-o", str(out), "--layout", "graphviz"],
+             extra_env={"PATH": str(tmp_path / "empty-bin"), "AUTOGRADVIZ_GRAPHVIZ": "wasm"})
+    assert p.returncode == 0, p.stderr
+    assert "layered" not in p.stderr  # no fallback: Graphviz itself ran
+    ET.parse(out)
 
 
 def test_cli_errors(tmp_path):
