@@ -392,7 +392,13 @@ class StepperPanel(QWidget):
             text = self.tr("<b>Step {0} of {1}</b>: {2} ran").format(k, n, name)
             text += self._flow_text(st)
             if k == n:
-                text += self.tr(" — backward is complete.")
+                run = self.session.run
+                if run is not None and run.kind == "grad":
+                    text += self.tr(" — torch.autograd.grad is complete; it returned {0} "
+                                    "(nothing was stored in .grad).").format(
+                        html.escape(", ".join(summary_text(r) for r in run.results)) or "—")
+                else:
+                    text += self.tr(" — backward is complete.")
         self.step_label.setText(text)
         # events in sync: fired ones normal, the current step's selected, future ones greyed
         self.events.blockSignals(True)

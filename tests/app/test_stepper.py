@@ -136,3 +136,15 @@ def test_truncated_runs_note(qtbot, stepper):
 def test_no_trace(qtbot, stepper):
     stepper.session.set_trace(None)
     assert stepper.note.isVisible() and stepper.note.text()
+
+
+def test_autograd_grad_run_says_what_it_returned(qtbot, stepper):
+    trace = trace_of(TWO_RUNS.replace("c.backward()", "(g,) = torch.autograd.grad(c, [a])"))
+    s = stepper.session
+    s.set_trace(trace)
+    grad_runs = [i for i, r in enumerate(trace.backward_runs) if r.kind == "grad"]
+    assert grad_runs
+    s.select_run(grad_runs[0])
+    s.set_step(s.step_count)
+    assert "autograd.grad" in stepper.step_label.text()
+    assert "returned" in stepper.step_label.text()
