@@ -277,7 +277,11 @@ class StepperPanel(QWidget):
         self.run_combo.clear()
         if t is not None:
             for i, r in enumerate(t.backward_runs):
-                what = "autograd.grad()" if r.kind == "grad" else "backward()"
+                root = self._root_label(t, r)
+                if r.kind == "grad":
+                    what = f"torch.autograd.grad({root}, …)" if root else "torch.autograd.grad()"
+                else:
+                    what = f"{root}.backward()" if root else "backward()"
                 text = self.tr("#{0}: {1}").format(i + 1, what)
                 if r.line:
                     text += self.tr(" at line {0}").format(r.line)
@@ -285,6 +289,19 @@ class StepperPanel(QWidget):
                 self.run_combo.addItem(text, i)
         self.run_combo.blockSignals(False)
         self._on_run(self.session.run_index)
+
+    @staticmethod
+    def _root_label(trace, run) -> str:
+        """The user's name for what backward started from (e.g. "loss")."""
+        try:
+            g = trace.graph(run.graph)
+        except KeyError:
+            return ""
+        first = run.steps[0].node if run.steps else (g.roots[0] if g.roots else None)
+        for n in g.nodes:
+            if n.id == first:
+                return n.label or ""
+        return ""
 
     def _on_run(self, index: int) -> None:
         self.stop()
