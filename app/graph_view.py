@@ -467,7 +467,7 @@ class GraphView(QWidget):
         finally:
             if gc_was:
                 gc.enable()
-        QTimer.singleShot(0, self._continue_build)
+        QTimer.singleShot(0, self, self._continue_build)
 
     def _finish_build(self, graph_id: str, result) -> None:
         self._layout_graph_id = graph_id
@@ -638,4 +638,4 @@ class GraphView(QWidget):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if self._pending_fit and self._layout_graph_id:
-            QTimer.singleShot(0, self._fit_when_ready)
+            QTimer.singleShot(0, self, self._fit_when_ready)

@@ -338,3 +338,23 @@ def test_stepper_keys_on_the_graph_view(qtbot, view):
     qtbot.keyClick(view.view, Qt.Key_Home)
     assert view.session.step == 0
     stepper.stop()
+
+
+def test_keys_wheel_and_double_click(qtbot, view):
+    show(qtbot, view, LESSON)
+    view.view.setFocus()
+    z0 = view.view.transform().m11()
+    qtbot.keyClick(view.view, Qt.Key_Plus)
+    z1 = view.view.transform().m11()
+    assert z1 > z0
+    qtbot.keyClick(view.view, Qt.Key_Minus)
+    assert view.view.transform().m11() < z1
+    # double-click centres the clicked point
+    vp = view.view.viewport()
+    target = QPoint(vp.width() // 4, vp.height() // 4)
+    scene_pt = view.view.mapToScene(target)
+    qtbot.mouseDClick(vp, Qt.LeftButton, pos=target)
+    centre = view.visible_scene_rect().center()
+    assert abs(centre.x() - scene_pt.x()) < 30 and abs(centre.y() - scene_pt.y()) < 30
+    # the user moved: a resize no longer refits
+    assert not view._auto_fit
