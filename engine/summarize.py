@@ -30,6 +30,10 @@ from .trace_model import MAX_INLINE_VALUES, TensorSummary
 
 # Memory the store may keep alive for later fetches (bytes).
 MAX_KEPT_BYTES = 512 * 1024 * 1024
+# Batched summaries: at least this many same-shaped tensors, stacked in chunks
+# of at most this many bytes.
+BATCH_MIN = 4
+BATCH_BYTES = 64 * 1024 * 1024
 
 _DTYPE_NAMES: dict = {}
 _DEVICE_NAMES: dict = {}
@@ -171,10 +175,11 @@ class Summarizer:
         # held in _pending so its id cannot be reused before the flush).
         self._seen: dict[int, TensorSummary] = {}
         self._pending: list = []
+        self._hold: list = []
 
     def request(self, t, snapshot: bool = False) -> Optional[TensorSummary]:
         """Summary of `t` (values filled at the next flush). `snapshot`: the
-        tensor may change in place later (a leaf, a .grad): copy it now."""
+        tensor may change in place later (a leaf, a .grad): read it now."""
         if t is None:
             return None
         key = id(t)
@@ -197,15 +202,13 @@ class Summarizer:
             return None
         self._seen[key] = s
         if snapshot:
-            if numel <= MAX_INLINE_VALUES:
-                # Small: read the values now (cheaper than a copy, and final).
-                self._fill(s, t)
-                return s
-            try:
-                with torch.no_grad():
-                    t = t.detach().clone()
-            except Exception:
-                return s
+            # The tensor may change in place later (a parameter, a .grad):
+            # summarise it now; keep a copy for fetch only within the budget.
+            self._fill(s, t)
+            if s.truncated:
+                s.id = self.store.add(t.detach(), snapshot=True)
+            self._hold.append(t)  # its id() stays unique until the flush
+            return s
         self._pending.append((t, s))
         return s
 
@@ -233,13 +236,79 @@ class Summarizer:
             pass
 
     def flush(self) -> None:
+        """Fill every queued summary. Tensors of the same shape, dtype and
+        device (the gradients of an unrolled loop, typically) are stacked and
+        summarised with a handful of batched torch ops instead of several ops
+        per tensor; the rest one by one."""
         pending = self._pending
         self._pending = []
         self._seen = {}
-        for t, s in pending:
+        self._hold = []
+        groups: dict = {}
+        singles = []
+        for item in pending:
+            t, s = item
+            try:
+                if (s.numel > 0 and t.layout == torch.strided and not t.is_meta
+                        and (t.dtype.is_floating_point or t.dtype in _INT_DTYPES or t.dtype == torch.bool)):
+                    groups.setdefault((t.dtype, t.device, tuple(s.shape)), []).append(item)
+                    continue
+            except Exception:
+                pass
+            singles.append(item)
+        for items in groups.values():
+            if len(items) < BATCH_MIN:
+                singles.extend(items)
+                continue
+            per = BATCH_BYTES // max(1, items[0][1].numel * items[0][0].element_size())
+            if per < 2:  # huge tensors: stacking would only copy them
+                singles.extend(items)
+                continue
+            for k in range(0, len(items), per):
+                chunk = items[k:k + per]
+                try:
+                    self._fill_batch(chunk)
+                except Exception:
+                    singles.extend(chunk)
+        for t, s in singles:
             if s.truncated:
                 s.id = self.store.add(t.detach())
             self._fill(s, t)
+
+    def _fill_batch(self, items) -> None:
+        with torch.no_grad():
+            x = torch.stack([t.detach() for t, _ in items]).reshape(len(items), -1)
+            dt = x.dtype
+            small = x.shape[1] <= MAX_INLINE_VALUES
+            if small:
+                # Row reductions over a few elements are slow in torch;
+                # Python statistics on the values we need anyway are faster.
+                head = x.tolist()
+                kind = "f" if dt.is_floating_point else "i"
+                for (t, s), vals in zip(items, head):
+                    _fill_small(s, vals, kind)
+                return
+            if dt.is_floating_point:
+                xs = x if dt in (torch.float32, torch.float64) else x.float()
+                mn, mx = torch.aminmax(xs, dim=1)
+                st = torch.stack([mn, mx, xs.mean(1), torch.linalg.vector_norm(xs, dim=1)], 1).tolist()
+                floating = True
+            else:
+                xi = x.long() if dt == torch.bool else x
+                mn, mx = torch.aminmax(xi, dim=1)
+                st = torch.stack([mn, mx], 1).tolist()
+                floating = False
+            head = x[:, :MAX_INLINE_VALUES].tolist()
+        store = self.store
+        for (t, s), vals, row in zip(items, head, st):
+            s.values = vals
+            s.min = float(row[0])
+            s.max = float(row[1])
+            if floating:
+                s.mean = row[2]
+                s.norm = row[3]
+            if s.truncated:
+                s.id = store.add(t.detach())
 
 
 def summarize(t, store: Optional[TensorStore] = None) -> Optional[TensorSummary]:
