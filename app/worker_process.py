@@ -4,7 +4,7 @@ User code never runs in the GUI process. The worker (`python -m
 autogradviz.engine.worker`) imports torch once and then waits ("warm"), so Run
 answers fast. Everything here is asynchronous (QProcess signals); the only
 potentially slow step — turning a large trace's JSON into dataclasses — runs on
-a private thread pool so the GUI never blocks.
+a private QThread so the GUI never blocks.
 
 Lifecycle rules (from the issue):
 - a second Run cancels the first: the busy worker is killed and a fresh one
@@ -21,8 +21,8 @@ import sys
 import time
 from typing import Optional
 
-from PySide6.QtCore import (QElapsedTimer, QObject, QProcess, QProcessEnvironment,
-                            QRunnable, QThreadPool, QTimer, Signal)
+from PySide6.QtCore import (QElapsedTimer, QObject, QProcess, QProcessEnvironment, Qt, QThread,
+                            QTimer, Signal, Slot)
 
 from autogradviz.engine.trace_model import TensorSummary, Trace, _from_dict
 
@@ -37,24 +37,19 @@ KILL_GRACE_MS = 700          # terminate -> kill
 MAX_START_FAILURES = 3       # consecutive crashes before a worker ever became ready
 
 
-class _ParseSignals(QObject):
+class _TraceParser(QObject):
+    """Lives on a private QThread: Trace.from_dict off the GUI thread (a large
+    trace takes a noticeable time). Requests and results travel as queued signals."""
+
     done = Signal(int, object, str)  # run id, Trace or None, error text
 
-
-class _ParseTrace(QRunnable):
-    """Trace.from_dict off the GUI thread (big traces take a noticeable time)."""
-
-    def __init__(self, run_id: int, data: dict, signals: _ParseSignals):
-        super().__init__()
-        self._run_id, self._data, self._signals = run_id, data, signals
-        self.setAutoDelete(True)
-
-    def run(self):
+    @Slot(int, object)
+    def parse(self, run_id: int, data) -> None:
         try:
-            trace = Trace.from_dict(self._data)
-            self._signals.done.emit(self._run_id, trace, "")
+            trace = Trace.from_dict(data)
+            self.done.emit(run_id, trace, "")
         except Exception as exc:  # a malformed trace must not kill the GUI
-            self._signals.done.emit(self._run_id, None, f"{type(exc).__name__}: {exc}")
+            self.done.emit(run_id, None, f"{type(exc).__name__}: {exc}")
 
 
 class WorkerProcess(QObject):
@@ -72,6 +67,7 @@ class WorkerProcess(QObject):
     runStopped = Signal()                # Stop ended a run
     runCancelled = Signal()              # a second Run replaced a busy one
     valuesArrived = Signal(str, object, object)  # tensor id, TensorSummary|None, error|None
+    _parse_requested = Signal(int, object)  # to the parser thread
 
     def __init__(self, parent: Optional[QObject] = None, program: Optional[str] = None,
                  arguments: Optional[list[str]] = None, timeout_s: float = 60.0):
@@ -98,10 +94,14 @@ class WorkerProcess(QObject):
         self._kill_timer = QTimer(self)
         self._kill_timer.setSingleShot(True)
         self._kill_timer.timeout.connect(self._kill_now)
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._parse_signals = _ParseSignals(self)
-        self._parse_signals.done.connect(self._on_parsed)
+        self._parse_thread = QThread(self)
+        self._parse_thread.setObjectName("trace-parser")
+        self._parser = _TraceParser()
+        self._parser.moveToThread(self._parse_thread)
+        self._parse_requested.connect(self._parser.parse, Qt.QueuedConnection)
+        self._parser.done.connect(self._on_parsed, Qt.QueuedConnection)
+        self._parse_thread.finished.connect(self._parser.deleteLater)
+        self._parse_thread.start()
         self.pid_history: list[int] = []  # every worker pid started (tests check cleanup)
 
     # -- public API --------------------------------------------------------------
@@ -142,8 +142,10 @@ class WorkerProcess(QObject):
         proc.setArguments(self._arguments)
         proc.readyReadStandardOutput.connect(self._on_stdout)
         proc.readyReadStandardError.connect(self._on_stderr)
-        proc.finished.connect(lambda code, status, p=proc: self._on_finished(p, code, status))
-        proc.errorOccurred.connect(lambda err, p=proc: self._on_error(p, err))
+        # Bound methods (not lambdas holding `proc`/`self`): Qt drops these
+        # connections by itself when either side is destroyed.
+        proc.finished.connect(self._on_proc_finished)
+        proc.errorOccurred.connect(self._on_proc_error)
         self._proc = proc
         self._buffer = b""
         self._stderr_tail = b""
@@ -223,8 +225,13 @@ class WorkerProcess(QObject):
             else:
                 proc.kill()
                 proc.waitForFinished(1000)
-        self._pool.waitForDone(wait_ms)
+        self._stop_parser(wait_ms)
         self._set_state(STOPPED)
+
+    def _stop_parser(self, wait_ms: int = 2000) -> None:
+        if self._parse_thread.isRunning():
+            self._parse_thread.quit()
+            self._parse_thread.wait(wait_ms)
 
     # -- internals ---------------------------------------------------------------
     def _set_state(self, state: str) -> None:
@@ -325,7 +332,7 @@ class WorkerProcess(QObject):
                 self._current_run = None
                 self._set_state(READY)
                 data = message.get("trace") or {}
-                self._pool.start(_ParseTrace(msg_id, data, self._parse_signals))
+                self._parse_requested.emit(msg_id, data)
         elif kind == "values":
             tensor_id = self._fetches.pop(msg_id, message.get("tensor", ""))
             summary = message.get("summary")
@@ -356,6 +363,16 @@ class WorkerProcess(QObject):
             self.traceReady.emit(trace)
         else:
             self.traceFailed.emit(error)
+
+    def _on_proc_finished(self, code: int, status) -> None:
+        proc = self.sender()
+        if isinstance(proc, QProcess):
+            self._on_finished(proc, code, status)
+
+    def _on_proc_error(self, error) -> None:
+        proc = self.sender()
+        if isinstance(proc, QProcess):
+            self._on_error(proc, error)
 
     def _on_error(self, proc: QProcess, error) -> None:
         if proc is not self._proc:

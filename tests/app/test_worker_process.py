@@ -108,6 +108,7 @@ def test_fetch_without_worker_answers_with_an_error(qtbot, qapp, wait_until, pid
         worker.fetch("t1")
     assert blocker.args[0] == "t1" and blocker.args[1] is None and blocker.args[2]
     worker.shutdown()
+    worker.deleteLater()
 
 
 def test_shutdown_leaves_no_process(qtbot, qapp, wait_until, pid_alive):
@@ -116,6 +117,7 @@ def test_shutdown_leaves_no_process(qtbot, qapp, wait_until, pid_alive):
     wait_until(lambda: worker.state == READY, RESTART_TIMEOUT_MS, "worker ready")
     pid = worker.pid()
     worker.shutdown()
+    worker.deleteLater()
     wait_until(lambda: not pid_alive(pid), 3000, "worker exit")
 
 
