@@ -389,6 +389,29 @@ class GraphScene(QGraphicsScene):
                         return
         label.setPos(best.topLeft())
 
+    def _place_callout(self, anchor: NodeItem, c: LabelItem) -> None:
+        """Beside its box (right, left, below, above), where it hides least."""
+        b = QRectF(anchor.box.x, anchor.box.y, anchor.box.w, anchor.box.h)
+        sz = c.size()
+        w, h = sz.width(), sz.height()
+        cands = [QRectF(b.right() + 6, b.top() + 4, w, h),
+                 QRectF(b.left() - 6 - w, b.top() + 4, w, h),
+                 QRectF(b.center().x() - w / 2, b.bottom() + 4, w, h),
+                 QRectF(b.center().x() - w / 2, b.top() - 12 - h, w, h),
+                 QRectF(b.right() + 6, b.bottom() - h, w, h),
+                 QRectF(b.left() - 6 - w, b.bottom() - h, w, h)]
+        others = [o.sceneBoundingRect() for o in self.callouts.values() if o is not c and o.isVisible()]
+        best, best_cost = None, None
+        for i, rect in enumerate(cands):
+            cost = i * 2.0  # prefer the right side, then the left, ...
+            for o in others:
+                cost += 3 * _overlap(rect, o)
+            for bb in self._boxes_near(rect):
+                cost += 2 * _overlap(rect, bb)
+            if best_cost is None or cost < best_cost:
+                best, best_cost = rect, cost
+        c.setPos(best.topLeft())
+
     def _boxes_near(self, rect: QRectF):
         g = GRID
         out = []
@@ -460,8 +483,8 @@ class GraphScene(QGraphicsScene):
             c.set_lines(lines, emphasis=fresh)
             c.setToolTip("<br>".join(lines))
             anchor = items[0]
-            r = anchor.sceneBoundingRect()
-            c.setPos(r.right() + 4, r.top() + 8)
+            c.setVisible(False)  # not an obstacle to itself
+            self._place_callout(anchor, c)
             c.setVisible(True)
         for nid in want - recompute:
             c = self.callouts.get(nid)
