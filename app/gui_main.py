@@ -11,7 +11,10 @@ import sys
 
 
 def run_gui(argv: list[str] | None = None, open_path: str | None = None) -> int:
-    from PySide6.QtCore import QCoreApplication, Qt
+    from .graph_style import keep_none_alive  # PySide6 6.12 / Python < 3.12 refcount bug
+
+    keep_none_alive()
+    from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
     from . import i18n, settings

@@ -460,7 +460,7 @@ class MainWindow(QMainWindow):
         w.crashed.connect(self._on_crashed)
         w.timedOut.connect(self._on_timed_out)
         w.runStopped.connect(self._on_stopped)
-        w.runCancelled.connect(lambda: self.output.append_info(self.tr("Previous run cancelled.")))
+        w.runCancelled.connect(self._on_cancelled)
         w.valuesArrived.connect(self._on_values)
 
     def _connect_session(self) -> None:
@@ -568,6 +568,9 @@ class MainWindow(QMainWindow):
                 s=int(round(self.worker.timeout_s))),
             self.tr("Change it in Run ▸ Run Timeout…, or look for an endless loop."))
         self._clear_graph()
+
+    def _on_cancelled(self) -> None:
+        self.output.append_info(self.tr("Previous run cancelled."))
 
     def _on_stopped(self) -> None:
         self.output.append_problem(self.tr("Stopped."), self.tr("The script was ended by Stop."))
