@@ -33,6 +33,10 @@ MAX_KEPT_BYTES = 512 * 1024 * 1024
 # Batched summaries: at least this many same-shaped tensors, stacked in chunks
 # of at most this many bytes.
 BATCH_MIN = 4
+# Only tensors this small are batched: for larger ones torch's per-op
+# overhead is negligible and stacking would only copy (or materialise
+# expanded gradients).
+BATCH_MAX_NUMEL = 4096
 BATCH_BYTES = 64 * 1024 * 1024
 
 _DTYPE_NAMES: dict = {}
@@ -249,7 +253,7 @@ class Summarizer:
         for item in pending:
             t, s = item
             try:
-                if (s.numel > 0 and t.layout == torch.strided and not t.is_meta
+                if (0 < s.numel <= BATCH_MAX_NUMEL and t.layout == torch.strided and not t.is_meta
                         and (t.dtype.is_floating_point or t.dtype in _INT_DTYPES or t.dtype == torch.bool)):
                     groups.setdefault((t.dtype, t.device, tuple(s.shape)), []).append(item)
                     continue
