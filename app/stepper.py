@@ -236,7 +236,8 @@ class StepperPanel(QWidget):
     # -- texts ---------------------------------------------------------------------------------------
     def retranslate(self) -> None:
         self.run_label.setText(self.tr("Backward run:"))
-        self.run_combo.setToolTip(self.tr("Each call of backward() or torch.autograd.grad() the script made."))
+        self.run_combo.setToolTip(self.tr("Each call of backward() or torch.autograd.grad() the script made, "
+                                          "and graphs of tensors left at the end that no backward ran on."))
         self.first_btn.setToolTip(self.tr("First: before backward starts (Home)"))
         self.back_btn.setToolTip(self.tr("Step back (Left)"))
         self.forward_btn.setToolTip(self.tr("Step forward: run the next node (Right)"))
@@ -287,6 +288,15 @@ class StepperPanel(QWidget):
                     text += self.tr(" at line {0}").format(r.line)
                 text += self.tr(" — {0} steps").format(len(r.steps))
                 self.run_combo.addItem(text, i)
+            # graphs no backward ran on (tensors left in the namespace): viewable too
+            with_runs = {r.graph for r in t.backward_runs}
+            for g in t.graphs:
+                if g.id in with_runs:
+                    continue
+                names = [n.label for n in g.nodes if n.id in g.roots and n.label]
+                text = self.tr("graph of {0} (forward only, no backward)").format(
+                    ", ".join(names[:3]) or g.id)
+                self.run_combo.addItem(text, "graph:" + g.id)
         self.run_combo.blockSignals(False)
         self._on_run(self.session.run_index)
 
@@ -307,7 +317,8 @@ class StepperPanel(QWidget):
         self.stop()
         t = self.session.trace
         self.run_combo.blockSignals(True)
-        pos = self.run_combo.findData(index)
+        pos = self.run_combo.findData(index) if index >= 0 else \
+            self.run_combo.findData("graph:" + self.session.graph_id)
         if pos >= 0:
             self.run_combo.setCurrentIndex(pos)
         self.run_combo.blockSignals(False)
@@ -503,7 +514,9 @@ class StepperPanel(QWidget):
 
     def _on_combo(self, pos: int) -> None:
         idx = self.run_combo.itemData(pos)
-        if idx is not None:
+        if isinstance(idx, str) and idx.startswith("graph:"):
+            self.session.select_graph(idx[len("graph:"):])
+        elif idx is not None:
             self.session.select_run(int(idx))
 
     @staticmethod

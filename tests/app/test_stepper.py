@@ -148,3 +148,19 @@ def test_autograd_grad_run_says_what_it_returned(qtbot, stepper):
     s.set_step(s.step_count)
     assert "autograd.grad" in stepper.step_label.text()
     assert "returned" in stepper.step_label.text()
+
+
+def test_forward_only_graph_is_selectable(qtbot, stepper):
+    trace = trace_of(LESSON + "extra = x.exp() * 2\n")
+    s = stepper.session
+    s.set_trace(trace)
+    ns = [g for g in trace.graphs if g.id not in {r.graph for r in trace.backward_runs}]
+    assert ns, "the leftover tensor `extra` has a graph no backward ran on"
+    pos = stepper.run_combo.findData("graph:" + ns[0].id)
+    assert pos >= 0 and "extra" in stepper.run_combo.itemText(pos)
+    with qtbot.waitSignal(s.graphChanged, timeout=2000):
+        stepper.run_combo.setCurrentIndex(pos)
+    assert s.graph_id == ns[0].id and s.run_index == -1
+    assert stepper.note.isVisible() and not stepper.forward_btn.isEnabled()
+    stepper.run_combo.setCurrentIndex(0)
+    assert s.run_index == 0 and stepper.forward_btn.isEnabled()
