@@ -130,8 +130,9 @@ def _run_system(dot: str, source: str, fmt: str, time_limit_s, cancelled) -> byt
     t.start()
     t0 = time.monotonic()
     try:
+        tick = 0.05 if time_limit_s is None else max(0.0005, min(0.05, time_limit_s / 4))
         while t.is_alive():
-            t.join(0.05)
+            t.join(tick)
             if cancelled is not None and cancelled():
                 raise GraphvizCancelled()
             if time_limit_s is not None and time.monotonic() - t0 > time_limit_s:
@@ -225,7 +226,8 @@ class _WasmRunner:
 
             def watchdog():
                 t0 = time.monotonic()
-                while not done.wait(0.05):
+                tick = 0.05 if time_limit_s is None else max(0.0005, min(0.05, time_limit_s / 4))
+                while not done.wait(tick):
                     if cancelled is not None and cancelled():
                         why["cancel"] = True
                     elif time_limit_s is not None and time.monotonic() - t0 > time_limit_s:

@@ -14,8 +14,9 @@ to every step, and Graphviz on those long edges did not finish in 300 s for a
   one box (kind `"group"`) standing for all its nodes. Groups whose members are
   exactly their single child's are dropped (the child is more specific).
 * **Rolling.** A module called N times (`Node.module_call` tells the calls
-  apart) can be rolled into one collapsed group "×N" and unrolled on demand.
-  Without `module_call`, all nodes of a module path form one group.
+  apart; without it `calls.infer_calls` finds identical calls from the
+  graph's shape) can be rolled into one collapsed group "×N" and unrolled on
+  demand. When neither works, all nodes of a module path form one group.
 * **Auto.** With `group="auto"` and no explicit sets, a graph of more than
   `LARGE_GRAPH` nodes is rolled and collapsed at the deepest module level that
   brings it down to about `TARGET_BOXES` boxes.
@@ -33,6 +34,7 @@ from typing import Optional
 
 from ..trace_model import Graph, Node
 from . import text_metrics as tm
+from .calls import infer_calls
 
 LARGE_GRAPH = 300  # trace nodes; above this "auto" rolls and collapses
 TARGET_BOXES = 300  # what auto-collapsing aims for
@@ -106,17 +108,25 @@ class _Chains:
                     cls[n.module] = n.module_class
         self.calls = {p: sorted(c) for p, c in direct_calls.items()}
         self.module_class = cls
+        # Calls inferred from the graph's shape where module_call is missing.
+        self.inferred = infer_calls(graph)
         self.elements: dict[str, list[tuple[str, int]]] = {}
         for n in graph.nodes:
             self.elements[n.id] = self._chain(n) if n.module else []
         # Which module paths are called more than once.
         self.repeated = {p: len(c) for p, c in self.calls.items() if len(c) > 1}
+        for p, m in self.inferred.items():
+            if p not in self.repeated:
+                self.repeated[p] = max(m.values()) + 1
 
     def _chain(self, n: Node) -> list[tuple[str, int]]:
         out = []
         for p in _prefixes(n.module):
             calls = self.calls.get(p)
-            if not calls or len(calls) < 2 or n.module_call is None:
+            inf = self.inferred.get(p)
+            if inf is not None and n.id in inf and not (calls and len(calls) > 1):
+                out.append((p, inf[n.id]))
+            elif not calls or len(calls) < 2 or n.module_call is None:
                 out.append((p, 0))
             else:
                 # Global call counter: a parent's call number is the largest of
@@ -337,15 +347,22 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
 
     if group == "auto" and large and collapsed is None and (coll or rolled_paths):
         n_boxes = len(out.nodes)
+        what = []
+        if rolled_paths:
+            what.append(", ".join(f"{p} \u00d7{chains.repeated[p]}" for p in sorted(rolled_paths))
+                        + " rolled into one box")
+        n_coll = len(coll - forced)
+        if n_coll:
+            what.append(f"{n_coll} module groups collapsed")
         out.notes.append(
-            f"Large graph ({len(graph.nodes)} nodes): {len(coll)} module groups collapsed, "
-            f"{n_boxes} boxes drawn; expand a group to see inside.")
+            f"Large graph ({len(graph.nodes)} nodes): {'; '.join(what)}; {n_boxes} boxes drawn. "
+            "Expand a group to see inside.")
     return out
 
 
 def _rolling_pays(units: dict, repeated: set[str]) -> bool:
-    """Roll repeated modules by default only when that at least halves the
-    picture: an RNN loop whose whole body is the cell shrinks from N boxes to
+    """Roll repeated modules by default only when the calls drawn one box each
+    would still be too many, and rolling at least halves that: an RNN loop whose whole body is the cell shrinks from N boxes to
     one; a loop that also does work outside the module (a running loss) keeps
     N boxes outside anyway, and one hub box with N edges reads worse (and is
     slow for Graphviz) than a chain of N collapsed calls."""
@@ -360,7 +377,8 @@ def _rolling_pays(units: dict, repeated: set[str]) -> bool:
                 break
         per_call.add(a)
         rolled.add(b)
-    return len(rolled) <= 0.5 * len(per_call)
+    # a chain of N collapsed calls is the better picture while it is small
+    return len(per_call) > TARGET_BOXES and len(rolled) <= 0.5 * len(per_call)
 
 
 def _auto_collapse(unit_gids: dict[str, list[str]], forced: set[str],

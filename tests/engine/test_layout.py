@@ -236,7 +236,7 @@ def test_wasm_backend_without_system_dot(monkeypatch):
 
 def test_time_limit_falls_back_to_layered(monkeypatch):
     monkeypatch.setenv("AUTOGRADVIZ_GRAPHVIZ", "wasm")
-    g = S.rnn(60)
+    g = S.rnn(150)
     r = layout_graph(g, LayoutOptions(engine="graphviz", group="none", time_limit_s=0.001))
     check_layout(g, r)
     assert r.engine == "layered"

@@ -88,3 +88,50 @@ def test_transformer_groups_by_module():
     check_layout(g, r)
     mods = {grp.module for grp in r.groups}
     assert any(m.endswith("layers.0") for m in mods) and any(m.endswith("layers.1") for m in mods)
+
+
+def test_rnn_calls_inferred_rolled_and_unrolled():
+    """Without module_call, the 20 calls of the cell are found from the graph's
+    shape: rolled into one "×20" box, or unrolled into 20 frames."""
+    from autogradviz.engine.layout.calls import infer_calls
+
+    g = graph_of(RNN.format(steps=20))
+    for n in g.nodes:  # as from a recorder that does not fill module_call
+        n.module_call = None
+    calls = infer_calls(g)
+    assert set(calls) == {"cell"}
+    assert sorted(set(calls["cell"].values())) == list(range(20))
+    rolled = layout_graph(g, LayoutOptions(group="modules", collapsed=set(), unrolled=set()))
+    check_layout(g, rolled)
+    box = next(b for b in rolled.boxes if b.kind == "group")
+    assert "\u00d720" in box.lines[1]
+    unrolled = layout_graph(g, LayoutOptions(group="modules", collapsed=set(), unrolled={"cell"}))
+    check_layout(g, unrolled)
+    assert sum(1 for grp in unrolled.groups if grp.module == "cell") == 20
+    assert unrolled.unrolled == ["cell"]
+
+
+def test_no_false_split_of_distinct_modules():
+    from autogradviz.engine.layout.calls import infer_calls
+
+    g = graph_of(TRANSFORMER)
+    calls = infer_calls(g)
+    # every repeated pattern here lives under distinct paths (layers.0, layers.1)
+    assert not any(p.endswith(("layers.0", "layers.1")) for p in calls)
+
+
+def test_rnn_calls_from_module_call_match_inference():
+    from autogradviz.engine.layout.calls import infer_calls
+
+    g = graph_of(RNN.format(steps=20))
+    cell_nodes = [n for n in g.nodes if n.module == "cell" and n.kind != "leaf"]
+    assert all(n.module_call is not None for n in cell_nodes)
+    by_call = {}
+    for n in cell_nodes:
+        by_call.setdefault(n.module_call, set()).add(n.id)
+    for n in g.nodes:
+        n.module_call = None
+    inferred = {}
+    for nid, k in infer_calls(g)["cell"].items():
+        inferred.setdefault(k, set()).add(nid)
+    assert sorted(map(sorted, by_call.values())) == sorted(map(sorted, inferred.values()))
