@@ -21,8 +21,8 @@ import sys
 import time
 from typing import Optional
 
-from PySide6.QtCore import (QElapsedTimer, QObject, QProcess, QProcessEnvironment, Qt, QThread,
-                            QTimer, Signal, Slot)
+from PySide6.QtCore import (QCoreApplication, QElapsedTimer, QObject, QProcess,
+                            QProcessEnvironment, Qt, QThread, QTimer, Signal, Slot)
 
 from autogradviz.engine.trace_model import TensorSummary, Trace, _from_dict
 
@@ -101,7 +101,9 @@ class WorkerProcess(QObject):
         self._parse_requested.connect(self._parser.parse, Qt.QueuedConnection)
         self._parser.done.connect(self._on_parsed, Qt.QueuedConnection)
         self._parse_thread.finished.connect(self._parser.deleteLater)
-        self._parse_thread.start()
+        app = QCoreApplication.instance()
+        if app is not None:  # never leave a running QThread behind at exit
+            app.aboutToQuit.connect(self._stop_parser)
         self.pid_history: list[int] = []  # every worker pid started (tests check cleanup)
 
     # -- public API --------------------------------------------------------------
@@ -229,7 +231,7 @@ class WorkerProcess(QObject):
         self._set_state(STOPPED)
 
     def _stop_parser(self, wait_ms: int = 2000) -> None:
-        if self._parse_thread.isRunning():
+        if self._parse_thread is not None and self._parse_thread.isRunning():
             self._parse_thread.quit()
             self._parse_thread.wait(wait_ms)
 
@@ -332,6 +334,8 @@ class WorkerProcess(QObject):
                 self._current_run = None
                 self._set_state(READY)
                 data = message.get("trace") or {}
+                if not self._parse_thread.isRunning():
+                    self._parse_thread.start()  # started on first use
                 self._parse_requested.emit(msg_id, data)
         elif kind == "values":
             tensor_id = self._fetches.pop(msg_id, message.get("tensor", ""))

@@ -73,6 +73,7 @@ def shared_worker(qapp):
     yield worker
     pids = list(worker.pid_history)
     worker.shutdown()
+    assert not worker._parse_thread.isRunning(), "trace parser thread left running"
     worker.deleteLater()
     _wait_until(lambda: not any(_pid_alive(p) for p in pids), 5000, "worker processes to exit")
 
