@@ -47,8 +47,18 @@ _EVENT_NAMES = {
 }
 
 
-def event_title(ev: Event) -> str:
-    kind = QCoreApplication.translate("GraphScene", _EVENT_NAMES.get(ev.kind, ev.kind))
+_SHORT_EVENT_NAMES = {
+    "tensor_hook": "hook",
+    "node_prehook": "pre-hook",
+    "node_hook": "node hook",
+    "post_accumulate_grad_hook": "after-.grad hook",
+    "retain_grad": "retain_grad",
+}
+
+
+def event_title(ev: Event, short: bool = False) -> str:
+    names = _SHORT_EVENT_NAMES if short else _EVENT_NAMES
+    kind = QCoreApplication.translate("GraphScene", names.get(ev.kind, ev.kind))
     return f"{kind} {ev.name}" if ev.name else kind
 
 
@@ -402,8 +412,12 @@ class GraphScene(QGraphicsScene):
                  QRectF(b.left() - 6 - w, b.bottom() - h, w, h)]
         others = [o.sceneBoundingRect() for o in self.callouts.values() if o is not c and o.isVisible()]
         best, best_cost = None, None
+        area = self._shown_area()
         for i, rect in enumerate(cands):
             cost = i * 2.0  # prefer the right side, then the left, ...
+            if area is not None and not area.contains(rect):
+                # cut off by the edge of the view: costly
+                cost += (rect.width() * rect.height() - _overlap(rect, area)) * 4
             for o in others:
                 cost += 3 * _overlap(rect, o)
             for bb in self._boxes_near(rect):
@@ -411,6 +425,14 @@ class GraphScene(QGraphicsScene):
             if best_cost is None or cost < best_cost:
                 best, best_cost = rect, cost
         c.setPos(best.topLeft())
+
+    def _shown_area(self) -> Optional[QRectF]:
+        """What the views show of the scene (None offscreen: everything counts)."""
+        area = None
+        for v in self.views():
+            r = v.mapToScene(v.viewport().rect()).boundingRect()
+            area = r if area is None else area.united(r)
+        return area
 
     def _boxes_near(self, rect: QRectF):
         g = GRID
@@ -432,7 +454,7 @@ class GraphScene(QGraphicsScene):
             if ev.node != nid or ev.kind == "retain_grad":
                 continue
             kind = "hook"
-            lines.append(tr("{0} saw {1}").format(event_title(ev), summary_text(ev.received)))
+            lines.append(tr("{0} saw {1}").format(event_title(ev, short=True), summary_text(ev.received)))
             if ev.replaced or ev.returned is not None:
                 lines.append(tr("   and returned {0}").format(summary_text(ev.returned)))
         fresh = any(ev.node == nid for ev in state.new_events) or state.current == nid
