@@ -86,10 +86,25 @@ class _View(QGraphicsView):
         self.userMoved.emit()
         event.accept()
 
+    backgroundClicked = Signal()
+
+    def mousePressEvent(self, event) -> None:
+        self._press = event.position().toPoint()
+        super().mousePressEvent(event)
+
     def mouseMoveEvent(self, event) -> None:
         if event.buttons() & Qt.LeftButton:
             self.userMoved.emit()  # dragging pans
         super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:
+        super().mouseReleaseEvent(event)
+        press = getattr(self, "_press", None)
+        pos = event.position().toPoint()
+        if press is not None and (pos - press).manhattanLength() < 4 and event.button() == Qt.LeftButton:
+            item = self.itemAt(pos)
+            if item is None or not item.acceptHoverEvents():
+                self.backgroundClicked.emit()  # a click on empty space, not a pan
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
@@ -248,6 +263,7 @@ class GraphView(QWidget):
         session.traceChanged.connect(self._on_trace_changed)
         self.view.zoomed.connect(self._update_overlays)
         self.view.userMoved.connect(self._stop_auto_fit)
+        self.view.backgroundClicked.connect(lambda: self.session.select_node(None))
         self.retranslate()
         if session.graph is not None:
             self._on_graph_changed(session.graph_id)

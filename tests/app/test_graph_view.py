@@ -149,6 +149,11 @@ def test_click_selects_node(qtbot, view):
         qtbot.mouseClick(view.view.viewport(), Qt.LeftButton, pos=pos)
     assert blocker.args == [y.id]
     assert item.selected_flag
+    # a click on empty space clears the selection
+    empty = view.view.mapFromScene(scene.itemsBoundingRect().bottomRight()) + QPoint(40, 40)
+    with qtbot.waitSignal(view.session.nodeSelected, timeout=3000) as blocker:
+        qtbot.mouseClick(view.view.viewport(), Qt.LeftButton, pos=empty)
+    assert blocker.args == [None] and not item.selected_flag
 
 
 def test_search_finds_nodes_next_previous(qtbot, view):
