@@ -33,7 +33,8 @@ CRASHED = "crashed"
 STOPPED = "stopped"   # shut down (app closing)
 FAILED = "failed"     # could not start repeatedly; Run retries
 
-KILL_GRACE_MS = 700          # terminate -> kill
+KILL_GRACE_MS = 700
+LARGE_LINE = 256 * 1024      # protocol lines longer than this are decoded off the GUI thread          # terminate -> kill
 MAX_START_FAILURES = 3       # consecutive crashes before a worker ever became ready
 
 
@@ -42,6 +43,19 @@ class _TraceParser(QObject):
     trace takes a noticeable time). Requests and results travel as queued signals."""
 
     done = Signal(int, object, str)  # run id, Trace or None, error text
+
+    decoded = Signal(int, object, str)  # generation, message (trace as Trace) or None, error
+
+    @Slot(int, object)
+    def decode(self, generation: int, line) -> None:
+        """A large protocol line: json.loads and, for a trace, Trace.from_dict."""
+        try:
+            message = json.loads(bytes(line).decode("utf-8", "replace"))
+            if isinstance(message, dict) and message.get("type") == "trace":
+                message["trace"] = Trace.from_dict(message.get("trace") or {})
+            self.decoded.emit(generation, message, "")
+        except Exception as exc:
+            self.decoded.emit(generation, None, f"{type(exc).__name__}: {exc}")
 
     @Slot(int, object)
     def parse(self, run_id: int, data) -> None:
@@ -68,6 +82,7 @@ class WorkerProcess(QObject):
     runCancelled = Signal()              # a second Run replaced a busy one
     valuesArrived = Signal(str, object, object)  # tensor id, TensorSummary|None, error|None
     _parse_requested = Signal(int, object)  # to the parser thread
+    _decode_requested = Signal(int, object)  # (generation, bytes) to the parser thread
 
     def __init__(self, parent: Optional[QObject] = None, program: Optional[str] = None,
                  arguments: Optional[list[str]] = None, timeout_s: float = 60.0):
@@ -100,6 +115,10 @@ class WorkerProcess(QObject):
         self._parser.moveToThread(self._parse_thread)
         self._parse_requested.connect(self._parser.parse, Qt.QueuedConnection)
         self._parser.done.connect(self._on_parsed, Qt.QueuedConnection)
+        self._decode_requested.connect(self._parser.decode, Qt.QueuedConnection)
+        self._parser.decoded.connect(self._on_decoded, Qt.QueuedConnection)
+        self._generation = 0     # bumped per worker process: stale results are dropped
+        self._decoding = False   # a large line is being decoded; later lines wait
         self._parse_thread.finished.connect(self._parser.deleteLater)
         app = QCoreApplication.instance()
         if app is not None:  # never leave a running QThread behind at exit
@@ -149,6 +168,8 @@ class WorkerProcess(QObject):
         proc.finished.connect(self._on_proc_finished)
         proc.errorOccurred.connect(self._on_proc_error)
         self._proc = proc
+        self._generation += 1
+        self._decoding = False
         self._buffer = b""
         self._stderr_tail = b""
         self.info = {}
@@ -289,11 +310,21 @@ class WorkerProcess(QObject):
         if proc is not self._proc:
             return
         self._buffer += bytes(proc.readAllStandardOutput())
-        while b"\n" in self._buffer:
+        self._drain()
+
+    def _drain(self) -> None:
+        """Handle complete lines in order. A large line (a big trace) is decoded on
+        the parser thread; the lines after it wait until it is back."""
+        while not self._decoding and b"\n" in self._buffer:
             line, self._buffer = self._buffer.split(b"\n", 1)
             line = line.strip()
             if not line:
                 continue
+            if len(line) > LARGE_LINE:
+                self._decoding = True
+                self._ensure_parser()
+                self._decode_requested.emit(self._generation, line)
+                return
             try:
                 message = json.loads(line.decode("utf-8", "replace"))
             except ValueError:
@@ -302,6 +333,20 @@ class WorkerProcess(QObject):
                 continue
             if isinstance(message, dict):
                 self._handle(message)
+
+    def _on_decoded(self, generation: int, message, error: str) -> None:
+        if generation != self._generation or self._closing:
+            return
+        self._decoding = False
+        if message is None:
+            self.traceFailed.emit(error)
+        elif isinstance(message, dict):
+            self._handle(message)
+        self._drain()
+
+    def _ensure_parser(self) -> None:
+        if not self._parse_thread.isRunning():
+            self._parse_thread.start()  # started on first use
 
     def _on_stderr(self) -> None:
         proc = self.sender()
@@ -334,9 +379,11 @@ class WorkerProcess(QObject):
                 self._current_run = None
                 self._set_state(READY)
                 data = message.get("trace") or {}
-                if not self._parse_thread.isRunning():
-                    self._parse_thread.start()  # started on first use
-                self._parse_requested.emit(msg_id, data)
+                if isinstance(data, Trace):  # decoded on the parser thread already
+                    self._on_parsed(msg_id, data, "")
+                else:
+                    self._ensure_parser()
+                    self._parse_requested.emit(msg_id, data)
         elif kind == "values":
             tensor_id = self._fetches.pop(msg_id, message.get("tensor", ""))
             summary = message.get("summary")

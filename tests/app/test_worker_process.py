@@ -136,3 +136,22 @@ def test_fetch_returns_all_values_of_a_large_tensor(qtbot, shared_worker, wait_u
     tensor_id, full, error = blocker.args
     assert tensor_id == summary.id and error is None
     assert len(full.values) == 100 and not full.truncated
+
+
+def test_large_trace_is_decoded_off_the_gui_thread(qtbot, shared_worker, wait_until, pid_alive):
+    from autogradviz.app import worker_process
+
+    source = ("import torch\nx = torch.ones(3, requires_grad=True)\ny = x\n"
+              "for i in range(600):\n    y = y * 1.001\ny.sum().backward()\n")
+    decoded = []
+    shared_worker._parser.decoded.connect(lambda *a: decoded.append(a[0]))
+    with qtbot.waitSignal(shared_worker.traceReady, timeout=RUN_TIMEOUT_MS) as blocker:
+        shared_worker.run(source, "big.py", "cpu")
+    trace = blocker.args[0]
+    assert decoded, f"expected a line over {worker_process.LARGE_LINE} bytes"
+    assert len(trace.graphs[0].nodes) > 600
+    assert len(trace.backward_runs[0].steps) > 600
+    # The worker answers normally afterwards.
+    with qtbot.waitSignal(shared_worker.traceReady, timeout=RUN_TIMEOUT_MS) as blocker:
+        shared_worker.run(SIMPLE, "simple.py", "cpu")
+    assert blocker.args[0].error is None
