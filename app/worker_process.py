@@ -119,6 +119,7 @@ class WorkerProcess(QObject):
         self._parser.decoded.connect(self._on_decoded, Qt.QueuedConnection)
         self._generation = 0     # bumped per worker process: stale results are dropped
         self._decoding = False   # a large line is being decoded; later lines wait
+        self.large_lines_decoded = 0  # for tests and benchmarks
         self._parse_thread.finished.connect(self._parser.deleteLater)
         app = QCoreApplication.instance()
         if app is not None:  # never leave a running QThread behind at exit
@@ -338,6 +339,7 @@ class WorkerProcess(QObject):
         if generation != self._generation or self._closing:
             return
         self._decoding = False
+        self.large_lines_decoded += 1
         if message is None:
             self.traceFailed.emit(error)
         elif isinstance(message, dict):
