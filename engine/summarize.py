@@ -186,7 +186,12 @@ class Summarizer:
         tensor may change in place later (a leaf, a .grad): read it now."""
         if t is None:
             return None
-        key = id(t)
+        # The same memory seen as a different Python object (a saved weight
+        # unpacked by every node that saved it) is summarised once.
+        try:
+            key = (t.data_ptr(), t._version, t.dtype, t.shape, t.stride())
+        except Exception:
+            key = id(t)
         s = self._seen.get(key)
         if s is not None:
             return s
