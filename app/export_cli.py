@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
 from typing import Optional
 
@@ -99,8 +100,31 @@ def _load_trace(args) -> tuple[Optional[object], int, Optional[str]]:
         return trace, 0, None
     from autogradviz.engine.client import trace_file
 
+    threading.Thread(target=_warm_up, args=(args,), daemon=True).start()
     outcome = trace_file(src, device=args.device, timeout=args.timeout)
     return outcome.trace, outcome.exit_code, outcome.message
+
+
+def _warm_up(args) -> None:
+    """While the worker imports torch and runs the script, load what the
+    export needs afterwards (the layout engine, the WebAssembly Graphviz, Qt),
+    so that it is ready when the trace arrives. Imports only; no Qt objects."""
+    try:
+        from autogradviz.engine.layout import graphviz_backend
+        from autogradviz.engine.layout.graphviz_backend import _WasmRunner, _system_dot
+
+        if args.layout_engine != "layered" and not _system_dot():
+            _WasmRunner.get()
+        graphviz_backend()
+        fmt = (args.format or os.path.splitext(args.output)[1].lstrip(".")).lower()
+        if fmt != "dot":
+            import PySide6.QtGui  # noqa: F401
+            import PySide6.QtWidgets  # noqa: F401
+            import autogradviz.app.graph_scene  # noqa: F401
+            if fmt == "svg":
+                import PySide6.QtSvg  # noqa: F401
+    except Exception:  # warming up is optional
+        pass
 
 
 def _ensure_qapp():
