@@ -104,6 +104,11 @@ class GraphScene(QGraphicsScene):
         self.layout: Optional[LayoutResult] = None
         self.state: Optional[StepState] = None
         self.show_saved = False
+        # The GraphView turns this on: boxes are painted once into a pixmap and
+        # blitted afterwards (a step repaints the neighbours of the changed
+        # boxes; antialiased text is the costly part of a frame). Off for the
+        # exporter, so that SVG/PDF get vector boxes, not pixmaps.
+        self.item_cache = False
         self._clear_maps()
 
     def _clear_maps(self) -> None:
@@ -192,6 +197,8 @@ class GraphScene(QGraphicsScene):
             item = NodeItem(box, look, st,
                             retain=bool(node and node.retains_grad and box.kind != "saved"),
                             hooks=bool(node and node.hooks and box.kind != "saved"), tooltip=tip)
+            if self.item_cache:
+                item.setCacheMode(NodeItem.DeviceCoordinateCache)
             if box.kind == "group":
                 item.node_id = None
                 members = list(grp.members) if grp is not None else []

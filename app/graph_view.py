@@ -126,6 +126,7 @@ class GraphView(QWidget):
         self._theme = "light"
         self._icon_theme = None  # None: the icon loader's current theme
         self._scene = GraphScene(self, style_for(self._theme))
+        self._scene.item_cache = True
         self.view = _View(self._scene, self)
         self.runner = LayoutRunner(self)
         self._pending_fit = False
