@@ -1581,4 +1581,215 @@
         <translation>无法获取数值。</translation>
     </message>
 </context>
-</TS>
+<context><name>Export</name><message>
+        <location filename="../../app/export.py" line="62" />
+        <source>unsupported format {0!r}: use one of {1}</source>
+        <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
+    </message>
+    <message>
+        <location filename="../../app/export_files.py" line="37" />
+        <source>cannot write {0}: it is a directory</source>
+        <translation>无法写入 {0}：它是一个文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../app/export_files.py" line="39" />
+        <source>cannot write {0}: folder {1} does not exist</source>
+        <translation>无法写入 {0}：文件夹 {1} 不存在</translation>
+    </message>
+    <message>
+        <location filename="../../app/export_files.py" line="41" />
+        <source>cannot write {0}: no permission to write in {1}</source>
+        <translation>无法写入 {0}：没有在 {1} 中写入的权限</translation>
+    </message>
+    <message>
+        <location filename="../../app/export_files.py" line="43" />
+        <source>cannot write {0}: the file is read-only</source>
+        <translation>无法写入 {0}：文件是只读的</translation>
+    </message>
+    <message>
+        <location filename="../../app/export_files.py" line="58" />
+        <source>cannot write {0}: {1}</source>
+        <translation>无法写入 {0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export_files.py" line="63" />
+        <source>cannot write {0}: nothing was rendered</source>
+        <translation>无法写入 {0}：没有渲染出任何内容</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="107" />
+        <source>the picture is too large to render ({0} x {1} px)</source>
+        <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="125" />
+        <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
+        <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="129" />
+        <source>cannot write {0}: saving the PNG failed</source>
+        <translation>无法写入 {0}：保存 PNG 失败</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="144" />
+        <location filename="../../app/export.py" line="168" />
+        <source>Autograd graph</source>
+        <translation>自动求导计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="145" />
+        <source>Exported by Autograd Visualizer</source>
+        <translation>由 Autograd Visualizer 导出</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="148" />
+        <source>cannot write {0}: the SVG writer failed to start</source>
+        <translation>无法写入 {0}：SVG 写入器启动失败</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="165" />
+        <source>scaled to {0:.3g} to fit the largest PDF page</source>
+        <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="176" />
+        <source>cannot write {0}: the PDF writer failed to start</source>
+        <translation>无法写入 {0}：PDF 写入器启动失败</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="221" />
+        <source>no backward run {0} to animate (the trace has {1})</source>
+        <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="233" />
+        <source>export cancelled</source>
+        <translation>导出已取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="263" />
+        <source>{0} steps: {1} frames, evenly sampled</source>
+        <translation>{0} 步：均匀抽取 {1} 帧</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="265" />
+        <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
+        <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="287" />
+        <source>there is no graph to export</source>
+        <translation>没有可导出的计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="291" />
+        <source>a GIF needs the trace of a backward run</source>
+        <translation>GIF 需要一次反向传播的记录</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="294" />
+        <source>unsupported format {0!r}</source>
+        <translation>不支持的格式 {0!r}</translation>
+    </message>
+</context><context><name>GraphItems</name><message>
+        <location filename="../../app/graph_items.py" line="53" />
+        <source>None</source>
+        <translation>None</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_items.py" line="208" />
+        <source>Module {0}. Click the title to collapse it into one box.</source>
+        <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_items.py" line="426" />
+        <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
+        <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
+    </message>
+    </context><context><name>GraphScene</name><message>
+        <location filename="../../app/graph_scene.py" line="69" />
+        <source>operation: {0}</source>
+        <translation>运算：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="71" />
+        <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
+        <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="73" />
+        <source>output: backward starts here</source>
+        <translation>输出：反向传播从这里开始</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="75" />
+        <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
+        <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="78" />
+        <source>shape {0}, {1}, {2}</source>
+        <translation>形状 {0}，{1}，{2}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="80" />
+        <source>inside module {0}</source>
+        <translation>位于模块 {0} 内</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="82" />
+        <source>R: retain_grad() was called on this tensor</source>
+        <translation>R：对这个张量调用了 retain_grad()</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="84" />
+        <source>H: hooks: {0}</source>
+        <translation>H：钩子：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="85" />
+        <source>Click for details in the Inspector.</source>
+        <translation>点击可在检查器中查看详情。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="180" />
+        <source>Saved for backward by {0}</source>
+        <translation>由 {0} 为反向传播保存</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="182" />
+        <source>Collapsed module group. Click to expand it.</source>
+        <translation>已折叠的模块组。点击展开。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="196" />
+        <source>Module {0}: {1} nodes. Click to expand it.</source>
+        <translation>模块 {0}：{1} 个节点。点击展开。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="365" />
+        <source>gradient: {0}</source>
+        <translation>梯度：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="373" />
+        <source>Gradient flowing backward along this edge: {0}</source>
+        <translation>沿这条边反向流动的梯度：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="459" />
+        <source>{0}.grad (retained) = {1}</source>
+        <translation>{0}.grad（已保留）= {1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="464" />
+        <source>{0} saw {1}</source>
+        <translation>{0} 收到 {1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="466" />
+        <source>   and returned {0}</source>
+        <translation>   并返回 {0}</translation>
+    </message>
+    </context></TS>
