@@ -323,7 +323,10 @@ class InspectorPanel(QWidget):
             for i, g in enumerate(step.grad_outputs):
                 lines.append(self.tr("received grad_outputs[{0}] = {1}").format(i, summary_text(g, 16)))
             for i, g in enumerate(step.grad_inputs):
-                lines.append(self.tr("sent grad_inputs[{0}] = {1}").format(i, summary_text(g, 16)))
+                if g is None:
+                    lines.append(self.tr("sent grad_inputs[{0}] = None (that input needs no gradient)").format(i))
+                else:
+                    lines.append(self.tr("sent grad_inputs[{0}] = {1}").format(i, summary_text(g, 16)))
         if n.id in st.leaf_grads:
             lines.append(self.tr("<b>.grad</b> = {0}").format(summary_text(st.leaf_grads[n.id], 16)))
         if n.id in st.retained:
