@@ -39,8 +39,11 @@ import torch
 
 from .capture import CaptureState, Names, capture, root_edges
 from .module_tracker import namespace_module_paths
+from torch.autograd.function import _HookMixin
+
 from .trace_model import MAX_RECORDED_RUNS, BackwardRun, Event, Step, Trace
 
+_current_node = torch._C._current_autograd_node
 _TENSOR_ATTRS = ("backward", "register_hook", "register_post_accumulate_grad_hook", "retain_grad")
 
 
@@ -69,6 +72,7 @@ class Recorder:
         self._tls = threading.local()
         self.active: Optional[_Active] = None
         self.errors: list[str] = []  # our own failures (never the user's)
+        self._internal = False  # registering our own node hooks
         self._mod_cache_key = None
         self._mod_cache = None
 
@@ -104,6 +108,21 @@ class Recorder:
         def register_hook(self_t, hook):
             return o["Tensor.register_hook"](self_t, rec._wrap_tensor_hook(self_t, hook))
 
+        # Hooks on grad_fn nodes (node.register_hook / register_prehook, for
+        # C++ nodes, custom Functions and AccumulateGrad alike) are stored by
+        # torch through this Python staticmethod: wrapping it lets us see the
+        # user's node hooks fire. Our own registrations bypass it.
+        self._orig["_register_hook"] = _HookMixin.__dict__.get("_register_hook")
+        if self._orig["_register_hook"] is not None:
+            orig_reg = self._orig["_register_hook"].__func__
+
+            def _register_hook(backward_hooks, hook):
+                if rec._internal:
+                    return orig_reg(backward_hooks, hook)
+                return orig_reg(backward_hooks, rec._wrap_node_hook(hook))
+
+            _HookMixin._register_hook = staticmethod(_register_hook)
+            self._orig_reg = orig_reg
         T.backward = backward
         ag.backward = ag_backward
         ag.grad = ag_grad
@@ -141,6 +160,8 @@ class Recorder:
                     delattr(T, key)
                 except AttributeError:
                     pass
+        if o.get("_register_hook") is not None:
+            _HookMixin._register_hook = o["_register_hook"]
         torch.autograd.backward = o["autograd.backward"]
         torch.autograd.grad = o["autograd.grad"]
         self._orig = {}
@@ -194,6 +215,37 @@ class Recorder:
         except Exception:
             pass
         return user_hook
+
+    def _wrap_node_hook(self, hook):
+        name = _hook_name(hook)
+        rec = self
+
+        def user_node_hook(*args):
+            act = rec.active
+            if act is None:
+                return hook(*args)
+            pre = len(args) == 1
+            try:
+                node = _current_node()
+                received = rec.summ.summarize(_first_tensor(args[0]))
+            except Exception:
+                node, received = None, None
+            res = hook(*args)
+            try:
+                returned = rec.summ.summarize(_first_tensor(res)) if res is not None else None
+                act.events.append(Event(
+                    step=len(act.raw), kind="node_prehook" if pre else "node_hook",
+                    node=act.ids.get(node, "") if node is not None else "",
+                    name=name, received=received, returned=returned, replaced=res is not None))
+            except Exception:
+                pass
+            return res
+
+        try:
+            functools.update_wrapper(user_node_hook, hook, updated=())
+        except Exception:
+            pass
+        return user_node_hook
 
     def _wrap_pag_hook(self, t, hook):
         name = _hook_name(hook)
@@ -335,8 +387,16 @@ class Recorder:
         raw = act.raw
         handles = []
         app = raw.append
-        for i, n in enumerate(nodes):
-            handles.append(n.register_hook(functools.partial(_post, app, i)))
+        self._internal = True
+        try:
+            for i, n in enumerate(nodes):
+                handles.append(n.register_hook(functools.partial(_post, app, i)))
+        except BaseException:
+            for h in handles:
+                h.remove()
+            raise
+        finally:
+            self._internal = False
         return run, ids, nodes, act, handles
 
     def _finish(self, run, ids, nodes, act, result, kind, ok):
@@ -366,6 +426,15 @@ class Recorder:
                 pass
         events.sort(key=lambda e: e.step)
         run.events = events
+        node_events = [e for e in events if e.kind in ("node_prehook", "node_hook") and e.node]
+        if node_events:  # badges: the user's node hooks we saw firing
+            g = self.trace.graph(run.graph) if self.trace.graphs else None
+            if g is not None:
+                by_id = {nd.id: nd for nd in g.nodes}
+                for e in node_events:
+                    nd = by_id.get(e.node)
+                    if nd is not None and e.name and e.name not in nd.hooks:
+                        nd.hooks.append(e.name)
         if kind == "backward":
             for n in nodes:
                 i = pos[n]
@@ -383,6 +452,16 @@ class Recorder:
                 pass
         self.trace.backward_runs.append(run)
         summ.flush()
+
+
+def _first_tensor(x):
+    if isinstance(x, torch.Tensor):
+        return x
+    if isinstance(x, (list, tuple)):
+        for v in x:
+            if isinstance(v, torch.Tensor):
+                return v
+    return None
 
 
 def _post(app, i, grad_inputs, grad_outputs):

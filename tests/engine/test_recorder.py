@@ -161,3 +161,44 @@ c.sum().backward()
     assert order.index("MulBackward0") > max(order.index("SinBackward0"), order.index("CosBackward0"))
     hook = run.events[0]
     assert ops[run.steps[hook.step].node] == "MulBackward0"
+
+
+def test_user_node_hooks_are_recorded_and_behave_the_same():
+    src = """
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 2
+z = y.sin()
+def triple(grad_outputs):
+    return (grad_outputs[0] * 3,)
+def watch(grad_inputs, grad_outputs):
+    print("watch", [round(v, 4) for v in grad_inputs[0].tolist()])
+y.grad_fn.register_prehook(triple)
+h = y.grad_fn.register_hook(watch)
+z.sum().backward()
+h.remove()
+acc = torch.autograd.graph.get_gradient_edge(x).node
+acc.register_prehook(lambda go: None)
+(x * 1).sum().backward()
+"""
+    ns, exc, r = both(src)
+    assert exc is None and r.trace.error is None
+    assert r.namespace["x"].grad.tolist() == pytest.approx(ns["x"].grad.tolist())
+    assert r.trace.stdout.startswith("watch")
+    run0 = r.trace.backward_runs[0]
+    g = r.trace.graph(run0.graph)
+    by_id = {n.id: n for n in g.nodes}
+    ev = [(e.kind, by_id[e.node].op, e.name, e.replaced) for e in run0.events]
+    assert ev == [("node_prehook", "MulBackward0", "triple", True), ("node_hook", "MulBackward0", "watch", False)]
+    pre, post = run0.events
+    cos = (torch.tensor([2.0, 4.0])).cos()
+    assert pre.received.values == pytest.approx(cos.tolist(), rel=1e-5)
+    assert pre.returned.values == pytest.approx((3 * cos).tolist(), rel=1e-5)
+    assert post.received.values == pytest.approx((6 * cos).tolist(), rel=1e-5)
+    assert by_id[pre.node].hooks == ["triple", "watch"]
+    assert run0.steps[pre.step].node == pre.node
+    # the removed handle really removed the hook; the AccumulateGrad prehook fires
+    run1 = r.trace.backward_runs[1]
+    g1 = r.trace.graph(run1.graph)
+    kinds = [(e.kind, next(n.op for n in g1.nodes if n.id == e.node)) for e in run1.events]
+    assert kinds == [("node_prehook", "AccumulateGrad")]

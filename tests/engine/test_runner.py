@@ -73,7 +73,8 @@ def test_keyboard_interrupt_is_an_error_not_a_crash():
 def _hooks_state():
     return (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad,
             torch.Tensor.register_hook, "retain_grad" in torch.Tensor.__dict__,
-            len(nn_module._global_forward_pre_hooks), len(nn_module._global_forward_hooks))
+            len(nn_module._global_forward_pre_hooks), len(nn_module._global_forward_hooks),
+            torch.autograd.function._HookMixin.__dict__["_register_hook"])
 
 
 def test_everything_installed_is_removed_even_after_errors():
