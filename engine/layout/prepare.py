@@ -255,13 +255,10 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
     rep: dict[str, str] = {}
     box_group: dict[str, Optional[str]] = {}
     visible_groups: list[str] = []
-    seen_groups = set()
     for key, gids in unit_gids.items():
         r = key
         inner = None
         for g in gids:
-            if g not in seen_groups:
-                seen_groups.add(g)
             if g in coll:
                 r = g
                 break
@@ -321,7 +318,9 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
         if e.src not in nodes or e.dst not in nodes:
             continue
         a = rep[unit_of(e.src, e.dst)]
-        b = rep[unit_of(e.dst, "")]
+        b = rep.get(unit_of(e.dst, ""))
+        if b is None:  # a leaf consuming something (not in autograd graphs): its first copy
+            b = rep[copy_key[(e.dst, consumers[e.dst][0])]]
         if a == b:
             out.internal_edges.append(i)
             continue
