@@ -301,7 +301,7 @@ class MainWindow(QMainWindow):
         self.device_combo.setObjectName("deviceCombo")
         self.device_combo.addItem("CPU", "cpu")
         self.device_combo.addItem("CUDA", "cuda")
-        self.device_combo.currentIndexChanged.connect(self._device_changed)
+        self.device_combo.activated.connect(self._device_changed)  # user choices only
         tb.addWidget(self.device_combo)
         tb.addSeparator()
         for name in ("zoom_in", "zoom_out", "zoom_fit"):
@@ -509,6 +509,9 @@ class MainWindow(QMainWindow):
 
     def _on_ready(self, info: dict) -> None:
         self._update_device_combo()
+        if info.get("cuda_available") and settings.get("run/device", "cpu") == "cuda":
+            self.device_combo.setCurrentIndex(1)  # the user's last choice, now possible
+            self._device = "cuda"
         self._update_worker_label()
 
     def _on_output(self, stream: str, text: str) -> None:
@@ -631,6 +634,8 @@ class MainWindow(QMainWindow):
         self.device_combo.setToolTip(self.tr("Device the script runs on (its `device` variable)") + "\n" + tip)
         if not available and self.device_combo.currentIndex() == 1:
             self.device_combo.setCurrentIndex(0)
+        if not available:
+            self._device = "cpu"
 
     def _device_changed(self, index: int) -> None:
         self._device = self.device_combo.itemData(index) or "cpu"
@@ -876,8 +881,8 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if isinstance(state, QByteArray) and not state.isEmpty():
             self.restoreState(state, STATE_VERSION)
-        device = settings.get("run/device", "cpu")
-        self._device = "cpu" if device != "cuda" else "cuda"
+        # The device is applied when the worker says what it has (`_on_ready`).
+        self._device = "cpu"
 
     def save_layout(self) -> None:
         s = settings.settings()

@@ -272,3 +272,24 @@ def test_autosave_survives_a_real_kill_of_the_app(qtbot, shared_worker, tmp_path
     w.ask_unsaved = lambda: "discard"
     assert w.editor.toPlainText() == text
     w.close()
+
+
+def test_cuda_choice_enabled_only_when_the_worker_reports_a_gpu(qtbot, window):
+    w = window
+    saved = dict(w.worker.info)
+    try:
+        w.worker.info = dict(saved, cuda_available=True, cuda_devices=["Fake GPU"])
+        w._on_ready(w.worker.info)
+        item = w.device_combo.model().item(1)
+        assert item.isEnabled() and "Fake GPU" in item.toolTip()
+        w.device_combo.setCurrentIndex(1)
+        w.device_combo.activated.emit(1)
+        assert w._device == "cuda"
+        w.worker.info = dict(saved, cuda_available=False, cuda_devices=[])
+        w._on_ready(w.worker.info)
+        assert not w.device_combo.model().item(1).isEnabled()
+        assert w.device_combo.currentData() == "cpu" and w._device == "cpu"
+        assert "not available" in w.device_combo.model().item(1).toolTip()
+    finally:
+        w.worker.info = saved
+        w._on_ready(saved)
