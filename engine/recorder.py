@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import functools
 import gc
+import itertools
+from collections import OrderedDict
 import sys
 import threading
 import weakref
@@ -73,6 +75,7 @@ class Recorder:
         self.active: Optional[_Active] = None
         self.errors: list[str] = []  # our own failures (never the user's)
         self._internal = False  # registering our own node hooks
+        self._own_hooks: list = []
         self._mod_cache_key = None
         self._mod_cache = None
 
@@ -118,7 +121,14 @@ class Recorder:
 
             def _register_hook(backward_hooks, hook):
                 if rec._internal:
-                    return orig_reg(backward_hooks, hook)
+                    # Ours: no RemovableHandle (a few us per node); we delete
+                    # the dict entry ourselves after the call.
+                    if backward_hooks is None:
+                        backward_hooks = OrderedDict()
+                    key = next(_keys)
+                    backward_hooks[key] = hook
+                    rec._own_hooks.append((backward_hooks, key))
+                    return backward_hooks, None
                 return orig_reg(backward_hooks, rec._wrap_node_hook(hook))
 
             _HookMixin._register_hook = staticmethod(_register_hook)
@@ -387,16 +397,21 @@ class Recorder:
         raw = act.raw
         handles = []
         app = raw.append
-        self._internal = True
-        try:
-            for i, n in enumerate(nodes):
-                handles.append(n.register_hook(functools.partial(_post, app, i)))
-        except BaseException:
-            for h in handles:
-                h.remove()
-            raise
-        finally:
-            self._internal = False
+        if self._orig.get("_register_hook") is not None:
+            # Fast path: our hooks go straight into the node's hook dict.
+            self._own_hooks = handles = []
+            self._internal = True
+            try:
+                for i, n in enumerate(nodes):
+                    n.register_hook(functools.partial(_post, app, i))
+            except BaseException:
+                _remove_own(handles)
+                raise
+            finally:
+                self._internal = False
+            return run, ids, nodes, act, [_Remover(handles)]
+        for i, n in enumerate(nodes):
+            handles.append(n.register_hook(functools.partial(_post, app, i)))
         return run, ids, nodes, act, handles
 
     def _finish(self, run, ids, nodes, act, result, kind, ok):
@@ -452,6 +467,28 @@ class Recorder:
                 pass
         self.trace.backward_runs.append(run)
         summ.flush()
+
+
+_keys = itertools.count(-1, -1)  # our hook keys: negative, never a RemovableHandle id
+
+
+def _remove_own(entries) -> None:
+    for d, key in entries:
+        try:
+            del d[key]
+        except Exception:
+            pass
+    entries.clear()
+
+
+class _Remover:
+    __slots__ = ("entries",)
+
+    def __init__(self, entries):
+        self.entries = entries
+
+    def remove(self):
+        _remove_own(self.entries)
 
 
 def _first_tensor(x):

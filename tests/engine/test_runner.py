@@ -233,3 +233,27 @@ def test_saved_values_are_read():
     s = next(n for n in g.nodes if n.op == "SumBackward1")
     vals = {v.name: v.value for v in s.saved}
     assert vals["dim"] == [1] and vals["self_sym_sizes"] == [3, 4]
+
+
+def test_recorder_hooks_are_gone_after_the_run():
+    import functools
+    import gc
+
+    from autogradviz.engine import recorder
+
+    r = run("""
+import torch
+w = torch.ones(3, requires_grad=True)
+for i in range(3):
+    (w * i).sum().backward()
+keep = (w * 2)
+keep.sum().backward(retain_graph=True)
+""")
+    assert len(r.trace.backward_runs) == 4
+    gc.collect()
+    ours = [o for o in gc.get_objects()
+            if isinstance(o, functools.partial) and o.func is recorder._post]
+    assert ours == []
+    # and the kept graph still runs as plain torch
+    r.namespace["keep"].sum().backward()
+    assert r.namespace["w"].grad.tolist() == [7.0, 7.0, 7.0]
