@@ -293,3 +293,18 @@ def test_cuda_choice_enabled_only_when_the_worker_reports_a_gpu(qtbot, window):
     finally:
         w.worker.info = saved
         w._on_ready(saved)
+
+
+def test_inspector_value_requests_reach_the_worker(qtbot, window):
+    w = window
+    w.editor.setPlainText("import torch\nx = torch.arange(100.0, requires_grad=True)\n"
+                          "y = (x * 2).sum()\ny.backward()\n")
+    trace = _run(qtbot, w)
+    tid = next(n.tensor.id for g in trace.graphs for n in g.nodes
+               if n.tensor is not None and n.tensor.numel == 100 and n.tensor.id)
+    with qtbot.waitSignal(w.session.valuesArrived, timeout=RUN_TIMEOUT_MS) as blocker:
+        w.session.request_values(tid)
+    assert blocker.args[0] == tid
+    summary = blocker.args[1]
+    assert not isinstance(summary, str), summary
+    assert len(summary.values) == 100
