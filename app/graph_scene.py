@@ -129,6 +129,7 @@ class GraphScene(QGraphicsScene):
         self.layer = None
         self.overview = None
         self.overview_mode = False
+        self.overview_locked = False
         self._grid: dict = {}
         self.group_boxes: dict[str, NodeItem] = {}  # node id inside a collapsed group -> its box
         self._group_members: dict[str, list[str]] = {}  # group box key -> member node ids
@@ -250,7 +251,7 @@ class GraphScene(QGraphicsScene):
 
     def set_overview_mode(self, on: bool) -> None:
         """Zoomed far out on a big graph: one overview item instead of all items."""
-        on = bool(on) and self.overview is not None
+        on = (bool(on) or self.overview_locked) and self.overview is not None
         if on == self.overview_mode:
             return
         self.overview_mode = on

@@ -330,12 +330,13 @@ class GraphView(QWidget):
 
     def fit(self) -> None:
         """Whole graph in view, clear of the legend; small graphs at most 1.6x."""
-        rect = self._scene.itemsBoundingRect()
-        if rect.isEmpty():
-            return
         layout = self._scene.layout
         if layout is not None and layout.width > 0:
             rect = QRectF(0, 0, layout.width, layout.height)
+        else:
+            rect = self._scene.itemsBoundingRect()
+        if rect.isEmpty():
+            return
         # room for what stepping adds: gradient labels beside the edges and the
         # .grad / hook callouts to the right of the boxes
         rect = rect.adjusted(-40, -10, 170, 10)
@@ -463,6 +464,7 @@ class GraphView(QWidget):
         self._build_graph_id = graph_id
         self._build_result = result
         self._layout_graph_id = ""
+        self._previewed = False
         self._continue_build()
 
     def _continue_build(self) -> None:
@@ -477,6 +479,9 @@ class GraphView(QWidget):
         try:
             while time.perf_counter() - t0 < 0.04:
                 next(self._build)
+                if not self._previewed and self._scene.overview is not None:
+                    self._preview()
+                    break
         except StopIteration:
             self._build = None
             self._finish_build(self._build_graph_id, self._build_result)
@@ -486,7 +491,29 @@ class GraphView(QWidget):
                 gc.enable()
         QTimer.singleShot(0, self, self._continue_build)
 
+    def _preview(self) -> None:
+        """A big graph: show the bulk-drawn overview at once, while the detailed
+        items are still being built in slices (usable picture sooner)."""
+        self._previewed = True
+        ov = self._scene.overview
+        st = self.session.state
+        if st is not None:
+            ov.set_status(st.status, ())
+        self._scene.set_overview_mode(True)
+        self._scene.overview_locked = True  # stays on until the build is done
+        if self._pending_fit or self._auto_fit:
+            self._fit_when_ready()
+        self.view.viewport().update()
+
     def _finish_build(self, graph_id: str, result) -> None:
+        if self._scene.overview is not None:
+            # a big scene is ~100,000 long-lived Python objects; full GC passes
+            # over them stall the GUI for 0.1-0.3 s again and again. Move what
+            # exists now out of the collector's sight (still freed normally).
+            gc.freeze()
+        self._scene.overview_locked = False
+        self._scene.set_overview_mode(False)
+        self._update_overlays()  # overview or details, by the zoom
         self._layout_graph_id = graph_id
         self._scene.set_show_saved(self.session.show_saved)
         self._scene.apply_step(self.session.state)
