@@ -594,7 +594,9 @@ class MainWindow(QMainWindow):
     def _update_worker_label(self) -> None:
         state = self.worker.state if hasattr(self, "worker") else STARTING
         busy = self.worker.is_busy() if hasattr(self, "worker") else False
-        if busy:
+        if busy and state == STARTING:
+            text = self.tr("Starting the worker (importing torch), then running…")
+        elif busy:
             text = self.tr("Running {s:.1f} s").format(s=self.worker.running_seconds())
         elif state == STARTING:
             text = self.tr("Worker starting (importing torch)…")
