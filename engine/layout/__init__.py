@@ -18,6 +18,7 @@ and a cancelled layout raises `LayoutCancelled` (Graphviz is stopped too).
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -85,6 +86,20 @@ graphviz_backend = _BackendAccessor()
 def layout_graph(graph: Graph, options: Optional[LayoutOptions] = None,
                  progress: Optional[Callable[[float, str], None]] = None,
                  cancelled: Optional[Callable[[], bool]] = None) -> LayoutResult:
+    # The layout allocates hundreds of thousands of small lists and tuples; with
+    # a big trace in memory every generational GC pass rescans all of it, which
+    # doubled the time on a 10,000-node trace (measured). Nothing here makes
+    # reference cycles, so collection waits until the layout is done.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _layout_graph(graph, options, progress, cancelled)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _layout_graph(graph, options, progress, cancelled) -> LayoutResult:
     t0 = time.perf_counter()
     opts = options or LayoutOptions()
     prog = progress or (lambda f, m: None)
