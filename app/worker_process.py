@@ -273,6 +273,7 @@ class WorkerProcess(QObject):
         self._current_run = self._next_id
         self._pending = None
         self._fail_fetches("a new run replaced the values")
+        self._elapsed.start()  # the run's own time (not the wait for a fresh worker)
         self._write(dict(request, id=self._next_id))
         self._set_state(RUNNING)
         if self.timeout_s > 0:
