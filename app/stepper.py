@@ -341,9 +341,14 @@ class StepperPanel(QWidget):
         self.timeline.set_run(n, replay.hook_steps(t, index), replay.event_steps(t, index))
         self._set_controls(n > 0)
         for k, ev in replay.event_step_numbers(t, index):
-            text = self.tr("step {0}: {1} on {2}: saw {3}").format(
-                k, event_title(ev), self._node_name(ev.node), summary_text(ev.received))
-            if ev.replaced or (ev.returned is not None and ev.kind != "retain_grad"):
+            if ev.kind == "retain_grad":
+                val = ev.returned if ev.returned is not None else ev.received
+                text = self.tr("step {0}: retain_grad filled {1}.grad = {2}").format(
+                    k, self._node_name(ev.node), summary_text(val))
+            else:
+                text = self.tr("step {0}: {1} on {2} saw {3}").format(
+                    k, event_title(ev), self._node_name(ev.node), summary_text(ev.received))
+            if ev.kind != "retain_grad" and (ev.replaced or ev.returned is not None):
                 text += self.tr(" → returned {0}").format(summary_text(ev.returned))
             item = QListWidgetItem(text)
             item.setData(Qt.UserRole, k)
