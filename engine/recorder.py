@@ -1,29 +1,33 @@
 """Record every backward call of the user's script.
 
 `Recorder.install()` replaces `torch.Tensor.backward`, `torch.autograd.backward`
-and `torch.autograd.grad` (and wraps `Tensor.register_hook`,
-`Tensor.register_post_accumulate_grad_hook` and `Tensor.retain_grad` so the
-user's own hooks are known); `remove()` puts the originals back.
+and `torch.autograd.grad`, and wraps `Tensor.register_hook`,
+`Tensor.register_post_accumulate_grad_hook`, `Tensor.retain_grad` and the
+Python function torch stores every grad_fn hook through
+(`torch.autograd.function._HookMixin._register_hook`), so the user's own
+tensor and node hooks are known; `remove()` puts the originals back.
 
 For each of the first MAX_RECORDED_RUNS calls, before the real call we capture
 the graph and put one post-hook on every node. A post-hook receives both
 grad_inputs and grad_outputs, and on one thread the engine runs one node at a
 time, so the order post-hooks fire in is the engine's real execution order
-(one hook per node instead of pre + post keeps the overhead down). The hook
-only appends (node, grads) to a list; summaries are made after the call,
-before control returns to the user (holding the gradient tensors meanwhile
-also stops the engine from reusing their buffers in place, so what we
-summarise is what flowed). Every handle is removed in a `finally`.
+(one hook per node instead of pre + post keeps the overhead down; our hooks
+go straight into each node's hook dict, without a RemovableHandle, and are
+deleted from it in a `finally`). The hook only appends (node, grads) to a
+list; summaries are made after the call, before control returns to the user
+(holding the gradient tensors meanwhile also stops the engine from reusing
+their buffers in place, so what we summarise is what flowed).
 
-Events: a wrapped user tensor hook records what it received and returned
+Events: a wrapped user hook records what it received and returned
 (summarised at once: the user may change tensors in place), tied to the step
-about to run (hooks on a tensor run before its node). retain_grad fills are
-read after the call from the tensors that called retain_grad().
+about to run (hooks on a tensor run before its node; the user's node hooks
+run before our post-hook). retain_grad fills are read after the call from the
+tensors that called retain_grad().
 
 The user's script behaves exactly as without us: the real functions are
 called with the user's own arguments, their results and exceptions pass
 through untouched, and our own failures never reach the user (recording is
-skipped instead).
+skipped instead and noted in the trace).
 """
 
 from __future__ import annotations

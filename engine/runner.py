@@ -223,6 +223,10 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
 
     old_out, old_err = sys.stdout, sys.stderr
     seen_warnings: set = set()
+    # Global torch switches a script may flip and leave flipped: the next run
+    # in the same worker must start fresh.
+    torch_state = (torch.is_grad_enabled(), torch.get_default_dtype(),
+                   torch.is_anomaly_enabled(), torch.is_inference_mode_enabled())
 
     with warnings.catch_warnings():
         def showwarning(message, category, fname, lineno, file=None, line=None):
@@ -265,6 +269,7 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
             except Exception:
                 pass
             sys.stdout, sys.stderr = old_out, old_err
+            _restore_torch_state(torch_state)
 
     # Graphs of tensors left in the namespace.
     try:
@@ -285,6 +290,16 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     out.finish()
     trace.duration_s = time.perf_counter() - t0
     return ScriptRun(trace, namespace, store, state)
+
+
+def _restore_torch_state(state) -> None:
+    grad, dtype, anomaly, _inference = state
+    try:
+        torch.set_grad_enabled(grad)
+        torch.set_default_dtype(dtype)
+        torch.autograd.set_detect_anomaly(anomaly)
+    except Exception:
+        pass
 
 
 def _namespace_graphs(recorder: Recorder, state: CaptureState, namespace: dict) -> None:

@@ -252,8 +252,16 @@ keep.sum().backward(retain_graph=True)
     assert len(r.trace.backward_runs) == 4
     gc.collect()
     ours = [o for o in gc.get_objects()
-            if isinstance(o, functools.partial) and o.func is recorder._post]
+            if type(o) is functools.partial and o.func is recorder._post]
     assert ours == []
     # and the kept graph still runs as plain torch
     r.namespace["keep"].sum().backward()
     assert r.namespace["w"].grad.tolist() == [7.0, 7.0, 7.0]
+
+
+def test_global_torch_switches_do_not_leak_into_the_next_run():
+    r = run("import torch\ntorch.set_grad_enabled(False)\ntorch.set_default_dtype(torch.float64)\n")
+    assert r.trace.error is None
+    assert torch.is_grad_enabled() and torch.get_default_dtype() == torch.float32
+    r2 = run("import torch\nprint(torch.ones(1).dtype, torch.is_grad_enabled())\n")
+    assert r2.trace.stdout == "torch.float32 True\n"
