@@ -9,6 +9,7 @@ wire format (`to_json` / `from_json`), never pickle.
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any, Optional, Union, get_args, get_origin, get_type_hints
@@ -193,7 +194,8 @@ class Trace:
 
     def to_dict(self) -> dict:
         # same result as dataclasses.asdict(self), several times faster
-        return _plain(self)
+        with _no_gc():
+            return _plain(self)
 
     def to_json(self, indent: Optional[int] = None) -> str:
         """Strict JSON: non-finite floats become "NaN"/"Infinity"/"-Infinity"
@@ -204,11 +206,29 @@ class Trace:
     def from_dict(cls, data: dict) -> "Trace":
         if data.get("format") != FORMAT:
             raise ValueError(f"not an autogradviz trace (format={data.get('format')!r})")
-        return _from_dict(cls, data)
+        with _no_gc():
+            return _from_dict(cls, data)
 
     @classmethod
     def from_json(cls, text: str) -> "Trace":
-        return cls.from_dict(json.loads(text))
+        with _no_gc():
+            return cls.from_dict(json.loads(text))
+
+
+class _no_gc:
+    """Pause the cyclic GC while building or flattening a trace: millions of
+    small objects (no cycles) made every generational pass rescan everything
+    (loading an 8,000-node trace: 1.1 s -> 0.3 s). Re-entrant; restores the
+    previous state."""
+
+    def __enter__(self):
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if self.was:
+            gc.enable()
+        return False
 
 
 # Strict JSON has no NaN/Infinity. On the wire and in trace files a
