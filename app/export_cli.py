@@ -11,6 +11,7 @@ out by the same engine and drawn by the same `GraphScene`, offscreen (Qt's
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import threading
@@ -163,6 +164,9 @@ def export_command(args) -> int:
         _err("interrupted")
         return 130
     _timing("trace ready")
+    # the trace is read-only from here on: keep the GC from rescanning its
+    # millions of objects while the scene is built (a short-lived process)
+    gc.freeze()
     if trace is None:
         _err(message or "failed")
         return code or 2
