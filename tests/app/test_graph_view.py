@@ -363,3 +363,14 @@ def test_keys_wheel_and_double_click(qtbot, view):
     assert abs(centre.x() - scene_pt.x()) < 30 and abs(centre.y() - scene_pt.y()) < 30
     # the user moved: a resize no longer refits
     assert not view._auto_fit
+
+
+def test_apply_none_clears_the_replay_look(qtbot, view):
+    show(qtbot, view, LESSON)
+    scene = view.graph_scene()
+    view.session.set_step(view.session.step_count)
+    assert any(lbl.isVisible() for lbl in scene.grad_labels.values())
+    scene.apply_step(None)
+    assert all(i.status is None for items in scene.node_items.values() for i in items)
+    assert not any(lbl.isVisible() for lbl in scene.grad_labels.values())
+    assert not any(c.isVisible() for c in scene.callouts.values())

@@ -109,3 +109,10 @@ def test_retained_without_event_comes_from_grad_outputs():
     t.backward_runs[0].events = [e for e in t.backward_runs[0].events if e.kind != "retain_grad"]
     assert "n3" not in replay.state_at(t, 0, 2).retained
     assert replay.state_at(t, 0, 3).retained["n3"].values == [6.0] * 3
+
+
+def test_missing_graph_still_replays_the_steps():
+    t = lesson_trace()
+    t.graphs = []
+    s = replay.state_at(t, 0, 2)
+    assert s.current == "n2" and s.status["n1"] == "done" and s.edge_grads == {}
