@@ -301,7 +301,7 @@ UNARY = ["torch.sin({x})", "torch.tanh({x})", "torch.exp(torch.tanh({x}))", "{x}
 
 @st.composite
 def programs(draw):
-    lines = ["import torch", f"torch.manual_seed({draw(st.integers(0, 1000))})"]
+    lines = ["import torch", f"torch.manual_seed({draw(st.integers(0, 1000))})", "seen = []"]
     vars_: list[tuple[str, tuple]] = []
     leaves = []
     for name, shape in (("a", (3, 4)), ("b", (4,)), ("c", (4, 3)), ("d", ()))[: draw(st.integers(2, 4))]:
@@ -376,6 +376,12 @@ def programs(draw):
             name = new[0][0]
             lines.append(f"{name}.retain_grad()")
             retained.append(name)
+        if draw(st.integers(0, 3)) == 0 and new:
+            # a user hook that records what it saw, sometimes replacing it
+            name = new[-1][0]
+            factor = draw(st.sampled_from([None, 2.0, -1.0]))
+            ret = f"g * {factor}" if factor is not None else "None"
+            lines.append(f"{name}.register_hook(lambda g: seen.append(('{name}', g.clone())) or {ret})")
     # loss over some of the results (shared inputs are common by construction)
     derived = [n for n, _ in vars_ if n not in leaves]
     k = draw(st.integers(1, len(derived)))
@@ -399,3 +405,13 @@ def test_random_expression_graphs(prog):
     for e in g.edges:
         assert e.src in ids and e.dst in ids
     assert len(run.steps) == len(g.nodes)
+    # hook events: what the user's hooks saw, in the order they saw it
+    hooks = [e for e in run.events if e.kind == "tensor_hook"]
+    seen = result.namespace["seen"]
+    assert len(hooks) == len(seen) == len(ns["seen"])
+    by_id = {n.id: n for n in g.nodes}
+    for ev, (name, grad), (ref_name, ref_grad) in zip(hooks, seen, ns["seen"]):
+        assert name == ref_name and torch.allclose(grad, ref_grad)
+        assert close(ev.received, grad)
+        assert name in by_id[ev.node].label.split(", ")
+        assert by_id[run.steps[ev.step].node].id == ev.node  # tied to its node's step
