@@ -103,8 +103,9 @@ class NodeItem(QGraphicsItem):
                 setattr(self, k, v)
                 changed = True
         if changed:
-            if "status" in kw:
-                self.setOpacity(self.style.pending_opacity if self.status == "pending" else 1.0)
+            # faded while pending, but never while it is hovered or lit up
+            faded = self.status == "pending" and not (self.lit or self.hovered or self.search_hit)
+            self.setOpacity(self.style.pending_opacity if faded else 1.0)
             self.update()
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
