@@ -58,7 +58,7 @@ def summary_text(s: Optional[TensorSummary], max_values: int = 6) -> str:
         return "[" + ", ".join(_num(v) for v in s.values) + "]"
     parts = [shape_text(s)]
     if s.norm is not None:
-        parts.append("‖·‖=" + _num(s.norm))
+        parts.append(tr("norm {0}").format(_num(s.norm)))
     return " ".join(parts)
 
 
