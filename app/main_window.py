@@ -396,6 +396,7 @@ class MainWindow(QMainWindow):
             self.panels_menu.addAction(dock.toggleViewAction())
         self.toolbar.setWindowTitle(self.tr("Toolbar"))
         self.device_label.setText(" " + self.tr("Device:") + " ")
+        self.output.set_skipped_text(self.tr("… {n} lines skipped (printed faster than they can be shown) …"))
         self.editor.setPlaceholderText(self.tr("Write PyTorch code here, then press Run (Ctrl+Enter)."))
         self._update_device_combo()
         self._update_worker_label()

@@ -116,3 +116,21 @@ def test_ctrl_slash_toggles_comments(qtbot):
     ed.selectAll()
     qtbot.keyClick(ed, Qt.Key_Slash, Qt.ControlModifier)
     assert ed.toPlainText() == "x = 1\n    y = 2\n"
+
+
+def test_output_pane_survives_a_print_flood(qtbot):
+    from autogradviz.app import output_pane
+
+    pane = OutputPane()
+    qtbot.addWidget(pane)
+    for i in range(3000):
+        pane.append_output("stdout", f"line {i}\n")
+    pane.flush()
+    text = pane.toPlainText()
+    assert "lines skipped" in text and "line 2999" in text
+    assert pane.document().blockCount() <= output_pane.MAX_LINES_PER_FLUSH + 3
+    for i in range(20):  # the pane keeps at most MAX_BLOCKS lines
+        for j in range(output_pane.MAX_LINES_PER_FLUSH):
+            pane.append_output("stdout", f"x{i}.{j}\n")
+        pane.flush()
+    assert pane.document().blockCount() <= output_pane.MAX_BLOCKS
