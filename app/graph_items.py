@@ -373,13 +373,11 @@ class LabelItem(QGraphicsItem):
         painter.setPen(QPen(border, 2.0 if self.emphasis else 1.0))
         painter.drawRoundedRect(self._rect, 4, 4)
         painter.setPen(text)
-        fm = QFontMetricsF(self.style.small_font())
         lh = QFontMetricsF(self.style.small_font(bold=True)).height()
         for i, line in enumerate(self.lines):
             painter.setFont(self.style.small_font(bold=(i == 0)))
             painter.drawText(QRectF(5, 2 + i * lh, self._rect.width() - 8, lh),
                              Qt.AlignLeft | Qt.AlignVCenter, line)
-        del fm
 
 
 class LayerItem(QGraphicsItem):

@@ -12,7 +12,7 @@ import gc
 import time
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QPainter, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox, QGraphicsView, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
@@ -393,9 +393,7 @@ class GraphView(QWidget):
             self.saved_box.setChecked(bool(on))  # re-enters through toggled
             return
         self._scene.set_show_saved(on)
-        has_saved = self._scene.layout is not None and any(b.kind == "saved" for b in self._scene.layout.boxes)
-        self.session.set_show_saved(on)  # relayout with saved boxes when needed
-        del has_saved
+        self.session.set_show_saved(on)  # relayout: saved boxes need their own places
 
     def set_theme(self, name: str) -> None:
         self._theme = "dark" if name == "dark" else "light"

@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import pytest
 
@@ -119,6 +118,4 @@ def node_by_label(trace: Trace, graph_id: str, label: str):
 
 
 def settle(qtbot, ms: int = 20) -> None:
-    t0 = time.monotonic()
     qtbot.wait(ms)
-    del t0
