@@ -9,12 +9,17 @@
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="208" />
+        <location filename="../../app/graph_items.py" line="61" />
+        <source>norm {0}</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph_items.py" line="209" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="426" />
+        <location filename="../../app/graph_items.py" line="425" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -64,42 +69,42 @@
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="180" />
+        <location filename="../../app/graph_scene.py" line="181" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="182" />
+        <location filename="../../app/graph_scene.py" line="183" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="196" />
+        <location filename="../../app/graph_scene.py" line="197" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="365" />
+        <location filename="../../app/graph_scene.py" line="366" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="373" />
+        <location filename="../../app/graph_scene.py" line="374" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="459" />
+        <location filename="../../app/graph_scene.py" line="460" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="464" />
+        <location filename="../../app/graph_scene.py" line="465" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="466" />
+        <location filename="../../app/graph_scene.py" line="467" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
@@ -428,37 +433,37 @@
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="432" />
+        <location filename="../../app/graph_view.py" line="431" />
         <source>No autograd graph: the script created no tensor that requires grad (try requires_grad=True).</source>
         <translation>没有自动求导计算图：脚本没有创建需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="447" />
+        <location filename="../../app/graph_view.py" line="446" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="512" />
+        <location filename="../../app/graph_view.py" line="537" />
         <source>{0} nodes, layout: {1} in {2:.2f} s</source>
         <translation>{0} 个节点，布局：{1}，用时 {2:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="521" />
+        <location filename="../../app/graph_view.py" line="546" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="527" />
+        <location filename="../../app/graph_view.py" line="552" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="629" />
+        <location filename="../../app/graph_view.py" line="655" />
         <source>no match</source>
         <translation>无匹配</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="631" />
+        <location filename="../../app/graph_view.py" line="657" />
         <source>{0} of {1}</source>
         <translation>第 {0} 个，共 {1} 个</translation>
     </message>
@@ -681,27 +686,32 @@
         <translation>收到 grad_outputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="326" />
+        <location filename="../../app/inspector.py" line="327" />
+        <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/inspector.py" line="329" />
         <source>sent grad_inputs[{0}] = {1}</source>
         <translation>发出 grad_inputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="328" />
+        <location filename="../../app/inspector.py" line="331" />
         <source>&lt;b&gt;.grad&lt;/b&gt; = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt; = {0}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="330" />
+        <location filename="../../app/inspector.py" line="333" />
         <source>&lt;b&gt;.grad&lt;/b&gt; (retain_grad) = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt;（retain_grad）= {0}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="333" />
+        <location filename="../../app/inspector.py" line="336" />
         <source>hook {0} saw {1}</source>
         <translation>钩子 {0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="336" />
+        <location filename="../../app/inspector.py" line="339" />
         <source>, returned {0}</source>
         <translation>，返回 {0}</translation>
     </message>
@@ -816,7 +826,7 @@
     </message>
     <message>
         <location filename="../../app/main_window.py" line="340" />
-        <location filename="../../app/main_window.py" line="765" />
+        <location filename="../../app/main_window.py" line="773" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
@@ -1113,272 +1123,282 @@
     </message>
     <message>
         <location filename="../../app/main_window.py" line="399" />
+        <source>… {n} lines skipped (printed faster than they can be shown) …</source>
+        <translation>… 跳过了 {n} 行（打印速度超过了显示速度）…</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="400" />
         <source>Write PyTorch code here, then press Run (Ctrl+Enter).</source>
         <translation>在这里编写 PyTorch 代码，然后按“运行”（Ctrl+Enter）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="418" />
-        <location filename="../../app/main_window.py" line="492" />
+        <location filename="../../app/main_window.py" line="419" />
+        <location filename="../../app/main_window.py" line="493" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="573" />
+        <location filename="../../app/main_window.py" line="577" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="667" />
+        <location filename="../../app/main_window.py" line="599" />
+        <source>Starting the worker (importing torch), then running…</source>
+        <translation>正在启动工作进程（导入 torch），随后运行…</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="675" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="493" />
+        <location filename="../../app/main_window.py" line="494" />
         <source>▶ Running {name} on {device}…</source>
         <translation>▶ 正在 {device} 上运行 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="502" />
+        <location filename="../../app/main_window.py" line="503" />
         <source>Nothing is running.</source>
         <translation>没有正在运行的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="533" />
+        <location filename="../../app/main_window.py" line="537" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="534" />
+        <location filename="../../app/main_window.py" line="538" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="542" />
+        <location filename="../../app/main_window.py" line="546" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="546" />
+        <location filename="../../app/main_window.py" line="550" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="554" />
+        <location filename="../../app/main_window.py" line="558" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="559" />
+        <location filename="../../app/main_window.py" line="563" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="560" />
+        <location filename="../../app/main_window.py" line="564" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="561" />
+        <location filename="../../app/main_window.py" line="565" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="567" />
+        <location filename="../../app/main_window.py" line="571" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="569" />
+        <location filename="../../app/main_window.py" line="573" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="576" />
+        <location filename="../../app/main_window.py" line="580" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="576" />
+        <location filename="../../app/main_window.py" line="580" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="595" />
+        <location filename="../../app/main_window.py" line="601" />
         <source>Running {s:.1f} s</source>
         <translation>正在运行 {s:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="597" />
+        <location filename="../../app/main_window.py" line="603" />
         <source>Worker starting (importing torch)…</source>
         <translation>工作进程启动中（正在导入 torch）…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="600" />
+        <location filename="../../app/main_window.py" line="606" />
         <source>Worker ready · torch {v}</source>
         <translation>工作进程就绪 · torch {v}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="600" />
+        <location filename="../../app/main_window.py" line="606" />
         <source>Worker ready</source>
         <translation>工作进程就绪</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="602" />
+        <location filename="../../app/main_window.py" line="608" />
         <source>Worker crashed · restarting</source>
         <translation>工作进程崩溃 · 正在重启</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="604" />
+        <location filename="../../app/main_window.py" line="610" />
         <source>Worker failed to start · press Run to retry</source>
         <translation>工作进程启动失败 · 按“运行”重试</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="606" />
+        <location filename="../../app/main_window.py" line="612" />
         <source>Worker stopped</source>
         <translation>工作进程已停止</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="622" />
+        <location filename="../../app/main_window.py" line="628" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="624" />
+        <location filename="../../app/main_window.py" line="630" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="627" />
+        <location filename="../../app/main_window.py" line="633" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="630" />
+        <location filename="../../app/main_window.py" line="636" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="631" />
+        <location filename="../../app/main_window.py" line="637" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="659" />
+        <location filename="../../app/main_window.py" line="667" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="672" />
+        <location filename="../../app/main_window.py" line="680" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="673" />
+        <location filename="../../app/main_window.py" line="681" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="679" />
+        <location filename="../../app/main_window.py" line="687" />
         <source>No graph</source>
         <translation>无计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="685" />
+        <location filename="../../app/main_window.py" line="693" />
         <source>{n} nodes · {e} edges</source>
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="687" />
+        <location filename="../../app/main_window.py" line="695" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="699" />
+        <location filename="../../app/main_window.py" line="707" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="700" />
+        <location filename="../../app/main_window.py" line="708" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="732" />
+        <location filename="../../app/main_window.py" line="740" />
         <source>Open a script</source>
         <translation>打开脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="733" />
-        <location filename="../../app/main_window.py" line="766" />
+        <location filename="../../app/main_window.py" line="741" />
+        <location filename="../../app/main_window.py" line="774" />
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="744" />
+        <location filename="../../app/main_window.py" line="752" />
         <source>Could not open {path}:
 {error}</source>
         <translation>无法打开 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="754" />
+        <location filename="../../app/main_window.py" line="762" />
         <source>Opened {path}. Press Run (Ctrl+Enter) to run it.</source>
         <translation>已打开 {path}。按“运行”（Ctrl+Enter）执行它。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="775" />
+        <location filename="../../app/main_window.py" line="783" />
         <source>Could not save {path}:
 {error}</source>
         <translation>无法保存 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="784" />
+        <location filename="../../app/main_window.py" line="792" />
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="803" />
+        <location filename="../../app/main_window.py" line="811" />
         <source>(no recent files)</source>
         <translation>（没有最近文件）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="807" />
+        <location filename="../../app/main_window.py" line="815" />
         <source>Clear Recent Files</source>
         <translation>清除最近文件</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="813" />
+        <location filename="../../app/main_window.py" line="821" />
         <source>The script has unsaved changes. Save them first?</source>
         <translation>脚本有未保存的修改。要先保存吗？</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="839" />
+        <location filename="../../app/main_window.py" line="847" />
         <source>Restored the text you were editing when the app last closed unexpectedly. Press Run (Ctrl+Enter) to run it, or pick a lesson.</source>
         <translation>已恢复应用上次意外关闭时你正在编辑的内容。按“运行”（Ctrl+Enter）执行它，或选择一节课程。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="854" />
+        <location filename="../../app/main_window.py" line="862" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="855" />
+        <location filename="../../app/main_window.py" line="863" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="863" />
+        <location filename="../../app/main_window.py" line="871" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="864" />
+        <location filename="../../app/main_window.py" line="872" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="865" />
+        <location filename="../../app/main_window.py" line="873" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -1430,7 +1450,7 @@
     </message>
     <message>
         <location filename="../../app/stepper.py" line="246" />
-        <location filename="../../app/stepper.py" line="501" />
+        <location filename="../../app/stepper.py" line="506" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
@@ -1470,97 +1490,102 @@
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="344" />
-        <source>step {0}: {1} on {2}: saw {3}</source>
-        <translation>第 {0} 步：{2} 上的 {1}：收到 {3}</translation>
+        <location filename="../../app/stepper.py" line="346" />
+        <source>step {0}: retain_grad filled {1}.grad = {2}</source>
+        <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="347" />
+        <location filename="../../app/stepper.py" line="349" />
+        <source>step {0}: {1} on {2} saw {3}</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/stepper.py" line="352" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="350" />
+        <location filename="../../app/stepper.py" line="355" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="353" />
+        <location filename="../../app/stepper.py" line="358" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="361" />
+        <location filename="../../app/stepper.py" line="366" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="363" />
+        <location filename="../../app/stepper.py" line="368" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="366" />
+        <location filename="../../app/stepper.py" line="371" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="370" />
+        <location filename="../../app/stepper.py" line="375" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="371" />
+        <location filename="../../app/stepper.py" line="376" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="380" />
+        <location filename="../../app/stepper.py" line="385" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="387" />
+        <location filename="../../app/stepper.py" line="392" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="390" />
+        <location filename="../../app/stepper.py" line="395" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="392" />
+        <location filename="../../app/stepper.py" line="397" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="414" />
+        <location filename="../../app/stepper.py" line="419" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="420" />
+        <location filename="../../app/stepper.py" line="425" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="425" />
+        <location filename="../../app/stepper.py" line="430" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="429" />
+        <location filename="../../app/stepper.py" line="434" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="510" />
+        <location filename="../../app/stepper.py" line="515" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="513" />
+        <location filename="../../app/stepper.py" line="518" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -1698,12 +1723,17 @@
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="208" />
+        <location filename="../../app/graph_items.py" line="61" />
+        <source>norm {0}</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph_items.py" line="209" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="426" />
+        <location filename="../../app/graph_items.py" line="425" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -1753,42 +1783,42 @@
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="180" />
+        <location filename="../../app/graph_scene.py" line="181" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="182" />
+        <location filename="../../app/graph_scene.py" line="183" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="196" />
+        <location filename="../../app/graph_scene.py" line="197" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="365" />
+        <location filename="../../app/graph_scene.py" line="366" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="373" />
+        <location filename="../../app/graph_scene.py" line="374" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="459" />
+        <location filename="../../app/graph_scene.py" line="460" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="464" />
+        <location filename="../../app/graph_scene.py" line="465" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="466" />
+        <location filename="../../app/graph_scene.py" line="467" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>

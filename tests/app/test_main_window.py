@@ -167,6 +167,8 @@ def test_theme_and_language_switches_keep_the_window_working(qtbot, window):
     QApplication.processEvents()
     assert w.file_menu.title() != "&File"
     assert w.editor_dock.windowTitle() != "Code"
+    assert "叶子" in w.lessons_panel.list.item(0).text()  # lesson titles follow the language
+    assert "叶子" in w.lessons_panel.text.toPlainText()
     assert not w.grab().isNull()
     w.set_language("en")
     QApplication.processEvents()
