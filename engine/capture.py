@@ -184,12 +184,14 @@ def _plain_value(v, depth: int = 0):
     return repr(v)
 
 
-def read_saved(node, summ: Summarizer) -> tuple[list[SavedValue], bool]:
-    """Saved values of `node`; second result: node is inside a checkpoint."""
+def read_saved(node, summ: Summarizer, check_hooks: bool = True) -> tuple[list[SavedValue], bool]:
+    """Saved values of `node`; second result: node is inside a checkpoint.
+    `check_hooks=False`: no saved-tensor hooks were ever active, so no saved
+    tensor can have an unpack hook (skips two attribute reads per tensor)."""
     out: list[SavedValue] = []
     in_ckpt = False
     for name, attr, raw_attr in _saved_attrs(node):
-        if raw_attr is not None:
+        if raw_attr is not None and check_hooks:
             try:
                 raw = getattr(node, raw_attr)
             except Exception:
@@ -236,6 +238,11 @@ class CaptureState:
         # (weakref(tensor), hook name) for every user hook
         self.tensor_hooks: list[tuple[Any, str]] = []
         self.checkpoint_skips = 0
+        # () -> bool: were saved-tensor hooks (checkpoint, save_on_cpu, the
+        # user's own) ever active? Unknown -> assume yes.
+        self.saved_hooks_seen: Callable[[], bool] = lambda: True
+        # () -> int: how many module forward calls so far (None: unknown)
+        self.module_calls: Optional[Callable[[], int]] = None
 
     def note_output(self, t) -> None:
         try:
@@ -387,6 +394,11 @@ def _capture(state, roots, names, origin, reuse):
     nodes = g.nodes
     edges = g.edges
     where = state.where
+    out_names = names.out
+    known_outputs = state.known_outputs
+    check_hooks = state.saved_hooks_seen()
+    if module_of is not None and state.module_calls is not None and not state.module_calls():
+        module_of = None  # no module was ever called
     for i, n in enumerate(order):
         nid = ids[n]
         op = n.name()
@@ -409,21 +421,25 @@ def _capture(state, roots, names, origin, reuse):
                     node.hooks = list(hl)
         else:
             node = Node(id=nid, op=op, kind="op")
-            node.label = names.label_of(n)
-            t = names.tensor_of(n)
+            key = id(n)
+            t = None
+            if key in out_names:
+                node.label = names.label_of(n)
+                t = names.tensor_of(n)
             if t is None:
                 t = root_tensor.get(n)
-                if t is None:
+                if t is None and key in known_outputs:
                     t = state._known_output(n)
             if t is not None:
                 node.tensor = request(t, snapshot=True)
             if module_of is not None:
                 node.module, node.module_class, node.module_call = module_of(n)
-            saved, in_ckpt = read_saved(n, summ)
-            node.saved = saved
-            if in_ckpt:
-                node.in_checkpoint = True
-                state.checkpoint_skips += 1
+            if _saved_attrs(n):
+                saved, in_ckpt = read_saved(n, summ, check_hooks)
+                node.saved = saved
+                if in_ckpt:
+                    node.in_checkpoint = True
+                    state.checkpoint_skips += 1
             if n in retains:
                 node.retains_grad = True
             hl = hooks_by_node.get(n)

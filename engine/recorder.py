@@ -79,6 +79,7 @@ class Recorder:
         self.active: Optional[_Active] = None
         self.errors: list[str] = []  # our own failures (never the user's)
         self._internal = False  # registering our own node hooks
+        self._saved_hooks_seen = torch._C._autograd._top_saved_tensors_default_hooks(False) is not None
         self._own_hooks: list = []
         self._mod_cache_key = None
         self._mod_cache = None
@@ -137,6 +138,25 @@ class Recorder:
 
             _HookMixin._register_hook = staticmethod(_register_hook)
             self._orig_reg = orig_reg
+        # Saved-tensor hooks (non-reentrant checkpoint, save_on_cpu, the
+        # user's own) all enter through this context manager; until one has,
+        # no saved tensor can carry an unpack hook and capture may skip
+        # checking for them.
+        sth = torch.autograd.graph.saved_tensors_hooks
+        self._orig["saved_tensors_hooks.__enter__"] = sth.__dict__.get("__enter__")
+        if self._orig["saved_tensors_hooks.__enter__"] is not None:
+            orig_enter = self._orig["saved_tensors_hooks.__enter__"]
+
+            def __enter__(self_h, *a, **k):
+                rec._saved_hooks_seen = True
+                return orig_enter(self_h, *a, **k)
+
+            try:
+                functools.update_wrapper(__enter__, orig_enter)
+            except Exception:
+                pass
+            sth.__enter__ = __enter__
+        self.state.saved_hooks_seen = self._hooks_seen
         T.backward = backward
         ag.backward = ag_backward
         ag.grad = ag_grad
@@ -176,9 +196,14 @@ class Recorder:
                     pass
         if o.get("_register_hook") is not None:
             _HookMixin._register_hook = o["_register_hook"]
+        if o.get("saved_tensors_hooks.__enter__") is not None:
+            torch.autograd.graph.saved_tensors_hooks.__enter__ = o["saved_tensors_hooks.__enter__"]
         torch.autograd.backward = o["autograd.backward"]
         torch.autograd.grad = o["autograd.grad"]
         self._orig = {}
+
+    def _hooks_seen(self) -> bool:
+        return self._saved_hooks_seen
 
     # -- user hooks ----------------------------------------------------------
     def _hook_target(self, t):

@@ -214,6 +214,7 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     recorder = Recorder(trace, state, namespace, user_filename=filename,
                         **({"max_runs": max_runs} if max_runs is not None else {}))
     tracker_post = tracker._post
+    state.module_calls = lambda: tracker._calls
 
     def post_with_outputs(module, args, output):
         state.note_output(output)
