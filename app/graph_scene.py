@@ -573,7 +573,11 @@ class GraphScene(QGraphicsScene):
             it.set_flags(search_hit=False)
         hits = []
         for nid in node_ids:
-            hits.extend(self.node_items.get(nid, ()))
+            items = self.node_items.get(nid)
+            if items:
+                hits.extend(items)
+            elif nid in self.group_boxes and self.group_boxes[nid] not in hits:
+                hits.append(self.group_boxes[nid])
         for it in hits:
             it.set_flags(search_hit=True)
         self._search_hits = hits
@@ -583,5 +587,10 @@ class GraphScene(QGraphicsScene):
         return list(self.node_items.get(node_id, ()))
 
     def center_of(self, node_id: str) -> Optional[QPointF]:
+        """Centre of the node's box (its first copy), or of the collapsed group
+        that contains it."""
         items = self.node_items.get(node_id)
-        return items[0].sceneBoundingRect().center() if items else None
+        if items:
+            return items[0].sceneBoundingRect().center()
+        g = self.group_boxes.get(node_id)
+        return g.sceneBoundingRect().center() if g is not None else None

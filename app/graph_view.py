@@ -618,7 +618,8 @@ class GraphView(QWidget):
             for n in g.nodes:
                 if (n.label and text in n.label.lower()) or text in n.op.lower() or \
                         (n.module and text in n.module.lower()):
-                    if self._scene.node_items.get(n.id):
+                    # drawn, or inside a collapsed group (the group box is found)
+                    if self._scene.node_items.get(n.id) or n.id in self._scene.group_boxes:
                         hits.append(n.id)
         self._hits = hits
         self._hit_pos = -1

@@ -265,6 +265,14 @@ def test_collapse_and_expand_a_module_group(qtbot, view):
     assert box_item.status == ("current" if last in members else "done")
     view.session.set_step(0)
     assert box_item.status == "pending"
+    # searching finds nodes hidden inside the collapsed group: the group box lights up
+    member = trace.graph(view.session.graph_id).nodes
+    member = next(n for n in member if n.id in members and n.op == "AccumulateGrad")
+    view.show_search()
+    qtbot.keyClicks(view.search_edit, member.label or member.op)
+    assert member.id in view.search_hits()
+    assert box_item.search_hit
+    view.hide_search()
     # clicking the collapsed box expands it again
     view.view.centerOn(box_item)
     pos = view.view.mapFromScene(box_item.sceneBoundingRect().center())
