@@ -11,7 +11,7 @@
     <message>
         <location filename="../../app/graph_items.py" line="61" />
         <source>norm {0}</source>
-        <translation type="unfinished" />
+        <translation>范数 {0}</translation>
     </message>
     <message>
         <location filename="../../app/graph_items.py" line="209" />
@@ -688,7 +688,7 @@
     <message>
         <location filename="../../app/inspector.py" line="327" />
         <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
-        <translation type="unfinished" />
+        <translation>发出 grad_inputs[{0}] = None（该输入不需要梯度）</translation>
     </message>
     <message>
         <location filename="../../app/inspector.py" line="329" />
@@ -1492,12 +1492,12 @@
     <message>
         <location filename="../../app/stepper.py" line="346" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
-        <translation type="unfinished" />
+        <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
         <location filename="../../app/stepper.py" line="349" />
         <source>step {0}: {1} on {2} saw {3}</source>
-        <translation type="unfinished" />
+        <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
         <location filename="../../app/stepper.py" line="352" />
@@ -1725,7 +1725,7 @@
     <message>
         <location filename="../../app/graph_items.py" line="61" />
         <source>norm {0}</source>
-        <translation type="unfinished" />
+        <translation>范数 {0}</translation>
     </message>
     <message>
         <location filename="../../app/graph_items.py" line="209" />
