@@ -14,12 +14,12 @@
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="209" />
+        <location filename="../../app/graph_items.py" line="215" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="425" />
+        <location filename="../../app/graph_items.py" line="431" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -1728,12 +1728,12 @@
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="209" />
+        <location filename="../../app/graph_items.py" line="215" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="425" />
+        <location filename="../../app/graph_items.py" line="431" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
