@@ -67,7 +67,7 @@ class NodeItem(QGraphicsItem):
     """One LayoutBox: a trace node (or a per-use copy of a leaf, or a group)."""
 
     def __init__(self, box, look: NodeLook, style: GraphStyle, *, retain: bool = False,
-                 hooks: bool = False, tooltip: str = ""):
+                 hooks: bool = False, tooltip=""):
         super().__init__()
         self.box = box
         self.key = box.key
@@ -85,7 +85,10 @@ class NodeItem(QGraphicsItem):
         self.setPos(box.x, box.y)
         self.setAcceptHoverEvents(True)
         self.setCursor(Qt.PointingHandCursor)
-        self.setToolTip(tooltip)
+        # text, or a function making it on first hover (10,000 boxes build faster)
+        self._tip = tooltip
+        if isinstance(tooltip, str):
+            self.setToolTip(tooltip)
         self.setZValue(2)
 
     def boundingRect(self) -> QRectF:
@@ -176,6 +179,9 @@ class NodeItem(QGraphicsItem):
 
     # hover: the scene lights up inputs, outputs and copies
     def hoverEnterEvent(self, event) -> None:
+        if callable(self._tip):
+            self.setToolTip(self._tip())
+            self._tip = None
         sc = self.scene()
         if sc is not None and hasattr(sc, "node_hovered"):
             sc.node_hovered(self, True)

@@ -183,11 +183,11 @@ class GraphScene(QGraphicsScene):
                 look, tip = st.op, tr("Collapsed module group. Click to expand it.")
             elif node is not None and node.kind == "leaf":
                 special = node.retains_grad or bool(node.hooks)
-                look, tip = (st.leaf_special if special else st.leaf), node_tooltip(node, False)
+                look, tip = (st.leaf_special if special else st.leaf), (lambda n=node: node_tooltip(n, False))
             elif node is not None and node.id in roots:
-                look, tip = st.output, node_tooltip(node, True)
+                look, tip = st.output, (lambda n=node: node_tooltip(n, True))
             else:
-                look, tip = st.op, node_tooltip(node, False) if node else ""
+                look, tip = st.op, (lambda n=node: node_tooltip(n, False)) if node else ""
             if box.kind == "group":
                 grp = groups_by_id.get(box.key)
                 from copy import copy

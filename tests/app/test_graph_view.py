@@ -131,6 +131,7 @@ def test_hover_lights_copies_inputs_and_outputs(qtbot, view):
     centre = view.view.mapFromScene(first.sceneBoundingRect().center())
     qtbot.mouseMove(view.view.viewport(), centre)
     qtbot.waitUntil(lambda: first.hovered, timeout=3000)
+    assert "AccumulateGrad" in first.toolTip() and "leaf" in first.toolTip()
     assert second.lit
     consumers = [scene.key_items[e.ledge.dst] for e in scene.out_edges[first.key]]
     assert consumers and all(c.lit for c in consumers)
