@@ -36,6 +36,7 @@ class Legend(QWidget):
             ("done", st.done_border, self.tr("already ran (✓)")),
             ("pending", st.op, self.tr("not run yet (faded)")),
             ("grad", st.edge_grad, self.tr("gradient flowed along this edge")),
+            ("arrow", st.edge, self.tr("arrows point forward; backward runs against them")),
         ]
 
     def retranslate(self) -> None:
@@ -128,5 +129,11 @@ class Legend(QWidget):
             elif kind == "grad":
                 p.setPen(QPen(what, 2))
                 p.drawLine(8, y + 9, 32, y + 9)
+            elif kind == "arrow":
+                p.setPen(QPen(what, 1.4))
+                p.drawLine(8, y + 9, 29, y + 9)
+                p.setBrush(what)
+                from PySide6.QtCore import QPointF
+                p.drawPolygon([QPointF(32, y + 9), QPointF(26, y + 6), QPointF(26, y + 12)])
             p.setPen(st.text)
             p.drawText(QRectF(38, y, width - 40, 18), Qt.AlignLeft | Qt.AlignVCenter, text)
