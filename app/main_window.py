@@ -215,6 +215,7 @@ class MainWindow(QMainWindow):
         self.actions["show_saved"].toggled.connect(self._set_show_saved)
         a("reset_layout", None, [], self.reset_layout)
         a("about", "app", [], self.about)
+        a("shortcuts", None, ["Ctrl+F1"], self.show_shortcuts)
         a("lessons_help", None, ["F1"], self._show_lessons)
         for act in self.actions.values():
             act.setShortcutContext(Qt.WindowShortcut)
@@ -278,6 +279,7 @@ class MainWindow(QMainWindow):
 
         self.help_menu = mb.addMenu("")
         self.help_menu.addAction(act["lessons_help"])
+        self.help_menu.addAction(act["shortcuts"])
         self.help_menu.addAction(act["about"])
 
     def _build_toolbar(self) -> None:
@@ -356,6 +358,7 @@ class MainWindow(QMainWindow):
             "reset_layout": (self.tr("&Reset Panel Layout"), self.tr("Put every panel back where it started")),
             "about": (self.tr("&About Autograd Visualizer"), self.tr("Version and credits")),
             "lessons_help": (self.tr("&Lessons"), self.tr("Show the starter lessons")),
+            "shortcuts": (self.tr("&Keyboard Shortcuts"), self.tr("Every key the app understands")),
             "theme_system": (self.tr("Follow &System"), self.tr("Use the desktop's light or dark setting")),
             "theme_light": (self.tr("&Light"), self.tr("Light theme")),
             "theme_dark": (self.tr("&Dark"), self.tr("Dark theme")),
@@ -865,6 +868,30 @@ class MainWindow(QMainWindow):
         if ok:
             settings.put("run/timeout_s", value)
             self.worker.timeout_s = value
+
+    def shortcuts_html(self) -> str:
+        rows = [
+            ("Ctrl+Enter", self.tr("Run the script")),
+            ("Ctrl+.", self.tr("Stop the running script")),
+            ("→ / ←", self.tr("Step backward pass forward / back (click the graph first)")),
+            ("Space", self.tr("Play / pause the backward pass")),
+            ("Home / End", self.tr("First / last step")),
+            ("Ctrl+F, F3", self.tr("Find a node by name or op; next match")),
+            ("+ / − / Ctrl+0", self.tr("Zoom in / out / fit the graph")),
+            ("Ctrl+/", self.tr("Comment or uncomment lines")),
+            ("Tab / Shift+Tab", self.tr("Indent / unindent (4 spaces)")),
+            ("Ctrl+N / O / S", self.tr("New / open / save a script")),
+            ("Ctrl+E", self.tr("Export the graph")),
+            ("F1", self.tr("Show the lessons")),
+        ]
+        body = "".join(f"<tr><td style='padding-right:16px'><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
+        return f"<table>{body}</table>"
+
+    def show_shortcuts(self) -> None:
+        box = QMessageBox(QMessageBox.Information, self.tr("Keyboard shortcuts"), self.shortcuts_html(),
+                          QMessageBox.Close, self)
+        box.setTextFormat(Qt.RichText)
+        box.exec()
 
     def about(self) -> None:
         from autogradviz import __version__

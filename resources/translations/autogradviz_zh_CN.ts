@@ -774,7 +774,12 @@
         <translation>梯度沿这条边流过</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="42" />
+        <location filename="../../app/legend.py" line="39" />
+        <source>arrows point forward; backward runs against them</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/legend.py" line="43" />
         <source>Legend: how the graph is drawn. Arrows point forward (input → operation); gradients flow against them during backward.</source>
         <translation>图例：计算图的画法。箭头指向前向方向（输入 → 运算）；反向传播时梯度逆着箭头流动。</translation>
     </message>
@@ -800,605 +805,676 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/main_window.py" line="338" />
+        <location filename="../../app/main_window.py" line="340" />
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="338" />
+        <location filename="../../app/main_window.py" line="340" />
         <source>Start a new, empty script</source>
         <translation>新建一个空脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="339" />
+        <location filename="../../app/main_window.py" line="341" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="339" />
+        <location filename="../../app/main_window.py" line="341" />
         <source>Open a Python script (it runs only when you press Run)</source>
         <translation>打开 Python 脚本（只有按“运行”时才会执行）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="340" />
+        <location filename="../../app/main_window.py" line="342" />
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="340" />
-        <location filename="../../app/main_window.py" line="773" />
+        <location filename="../../app/main_window.py" line="342" />
+        <location filename="../../app/main_window.py" line="776" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="341" />
+        <location filename="../../app/main_window.py" line="343" />
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="341" />
+        <location filename="../../app/main_window.py" line="343" />
         <source>Save the script under a new name</source>
         <translation>用新名字保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="342" />
+        <location filename="../../app/main_window.py" line="344" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="342" />
+        <location filename="../../app/main_window.py" line="344" />
         <source>Export the graph or the backward steps as images</source>
         <translation>把计算图或反向传播步骤导出为图片</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="343" />
+        <location filename="../../app/main_window.py" line="345" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="343" />
+        <location filename="../../app/main_window.py" line="345" />
         <source>Close the application</source>
         <translation>关闭应用程序</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="344" />
+        <location filename="../../app/main_window.py" line="346" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="344" />
+        <location filename="../../app/main_window.py" line="346" />
         <source>Undo the last edit</source>
         <translation>撤销上一次编辑</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="345" />
+        <location filename="../../app/main_window.py" line="347" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="345" />
+        <location filename="../../app/main_window.py" line="347" />
         <source>Redo the last undone edit</source>
         <translation>重做上一次撤销的编辑</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="346" />
+        <location filename="../../app/main_window.py" line="348" />
         <source>Toggle &amp;Comment</source>
         <translation>切换注释(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="346" />
+        <location filename="../../app/main_window.py" line="348" />
         <source>Comment out the selected lines, or uncomment them</source>
         <translation>注释掉选中的行，或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="347" />
-        <location filename="../../app/main_window.py" line="382" />
+        <location filename="../../app/main_window.py" line="349" />
+        <location filename="../../app/main_window.py" line="385" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="347" />
+        <location filename="../../app/main_window.py" line="349" />
         <source>Run the script in the worker and show its autograd graph</source>
         <translation>在工作进程中运行脚本并显示它的自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="348" />
+        <location filename="../../app/main_window.py" line="350" />
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="348" />
+        <location filename="../../app/main_window.py" line="350" />
+        <location filename="../../app/main_window.py" line="875" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="349" />
+        <location filename="../../app/main_window.py" line="351" />
         <source>Run &amp;Timeout…</source>
         <translation>运行超时(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="349" />
+        <location filename="../../app/main_window.py" line="351" />
         <source>Stop scripts that run longer than this</source>
         <translation>脚本运行超过这个时间就停止</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="350" />
+        <location filename="../../app/main_window.py" line="352" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="350" />
+        <location filename="../../app/main_window.py" line="352" />
         <source>Zoom into the graph</source>
         <translation>放大计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="351" />
+        <location filename="../../app/main_window.py" line="353" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="351" />
+        <location filename="../../app/main_window.py" line="353" />
         <source>Zoom out of the graph</source>
         <translation>缩小计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="352" />
+        <location filename="../../app/main_window.py" line="354" />
         <source>&amp;Fit Graph</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="352" />
+        <location filename="../../app/main_window.py" line="354" />
         <source>Fit the whole graph into the view</source>
         <translation>让整张计算图适应视图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="353" />
+        <location filename="../../app/main_window.py" line="355" />
         <source>&amp;Find in Graph…</source>
         <translation>在图中查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="353" />
+        <location filename="../../app/main_window.py" line="355" />
         <source>Search the graph by variable name or op</source>
         <translation>按变量名或运算搜索计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="354" />
+        <location filename="../../app/main_window.py" line="356" />
         <source>Show &amp;Saved Tensors</source>
         <translation>显示保存的张量(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="355" />
+        <location filename="../../app/main_window.py" line="357" />
         <source>Show what each node saved for backward, as extra boxes</source>
         <translation>以额外的方框显示每个节点为反向传播保存的内容</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="356" />
+        <location filename="../../app/main_window.py" line="358" />
         <source>&amp;Reset Panel Layout</source>
         <translation>重置面板布局(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="356" />
+        <location filename="../../app/main_window.py" line="358" />
         <source>Put every panel back where it started</source>
         <translation>把所有面板恢复到初始位置</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="357" />
+        <location filename="../../app/main_window.py" line="359" />
         <source>&amp;About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="357" />
+        <location filename="../../app/main_window.py" line="359" />
         <source>Version and credits</source>
         <translation>版本与致谢</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="358" />
+        <location filename="../../app/main_window.py" line="360" />
         <source>&amp;Lessons</source>
         <translation>课程(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="358" />
+        <location filename="../../app/main_window.py" line="360" />
         <source>Show the starter lessons</source>
         <translation>显示入门课程</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="359" />
+        <location filename="../../app/main_window.py" line="361" />
+        <source>&amp;Keyboard Shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="361" />
+        <source>Every key the app understands</source>
+        <translation>应用支持的所有按键</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="362" />
         <source>Follow &amp;System</source>
         <translation>跟随系统(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="359" />
+        <location filename="../../app/main_window.py" line="362" />
         <source>Use the desktop's light or dark setting</source>
         <translation>使用桌面系统的浅色或深色设置</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="360" />
+        <location filename="../../app/main_window.py" line="363" />
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="360" />
+        <location filename="../../app/main_window.py" line="363" />
         <source>Light theme</source>
         <translation>浅色主题</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="361" />
+        <location filename="../../app/main_window.py" line="364" />
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="361" />
+        <location filename="../../app/main_window.py" line="364" />
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="376" />
+        <location filename="../../app/main_window.py" line="379" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="377" />
+        <location filename="../../app/main_window.py" line="380" />
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="378" />
+        <location filename="../../app/main_window.py" line="381" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="379" />
+        <location filename="../../app/main_window.py" line="382" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="380" />
+        <location filename="../../app/main_window.py" line="383" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="381" />
+        <location filename="../../app/main_window.py" line="384" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="383" />
+        <location filename="../../app/main_window.py" line="386" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="384" />
+        <location filename="../../app/main_window.py" line="387" />
         <source>&amp;Panels</source>
         <translation>面板(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="385" />
+        <location filename="../../app/main_window.py" line="388" />
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="386" />
+        <location filename="../../app/main_window.py" line="389" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="387" />
+        <location filename="../../app/main_window.py" line="390" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="388" />
+        <location filename="../../app/main_window.py" line="391" />
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="389" />
+        <location filename="../../app/main_window.py" line="392" />
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="390" />
+        <location filename="../../app/main_window.py" line="393" />
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="391" />
+        <location filename="../../app/main_window.py" line="394" />
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="392" />
+        <location filename="../../app/main_window.py" line="395" />
         <source>Backward steps</source>
         <translation>反向传播步骤</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="397" />
+        <location filename="../../app/main_window.py" line="400" />
         <source>Toolbar</source>
         <translation>工具栏</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="398" />
+        <location filename="../../app/main_window.py" line="401" />
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="399" />
+        <location filename="../../app/main_window.py" line="402" />
         <source>… {n} lines skipped (printed faster than they can be shown) …</source>
         <translation>… 跳过了 {n} 行（打印速度超过了显示速度）…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="400" />
+        <location filename="../../app/main_window.py" line="403" />
         <source>Write PyTorch code here, then press Run (Ctrl+Enter).</source>
         <translation>在这里编写 PyTorch 代码，然后按“运行”（Ctrl+Enter）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="419" />
-        <location filename="../../app/main_window.py" line="493" />
+        <location filename="../../app/main_window.py" line="422" />
+        <location filename="../../app/main_window.py" line="496" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="577" />
+        <location filename="../../app/main_window.py" line="580" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="599" />
+        <location filename="../../app/main_window.py" line="602" />
         <source>Starting the worker (importing torch), then running…</source>
         <translation>正在启动工作进程（导入 torch），随后运行…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="675" />
+        <location filename="../../app/main_window.py" line="678" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="494" />
+        <location filename="../../app/main_window.py" line="497" />
         <source>▶ Running {name} on {device}…</source>
         <translation>▶ 正在 {device} 上运行 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="503" />
+        <location filename="../../app/main_window.py" line="506" />
         <source>Nothing is running.</source>
         <translation>没有正在运行的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="537" />
+        <location filename="../../app/main_window.py" line="540" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="538" />
+        <location filename="../../app/main_window.py" line="541" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="546" />
+        <location filename="../../app/main_window.py" line="549" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="550" />
+        <location filename="../../app/main_window.py" line="553" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="558" />
+        <location filename="../../app/main_window.py" line="561" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="563" />
+        <location filename="../../app/main_window.py" line="566" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="564" />
+        <location filename="../../app/main_window.py" line="567" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="565" />
+        <location filename="../../app/main_window.py" line="568" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="571" />
+        <location filename="../../app/main_window.py" line="574" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="573" />
+        <location filename="../../app/main_window.py" line="576" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="580" />
+        <location filename="../../app/main_window.py" line="583" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="580" />
+        <location filename="../../app/main_window.py" line="583" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="601" />
+        <location filename="../../app/main_window.py" line="604" />
         <source>Running {s:.1f} s</source>
         <translation>正在运行 {s:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="603" />
+        <location filename="../../app/main_window.py" line="606" />
         <source>Worker starting (importing torch)…</source>
         <translation>工作进程启动中（正在导入 torch）…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="606" />
+        <location filename="../../app/main_window.py" line="609" />
         <source>Worker ready · torch {v}</source>
         <translation>工作进程就绪 · torch {v}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="606" />
+        <location filename="../../app/main_window.py" line="609" />
         <source>Worker ready</source>
         <translation>工作进程就绪</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="608" />
+        <location filename="../../app/main_window.py" line="611" />
         <source>Worker crashed · restarting</source>
         <translation>工作进程崩溃 · 正在重启</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="610" />
+        <location filename="../../app/main_window.py" line="613" />
         <source>Worker failed to start · press Run to retry</source>
         <translation>工作进程启动失败 · 按“运行”重试</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="612" />
+        <location filename="../../app/main_window.py" line="615" />
         <source>Worker stopped</source>
         <translation>工作进程已停止</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="628" />
+        <location filename="../../app/main_window.py" line="631" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="630" />
+        <location filename="../../app/main_window.py" line="633" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="633" />
+        <location filename="../../app/main_window.py" line="636" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="636" />
+        <location filename="../../app/main_window.py" line="639" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="637" />
+        <location filename="../../app/main_window.py" line="640" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="667" />
+        <location filename="../../app/main_window.py" line="670" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="680" />
+        <location filename="../../app/main_window.py" line="683" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="681" />
+        <location filename="../../app/main_window.py" line="684" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="687" />
+        <location filename="../../app/main_window.py" line="690" />
         <source>No graph</source>
         <translation>无计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="693" />
+        <location filename="../../app/main_window.py" line="696" />
         <source>{n} nodes · {e} edges</source>
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="695" />
+        <location filename="../../app/main_window.py" line="698" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="707" />
+        <location filename="../../app/main_window.py" line="710" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="708" />
+        <location filename="../../app/main_window.py" line="711" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="740" />
+        <location filename="../../app/main_window.py" line="743" />
         <source>Open a script</source>
         <translation>打开脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="741" />
-        <location filename="../../app/main_window.py" line="774" />
+        <location filename="../../app/main_window.py" line="744" />
+        <location filename="../../app/main_window.py" line="777" />
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="752" />
+        <location filename="../../app/main_window.py" line="755" />
         <source>Could not open {path}:
 {error}</source>
         <translation>无法打开 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="762" />
+        <location filename="../../app/main_window.py" line="765" />
         <source>Opened {path}. Press Run (Ctrl+Enter) to run it.</source>
         <translation>已打开 {path}。按“运行”（Ctrl+Enter）执行它。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="783" />
+        <location filename="../../app/main_window.py" line="786" />
         <source>Could not save {path}:
 {error}</source>
         <translation>无法保存 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="792" />
+        <location filename="../../app/main_window.py" line="795" />
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="811" />
+        <location filename="../../app/main_window.py" line="814" />
         <source>(no recent files)</source>
         <translation>（没有最近文件）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="815" />
+        <location filename="../../app/main_window.py" line="818" />
         <source>Clear Recent Files</source>
         <translation>清除最近文件</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="821" />
+        <location filename="../../app/main_window.py" line="824" />
         <source>The script has unsaved changes. Save them first?</source>
         <translation>脚本有未保存的修改。要先保存吗？</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="847" />
+        <location filename="../../app/main_window.py" line="850" />
         <source>Restored the text you were editing when the app last closed unexpectedly. Press Run (Ctrl+Enter) to run it, or pick a lesson.</source>
         <translation>已恢复应用上次意外关闭时你正在编辑的内容。按“运行”（Ctrl+Enter）执行它，或选择一节课程。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="862" />
+        <location filename="../../app/main_window.py" line="865" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="863" />
+        <location filename="../../app/main_window.py" line="866" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="871" />
+        <location filename="../../app/main_window.py" line="874" />
+        <source>Run the script</source>
+        <translation>运行脚本</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="876" />
+        <source>Step backward pass forward / back (click the graph first)</source>
+        <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="877" />
+        <source>Play / pause the backward pass</source>
+        <translation>播放 / 暂停反向传播</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="878" />
+        <source>First / last step</source>
+        <translation>第一步 / 最后一步</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="879" />
+        <source>Find a node by name or op; next match</source>
+        <translation>按名称或运算查找节点；下一个匹配</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="880" />
+        <source>Zoom in / out / fit the graph</source>
+        <translation>放大 / 缩小 / 适应窗口</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="881" />
+        <source>Comment or uncomment lines</source>
+        <translation>注释或取消注释</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="882" />
+        <source>Indent / unindent (4 spaces)</source>
+        <translation>缩进 / 取消缩进（4 个空格）</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="883" />
+        <source>New / open / save a script</source>
+        <translation>新建 / 打开 / 保存脚本</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="884" />
+        <source>Export the graph</source>
+        <translation>导出计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="885" />
+        <source>Show the lessons</source>
+        <translation>显示课程</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="891" />
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="898" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="872" />
+        <location filename="../../app/main_window.py" line="899" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="873" />
+        <location filename="../../app/main_window.py" line="900" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>

@@ -310,3 +310,9 @@ def test_inspector_value_requests_reach_the_worker(qtbot, window):
     summary = blocker.args[1]
     assert not isinstance(summary, str), summary
     assert len(summary.values) == 100
+
+
+def test_shortcuts_help_lists_the_main_keys(window):
+    html = window.shortcuts_html()
+    for key in ("Ctrl+Enter", "Ctrl+.", "Space", "Ctrl+F"):
+        assert key in html
