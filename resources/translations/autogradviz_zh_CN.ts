@@ -776,7 +776,7 @@
     <message>
         <location filename="../../app/legend.py" line="39" />
         <source>arrows point forward; backward runs against them</source>
-        <translation type="unfinished" />
+        <translation>箭头指向前向方向；反向传播逆着箭头进行</translation>
     </message>
     <message>
         <location filename="../../app/legend.py" line="43" />
