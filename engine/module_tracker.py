@@ -103,6 +103,7 @@ class ModuleTracker:
         self._marks: list[tuple[Optional[str], Optional[str], Optional[int]]] = []
         self._stack: list[tuple[torch.nn.Module, str, str, int]] = []
         self._calls = 0  # module forward calls so far (Node.module_call)
+        self._ns_key = None
         self._paths: dict[int, str] = {}
         self._keep: list = []
 
@@ -125,9 +126,17 @@ class ModuleTracker:
         if p is not None:
             return p
         try:
-            paths, _, keep = namespace_module_paths(self._ns())
-            self._paths.update(paths)
-            self._keep.extend(keep)
+            ns = self._ns()
+            # Rebuild the namespace's module map only when the namespace's
+            # modules/containers changed (a module made anew in every
+            # forward would otherwise rebuild it at every call).
+            key = tuple((k, id(v)) for k, v in ns.items()
+                        if isinstance(v, (torch.nn.Module, list, tuple, dict)) and not k.startswith("__"))
+            if key != self._ns_key:
+                self._ns_key = key
+                paths, _, keep = namespace_module_paths(ns)
+                self._paths.update(paths)
+                self._keep.extend(keep)
         except Exception:
             pass
         p = self._paths.get(id(module))
