@@ -64,6 +64,17 @@ class Minimap(QFrame):
             self._pix = None
             self.update()
             return
+        # the map takes the graph's shape (within limits): a tall chain gets a
+        # tall narrow map instead of a thin line in a wide box
+        ratio = src.height() / max(src.width(), 1.0)
+        if ratio >= 1:
+            mh = 220
+            mw = int(min(180, max(60, mh / ratio)))
+        else:
+            mw = 200
+            mh = int(min(180, max(60, mw * ratio)))
+        if (mw, mh) != (self.width(), self.height()):
+            self.setFixedSize(mw, mh)
         w, h = self.width() - 4, self.height() - 4
         scale = min(w / src.width(), h / src.height())
         self._scale = scale
