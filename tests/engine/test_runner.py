@@ -265,3 +265,15 @@ def test_global_torch_switches_do_not_leak_into_the_next_run():
     assert torch.is_grad_enabled() and torch.get_default_dtype() == torch.float32
     r2 = run("import torch\nprint(torch.ones(1).dtype, torch.is_grad_enabled())\n")
     assert r2.trace.stdout == "torch.float32 True\n"
+
+
+def test_empty_script_and_megabytes_of_output():
+    r = run("")
+    assert r.trace.error is None and r.trace.graphs == [] and r.trace.backward_runs == []
+    from autogradviz.engine.runner import MAX_CAPTURED_OUTPUT
+
+    got = []
+    r = run("for i in range(30000):\n    print('x' * 99)\n", on_output=lambda s, t: got.append(len(t)))
+    assert sum(got) == 30000 * 100  # everything streamed
+    assert len(r.trace.stdout) == MAX_CAPTURED_OUTPUT  # the trace keeps the head
+    assert any("stdout truncated" in n for n in r.trace.notes)
