@@ -3,7 +3,8 @@
 Workloads (scripts traced in-process with `engine.runner.run_script`, as the
 worker does): an MLP, a 6-layer nn.TransformerEncoder, a GPT-2-small-shaped
 model (12 blocks, width 768; the script of bench_trace_cli.py), an RNNCell
-unrolled over 100, 300 and 1,000 steps, and a synthetic 10,000-node graph.
+unrolled over 100, 300 and 1,000 steps, a real ~10,000-node trace without
+modules (a deep elementwise chain), and a synthetic 10,000-node graph.
 
 For each: trace nodes, boxes drawn, and the time of
   auto       - what the app and `autogradviz export` do by default
@@ -64,6 +65,18 @@ loss.backward()
 """
 
 
+DEEP = """
+import torch
+w = torch.randn(8, requires_grad=True)
+b = torch.randn(8, requires_grad=True)
+x = torch.randn(8)
+for i in range(3300):
+    x = torch.tanh(x * w + b)
+loss = x.sum()
+loss.backward()
+"""
+
+
 def gpt2_script() -> str:
     from bench_trace_cli import SCRIPT
     return SCRIPT
@@ -72,7 +85,8 @@ def gpt2_script() -> str:
 def workloads(quick: bool = False):
     items = [("MLP", MLP), ("TransformerEncoder x6", TRANSFORMER), ("GPT-2-small shape", None),
              ("RNN 100 steps", RNN.format(steps=100)), ("RNN 300 steps", RNN.format(steps=300)),
-             ("RNN 1000 steps", RNN.format(steps=1000))]
+             ("RNN 1000 steps", RNN.format(steps=1000)),
+             ("deep chain (real trace)", DEEP)]
     if quick:
         items = [i for i in items if "300" not in i[0] and "GPT" not in i[0]]
     return items
