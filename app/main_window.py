@@ -562,6 +562,15 @@ class MainWindow(QMainWindow):
         self._update_worker_label()
 
     def _on_crashed(self, message: str) -> None:
+        if self.worker.state == FAILED:
+            self.output.append_problem(
+                self.tr("The worker process could not be started."),
+                self.tr("It {how}.").format(how=message) + "\n"
+                + self.tr("Check that torch is installed in this Python (run `autogradviz doctor`), "
+                          "then press Run to try again."))
+            self._clear_graph()
+            self._update_worker_label()
+            return
         self.output.append_problem(
             self.tr("The worker process stopped unexpectedly."),
             self.tr("It {how}.").format(how=message) + "\n"

@@ -471,13 +471,13 @@ class WorkerProcess(QObject):
         message = how
         if tail:
             message += "\n" + "\n".join(tail.splitlines()[-8:])
-        self._set_state(CRASHED)
-        self.crashed.emit(message)
         if never_ready:
             self._start_failures += 1
-        if self._start_failures >= MAX_START_FAILURES:
+        giving_up = self._start_failures >= MAX_START_FAILURES
+        self._set_state(FAILED if giving_up else CRASHED)
+        self.crashed.emit(message)
+        if giving_up:
             self._pending = None
-            self._set_state(FAILED)
             return
         QTimer.singleShot(0, self.start)
 

@@ -831,7 +831,7 @@
     </message>
     <message>
         <location filename="../../app/main_window.py" line="342" />
-        <location filename="../../app/main_window.py" line="776" />
+        <location filename="../../app/main_window.py" line="785" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
@@ -913,7 +913,7 @@
     </message>
     <message>
         <location filename="../../app/main_window.py" line="350" />
-        <location filename="../../app/main_window.py" line="875" />
+        <location filename="../../app/main_window.py" line="884" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
@@ -1154,17 +1154,27 @@
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="580" />
+        <location filename="../../app/main_window.py" line="567" />
+        <source>The worker process could not be started.</source>
+        <translation>无法启动工作进程。</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="569" />
+        <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
+        <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="589" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="602" />
+        <location filename="../../app/main_window.py" line="611" />
         <source>Starting the worker (importing torch), then running…</source>
         <translation>正在启动工作进程（导入 torch），随后运行…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="678" />
+        <location filename="../../app/main_window.py" line="687" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
@@ -1204,277 +1214,278 @@
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="566" />
+        <location filename="../../app/main_window.py" line="575" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="567" />
+        <location filename="../../app/main_window.py" line="568" />
+        <location filename="../../app/main_window.py" line="576" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="568" />
+        <location filename="../../app/main_window.py" line="577" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="574" />
+        <location filename="../../app/main_window.py" line="583" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="576" />
+        <location filename="../../app/main_window.py" line="585" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="583" />
+        <location filename="../../app/main_window.py" line="592" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="583" />
+        <location filename="../../app/main_window.py" line="592" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="604" />
+        <location filename="../../app/main_window.py" line="613" />
         <source>Running {s:.1f} s</source>
         <translation>正在运行 {s:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="606" />
+        <location filename="../../app/main_window.py" line="615" />
         <source>Worker starting (importing torch)…</source>
         <translation>工作进程启动中（正在导入 torch）…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="609" />
+        <location filename="../../app/main_window.py" line="618" />
         <source>Worker ready · torch {v}</source>
         <translation>工作进程就绪 · torch {v}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="609" />
+        <location filename="../../app/main_window.py" line="618" />
         <source>Worker ready</source>
         <translation>工作进程就绪</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="611" />
+        <location filename="../../app/main_window.py" line="620" />
         <source>Worker crashed · restarting</source>
         <translation>工作进程崩溃 · 正在重启</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="613" />
+        <location filename="../../app/main_window.py" line="622" />
         <source>Worker failed to start · press Run to retry</source>
         <translation>工作进程启动失败 · 按“运行”重试</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="615" />
+        <location filename="../../app/main_window.py" line="624" />
         <source>Worker stopped</source>
         <translation>工作进程已停止</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="631" />
+        <location filename="../../app/main_window.py" line="640" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="633" />
+        <location filename="../../app/main_window.py" line="642" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="636" />
+        <location filename="../../app/main_window.py" line="645" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="639" />
+        <location filename="../../app/main_window.py" line="648" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="640" />
+        <location filename="../../app/main_window.py" line="649" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="670" />
+        <location filename="../../app/main_window.py" line="679" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="683" />
+        <location filename="../../app/main_window.py" line="692" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="684" />
+        <location filename="../../app/main_window.py" line="693" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="690" />
+        <location filename="../../app/main_window.py" line="699" />
         <source>No graph</source>
         <translation>无计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="696" />
+        <location filename="../../app/main_window.py" line="705" />
         <source>{n} nodes · {e} edges</source>
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="698" />
+        <location filename="../../app/main_window.py" line="707" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="710" />
+        <location filename="../../app/main_window.py" line="719" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="711" />
+        <location filename="../../app/main_window.py" line="720" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="743" />
+        <location filename="../../app/main_window.py" line="752" />
         <source>Open a script</source>
         <translation>打开脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="744" />
-        <location filename="../../app/main_window.py" line="777" />
+        <location filename="../../app/main_window.py" line="753" />
+        <location filename="../../app/main_window.py" line="786" />
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="755" />
+        <location filename="../../app/main_window.py" line="764" />
         <source>Could not open {path}:
 {error}</source>
         <translation>无法打开 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="765" />
+        <location filename="../../app/main_window.py" line="774" />
         <source>Opened {path}. Press Run (Ctrl+Enter) to run it.</source>
         <translation>已打开 {path}。按“运行”（Ctrl+Enter）执行它。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="786" />
+        <location filename="../../app/main_window.py" line="795" />
         <source>Could not save {path}:
 {error}</source>
         <translation>无法保存 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="795" />
+        <location filename="../../app/main_window.py" line="804" />
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="814" />
+        <location filename="../../app/main_window.py" line="823" />
         <source>(no recent files)</source>
         <translation>（没有最近文件）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="818" />
+        <location filename="../../app/main_window.py" line="827" />
         <source>Clear Recent Files</source>
         <translation>清除最近文件</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="824" />
+        <location filename="../../app/main_window.py" line="833" />
         <source>The script has unsaved changes. Save them first?</source>
         <translation>脚本有未保存的修改。要先保存吗？</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="850" />
+        <location filename="../../app/main_window.py" line="859" />
         <source>Restored the text you were editing when the app last closed unexpectedly. Press Run (Ctrl+Enter) to run it, or pick a lesson.</source>
         <translation>已恢复应用上次意外关闭时你正在编辑的内容。按“运行”（Ctrl+Enter）执行它，或选择一节课程。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="865" />
+        <location filename="../../app/main_window.py" line="874" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="866" />
+        <location filename="../../app/main_window.py" line="875" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="874" />
+        <location filename="../../app/main_window.py" line="883" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="876" />
+        <location filename="../../app/main_window.py" line="885" />
         <source>Step backward pass forward / back (click the graph first)</source>
         <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="877" />
+        <location filename="../../app/main_window.py" line="886" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="878" />
+        <location filename="../../app/main_window.py" line="887" />
         <source>First / last step</source>
         <translation>第一步 / 最后一步</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="879" />
+        <location filename="../../app/main_window.py" line="888" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="880" />
+        <location filename="../../app/main_window.py" line="889" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="881" />
+        <location filename="../../app/main_window.py" line="890" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="882" />
+        <location filename="../../app/main_window.py" line="891" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="883" />
+        <location filename="../../app/main_window.py" line="892" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="884" />
+        <location filename="../../app/main_window.py" line="893" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="885" />
+        <location filename="../../app/main_window.py" line="894" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="891" />
+        <location filename="../../app/main_window.py" line="900" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="898" />
+        <location filename="../../app/main_window.py" line="907" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="899" />
+        <location filename="../../app/main_window.py" line="908" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="900" />
+        <location filename="../../app/main_window.py" line="909" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>

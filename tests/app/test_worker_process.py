@@ -154,3 +154,17 @@ def test_large_trace_is_decoded_off_the_gui_thread(qtbot, shared_worker, wait_un
     with qtbot.waitSignal(shared_worker.traceReady, timeout=RUN_TIMEOUT_MS) as blocker:
         shared_worker.run(SIMPLE, "simple.py", "cpu")
     assert blocker.args[0].error is None
+
+
+def test_a_worker_that_cannot_start_gives_up_after_three_tries(qtbot, qapp, wait_until, pid_alive):
+    from autogradviz.app.worker_process import FAILED, MAX_START_FAILURES
+
+    worker = WorkerProcess(arguments=["-c", "import sys; sys.stderr.write('no torch here'); sys.exit(1)"])
+    messages = []
+    worker.crashed.connect(messages.append)
+    worker.start()
+    wait_until(lambda: worker.state == FAILED, RESTART_TIMEOUT_MS, "the worker to give up")
+    assert len(messages) == MAX_START_FAILURES
+    assert "code 1" in messages[0] and "no torch here" in messages[0]
+    worker.shutdown()
+    worker.deleteLater()
