@@ -64,6 +64,7 @@ def test_type_run_and_see_the_graph(qtbot, window):
     signals = [w.runFinished, w.graph_view.layoutFinished]
     with qtbot.waitSignals(signals, timeout=RUN_TIMEOUT_MS + LAYOUT_TIMEOUT_MS):
         qtbot.keyClick(w.editor, Qt.Key_Return, Qt.ControlModifier)  # Ctrl+Enter runs
+    assert w.editor.toPlainText().endswith(TYPED_LINE)  # ...and types no newline
     trace = w._last_trace
     assert trace.error is None, trace.error
     graph = w.session.graph
