@@ -28,7 +28,7 @@ from .autosave import Autosave
 from .editor import CodeEditor
 from .lessons_panel import LessonsPanel
 from .output_pane import OutputPane
-from .resources_loader import Lesson, default_lesson, icon, lessons
+from .resources_loader import Lesson, default_lesson, icon
 from .theme import ThemeManager
 from .trace_session import TraceSession
 from .worker_process import CRASHED, FAILED, READY, RUNNING, STARTING, WorkerProcess

@@ -9,7 +9,6 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from autogradviz.app import i18n
 from autogradviz.app.main_window import MainWindow
 from autogradviz.app.theme import ThemeManager
 from autogradviz.app.worker_process import READY

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from autogradviz.app.worker_process import READY, WorkerProcess
 from autogradviz.engine.trace_model import Trace
 
