@@ -316,3 +316,18 @@ def test_shortcuts_help_lists_the_main_keys(window):
     html = window.shortcuts_html()
     for key in ("Ctrl+Enter", "Ctrl+.", "Space", "Ctrl+F"):
         assert key in html
+
+
+def test_a_file_named_at_start_is_opened_not_run(qtbot, shared_worker, tmp_path):
+    path = tmp_path / "from_cli.py"
+    path.write_text("print('only when you press Run')\n", encoding="utf-8")
+    theme = ThemeManager()
+    w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False,
+                   restore_autosave=False, open_path=str(path))
+    qtbot.addWidget(w)
+    w.ask_unsaved = lambda: "discard"
+    assert w.editor.toPlainText() == path.read_text(encoding="utf-8")
+    assert "from_cli.py" in w.windowTitle()
+    assert not shared_worker.is_busy() and w.session.trace is None
+    assert "Press Run" in w.output.plain_text
+    w.close()
