@@ -30,6 +30,10 @@ from .trace_model import MAX_INLINE_VALUES, TensorSummary
 
 # Memory the store may keep alive for later fetches (bytes).
 MAX_KEPT_BYTES = 512 * 1024 * 1024
+# Tensors that may change later (parameters, .grad) are copied for fetch
+# only when at most this big, and within this total.
+MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024
+SNAPSHOT_BUDGET = 256 * 1024 * 1024
 # Batched summaries: at least this many same-shaped tensors, stacked in chunks
 # of at most this many bytes.
 BATCH_MIN = 4
@@ -73,6 +77,7 @@ class TensorStore:
         self._tensors: dict[str, Any] = {}
         self._n = 0
         self._bytes = 0
+        self._snap_bytes = 0
         self.budget = budget
 
     def add(self, t, snapshot: bool = False) -> Optional[str]:
@@ -83,6 +88,10 @@ class TensorStore:
         if self._bytes + nbytes > self.budget:
             return None
         if snapshot:
+            # Copies cost time and memory at every capture: only moderate ones.
+            if nbytes > MAX_SNAPSHOT_BYTES or self._snap_bytes + nbytes > SNAPSHOT_BUDGET:
+                return None
+            self._snap_bytes += nbytes
             try:
                 with torch.no_grad():
                     t = t.detach().clone()
@@ -147,24 +156,38 @@ def _kind(dtype) -> str:
     return "?"
 
 
+def _head(t):
+    """The first MAX_INLINE_VALUES elements in row-major order, without
+    flattening (copying) a whole non-contiguous tensor."""
+    if t.is_contiguous():
+        return t.view(-1)[:MAX_INLINE_VALUES]
+    x = t
+    while x.dim() > 1 and x.shape[0] > 1 and x[0].numel() >= MAX_INLINE_VALUES:
+        x = x[0]
+    if x.dim() > 1 and x.shape[0] > 1:
+        inner = max(1, x[0].numel())
+        x = x[: -(-MAX_INLINE_VALUES // inner)]
+    return x.reshape(-1)[:MAX_INLINE_VALUES]
+
+
 def _fill_large(s: TensorSummary, t, kind: str) -> None:
-    flat = t.reshape(-1)
-    head = flat[:MAX_INLINE_VALUES]
+    # Statistics straight on the tensor (any layout): no flattening copy.
     with torch.no_grad():
+        head = _head(t)
         if kind == "f":
-            x = flat if flat.dtype in (torch.float32, torch.float64) else flat.float()
+            x = t if t.dtype in (torch.float32, torch.float64) else t.float()
             mn, mx = torch.aminmax(x)
             stats = torch.stack([mn.to(x.dtype), mx.to(x.dtype), x.mean(), torch.linalg.vector_norm(x)])
             vals = head.tolist()
             s.min, s.max, s.mean, s.norm = [float(v) for v in stats.tolist()]
         elif kind == "i":
-            x = flat.to(torch.int64) if flat.dtype == torch.bool else flat
+            x = t.to(torch.int64) if t.dtype == torch.bool else t
             mn, mx = torch.aminmax(x)
             vals = head.tolist()
             s.min, s.max = float(mn.item()), float(mx.item())
         elif kind == "c":
             vals = [_plain(v) for v in head.tolist()]
-            s.norm = float(torch.linalg.vector_norm(flat).item())
+            s.norm = float(torch.linalg.vector_norm(t).item())
         else:
             vals = head.float().tolist()
     s.values = vals

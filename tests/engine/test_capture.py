@@ -208,3 +208,20 @@ def test_summary_other_dtypes():
     assert e.values == [] and e.min is None and e.shape == [0, 3]
     sc = summarize(torch.tensor(3.5))
     assert sc.shape == [] and sc.values == [3.5]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: torch.randn(300, 200).t(),
+    lambda: torch.randn(5, 3, 100)[:, 1],
+    lambda: torch.randn(2, 40).t(),
+    lambda: torch.ones(1, 1000).expand(50, 1000),
+    lambda: torch.randn(10, 10, 10).permute(2, 0, 1),
+    lambda: torch.randn(3, 1000)[:, ::7],
+])
+def test_summary_of_non_contiguous_tensors(make):
+    t = make()
+    s = summarize(t)
+    assert s.values == t.reshape(-1)[:MAX_INLINE_VALUES].tolist()
+    assert s.min == t.min().item() and s.max == t.max().item()
+    assert s.mean == pytest.approx(t.mean().item(), abs=1e-5)
+    assert s.norm == pytest.approx(torch.linalg.vector_norm(t).item(), rel=1e-5)
