@@ -291,9 +291,11 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
             w, h = tm.box_size(lines)
             out.nodes.append(DrawNode(key, n.kind, nid, lines, w, h, copy_of=cp, group=box_group[r]))
         else:
-            path = ginfo[r][0]
-            repeat = chains.repeated.get(path, 1) if ginfo[r][3] == "*" else 1
-            lines = tm.group_lines(path, chains.module_class.get(path), len(gmembers[r]), repeat)
+            path, _, _, inst = ginfo[r]
+            n_calls = chains.repeated.get(path, 1)
+            repeat = n_calls if inst == "*" else 1
+            lines = tm.group_lines(path, chains.module_class.get(path), len(gmembers[r]), repeat,
+                                   call=inst if isinstance(inst, int) else None, calls=n_calls)
             w, h = tm.box_size(lines)
             out.nodes.append(DrawNode(r, "group", None, lines, w, h, group=box_group[r]))
 

@@ -55,12 +55,16 @@ def node_lines(node: Node) -> list[str]:
     return [clip(x) for x in lines]
 
 
-def group_lines(module: str, module_class: Optional[str], n_nodes: int, repeat: int = 1) -> list[str]:
+def group_lines(module: str, module_class: Optional[str], n_nodes: int, repeat: int = 1,
+                call: Optional[int] = None, calls: int = 1) -> list[str]:
     """A collapsed module group: its path, its class (with `xN` when N calls were
-    rolled into it) and how many trace nodes it stands for."""
+    rolled into it, or `call k/N` for one of N unrolled calls) and how many
+    trace nodes it stands for."""
     cls = module_class or ""
     if repeat > 1:
         cls = f"{cls} \u00d7{repeat}".strip()
+    elif call is not None and calls > 1:
+        cls = f"{cls} call {call + 1}/{calls}".strip()
     lines = [clip(module or "(module)")]
     if cls:  # unknown when the module made no node itself (only its children did)
         lines.append(clip(cls))
