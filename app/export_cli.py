@@ -101,8 +101,13 @@ def _load_trace(args) -> tuple[Optional[object], int, Optional[str]]:
         return trace, 0, None
     from autogradviz.engine.client import trace_file
 
-    threading.Thread(target=_warm_up, args=(args,), daemon=True).start()
-    outcome = trace_file(src, device=args.device, timeout=args.timeout)
+    warm = threading.Thread(target=_warm_up, args=(args,), daemon=True)
+    warm.start()
+    try:
+        outcome = trace_file(src, device=args.device, timeout=args.timeout)
+    finally:
+        # never exit while it is inside an extension module's import
+        warm.join(30)
     return outcome.trace, outcome.exit_code, outcome.message
 
 
