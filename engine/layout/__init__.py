@@ -203,7 +203,8 @@ def _layout_graphviz(dg: DrawGraph, time_limit_s, cancelled, prog) -> LayoutResu
     groups = []
     for g in dg.groups:
         lg = LayoutGroup(id=g.id, module=g.module, module_class=g.module_class,
-                         members=list(g.members), collapsed=g.collapsed, repeat=g.repeat)
+                         members=list(g.members), collapsed=g.collapsed, repeat=g.repeat,
+                         call=g.call, calls=g.calls)
         if g.collapsed and g.id in bykey:
             b = bykey[g.id]
             lg.x, lg.y, lg.w, lg.h = b.x, b.y, b.w, b.h

@@ -420,7 +420,8 @@ def _frames(dg: DrawGraph, boxes: list[LayoutBox]) -> list[LayoutGroup]:
     out = []
     for g in dg.groups:
         lg = LayoutGroup(id=g.id, module=g.module, module_class=g.module_class,
-                         members=list(g.members), collapsed=g.collapsed, repeat=g.repeat)
+                         members=list(g.members), collapsed=g.collapsed, repeat=g.repeat,
+                         call=g.call, calls=g.calls)
         if g.collapsed:
             b = bykey.get(g.id)
             if b is not None:

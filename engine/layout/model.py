@@ -50,6 +50,10 @@ class LayoutGroup:
     members: list[str] = field(default_factory=list)  # trace node ids inside
     collapsed: bool = False
     repeat: int = 1  # >1 when N calls of the same module were rolled into one
+    # For one of the N calls of a module drawn separately (unrolled): which
+    # call (0-based) and how many there are, so a GUI can offer "roll up".
+    call: Optional[int] = None
+    calls: int = 1
     x: float = 0.0
     y: float = 0.0
     w: float = 0.0

@@ -71,6 +71,8 @@ class DrawGroup:
     members: list[str] = field(default_factory=list)  # trace node ids
     collapsed: bool = False
     repeat: int = 1
+    call: Optional[int] = None  # which call, for one of several unrolled calls
+    calls: int = 1
 
 
 @dataclass
@@ -305,7 +307,9 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
             id=g, module=path, module_class=chains.module_class.get(path),
             parent=parent_of.get(g), depth=depth_of[g],
             members=sorted(gmembers[g]), collapsed=g in coll,
-            repeat=chains.repeated.get(path, 1) if inst == "*" else 1))
+            repeat=chains.repeated.get(path, 1) if inst == "*" else 1,
+            call=inst if isinstance(inst, int) and chains.repeated.get(path, 1) > 1 else None,
+            calls=chains.repeated.get(path, 1)))
     out.collapsed = {ginfo[g][0] for g in coll if g in ginfo and ginfo[g][3] != "*"}
     if collapsed is not None:
         out.collapsed |= set(collapsed)

@@ -320,3 +320,14 @@ def test_system_dot_is_killed_at_the_time_limit(tmp_path, monkeypatch):
     assert time.monotonic() - t < 3.0
     assert r.engine == "layered" and any("longer than" in n for n in r.notes)
     check_layout(S.mlp(2), r)
+
+
+def test_unrolled_calls_are_numbered():
+    g = S.rnn(5)
+    r = layout_graph(g, LayoutOptions(group="modules", collapsed={"cell"}, unrolled={"cell"}))
+    check_layout(g, r)
+    calls = sorted(grp.call for grp in r.groups if grp.module == "cell")
+    assert calls == [0, 1, 2, 3, 4]
+    assert all(grp.calls == 5 for grp in r.groups if grp.module == "cell")
+    b = next(b for b in r.boxes if b.kind == "group" and "call 3/5" in " ".join(b.lines))
+    assert b.lines[0] == "cell"
