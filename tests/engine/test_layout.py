@@ -331,3 +331,24 @@ def test_unrolled_calls_are_numbered():
     assert all(grp.calls == 5 for grp in r.groups if grp.module == "cell")
     b = next(b for b in r.boxes if b.kind == "group" and "call 3/5" in " ".join(b.lines))
     assert b.lines[0] == "cell"
+
+
+@pytest.mark.parametrize("engine", ["layered", "graphviz"])
+def test_layout_in_a_thread_leaves_the_main_thread_running(engine):
+    """The GUI lays out in a background thread: no step may hold the GIL for
+    long (measured: < 15 ms; the bound is loose for busy CI machines)."""
+    import threading
+    import time
+
+    g = S.random_dag(3000) if engine == "layered" else S.rnn(120)
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (layout_graph(g, LayoutOptions(engine=engine, group="none")),
+                                         done.set()))
+    t.start()
+    worst, last = 0.0, time.perf_counter()
+    while not done.is_set():
+        time.sleep(0.005)
+        now = time.perf_counter()
+        worst, last = max(worst, now - last), now
+    t.join()
+    assert worst < 0.5
