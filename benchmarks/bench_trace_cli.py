@@ -136,6 +136,21 @@ def main() -> int:
         with open(out) as f:
             data = json.load(f)
 
+    # Where the time goes: the same run through the client, phase by phase.
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from autogradviz.engine.client import WorkerClient
+
+    with WorkerClient() as client:
+        t0 = time.perf_counter()
+        client.start()
+        start_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        outcome = client.run(SCRIPT, filename="gpt2_small.py", device=args.device, timeout=600)
+        run_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    outcome.trace.to_json()
+    json_s = time.perf_counter() - t0
+
     nodes = sum(len(g["nodes"]) for g in data["graphs"])
     edges = sum(len(g["edges"]) for g in data["graphs"])
     steps = sum(len(r["steps"]) for r in data["backward_runs"])
@@ -146,6 +161,8 @@ def main() -> int:
     print(f"  autogradviz trace: {min(times):.2f} s wall (best of {len(times)}), "
           f"in-worker run {data.get('duration_s') or 0:.2f} s")
     print(f"  plain python run:  {plain_s:.2f} s wall (same script, no recording)")
+    print(f"  phases via WorkerClient: worker start {start_s:.2f} s, run request {run_s:.2f} s "
+          f"(in worker {outcome.trace.duration_s or 0:.2f} s), trace -> JSON {json_s:.2f} s")
     print(f"  trace size: {size / 1e6:.2f} MB ({size:,} bytes)")
     return 0
 
