@@ -45,6 +45,8 @@ SKIP_HOOKS = "saved with saved_tensors_hooks (reading it would call the unpack h
 SKIP_FREED = "already freed by an earlier backward"
 
 MAX_CONTAINER_ITEMS = 1000
+# Module outputs held until the next capture (bytes).
+KNOWN_OUTPUT_BYTES = 256 * 1024 * 1024
 
 
 # -- names --------------------------------------------------------------------
@@ -231,8 +233,9 @@ class CaptureState:
         self.graph_nodes: dict[str, list] = {}  # graph id -> node objects (strong refs)
         self.param_names: dict[int, str] = {}
         self.module_classes: dict[str, str] = {}  # module path -> class name
-        # id(grad_fn) -> weakref to its output tensor (module outputs, roots)
+        # id(grad_fn) -> (output tensor, its version, bytes): module outputs
         self.known_outputs: dict[int, Any] = {}
+        self.known_bytes = 0
         # tensors that called retain_grad (weak)
         self.retained: "weakref.WeakSet" = weakref.WeakSet()
         # (weakref(tensor), hook name) for every user hook
@@ -245,24 +248,50 @@ class CaptureState:
         self.module_calls: Optional[Callable[[], int]] = None
 
     def note_output(self, t) -> None:
+        """Remember a module's output so its node can show it: held strongly
+        (an intermediate output is usually gone by the time backward is
+        called) until the next capture, within KNOWN_OUTPUT_BYTES (oldest
+        dropped first), with its version so an in-place change later (e.g. a
+        ReLU(inplace=True)) is not shown as this node's output."""
         try:
-            if isinstance(t, _Tensor) and t.grad_fn is not None:
-                self.known_outputs[id(t.grad_fn)] = weakref.ref(t)
+            if isinstance(t, _Tensor):
+                self._note(t)
             elif isinstance(t, (list, tuple)):
                 for x in t[:64]:
-                    if isinstance(x, _Tensor) and x.grad_fn is not None:
-                        self.known_outputs[id(x.grad_fn)] = weakref.ref(x)
+                    if isinstance(x, _Tensor):
+                        self._note(x)
         except Exception:
             pass
 
+    def _note(self, t) -> None:
+        gf = t.grad_fn
+        if gf is None:
+            return
+        nbytes = t.numel() * t.element_size()
+        ko = self.known_outputs
+        ko[id(gf)] = (t, t._version, nbytes)
+        self.known_bytes += nbytes
+        while self.known_bytes > KNOWN_OUTPUT_BYTES and ko:
+            _, (_, _, b) = _pop_oldest(ko)
+            self.known_bytes -= b
+
+    def drop_known_outputs(self) -> None:
+        self.known_outputs.clear()
+        self.known_bytes = 0
+
     def _known_output(self, node):
-        r = self.known_outputs.get(id(node))
-        if r is None:
+        e = self.known_outputs.get(id(node))
+        if e is None:
             return None
-        t = r()
-        if t is not None and t.grad_fn is node:
+        t, version, _ = e
+        if t.grad_fn is node and t._version == version:
             return t
         return None
+
+
+def _pop_oldest(d: dict):
+    k = next(iter(d))
+    return k, d.pop(k)
 
 
 def walk(roots: Iterable) -> tuple[list, list]:

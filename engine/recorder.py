@@ -412,6 +412,7 @@ class Recorder:
         names = self._names(frame)
         state = self.state
         g, ids = capture(state, roots, names, origin="grad" if kind == "grad" else "backward")
+        state.drop_known_outputs()  # summarised now; do not keep activations alive
         nodes = state.graph_nodes[g.id]
         run = BackwardRun(index=len(self.trace.backward_runs), graph=g.id, kind=kind,
                           line=frame.f_lineno if frame is not None else None)

@@ -225,3 +225,47 @@ def test_summary_of_non_contiguous_tensors(make):
     assert s.min == t.min().item() and s.max == t.max().item()
     assert s.mean == pytest.approx(t.mean().item(), abs=1e-5)
     assert s.norm == pytest.approx(torch.linalg.vector_norm(t).item(), rel=1e-5)
+
+
+def test_labels_in_containers_and_module_outputs():
+    src = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+net = nn.Linear(3, 2)
+x = torch.randn(4, 3, requires_grad=True)
+parts = {'sq': x ** 2, 'cube': x ** 3}
+pair = (x.sin(), x.cos())
+loss = net(parts['sq'] + pair[0]).sum()
+loss.backward()
+"""
+    r = run_script(src, filename=FILENAME)
+    assert r.trace.error is None
+    g = r.trace.graphs[0]
+    labels = {n.label: n for n in g.nodes if n.label}
+    assert {"parts['sq']", "pair[0]", "weight", "bias", "x", "loss"} <= set(labels)
+    assert labels["weight"].module is None  # single root module: its own parameters
+    # the Linear's output is nobody's variable, but the module tracker saw it
+    addmm = next(n for n in g.nodes if n.op == "AddmmBackward0")
+    assert addmm.label is None and addmm.module == "net" and addmm.module_class == "Linear"
+    out = r.namespace["net"](r.namespace["parts"]["sq"] + r.namespace["pair"][0])
+    assert addmm.tensor is not None and addmm.tensor.values == pytest.approx(out.reshape(-1).tolist())
+
+
+def test_module_output_changed_in_place_is_not_shown_as_the_earlier_output():
+    src = """
+import torch
+import torch.nn as nn
+torch.manual_seed(1)
+net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(inplace=True))
+x = torch.randn(5, 3)
+net(x).sum().backward()
+"""
+    r = run_script(src, filename=FILENAME)
+    g = r.trace.graphs[0]
+    addmm = next(n for n in g.nodes if n.op == "AddmmBackward0")
+    relu = next(n for n in g.nodes if n.op == "ReluBackward0")
+    assert addmm.tensor is None  # its output was overwritten by the in-place ReLU
+    net, x = r.namespace["net"], r.namespace["x"]
+    assert relu.tensor.values == pytest.approx(net(x).reshape(-1).tolist())
+    assert relu.module == "1" and addmm.module == "0"
