@@ -15,8 +15,8 @@ What is known when:
   values as of capture time.
 - `tensor` of an op node: its output when that output is still reachable at
   capture time: a named tensor (as for labels), a backward/grad root, or the
-  output of an nn.Module forward (recorded by the module tracker, weakly).
-  Otherwise null.
+  output of an nn.Module forward (held by CaptureState.note_output until the
+  next capture, within a byte budget, version-checked). Otherwise null.
 - `saved`: every `_saved_*` attribute (tensors as summaries, other values as
   JSON), read before the backward frees them - except tensors saved under a
   saved-tensors hook (non-reentrant checkpoint, or the user's own
