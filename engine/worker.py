@@ -419,6 +419,23 @@ class Worker:
         self.channel.send(msg)
 
 
+def _watch_parent(interval: float = 0.5) -> None:
+    """Exit when the process that started us is gone (killed GUI or CLI), even
+    while a script is stuck in a loop: the pipes alone would only tell us once
+    the script returns to reading requests."""
+    parent = os.getppid()
+    if parent <= 1:
+        return
+
+    def watch():
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="autogradviz-parent-watch", daemon=True).start()
+
+
 def main(proto_fds=None) -> int:
     if proto_fds is None:
         proto_fds = _move_std_fds()
@@ -432,6 +449,7 @@ def main(proto_fds=None) -> int:
             faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
     except Exception:
         pass
+    _watch_parent()
     channel = Channel(proto_out)
     worker = Worker(channel)
     worker.start()

@@ -259,3 +259,22 @@ def test_script_sees_its_argv_and_imports_its_neighbours(tmp_path, cli):
     r = cli("trace", script)  # run from another folder
     assert r.returncode == 0, r.stderr
     assert Trace.from_json(r.stdout).stdout == f"[{str(script)!r}] 42\n"
+
+
+def test_worker_dies_with_a_killed_cli(tmp_path, gone):
+    script = _write(tmp_path, "loop.py", "import os\nprint('worker pid', os.getpid(), flush=True)\n"
+                    "while True:\n    pass\n")
+    proc = subprocess.Popen([sys.executable, "-m", "autogradviz", "trace", script, "--echo"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()  # --echo: the script's print, live
+        m = re.search(r"worker pid (\d+)", line)
+        assert m, line
+        proc.kill()  # no chance to clean up
+        proc.wait(timeout=10)
+        gone(int(m.group(1)), wait=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
