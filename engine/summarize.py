@@ -203,20 +203,34 @@ class Summarizer:
         self._seen: dict[int, TensorSummary] = {}
         self._pending: list = []
         self._hold: list = []
+        self._by_id: dict = {}  # id(tensor) -> (summary, version)
 
     def request(self, t, snapshot: bool = False) -> Optional[TensorSummary]:
         """Summary of `t` (values filled at the next flush). `snapshot`: the
         tensor may change in place later (a leaf, a .grad): read it now."""
         if t is None:
             return None
+        # Same Python object (held until the flush, so its id is unique).
+        e = self._by_id.get(id(t))
+        if e is not None:
+            try:
+                if e[1] == t._version:
+                    return e[0]
+            except Exception:
+                pass
         # The same memory seen as a different Python object (a saved weight
         # unpacked by every node that saved it) is summarised once.
         try:
-            key = (t.data_ptr(), t._version, t.dtype, t.shape, t.stride())
+            key = (t.data_ptr(), t._version, t.dtype, t.shape, t.stride(), t.device)
         except Exception:
             key = id(t)
         s = self._seen.get(key)
         if s is not None:
+            try:
+                self._by_id[id(t)] = (s, t._version)
+                self._hold.append(t)
+            except Exception:
+                pass
             return s
         try:
             shape = list(t.shape)
@@ -233,6 +247,10 @@ class Summarizer:
         except Exception:
             return None
         self._seen[key] = s
+        try:
+            self._by_id[id(t)] = (s, t._version)
+        except Exception:
+            pass
         if snapshot:
             # The tensor may change in place later (a parameter, a .grad):
             # summarise it now; keep a copy for fetch only within the budget.
@@ -276,6 +294,7 @@ class Summarizer:
         self._pending = []
         self._seen = {}
         self._hold = []
+        self._by_id = {}
         groups: dict = {}
         singles = []
         for item in pending:
