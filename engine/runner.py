@@ -250,11 +250,9 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
         warnings.showwarning = showwarning
         sys.stdout = _Stream("stdout", out)
         sys.stderr = _Stream("stderr", out)
-        installed = False
         try:
             tracker.install()
             recorder.install()
-            installed = True
             exec(code, namespace)
         except SystemExit as exc:
             if exc.code not in (None, 0):
@@ -262,9 +260,8 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
         except BaseException as exc:
             trace.error = error_info(exc, filename)
         finally:
-            if installed or True:
-                recorder.remove()
-                tracker.remove()
+            recorder.remove()
+            tracker.remove()
             try:
                 sys.stdout.flush()
             except Exception:
