@@ -266,13 +266,19 @@ class WorkerClient:
                     explanation="The worker did not understand the request (a bug in Autograd Visualizer)."))
                 return RunOutcome(trace, "error", f"worker protocol error: {msg.get('message')}")
 
-    def fetch(self, tensor_id: str, timeout: float = 60.0) -> TensorSummary:
-        """Full values of a tensor from the last run. Raises FetchError."""
+    def fetch(self, tensor_id: str, timeout: float = 60.0,
+              max_values: Optional[int] = None) -> TensorSummary:
+        """Full values of a tensor from the last run. Raises FetchError (also
+        for tensors with more than `max_values` elements; default: the
+        worker's limit, 4,000,000)."""
         if not self.alive:
             raise FetchError("no worker is running (the last run ended with a crash or timeout)")
         rid = next(self._ids)
         try:
-            self._send({"type": "fetch", "id": rid, "tensor": tensor_id})
+            req = {"type": "fetch", "id": rid, "tensor": tensor_id}
+            if max_values is not None:
+                req["max_values"] = int(max_values)
+            self._send(req)
         except WorkerError as exc:
             raise FetchError(str(exc)) from exc
         deadline = time.monotonic() + timeout

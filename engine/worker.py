@@ -53,6 +53,11 @@ from autogradviz.engine.trace_model import ErrorInfo, Trace, dumps_strict  # noq
 
 PROTOCOL_VERSION = 1
 
+# A fetch answers with every value as JSON: ~20 bytes per element on the wire
+# and more as Python floats on both sides. Past this many elements (a request
+# may set its own `max_values`) the answer is an error, not a 1 GB line.
+FETCH_MAX_VALUES = 4_000_000
+
 # Output of one run that is forwarded (and kept in the trace), in characters,
 # over both streams. Past it we only count, so a script printing megabytes can
 # neither flood the GUI nor grow the trace without bound.
@@ -392,6 +397,14 @@ class Worker:
                                          message=f"the trace could not be serialised: {exc}")).to_dict()
         self.channel.send({"type": "trace", "id": rid, "trace": data})
 
+    def _numel(self, tensor_id: str) -> Optional[int]:
+        store = getattr(self.last_run, "_store", None)
+        try:
+            t = store.get(tensor_id) if store is not None else None
+            return int(t.numel()) if t is not None else None
+        except Exception:
+            return None
+
     def handle_fetch(self, req: dict) -> None:
         rid = req.get("id")
         tensor_id = req.get("tensor")
@@ -403,6 +416,12 @@ class Worker:
         if self.last_run is None:
             error = "no run to fetch from (the last run was dropped or none has finished)"
         else:
+            limit = req.get("max_values", FETCH_MAX_VALUES)
+            numel = self._numel(tensor_id)
+            if isinstance(limit, int) and numel is not None and numel > limit:
+                error = (f"tensor {tensor_id!r} has {numel:,} elements, more than the {limit:,} "
+                         "that can be fetched at once")
+        if error is None:
             try:
                 s = self.last_run.fetch(tensor_id)
                 if s is None:

@@ -211,6 +211,9 @@ def test_fetch_returns_full_values_equal_to_torch(worker):
     assert not full.truncated
     assert len(full.values) == 1200
     assert torch.equal(torch.tensor(full.values, dtype=torch.float32).reshape(30, 40), a.detach())
+    # Too many elements for one answer: a clear error, and the worker carries on.
+    with pytest.raises(FetchError, match="1,200 elements"):
+        worker.fetch(node.tensor.id, max_values=1000)
 
     # The leaf's gradient, kept by the backward run.
     run = out.trace.backward_runs[0]
