@@ -188,68 +188,6 @@ def cap_text(text: str, total_hint: int = 0, cap: int = OUTPUT_CAP) -> str:
     return text[:cap] + truncation_note(max(len(text), total_hint), cap)
 
 
-def _load_run_script():
-    try:
-        from autogradviz.engine.runner import run_script
-    except ModuleNotFoundError as exc:
-        if exc.name != "autogradviz.engine.runner":
-            raise
-        return _fallback_run_script
-    return run_script
-
-
-class _FallbackRun:
-    def __init__(self, trace: Trace, namespace: dict):
-        self.trace = trace
-        self.namespace = namespace
-
-    def fetch(self, tensor_id: str):
-        return None
-
-
-def _fallback_run_script(source, filename="<editor>", device="cpu", on_output=None):
-    """Runs the script without recording (only while engine/runner.py is missing)."""
-    import io
-
-    torch = sys.modules.get("torch")
-    trace = Trace(script=filename, device=device, torch_version=getattr(torch, "__version__", None))
-    bufs = {"stdout": io.StringIO(), "stderr": io.StringIO()}
-
-    class _Stream(io.TextIOBase):
-        def __init__(self, name):
-            self.name = name
-
-        def writable(self):
-            return True
-
-        def write(self, text):
-            bufs[self.name].write(text)
-            if on_output is not None:
-                on_output(self.name, text)
-            return len(text)
-
-    ns = {"__name__": "__main__", "__file__": filename, "__builtins__": __builtins__, "device": device}
-    old = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Stream("stdout"), _Stream("stderr")
-    try:
-        exec(compile(source, filename, "exec"), ns)
-    except SystemExit:
-        pass
-    except BaseException as exc:
-        line = getattr(exc, "lineno", None) if isinstance(exc, SyntaxError) else None
-        if line is None:
-            for fr in traceback.extract_tb(exc.__traceback__):
-                if fr.filename == filename:
-                    line = fr.lineno
-        trace.error = ErrorInfo(type=type(exc).__name__, message=str(exc), line=line,
-                                traceback=traceback.format_exc())
-    finally:
-        sys.stdout, sys.stderr = old
-    trace.stdout = bufs["stdout"].getvalue()
-    trace.stderr = bufs["stderr"].getvalue()
-    return _FallbackRun(trace, ns)
-
-
 class Worker:
     def __init__(self, channel: Channel):
         self.channel = channel
@@ -354,7 +292,8 @@ class Worker:
         if os.path.isfile(filename):
             sys.path.insert(0, os.path.dirname(os.path.abspath(filename)))
         try:
-            run_script = _load_run_script()
+            from autogradviz.engine.runner import run_script
+
             result = run_script(source, filename=filename, device=device, on_output=pump.write)
             self.last_run = result
             trace = result.trace
