@@ -1,0 +1,46 @@
+"""Screenshot driver for the README: open the app on the default lesson, run it,
+step to STEP (default: the middle), select the node labelled NODE, grab the window.
+
+    xvfb-run -a .venv/bin/python docs/make_screenshot.py light|dark OUT.png [en|zh_CN]
+"""
+import os, sys, time
+from autogradviz.app.graph_style import keep_none_alive
+keep_none_alive()
+from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtWidgets import QApplication
+from autogradviz.app import settings, i18n
+theme_name = sys.argv[1]; out = sys.argv[2]
+lang = sys.argv[3] if len(sys.argv) > 3 else "en"
+QCoreApplication.setOrganizationName("autogradviz-shot"); QCoreApplication.setApplicationName("shot")
+app = QApplication([sys.argv[0]])
+i18n.set_language(lang, save=False)
+from autogradviz.app.main_window import MainWindow
+from autogradviz.app.theme import ThemeManager
+tm = ThemeManager(app); tm.apply(force=True)
+w = MainWindow(theme_manager=tm, start_worker=True, restore_autosave=False)
+w.set_theme_mode(theme_name)
+w.resize(1600, 1000); w.show()
+t0 = time.time()
+while time.time() - t0 < 60:
+    app.processEvents(); time.sleep(0.02)
+    s = w.session
+    if s.trace is not None and not w._layout_busy and time.time() - t0 > 3:
+        break
+for _ in range(50): app.processEvents(); time.sleep(0.02)
+run = w.session.run if hasattr(w.session, "run") else None
+n = 0
+try:
+    n = w.session.step_count
+except Exception as e:
+    print("no run", e)
+step = int(os.environ.get("STEP", max(1, n // 2)))
+w.session.set_step(step)
+nid = os.environ.get("NODE")
+if nid:
+    for node in w.session.graph.nodes:
+        if node.label == nid:
+            w.session.select_node(node.id)
+for _ in range(50): app.processEvents(); time.sleep(0.02)
+w.grab().save(out)
+print("saved", out, "steps", n, "step", step)
+w.shutdown()
