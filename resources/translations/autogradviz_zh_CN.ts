@@ -805,687 +805,687 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/main_window.py" line="340" />
+        <location filename="../../app/main_window.py" line="117" />
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="340" />
+        <location filename="../../app/main_window.py" line="117" />
         <source>Start a new, empty script</source>
         <translation>新建一个空脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="341" />
+        <location filename="../../app/main_window.py" line="118" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="341" />
+        <location filename="../../app/main_window.py" line="118" />
         <source>Open a Python script (it runs only when you press Run)</source>
         <translation>打开 Python 脚本（只有按“运行”时才会执行）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="342" />
+        <location filename="../../app/main_window.py" line="119" />
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="342" />
-        <location filename="../../app/main_window.py" line="785" />
+        <location filename="../../app/file_actions.py" line="86" />
+        <location filename="../../app/main_window.py" line="119" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="343" />
+        <location filename="../../app/main_window.py" line="120" />
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="343" />
+        <location filename="../../app/main_window.py" line="120" />
         <source>Save the script under a new name</source>
         <translation>用新名字保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="344" />
+        <location filename="../../app/main_window.py" line="121" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="344" />
+        <location filename="../../app/main_window.py" line="121" />
         <source>Export the graph or the backward steps as images</source>
         <translation>把计算图或反向传播步骤导出为图片</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="345" />
+        <location filename="../../app/main_window.py" line="122" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="345" />
+        <location filename="../../app/main_window.py" line="122" />
         <source>Close the application</source>
         <translation>关闭应用程序</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="346" />
+        <location filename="../../app/main_window.py" line="123" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="346" />
+        <location filename="../../app/main_window.py" line="123" />
         <source>Undo the last edit</source>
         <translation>撤销上一次编辑</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="347" />
+        <location filename="../../app/main_window.py" line="124" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="347" />
+        <location filename="../../app/main_window.py" line="124" />
         <source>Redo the last undone edit</source>
         <translation>重做上一次撤销的编辑</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="348" />
+        <location filename="../../app/main_window.py" line="125" />
         <source>Toggle &amp;Comment</source>
         <translation>切换注释(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="348" />
+        <location filename="../../app/main_window.py" line="125" />
         <source>Comment out the selected lines, or uncomment them</source>
         <translation>注释掉选中的行，或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="349" />
-        <location filename="../../app/main_window.py" line="385" />
+        <location filename="../../app/main_window.py" line="126" />
+        <location filename="../../app/main_window.py" line="162" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="349" />
+        <location filename="../../app/main_window.py" line="126" />
         <source>Run the script in the worker and show its autograd graph</source>
         <translation>在工作进程中运行脚本并显示它的自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="350" />
+        <location filename="../../app/main_window.py" line="127" />
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="350" />
-        <location filename="../../app/main_window.py" line="884" />
+        <location filename="../../app/main_window.py" line="127" />
+        <location filename="../../app/main_window.py" line="321" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="351" />
+        <location filename="../../app/main_window.py" line="128" />
         <source>Run &amp;Timeout…</source>
         <translation>运行超时(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="351" />
+        <location filename="../../app/main_window.py" line="128" />
         <source>Stop scripts that run longer than this</source>
         <translation>脚本运行超过这个时间就停止</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="352" />
+        <location filename="../../app/main_window.py" line="129" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="352" />
+        <location filename="../../app/main_window.py" line="129" />
         <source>Zoom into the graph</source>
         <translation>放大计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="353" />
+        <location filename="../../app/main_window.py" line="130" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="353" />
+        <location filename="../../app/main_window.py" line="130" />
         <source>Zoom out of the graph</source>
         <translation>缩小计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="354" />
+        <location filename="../../app/main_window.py" line="131" />
         <source>&amp;Fit Graph</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="354" />
+        <location filename="../../app/main_window.py" line="131" />
         <source>Fit the whole graph into the view</source>
         <translation>让整张计算图适应视图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="355" />
+        <location filename="../../app/main_window.py" line="132" />
         <source>&amp;Find in Graph…</source>
         <translation>在图中查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="355" />
+        <location filename="../../app/main_window.py" line="132" />
         <source>Search the graph by variable name or op</source>
         <translation>按变量名或运算搜索计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="356" />
+        <location filename="../../app/main_window.py" line="133" />
         <source>Show &amp;Saved Tensors</source>
         <translation>显示保存的张量(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="357" />
+        <location filename="../../app/main_window.py" line="134" />
         <source>Show what each node saved for backward, as extra boxes</source>
         <translation>以额外的方框显示每个节点为反向传播保存的内容</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="358" />
+        <location filename="../../app/main_window.py" line="135" />
         <source>&amp;Reset Panel Layout</source>
         <translation>重置面板布局(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="358" />
+        <location filename="../../app/main_window.py" line="135" />
         <source>Put every panel back where it started</source>
         <translation>把所有面板恢复到初始位置</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="359" />
+        <location filename="../../app/main_window.py" line="136" />
         <source>&amp;About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="359" />
+        <location filename="../../app/main_window.py" line="136" />
         <source>Version and credits</source>
         <translation>版本与致谢</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="360" />
+        <location filename="../../app/main_window.py" line="137" />
         <source>&amp;Lessons</source>
         <translation>课程(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="360" />
+        <location filename="../../app/main_window.py" line="137" />
         <source>Show the starter lessons</source>
         <translation>显示入门课程</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="361" />
+        <location filename="../../app/main_window.py" line="138" />
         <source>&amp;Keyboard Shortcuts</source>
         <translation>键盘快捷键(&amp;K)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="361" />
+        <location filename="../../app/main_window.py" line="138" />
         <source>Every key the app understands</source>
         <translation>应用支持的所有按键</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="362" />
+        <location filename="../../app/main_window.py" line="139" />
         <source>Follow &amp;System</source>
         <translation>跟随系统(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="362" />
+        <location filename="../../app/main_window.py" line="139" />
         <source>Use the desktop's light or dark setting</source>
         <translation>使用桌面系统的浅色或深色设置</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="363" />
+        <location filename="../../app/main_window.py" line="140" />
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="363" />
+        <location filename="../../app/main_window.py" line="140" />
         <source>Light theme</source>
         <translation>浅色主题</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="364" />
+        <location filename="../../app/main_window.py" line="141" />
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="364" />
+        <location filename="../../app/main_window.py" line="141" />
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="379" />
+        <location filename="../../app/main_window.py" line="156" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="380" />
+        <location filename="../../app/main_window.py" line="157" />
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="381" />
+        <location filename="../../app/main_window.py" line="158" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="382" />
+        <location filename="../../app/main_window.py" line="159" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="383" />
+        <location filename="../../app/main_window.py" line="160" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="384" />
+        <location filename="../../app/main_window.py" line="161" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="386" />
+        <location filename="../../app/main_window.py" line="163" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="387" />
+        <location filename="../../app/main_window.py" line="164" />
         <source>&amp;Panels</source>
         <translation>面板(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="388" />
+        <location filename="../../app/main_window.py" line="165" />
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="389" />
+        <location filename="../../app/main_window.py" line="166" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="390" />
+        <location filename="../../app/main_window.py" line="167" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="391" />
+        <location filename="../../app/main_window.py" line="168" />
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="392" />
+        <location filename="../../app/main_window.py" line="169" />
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="393" />
+        <location filename="../../app/main_window.py" line="170" />
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="394" />
+        <location filename="../../app/main_window.py" line="171" />
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="395" />
+        <location filename="../../app/main_window.py" line="172" />
         <source>Backward steps</source>
         <translation>反向传播步骤</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="400" />
+        <location filename="../../app/main_window.py" line="177" />
         <source>Toolbar</source>
         <translation>工具栏</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="401" />
+        <location filename="../../app/main_window.py" line="178" />
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="402" />
+        <location filename="../../app/main_window.py" line="179" />
         <source>… {n} lines skipped (printed faster than they can be shown) …</source>
         <translation>… 跳过了 {n} 行（打印速度超过了显示速度）…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="403" />
+        <location filename="../../app/main_window.py" line="180" />
         <source>Write PyTorch code here, then press Run (Ctrl+Enter).</source>
         <translation>在这里编写 PyTorch 代码，然后按“运行”（Ctrl+Enter）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="422" />
-        <location filename="../../app/main_window.py" line="496" />
+        <location filename="../../app/main_window.py" line="199" />
+        <location filename="../../app/run_reports.py" line="63" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="567" />
+        <location filename="../../app/run_reports.py" line="134" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="569" />
+        <location filename="../../app/run_reports.py" line="136" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="589" />
+        <location filename="../../app/run_reports.py" line="156" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="611" />
+        <location filename="../../app/run_reports.py" line="178" />
         <source>Starting the worker (importing torch), then running…</source>
         <translation>正在启动工作进程（导入 torch），随后运行…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="687" />
+        <location filename="../../app/main_window.py" line="262" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="497" />
+        <location filename="../../app/run_reports.py" line="64" />
         <source>▶ Running {name} on {device}…</source>
         <translation>▶ 正在 {device} 上运行 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="506" />
+        <location filename="../../app/run_reports.py" line="73" />
         <source>Nothing is running.</source>
         <translation>没有正在运行的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="540" />
+        <location filename="../../app/run_reports.py" line="107" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="541" />
+        <location filename="../../app/run_reports.py" line="108" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="549" />
+        <location filename="../../app/run_reports.py" line="115" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="553" />
+        <location filename="../../app/run_reports.py" line="119" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="561" />
+        <location filename="../../app/run_reports.py" line="128" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="575" />
+        <location filename="../../app/run_reports.py" line="142" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="568" />
-        <location filename="../../app/main_window.py" line="576" />
+        <location filename="../../app/run_reports.py" line="135" />
+        <location filename="../../app/run_reports.py" line="143" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="577" />
+        <location filename="../../app/run_reports.py" line="144" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="583" />
+        <location filename="../../app/run_reports.py" line="150" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="585" />
+        <location filename="../../app/run_reports.py" line="152" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="592" />
+        <location filename="../../app/run_reports.py" line="159" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="592" />
+        <location filename="../../app/run_reports.py" line="159" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="613" />
+        <location filename="../../app/run_reports.py" line="180" />
         <source>Running {s:.1f} s</source>
         <translation>正在运行 {s:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="615" />
+        <location filename="../../app/run_reports.py" line="182" />
         <source>Worker starting (importing torch)…</source>
         <translation>工作进程启动中（正在导入 torch）…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="618" />
+        <location filename="../../app/run_reports.py" line="185" />
         <source>Worker ready · torch {v}</source>
         <translation>工作进程就绪 · torch {v}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="618" />
+        <location filename="../../app/run_reports.py" line="185" />
         <source>Worker ready</source>
         <translation>工作进程就绪</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="620" />
+        <location filename="../../app/run_reports.py" line="187" />
         <source>Worker crashed · restarting</source>
         <translation>工作进程崩溃 · 正在重启</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="622" />
+        <location filename="../../app/run_reports.py" line="189" />
         <source>Worker failed to start · press Run to retry</source>
         <translation>工作进程启动失败 · 按“运行”重试</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="624" />
+        <location filename="../../app/run_reports.py" line="191" />
         <source>Worker stopped</source>
         <translation>工作进程已停止</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="640" />
+        <location filename="../../app/run_reports.py" line="207" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="642" />
+        <location filename="../../app/run_reports.py" line="209" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="645" />
+        <location filename="../../app/run_reports.py" line="212" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="648" />
+        <location filename="../../app/run_reports.py" line="215" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="649" />
+        <location filename="../../app/run_reports.py" line="216" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="679" />
+        <location filename="../../app/main_window.py" line="254" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="692" />
+        <location filename="../../app/main_window.py" line="267" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="693" />
+        <location filename="../../app/main_window.py" line="268" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="699" />
+        <location filename="../../app/main_window.py" line="274" />
         <source>No graph</source>
         <translation>无计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="705" />
+        <location filename="../../app/main_window.py" line="280" />
         <source>{n} nodes · {e} edges</source>
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="707" />
+        <location filename="../../app/main_window.py" line="282" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="719" />
+        <location filename="../../app/main_window.py" line="294" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="720" />
+        <location filename="../../app/main_window.py" line="295" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="752" />
+        <location filename="../../app/file_actions.py" line="53" />
         <source>Open a script</source>
         <translation>打开脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="753" />
-        <location filename="../../app/main_window.py" line="786" />
+        <location filename="../../app/file_actions.py" line="54" />
+        <location filename="../../app/file_actions.py" line="87" />
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="764" />
+        <location filename="../../app/file_actions.py" line="65" />
         <source>Could not open {path}:
 {error}</source>
         <translation>无法打开 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="774" />
+        <location filename="../../app/file_actions.py" line="75" />
         <source>Opened {path}. Press Run (Ctrl+Enter) to run it.</source>
         <translation>已打开 {path}。按“运行”（Ctrl+Enter）执行它。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="795" />
+        <location filename="../../app/file_actions.py" line="96" />
         <source>Could not save {path}:
 {error}</source>
         <translation>无法保存 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="804" />
+        <location filename="../../app/file_actions.py" line="105" />
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="823" />
+        <location filename="../../app/file_actions.py" line="124" />
         <source>(no recent files)</source>
         <translation>（没有最近文件）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="827" />
+        <location filename="../../app/file_actions.py" line="128" />
         <source>Clear Recent Files</source>
         <translation>清除最近文件</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="833" />
+        <location filename="../../app/file_actions.py" line="134" />
         <source>The script has unsaved changes. Save them first?</source>
         <translation>脚本有未保存的修改。要先保存吗？</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="859" />
+        <location filename="../../app/file_actions.py" line="159" />
         <source>Restored the text you were editing when the app last closed unexpectedly. Press Run (Ctrl+Enter) to run it, or pick a lesson.</source>
         <translation>已恢复应用上次意外关闭时你正在编辑的内容。按“运行”（Ctrl+Enter）执行它，或选择一节课程。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="874" />
+        <location filename="../../app/main_window.py" line="311" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="875" />
+        <location filename="../../app/main_window.py" line="312" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="883" />
+        <location filename="../../app/main_window.py" line="320" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="885" />
+        <location filename="../../app/main_window.py" line="322" />
         <source>Step backward pass forward / back (click the graph first)</source>
         <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="886" />
+        <location filename="../../app/main_window.py" line="323" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="887" />
+        <location filename="../../app/main_window.py" line="324" />
         <source>First / last step</source>
         <translation>第一步 / 最后一步</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="888" />
+        <location filename="../../app/main_window.py" line="325" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="889" />
+        <location filename="../../app/main_window.py" line="326" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="890" />
+        <location filename="../../app/main_window.py" line="327" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="891" />
+        <location filename="../../app/main_window.py" line="328" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="892" />
+        <location filename="../../app/main_window.py" line="329" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="893" />
+        <location filename="../../app/main_window.py" line="330" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="894" />
+        <location filename="../../app/main_window.py" line="331" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="900" />
+        <location filename="../../app/main_window.py" line="337" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="907" />
+        <location filename="../../app/main_window.py" line="344" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="908" />
+        <location filename="../../app/main_window.py" line="345" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="909" />
+        <location filename="../../app/main_window.py" line="346" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
