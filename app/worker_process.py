@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from typing import Optional
 
 from PySide6.QtCore import (QCoreApplication, QElapsedTimer, QObject, QProcess,
