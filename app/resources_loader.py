@@ -120,9 +120,14 @@ def default_lesson() -> Lesson | None:
 # -- styles and translations ---------------------------------------------------
 
 def style_sheet(theme: str) -> str:
-    """Contents of resources/styles/<theme>.qss ("" when missing)."""
+    """Contents of resources/styles/<theme>.qss ("" when missing).
+
+    `@STYLES@` in the file becomes this folder's path, so a style sheet can use
+    images shipped next to it (url(@STYLES@/check.svg)) wherever we are installed."""
     path = STYLES / f"{theme}.qss"
-    return path.read_text(encoding="utf-8") if path.exists() else ""
+    if not path.exists():
+        return ""
+    return path.read_text(encoding="utf-8").replace("@STYLES@", STYLES.as_posix())
 
 
 def translations_dir() -> Path:
