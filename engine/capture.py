@@ -170,6 +170,16 @@ def _hook_reason(raw) -> Optional[str]:
 
 
 def _plain_value(v, depth: int = 0):
+    tp = type(v)
+    if (tp is tuple or tp is list) and depth < 3:
+        # the common case: sizes and strides (tuples of ints)
+        for x in v:
+            if type(x) is not int:
+                break
+        else:
+            return list(v[:MAX_CONTAINER_ITEMS])
+    elif v is None or tp is int or tp is float or tp is bool or tp is str:
+        return v
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     if isinstance(v, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
@@ -186,13 +196,16 @@ def _plain_value(v, depth: int = 0):
     return repr(v)
 
 
-def read_saved(node, summ: Summarizer, check_hooks: bool = True) -> tuple[list[SavedValue], bool]:
+def read_saved(node, summ: Summarizer, check_hooks: bool = True,
+               attrs: Optional[list] = None) -> tuple[list[SavedValue], bool]:
     """Saved values of `node`; second result: node is inside a checkpoint.
     `check_hooks=False`: no saved-tensor hooks were ever active, so no saved
-    tensor can have an unpack hook (skips two attribute reads per tensor)."""
+    tensor can have an unpack hook (skips two attribute reads per tensor).
+    `attrs`: _saved_attrs(node), when the caller has it."""
     out: list[SavedValue] = []
     in_ckpt = False
-    for name, attr, raw_attr in _saved_attrs(node):
+    request = summ.request
+    for name, attr, raw_attr in (attrs if attrs is not None else _saved_attrs(node)):
         if raw_attr is not None and check_hooks:
             try:
                 raw = getattr(node, raw_attr)
@@ -202,20 +215,20 @@ def read_saved(node, summ: Summarizer, check_hooks: bool = True) -> tuple[list[S
             if reason is not None:
                 if reason is SKIP_CHECKPOINT:
                     in_ckpt = True
-                out.append(SavedValue(name=name, skipped=reason))
+                out.append(SavedValue(name, None, None, reason))
                 continue
         try:
             v = getattr(node, attr)
         except Exception:
-            out.append(SavedValue(name=name, skipped=SKIP_FREED))
+            out.append(SavedValue(name, None, None, SKIP_FREED))
             continue
         if isinstance(v, _Tensor):
-            out.append(SavedValue(name=name, tensor=summ.request(v)))
+            out.append(SavedValue(name, request(v)))
         elif isinstance(v, (list, tuple)) and v and all(isinstance(x, _Tensor) or x is None for x in v):
             for i, x in enumerate(v):
-                out.append(SavedValue(name=f"{name}[{i}]", tensor=summ.request(x) if x is not None else None))
+                out.append(SavedValue(f"{name}[{i}]", request(x) if x is not None else None))
         else:
-            out.append(SavedValue(name=name, value=_plain_value(v)))
+            out.append(SavedValue(name, None, _plain_value(v)))
     return out, in_ckpt
 
 
@@ -246,6 +259,9 @@ class CaptureState:
         self.saved_hooks_seen: Callable[[], bool] = lambda: True
         # () -> int: how many module forward calls so far (None: unknown)
         self.module_calls: Optional[Callable[[], int]] = None
+        # (nodes) -> {node: [names of the user's hooks registered on it with
+        # node.register_hook / register_prehook]} (None: not tracked)
+        self.node_hooks: Optional[Callable[[list], dict]] = None
 
     def note_output(self, t) -> None:
         """Remember a module's output so its node can show it: held strongly
@@ -428,11 +444,17 @@ def _capture(state, roots, names, origin, reuse):
     check_hooks = state.saved_hooks_seen()
     if module_of is not None and state.module_calls is not None and not state.module_calls():
         module_of = None  # no module was ever called
+    saved_attrs = _SAVED_ATTRS
+    edge_app = edges.append
+    node_app = nodes.append
+    # user hooks registered on grad_fn nodes themselves (node.register_hook /
+    # register_prehook), known before they fire
+    node_hooks = state.node_hooks(order) if state.node_hooks is not None else None
     for i, n in enumerate(order):
         nid = ids[n]
         op = n.name()
         if op == ACCUMULATE_GRAD:
-            node = Node(id=nid, op="AccumulateGrad", kind="leaf")
+            node = Node(nid, "AccumulateGrad", "leaf")
             try:
                 v = n.variable
             except Exception:
@@ -449,7 +471,7 @@ def _capture(state, roots, names, origin, reuse):
                 if hl:
                     node.hooks = list(hl)
         else:
-            node = Node(id=nid, op=op, kind="op")
+            node = Node(nid, op, "op")
             key = id(n)
             t = None
             if key in out_names:
@@ -463,8 +485,11 @@ def _capture(state, roots, names, origin, reuse):
                 node.tensor = request(t, snapshot=True)
             if module_of is not None:
                 node.module, node.module_class, node.module_call = module_of(n)
-            if _saved_attrs(n):
-                saved, in_ckpt = read_saved(n, summ, check_hooks)
+            attrs = saved_attrs.get(type(n))
+            if attrs is None:
+                attrs = _saved_attrs(n)
+            if attrs:
+                saved, in_ckpt = read_saved(n, summ, check_hooks, attrs)
                 node.saved = saved
                 if in_ckpt:
                     node.in_checkpoint = True
@@ -474,11 +499,19 @@ def _capture(state, roots, names, origin, reuse):
             hl = hooks_by_node.get(n)
             if hl:
                 node.hooks = list(hl)
-        nodes.append(node)
+        if node_hooks:
+            hl = node_hooks.get(n)
+            if hl:
+                for h in hl:
+                    if h not in node.hooks:
+                        node.hooks.append(h)
+        node_app(node)
         where[n] = (g, nid)
-        for slot, (m, nr) in enumerate(nexts[i]):
+        slot = 0
+        for m, nr in nexts[i]:
             if m is not None:
-                edges.append(Edge(src=ids[m], dst=nid, input_nr=nr, slot=slot))
+                edge_app(Edge(ids[m], nid, nr, slot))
+            slot += 1
     g.roots = [ids[n] for n in root_nodes]
     state.graphs.append(g)
     state.graph_nodes[gid] = order

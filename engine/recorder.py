@@ -8,15 +8,31 @@ Python function torch stores every grad_fn hook through
 tensor and node hooks are known; `remove()` puts the originals back.
 
 For each of the first MAX_RECORDED_RUNS calls, before the real call we capture
-the graph and put one post-hook on every node. A post-hook receives both
-grad_inputs and grad_outputs, and on one thread the engine runs one node at a
-time, so the order post-hooks fire in is the engine's real execution order
-(one hook per node instead of pre + post keeps the overhead down; our hooks
-go straight into each node's hook dict, without a RemovableHandle, and are
-deleted from it in a `finally`). The hook only appends (node, grads) to a
-list; summaries are made after the call, before control returns to the user
-(holding the gradient tensors meanwhile also stops the engine from reusing
-their buffers in place, so what we summarise is what flowed).
+the graph (and summarise what it asked for: saved tensors, leaves - before
+the backward runs, so nothing a hook changes in place can alter them) and put
+one post-hook on every node. A post-hook receives both grad_inputs and
+grad_outputs, and on one thread the engine runs one node at a time, so the
+order post-hooks fire in is the engine's real execution order (one hook per
+node instead of pre + post keeps the overhead down). The hook is one shared
+function (it asks torch which node is running) that goes straight into each
+node's hook dict, without a RemovableHandle, and is deleted from it in a
+`finally`. It only appends (node, grads) to a list; summaries are made after
+the call, before control returns to the user, in batches (holding the
+gradient tensors meanwhile also stops the engine from reusing their buffers
+in place, so what we summarise is what flowed). A user hook that changes a
+gradient in place while the backward runs is the one way a held gradient can
+change before the call returns: the hook wrappers summarise what they pass
+to the user's hook first, and steps recorded before the change keep that
+summary.
+
+A node that fails (a user hook raising, a custom Function's backward
+raising, a C++ node's error) still gets a step, with `error` set, and the run
+gets `error`; the exception itself reaches the script unchanged. Which node
+failed is known exactly when a hook of the user's raised (the wrapper sees
+it) or a custom Function's backward did (its frame in the traceback holds the
+node as `ctx`); for a C++ node it is the node the engine would run next: the
+ready node with the highest priority (AccumulateGrad first, then the highest
+sequence number), as the engine's ready queue orders them.
 
 Events: a wrapped user hook records what it received and returned
 (summarised at once: the user may change tensors in place), tied to the step
@@ -34,7 +50,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import itertools
 from collections import OrderedDict
 import sys
 import threading
@@ -47,22 +62,43 @@ from .capture import CaptureState, Names, capture, root_edges
 from .module_tracker import namespace_module_paths
 from torch.autograd.function import _HookMixin
 
-from .trace_model import MAX_RECORDED_RUNS, BackwardRun, Event, Step, Trace
+from .trace_model import MAX_RECORDED_RUNS, BackwardRun, ErrorInfo, Event, Step, Trace
 
 _current_node = torch._C._current_autograd_node
+# Our own entry in every node's post-hook dict (each node has its own dict).
+_OWN_KEY = -(2 ** 62) + 7
 _TENSOR_ATTRS = ("backward", "register_hook", "register_post_accumulate_grad_hook", "retain_grad")
 
 
 class _Active:
     """The backward call being recorded right now."""
 
-    __slots__ = ("raw", "ids", "events", "leaf_ids")
+    __slots__ = ("raw", "ids", "events", "_leaf_ids", "nodes", "failure", "changed")
 
-    def __init__(self, ids, leaf_ids):
+    def __init__(self, ids, nodes):
         self.raw: list = []
         self.ids = ids
+        self.nodes = nodes
         self.events: list[Event] = []
-        self.leaf_ids = leaf_ids
+        self._leaf_ids: Optional[dict] = None
+        # the first failure a hook wrapper saw: dict(node, error, grad_outputs, grad_inputs)
+        self.failure: Optional[dict] = None
+        # gradients a user hook changed in place: (len(raw) then, tensor, summary before)
+        self.changed: list = []
+
+    @property
+    def leaf_ids(self) -> dict:
+        """id(leaf tensor) -> node id (made when a hook event first needs it)."""
+        if self._leaf_ids is None:
+            d = {}
+            for n in self.nodes:
+                if type(n).__name__ == "AccumulateGrad":
+                    try:
+                        d[id(n.variable)] = self.ids[n]
+                    except Exception:
+                        pass
+            self._leaf_ids = d
+        return self._leaf_ids
 
 
 class Recorder:
@@ -83,6 +119,8 @@ class Recorder:
         self._own_hooks: list = []
         self._mod_cache_key = None
         self._mod_cache = None
+        self._user_node_hooks = 0  # node hooks the user registered (any node)
+        self._leaf_index: dict = {}  # graph id -> indices of its leaf nodes
 
     # -- install / remove ----------------------------------------------------
     def install(self) -> None:
@@ -130,10 +168,10 @@ class Recorder:
                     # the dict entry ourselves after the call.
                     if backward_hooks is None:
                         backward_hooks = OrderedDict()
-                    key = next(_keys)
-                    backward_hooks[key] = hook
-                    rec._own_hooks.append((backward_hooks, key))
+                    backward_hooks[_OWN_KEY] = hook
+                    rec._own_hooks.append(backward_hooks)
                     return backward_hooks, None
+                rec._user_node_hooks += 1
                 return orig_reg(backward_hooks, rec._wrap_node_hook(hook))
 
             _HookMixin._register_hook = staticmethod(_register_hook)
@@ -157,6 +195,7 @@ class Recorder:
                 pass
             sth.__enter__ = __enter__
         self.state.saved_hooks_seen = self._hooks_seen
+        self.state.node_hooks = self._node_hooks
         T.backward = backward
         ag.backward = ag_backward
         ag.grad = ag_grad
@@ -205,6 +244,13 @@ class Recorder:
     def _hooks_seen(self) -> bool:
         return self._saved_hooks_seen
 
+    def _node_hooks(self, nodes) -> dict:
+        """{node: names of the user's node hooks on it}, before they fire;
+        free unless the script registered node hooks."""
+        if not self._user_node_hooks:
+            return {}
+        return node_hook_names(nodes)
+
     # -- user hooks ----------------------------------------------------------
     def _hook_target(self, t):
         """Key to find the trace node of tensor t at event time."""
@@ -222,6 +268,41 @@ class Recorder:
             return act.ids.get(target[1])
         return act.leaf_ids.get(target[1])
 
+    def _before_user(self, tensors) -> list:
+        """What a user hook is about to receive: [(tensor, version, summary)]
+        (summaries made now, before the hook can change anything in place)."""
+        out = []
+        summarize = self.summ.summarize
+        for x in tensors:
+            if isinstance(x, torch.Tensor):
+                try:
+                    out.append((x, x._version, summarize(x)))
+                except Exception:
+                    pass
+        return out
+
+    def _after_user(self, act: _Active, seen: list) -> None:
+        """A gradient the user's hook changed in place: steps recorded so far
+        keep the summary from before the change."""
+        for x, v, s in seen:
+            try:
+                if x._version != v and s is not None:
+                    act.changed.append((len(act.raw), x, s))
+            except Exception:
+                pass
+
+    def _user_failed(self, act: _Active, kind: str, node_id: Optional[str], name: str,
+                     exc: BaseException, received, grad_outputs: list, grad_inputs: list) -> None:
+        """A user's hook raised: the event, and the step that will not complete."""
+        try:
+            err = _error_text(exc)
+            act.events.append(Event(len(act.raw), kind, node_id or "", name, received, None, False, err))
+            if act.failure is None and node_id:
+                act.failure = {"node": node_id, "error": err,
+                               "grad_outputs": grad_outputs, "grad_inputs": grad_inputs}
+        except Exception:
+            pass
+
     def _wrap_tensor_hook(self, t, hook):
         name = _hook_name(hook)
         target = self._hook_target(t)
@@ -236,15 +317,21 @@ class Recorder:
             if act is None:
                 return hook(grad)
             try:
-                received = rec.summ.summarize(grad)
+                seen = rec._before_user((grad,))
             except Exception:
-                received = None
-            res = hook(grad)
+                seen = []
             try:
+                res = hook(grad)
+            except BaseException as e:
+                rec._user_failed(act, "tensor_hook", rec._node_id(act, target), name, e,
+                                 seen[0][2] if seen else None, [x[2] for x in seen], [])
+                raise
+            try:
+                rec._after_user(act, seen)
                 returned = rec.summ.summarize(res) if isinstance(res, torch.Tensor) else None
                 act.events.append(Event(
-                    step=len(act.raw), kind="tensor_hook", node=rec._node_id(act, target) or "",
-                    name=name, received=received, returned=returned, replaced=res is not None))
+                    len(act.raw), "tensor_hook", rec._node_id(act, target) or "",
+                    name, seen[0][2] if seen else None, returned, res is not None))
             except Exception:
                 pass
             return res
@@ -253,6 +340,7 @@ class Recorder:
             functools.update_wrapper(user_hook, hook, updated=())
         except Exception:
             pass
+        user_hook._agv_hook_name = name
         return user_hook
 
     def _wrap_node_hook(self, hook):
@@ -266,16 +354,31 @@ class Recorder:
             pre = len(args) == 1
             try:
                 node = _current_node()
-                received = rec.summ.summarize(_first_tensor(args[0]))
+                nid = act.ids.get(node, "") if node is not None else ""
+                # prehook: (grad_outputs,); post-hook: (grad_inputs, grad_outputs)
+                seen = rec._before_user(_tensors(args[0]))
+                if not pre:
+                    seen_go = rec._before_user(_tensors(args[1]))
+                else:
+                    seen_go = []
             except Exception:
-                node, received = None, None
-            res = hook(*args)
+                nid, seen, seen_go = "", [], []
             try:
+                res = hook(*args)
+            except BaseException as e:
+                if pre:
+                    rec._user_failed(act, "node_prehook", nid, name, e, seen[0][2] if seen else None,
+                                     [x[2] for x in seen], [])
+                else:
+                    rec._user_failed(act, "node_hook", nid, name, e, seen[0][2] if seen else None,
+                                     [x[2] for x in seen_go], [x[2] for x in seen])
+                raise
+            try:
+                rec._after_user(act, seen + seen_go)
                 returned = rec.summ.summarize(_first_tensor(res)) if res is not None else None
                 act.events.append(Event(
-                    step=len(act.raw), kind="node_prehook" if pre else "node_hook",
-                    node=act.ids.get(node, "") if node is not None else "",
-                    name=name, received=received, returned=returned, replaced=res is not None))
+                    len(act.raw), "node_prehook" if pre else "node_hook", nid,
+                    name, seen[0][2] if seen else None, returned, res is not None))
             except Exception:
                 pass
             return res
@@ -284,6 +387,7 @@ class Recorder:
             functools.update_wrapper(user_node_hook, hook, updated=())
         except Exception:
             pass
+        user_node_hook._agv_hook_name = name
         return user_node_hook
 
     def _wrap_pag_hook(self, t, hook):
@@ -303,15 +407,21 @@ class Recorder:
                 received = rec.summ.summarize(tensor.grad)
             except Exception:
                 received = None
-            res = hook(tensor)
+            try:
+                res = hook(tensor)
+            except BaseException as e:
+                rec._user_failed(act, "post_accumulate_grad_hook", rec._node_id(act, target), name, e,
+                                 received, [], [])
+                raise
             try:
                 act.events.append(Event(
-                    step=len(act.raw), kind="post_accumulate_grad_hook",
-                    node=rec._node_id(act, target) or "", name=name, received=received))
+                    len(act.raw), "post_accumulate_grad_hook",
+                    rec._node_id(act, target) or "", name, received))
             except Exception:
                 pass
             return res
 
+        user_pag_hook._agv_hook_name = name
         return user_pag_hook
 
     # -- the intercepted call ------------------------------------------------
@@ -381,25 +491,25 @@ class Recorder:
                 tls.busy = False
                 if gc_was:
                     gc.enable()
-        run, ids, nodes, act, handles = prep
+        run, g, ids, nodes, act, own = prep
         self.active = act
-        ok = False
+        exc = None
         result = None
         try:
             result = fn(*root_args, *args, **kwargs)
-            ok = True
             return result
+        except BaseException as e:
+            exc = e
+            raise
         finally:
             self.active = None
-            for h in handles:
-                try:
-                    h.remove()
-                except Exception:
-                    pass
+            _remove_own(own)
             try:
-                self._finish(run, ids, nodes, act, result if ok else None, kind, ok)
+                self._finish(run, g, ids, nodes, act, result, kind, exc,
+                             kind == "grad" or "inputs" in kwargs or len(args) >= 4)
             except Exception as e:
                 self.errors.append(f"recording failed: {type(e).__name__}: {e}")
+            exc = None  # no cycle through the traceback
             tls.busy = False
             if gc_was:
                 gc.enable()
@@ -413,84 +523,95 @@ class Recorder:
         state = self.state
         g, ids = capture(state, roots, names, origin="grad" if kind == "grad" else "backward")
         state.drop_known_outputs()  # summarised now; do not keep activations alive
+        # Values of what capture asked for (saved tensors), now: a hook of the
+        # user's could change a parameter in place while the backward runs.
+        self.summ.flush()
         nodes = state.graph_nodes[g.id]
         run = BackwardRun(index=len(self.trace.backward_runs), graph=g.id, kind=kind,
                           line=frame.f_lineno if frame is not None else None)
-        leaf_ids: dict[int, str] = {}
-        for n in nodes:
-            if type(n).__name__ == "AccumulateGrad":
-                try:
-                    leaf_ids[id(n.variable)] = ids[n]
-                except Exception:
-                    pass
-        act = _Active(ids, leaf_ids)
-        raw = act.raw
-        handles = []
-        app = raw.append
+        act = _Active(ids, nodes)
+        app = act.raw.append
+
+        def post(grad_inputs, grad_outputs):  # ours, on every node
+            app((_current_node(), grad_inputs, grad_outputs))
+
+        post._agv_own = True
+        own = []
         if self._orig.get("_register_hook") is not None:
-            # Fast path: our hooks go straight into the node's hook dict.
-            self._own_hooks = handles = []
+            # Fast path: our hook goes straight into each node's hook dict.
+            self._own_hooks = own
             self._internal = True
             try:
-                for i, n in enumerate(nodes):
-                    n.register_hook(functools.partial(_post, app, i))
+                for n in nodes:
+                    n.register_hook(post)
             except BaseException:
-                _remove_own(handles)
+                _remove_own(own)
                 raise
             finally:
                 self._internal = False
-            return run, ids, nodes, act, [_Remover(handles)]
-        for i, n in enumerate(nodes):
-            handles.append(n.register_hook(functools.partial(_post, app, i)))
-        return run, ids, nodes, act, handles
+        else:  # (torch without _HookMixin._register_hook)
+            own = [_Handle(n.register_hook(post)) for n in nodes]
+        return run, g, ids, nodes, act, own
 
-    def _finish(self, run, ids, nodes, act, result, kind, ok):
+    def _leaves(self, g, nodes) -> list:
+        """Indices of the leaf (AccumulateGrad) nodes of graph g."""
+        li = self._leaf_index.get(g.id)
+        if li is None:
+            li = self._leaf_index[g.id] = [i for i, nd in enumerate(g.nodes) if nd.kind == "leaf"]
+        return li
+
+    def _finish(self, run, g, ids, nodes, act, result, kind, exc, partial_graph):
         summ = self.summ
         req = summ.request
         steps = run.steps
-        step_of: dict[int, int] = {}
-        for k, (i, gi, go) in enumerate(act.raw):
-            n = nodes[i]
-            steps.append(Step(index=k, node=ids[n],
-                              grad_outputs=[req(x) if x is not None else None for x in go],
-                              grad_inputs=[req(x) if x is not None else None for x in gi]))
-            step_of[i] = k
+        raw = act.raw
+        step_of: dict = {}  # node -> its step index
+        if act.changed:
+            self._freeze_changed(act)
+        many = summ.request_many
+        for k, (n, gi, go) in enumerate(raw):
+            steps.append(Step(k, ids.get(n, ""), many(go), many(gi)))
+            step_of[n] = k
+        if act.changed:
+            self._apply_changed(act, steps)
         events = act.events
+        if exc is not None:
+            try:
+                self._failed_step(run, g, ids, nodes, act, exc, step_of, partial_graph)
+            except Exception as e:
+                self.errors.append(f"failed step not found: {type(e).__name__}: {e}")
         # retain_grad fills: read from the tensors that retain grad.
-        pos = {n: i for i, n in enumerate(nodes)}
         for t in list(self.state.retained):
             try:
                 gf = t.grad_fn
-                i = pos.get(gf) if gf is not None else None
-                if i is None or i not in step_of or t.grad is None:
+                k = step_of.get(gf) if gf is not None else None
+                if k is None or t.grad is None:
                     continue
-                events.append(Event(step=step_of[i], kind="retain_grad", node=ids[gf],
-                                    name=_label_for(t, self.namespace),
-                                    received=req(t.grad, snapshot=True)))
+                events.append(Event(k, "retain_grad", ids[gf], _label_for(t, self.namespace),
+                                    req(t.grad, snapshot=True)))
             except Exception:
                 pass
         events.sort(key=lambda e: e.step)
         run.events = events
         node_events = [e for e in events if e.kind in ("node_prehook", "node_hook") and e.node]
         if node_events:  # badges: the user's node hooks we saw firing
-            g = self.trace.graph(run.graph) if self.trace.graphs else None
-            if g is not None:
-                by_id = {nd.id: nd for nd in g.nodes}
-                for e in node_events:
-                    nd = by_id.get(e.node)
-                    if nd is not None and e.name and e.name not in nd.hooks:
-                        nd.hooks.append(e.name)
+            by_id = {nd.id: nd for nd in g.nodes}
+            for e in node_events:
+                nd = by_id.get(e.node)
+                if nd is not None and e.name and e.name not in nd.hooks:
+                    nd.hooks.append(e.name)
         if kind == "backward":
-            for n in nodes:
-                i = pos[n]
-                if i in step_of and type(n).__name__ == "AccumulateGrad":
+            leaf_grads = run.leaf_grads
+            for i in self._leaves(g, nodes):
+                n = nodes[i]
+                if n in step_of:
                     try:
                         gr = n.variable.grad
                     except Exception:
                         gr = None
                     if gr is not None:
-                        run.leaf_grads[ids[n]] = req(gr, snapshot=True)
-        elif ok and result is not None:
+                        leaf_grads[ids[n]] = req(gr, snapshot=True)
+        elif exc is None and result is not None:
             try:
                 run.results = [req(r, snapshot=True) if isinstance(r, torch.Tensor) else None for r in result]
             except Exception:
@@ -498,27 +619,204 @@ class Recorder:
         self.trace.backward_runs.append(run)
         summ.flush()
 
+    # -- gradients changed in place by a user hook ---------------------------
+    def _freeze_changed(self, act: _Active) -> None:
+        """Steps recorded before a user hook changed a gradient in place keep
+        the summary from before the change (see _after_user)."""
+        # per tensor: [(mark, summary before the change)], in order
+        cuts: dict = {}
+        for mark, x, s in act.changed:
+            cuts.setdefault(id(x), (x, []))[1].append((mark, s))
+        act.changed = cuts  # type: ignore[assignment]
 
-_keys = itertools.count(-1, -1)  # our hook keys: negative, never a RemovableHandle id
+    def _apply_changed(self, act: _Active, steps: list) -> None:
+        cuts = act.changed
+        for k, (n, gi, go) in enumerate(act.raw):
+            for grads, out in ((go, steps[k].grad_outputs), (gi, steps[k].grad_inputs)):
+                for j, x in enumerate(grads):
+                    c = cuts.get(id(x)) if x is not None else None
+                    if c is None or c[0] is not x:
+                        continue
+                    for mark, s in c[1]:
+                        if k < mark:
+                            out[j] = s
+                            break
+
+    # -- a node that failed --------------------------------------------------
+    def _failed_step(self, run, g, ids, nodes, act, exc, step_of, partial_graph) -> None:
+        """The step of the node that raised (see the module docstring)."""
+        run.error = ErrorInfo(type=type(exc).__name__, message=str(exc),
+                              line=_user_line(exc, self.filename))
+        if not isinstance(exc, Exception):
+            return  # KeyboardInterrupt, SystemExit: not a node's failure
+        fail = act.failure
+        if fail is None:
+            fail = _failure_from_traceback(exc, act, self.summ)
+        if fail is None and not partial_graph:
+            n = _next_ready(g, nodes, ids, step_of)
+            if n is not None:
+                fail = {"node": ids[n], "error": _error_text(exc), "grad_outputs": [], "grad_inputs": []}
+        if fail is None:
+            return
+        steps = run.steps
+        steps.append(Step(len(steps), fail["node"], list(fail["grad_outputs"]), list(fail["grad_inputs"]),
+                          fail["error"]))
+
+
+_tensor_types = (torch.Tensor,)
+
+
+def node_hook_names(nodes) -> dict:
+    """{node: [names of the user's hooks registered on it with
+    node.register_prehook / register_hook]}: torch keeps no readable list of a
+    C++ node's Python hooks, so each node is asked to register a hook while
+    the function torch registers through is swapped for a probe that only
+    reads the node's existing hook dict (prehooks first, then post-hooks)."""
+    out: dict = {}
+    found: list = []
+
+    def probe(backward_hooks, hook):
+        found.append(backward_hooks)
+        # A node without a dict gets an empty one (nothing to call).
+        return (backward_hooks if backward_hooks is not None else OrderedDict()), None
+
+    old = _HookMixin.__dict__.get("_register_hook")
+    if old is None:
+        return out
+    _HookMixin._register_hook = staticmethod(probe)
+    try:
+        for n in nodes:
+            names: list = []
+            for reg in (n.register_prehook, n.register_hook):
+                found.clear()
+                try:
+                    reg(_noop)
+                except Exception:
+                    continue
+                d = found[0] if found else None
+                if not d:
+                    continue
+                for v in list(d.values()):
+                    if getattr(v, "_agv_own", False):
+                        continue
+                    nm = getattr(v, "_agv_hook_name", None) or _hook_name(v)
+                    if nm not in names:
+                        names.append(nm)
+            if names:
+                out[n] = names
+    finally:
+        _HookMixin._register_hook = old
+    return out
+
+
+def _noop(*args):
+    return None
+
+
+def _failure_from_traceback(exc, act: _Active, summ) -> Optional[dict]:
+    """A custom autograd.Function whose backward raised: its frame (in the
+    traceback) has the node as its first argument (ctx), then the gradients."""
+    tb = exc.__traceback__
+    found = None
+    ids = act.ids
+    while tb is not None:
+        f = tb.tb_frame
+        co = f.f_code
+        if co.co_argcount >= 1:
+            try:
+                loc = f.f_locals
+                first = loc.get(co.co_varnames[0])
+                nid = ids.get(first) if first is not None else None
+            except Exception:
+                nid = None
+            if nid is not None:
+                grads = [loc.get(v) for v in co.co_varnames[1:co.co_argcount]]
+                if co.co_flags & 0x04:  # *args
+                    va = loc.get(co.co_varnames[co.co_argcount + co.co_kwonlyargcount])
+                    if isinstance(va, tuple):
+                        grads.extend(va)
+                found = (nid, grads)  # innermost wins
+        tb = tb.tb_next
+    if found is None:
+        return None
+    nid, grads = found
+    go = []
+    for x in grads:
+        try:
+            go.append(summ.summarize(x) if isinstance(x, torch.Tensor) else None)
+        except Exception:
+            go.append(None)
+    return {"node": nid, "error": _error_text(exc), "grad_outputs": go, "grad_inputs": []}
+
+
+def _next_ready(g, nodes, ids, step_of) -> Optional[Any]:
+    """The node the engine would run next: of the nodes whose consumers
+    have all run, the one its ready queue puts first (AccumulateGrad, then
+    the highest sequence number). Meaningful for a backward over the whole
+    graph (no `inputs=`, not autograd.grad) on one device."""
+    waiting: dict = {}  # node id -> consumers not yet run
+    ran = {ids[n] for n in step_of}
+    for e in g.edges:
+        if e.dst not in ran:
+            waiting[e.src] = waiting.get(e.src, 0) + 1
+    best, best_key = None, None
+    for n in nodes:
+        nid = ids[n]
+        if nid in ran or waiting.get(nid):
+            continue
+        try:
+            key = (type(n).__name__ == "AccumulateGrad", n._sequence_nr())
+        except Exception:
+            continue
+        if best_key is None or key > best_key:
+            best, best_key = n, key
+    return best
+
+
+def _error_text(exc: BaseException) -> str:
+    msg = str(exc)
+    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+
+
+def _user_line(exc: BaseException, filename: Optional[str]) -> Optional[int]:
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if filename is not None and tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 def _remove_own(entries) -> None:
-    for d, key in entries:
+    """Delete our entry from each node's hook dict."""
+    for d in entries:
         try:
-            del d[key]
+            if isinstance(d, _Handle):
+                d.remove()
+            else:
+                del d[_OWN_KEY]
         except Exception:
             pass
     entries.clear()
 
 
-class _Remover:
-    __slots__ = ("entries",)
+class _Handle:
+    __slots__ = ("h",)
 
-    def __init__(self, entries):
-        self.entries = entries
+    def __init__(self, h):
+        self.h = h
 
     def remove(self):
-        _remove_own(self.entries)
+        self.h.remove()
+
+
+def _tensors(x) -> list:
+    if isinstance(x, torch.Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [v for v in x if isinstance(v, torch.Tensor)]
+    return []
 
 
 def _first_tensor(x):
@@ -529,10 +827,6 @@ def _first_tensor(x):
             if isinstance(v, torch.Tensor):
                 return v
     return None
-
-
-def _post(app, i, grad_inputs, grad_outputs):
-    app((i, grad_inputs, grad_outputs))
 
 
 def _hook_name(hook) -> str:

@@ -198,12 +198,29 @@ class Summarizer:
 
     def __init__(self, store: Optional[TensorStore] = None):
         self.store = store if store is not None else TensorStore()
-        # id(tensor) -> summary, for dedupe within one flush (the tensor is
-        # held in _pending so its id cannot be reused before the flush).
-        self._seen: dict[int, TensorSummary] = {}
-        self._pending: list = []
+        # memory key -> summary, for dedupe within one flush (every tensor
+        # behind a key is held until the flush, so the memory cannot be reused).
+        self._seen: dict = {}
+        self._pending: list = []  # queued tensors ...
+        self._psums: list = []  # ... and their summaries, in the same order
         self._hold: list = []
         self._by_id: dict = {}  # id(tensor) -> (summary, version)
+        # (dtype, device) -> (dtype name, device name)
+        self._meta: dict = {}
+
+    def _new(self, t) -> Optional[TensorSummary]:
+        """A summary with the metadata of `t` filled (values not yet)."""
+        try:
+            dt = t.dtype
+            dev = t.device
+            m = self._meta.get((dt, dev))
+            if m is None:
+                m = self._meta[(dt, dev)] = (dtype_name(dt), str(dev))
+            numel = t.numel()
+            return TensorSummary([*t.shape], m[0], m[1], [], numel > MAX_INLINE_VALUES, numel,
+                                 None, None, None, None, None, t.requires_grad, t.is_leaf)
+        except Exception:
+            return None
 
     def request(self, t, snapshot: bool = False) -> Optional[TensorSummary]:
         """Summary of `t` (values filled at the next flush). `snapshot`: the
@@ -221,36 +238,21 @@ class Summarizer:
         # The same memory seen as a different Python object (a saved weight
         # unpacked by every node that saved it) is summarised once.
         try:
-            key = (t.data_ptr(), t._version, t.dtype, t.shape, t.stride(), t.device)
+            version = t._version
+            key = (t.data_ptr(), version, t.dtype, t.shape, t.stride(), t.device)
         except Exception:
+            version = None
             key = id(t)
         s = self._seen.get(key)
         if s is not None:
-            try:
-                self._by_id[id(t)] = (s, t._version)
-                self._hold.append(t)
-            except Exception:
-                pass
+            self._by_id[id(t)] = (s, version)
+            self._hold.append(t)
             return s
-        try:
-            shape = list(t.shape)
-            numel = t.numel()
-            dev = t.device
-            dname = _DEVICE_NAMES.get(dev)
-            if dname is None:
-                dname = _DEVICE_NAMES[dev] = str(dev)
-            s = TensorSummary(
-                shape=shape, dtype=dtype_name(t.dtype), device=dname,
-                numel=numel, requires_grad=t.requires_grad, is_leaf=t.is_leaf,
-                truncated=numel > MAX_INLINE_VALUES,
-            )
-        except Exception:
+        s = self._new(t)
+        if s is None:
             return None
         self._seen[key] = s
-        try:
-            self._by_id[id(t)] = (s, t._version)
-        except Exception:
-            pass
+        self._by_id[id(t)] = (s, version)
         if snapshot:
             # The tensor may change in place later (a parameter, a .grad):
             # summarise it now; keep a copy for fetch only within the budget.
@@ -259,8 +261,34 @@ class Summarizer:
                 s.id = self.store.add(t.detach(), snapshot=True)
             self._hold.append(t)  # its id() stays unique until the flush
             return s
-        self._pending.append((t, s))
+        self._pending.append(t)
+        self._psums.append(s)
         return s
+
+    def request_many(self, tensors) -> list:
+        """[request(t) for t in tensors] for gradients that flowed in a
+        backward call: one summary per Python object (the engine hands the
+        same object to the node that produced it and the node that consumed
+        it); no memory-key dedupe (different gradients are different
+        memory). The tensors are held until the flush."""
+        by_id = self._by_id
+        out = []
+        app = out.append
+        for t in tensors:
+            if t is None:
+                app(None)
+                continue
+            e = by_id.get(id(t))
+            if e is not None and e[1] == t._version:
+                app(e[0])
+                continue
+            s = self._new(t)
+            if s is not None:
+                by_id[id(t)] = (s, t._version)
+                self._pending.append(t)
+                self._psums.append(s)
+            app(s)
+        return out
 
     def summarize(self, t, snapshot: bool = True) -> Optional[TensorSummary]:
         """Summary filled right away."""
@@ -290,76 +318,95 @@ class Summarizer:
         device (the gradients of an unrolled loop, typically) are stacked and
         summarised with a handful of batched torch ops instead of several ops
         per tensor; the rest one by one."""
-        pending = self._pending
+        pending, psums = self._pending, self._psums
         self._pending = []
+        self._psums = []
         self._seen = {}
         self._hold = []
         self._by_id = {}
+        if not pending:
+            return
         groups: dict = {}
         singles = []
-        for item in pending:
-            t, s = item
-            try:
-                if (0 < s.numel <= BATCH_MAX_NUMEL and t.layout == torch.strided and not t.is_meta
-                        and (t.dtype.is_floating_point or t.dtype in _INT_DTYPES or t.dtype == torch.bool)):
-                    groups.setdefault((t.dtype, t.device, tuple(s.shape)), []).append(item)
-                    continue
-            except Exception:
-                pass
-            singles.append(item)
-        for items in groups.values():
-            if len(items) < BATCH_MIN:
-                singles.extend(items)
-                continue
-            per = BATCH_BYTES // max(1, items[0][1].numel * items[0][0].element_size())
-            if per < 2:  # huge tensors: stacking would only copy them
-                singles.extend(items)
-                continue
-            for k in range(0, len(items), per):
-                chunk = items[k:k + per]
+        strided = torch.strided
+        ok_kind: dict = {}
+        with torch.no_grad():
+            for t, s in zip(pending, psums):
                 try:
-                    self._fill_batch(chunk)
+                    dt = t.dtype
+                    ok = ok_kind.get(dt)
+                    if ok is None:
+                        ok = ok_kind[dt] = dt.is_floating_point or dt in _INT_DTYPES or dt == torch.bool
+                    if ok and 0 < s.numel <= BATCH_MAX_NUMEL and t.layout == strided and not t.is_meta:
+                        k = (dt, t.device, t.shape)
+                        g = groups.get(k)
+                        if g is None:
+                            groups[k] = ([t], [s])
+                        else:
+                            g[0].append(t)
+                            g[1].append(s)
+                        continue
                 except Exception:
-                    singles.extend(chunk)
+                    pass
+                singles.append((t, s))
+            for ts, ss in groups.values():
+                n = len(ts)
+                if n < BATCH_MIN:
+                    singles.extend(zip(ts, ss))
+                    continue
+                per = BATCH_BYTES // max(1, ss[0].numel * ts[0].element_size())
+                if per < 2:  # huge tensors: stacking would only copy them
+                    singles.extend(zip(ts, ss))
+                    continue
+                for k in range(0, n, per):
+                    ct, cs = ts[k:k + per], ss[k:k + per]
+                    try:
+                        self._fill_batch(ct, cs)
+                    except Exception:
+                        singles.extend(zip(ct, cs))
         for t, s in singles:
             if s.truncated:
                 s.id = self.store.add(t.detach())
             self._fill(s, t)
 
-    def _fill_batch(self, items) -> None:
-        with torch.no_grad():
-            x = torch.stack([t.detach() for t, _ in items]).reshape(len(items), -1)
-            dt = x.dtype
-            small = x.shape[1] <= MAX_INLINE_VALUES
-            if small:
-                # Row reductions over a few elements are slow in torch;
-                # Python statistics on the values we need anyway are faster.
-                head = x.tolist()
-                kind = "f" if dt.is_floating_point else "i"
-                for (t, s), vals in zip(items, head):
-                    _fill_small(s, vals, kind)
-                return
-            if dt.is_floating_point:
-                xs = x if dt in (torch.float32, torch.float64) else x.float()
-                mn, mx = torch.aminmax(xs, dim=1)
-                st = torch.stack([mn, mx, xs.mean(1), torch.linalg.vector_norm(xs, dim=1)], 1).tolist()
-                floating = True
-            else:
-                xi = x.long() if dt == torch.bool else x
-                mn, mx = torch.aminmax(xi, dim=1)
-                st = torch.stack([mn, mx], 1).tolist()
-                floating = False
-            head = x[:, :MAX_INLINE_VALUES].tolist()
-        store = self.store
-        for (t, s), vals, row in zip(items, head, st):
-            s.values = vals
-            s.min = float(row[0])
-            s.max = float(row[1])
-            if floating:
-                s.mean = row[2]
-                s.norm = row[3]
-            if s.truncated:
-                s.id = store.add(t.detach())
+    def _fill_batch(self, ts: list, ss: list) -> None:
+        """Summaries of same-shaped tensors: one stack, reductions along rows,
+        one tolist for all the values and one for all the statistics.
+        (Under no_grad: the stack builds no graph.)"""
+        x = torch.stack(ts).reshape(len(ts), -1)
+        dt = x.dtype
+        floating = dt.is_floating_point
+        small = x.shape[1] <= MAX_INLINE_VALUES
+        if floating:
+            # Small tensors: statistics in float64, as the one-by-one path
+            # computes them in Python; large ones in their own precision
+            # (float32/64) as _fill_large does.
+            xs = x.double() if small else (x if dt in (torch.float32, torch.float64) else x.float())
+            st = torch.stack([xs.amin(1), xs.amax(1), xs.mean(1),
+                              torch.linalg.vector_norm(xs, dim=1)], 1)
+            if not small and xs.dtype != torch.float64:
+                st = st.double()
+        else:
+            xi = x.long() if dt == torch.bool else x
+            st = torch.stack([xi.amin(1), xi.amax(1)], 1).double()
+        st = st.tolist()
+        vals = (x if small else x[:, :MAX_INLINE_VALUES]).tolist()
+        if floating:
+            for s, v, (mn, mx, me, no) in zip(ss, vals, st):
+                s.values = v
+                s.min = mn
+                s.max = mx
+                s.mean = me
+                s.norm = no
+        else:
+            for s, v, (mn, mx) in zip(ss, vals, st):
+                s.values = v
+                s.min = mn
+                s.max = mx
+        if not small:
+            add = self.store.add
+            for t, s in zip(ts, ss):
+                s.id = add(t.detach())
 
 
 def summarize(t, store: Optional[TensorStore] = None) -> Optional[TensorSummary]:

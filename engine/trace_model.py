@@ -122,6 +122,10 @@ class Step:
     node: str
     grad_outputs: list[Optional[TensorSummary]] = field(default_factory=list)
     grad_inputs: list[Optional[TensorSummary]] = field(default_factory=list)
+    # Set when the node did not complete: "Type: message" of what it (or a
+    # hook of the user's on it) raised. Always the run's last step; what is
+    # known of its gradients is filled, the rest left empty.
+    error: Optional[str] = None
 
 
 @dataclass
@@ -139,6 +143,8 @@ class Event:
     received: Optional[TensorSummary] = None
     returned: Optional[TensorSummary] = None
     replaced: bool = False
+    # "Type: message" when the user's hook raised (the backward stopped there).
+    error: Optional[str] = None
 
 
 @dataclass
@@ -152,6 +158,8 @@ class BackwardRun:
     leaf_grads: dict[str, TensorSummary] = field(default_factory=dict)
     # For torch.autograd.grad: summaries of the returned gradients, in order.
     results: list[Optional[TensorSummary]] = field(default_factory=list)
+    # The exception the call raised (the script saw it unchanged), else None.
+    error: Optional["ErrorInfo"] = None
 
 
 @dataclass

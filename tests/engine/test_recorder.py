@@ -40,7 +40,18 @@ y.sum().backward()
     assert r.trace.error.type == "ValueError" and r.trace.error.message == str(exc)
     assert r.trace.error.line == 6
     assert len(r.trace.backward_runs) == 1  # the partial run is still recorded
-    assert [e.kind for e in r.trace.backward_runs[0].events] == []
+    run = r.trace.backward_runs[0]
+    g = r.trace.graph(run.graph)
+    ops = {n.id: n.op for n in g.nodes}
+    # the hook's firing is an event with the error, tied to the failed step of y's node
+    [ev] = run.events
+    assert (ev.kind, ev.name, ev.error) == ("tensor_hook", "bad", "ValueError: hook says no")
+    assert ev.received.values == [1.0, 1.0]
+    assert [ops[s.node] for s in run.steps] == ["SumBackward0", "MulBackward0"]
+    assert [s.error for s in run.steps] == [None, "ValueError: hook says no"]
+    assert run.steps[ev.step] is run.steps[-1] and ev.node == run.steps[-1].node
+    assert run.error.type == "ValueError" and run.error.message == "hook says no"
+    assert run.error.line == 6
 
 
 def test_register_hook_on_tensor_without_grad_raises_the_same():

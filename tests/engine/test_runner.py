@@ -236,8 +236,9 @@ def test_saved_values_are_read():
 
 
 def test_recorder_hooks_are_gone_after_the_run():
-    import functools
     import gc
+    import types
+    from collections import OrderedDict
 
     from autogradviz.engine import recorder
 
@@ -251,9 +252,12 @@ keep.sum().backward(retain_graph=True)
 """)
     assert len(r.trace.backward_runs) == 4
     gc.collect()
+    # our per-node hook (one function per recorded call) is gone, and so is
+    # its entry in every node's hook dict
     ours = [o for o in gc.get_objects()
-            if type(o) is functools.partial and o.func is recorder._post]
+            if type(o) is types.FunctionType and o.__dict__.get("_agv_own")]
     assert ours == []
+    assert not [o for o in gc.get_objects() if isinstance(o, OrderedDict) and recorder._OWN_KEY in o]
     # and the kept graph still runs as plain torch
     r.namespace["keep"].sum().backward()
     assert r.namespace["w"].grad.tolist() == [7.0, 7.0, 7.0]
