@@ -568,10 +568,12 @@ class Recorder:
         step_of: dict = {}  # node -> its step index
         if act.changed:
             self._freeze_changed(act)
-        many = summ.request_many
-        for k, (n, gi, go) in enumerate(raw):
-            steps.append(Step(k, ids.get(n, ""), many(go), many(gi)))
-            step_of[n] = k
+        k = 0
+        for nid, sgo, sgi in summ.request_grads(raw, ids):
+            steps.append(Step(k, nid, sgo, sgi))
+            k += 1
+        for k, e in enumerate(raw):
+            step_of[e[0]] = k
         if act.changed:
             self._apply_changed(act, steps)
         events = act.events

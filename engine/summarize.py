@@ -42,9 +42,13 @@ BATCH_MIN = 4
 # expanded gradients).
 BATCH_MAX_NUMEL = 4096
 BATCH_BYTES = 64 * 1024 * 1024
+# On the CPU, batches are stacked into one reused buffer of about this size:
+# the reductions then run in cache, and a fresh 100 MB stack would spend most
+# of its time in page faults.
+CPU_CHUNK_BYTES = 1024 * 1024
 
 _DTYPE_NAMES: dict = {}
-_DEVICE_NAMES: dict = {}
+_STRIDED = torch.strided
 
 
 def dtype_name(dtype) -> str:
@@ -102,6 +106,21 @@ class TensorStore:
         self._tensors[tid] = t
         self._bytes += nbytes
         return tid
+
+    def add_many(self, ts: list, ss: list) -> None:
+        """add() for gradients that will not change (no snapshot): sets each
+        summary's id."""
+        budget = self.budget
+        tensors = self._tensors
+        for t, s in zip(ts, ss):
+            nbytes = s.numel * t.element_size()
+            if self._bytes + nbytes > budget:
+                continue
+            self._n += 1
+            tid = f"t{self._n}"
+            tensors[tid] = t.detach() if t.requires_grad else t
+            self._bytes += nbytes
+            s.id = tid
 
     def get(self, tid: str):
         return self._tensors.get(tid)
@@ -201,24 +220,46 @@ class Summarizer:
         # memory key -> summary, for dedupe within one flush (every tensor
         # behind a key is held until the flush, so the memory cannot be reused).
         self._seen: dict = {}
-        self._pending: list = []  # queued tensors ...
-        self._psums: list = []  # ... and their summaries, in the same order
+        # queued: (dtype, device, shape) -> ([tensors], [summaries]) for
+        # tensors that can be summarised in a batch, and [(tensor, summary)]
+        self._groups: dict = {}
+        self._singles: list = []
         self._hold: list = []
         self._by_id: dict = {}  # id(tensor) -> (summary, version)
-        # (dtype, device) -> (dtype name, device name)
+        # (dtype, device) -> (dtype name, device name, batchable)
         self._meta: dict = {}
+        self._bufs: dict = {}  # dtype -> CPU stacking buffer (see CPU_CHUNK_BYTES)
 
-    def _new(self, t) -> Optional[TensorSummary]:
-        """A summary with the metadata of `t` filled (values not yet)."""
+    def _meta_of(self, dt, dev):
+        m = self._meta[(dt, dev)] = (
+            dtype_name(dt), str(dev),
+            (dt.is_floating_point or dt in _INT_DTYPES or dt == torch.bool) and dev.type != "meta")
+        return m
+
+    def _new(self, t, queue: bool) -> Optional[TensorSummary]:
+        """A summary with the metadata of `t` filled; with `queue`, `t` is
+        queued for the flush that fills its values."""
         try:
             dt = t.dtype
             dev = t.device
             m = self._meta.get((dt, dev))
             if m is None:
-                m = self._meta[(dt, dev)] = (dtype_name(dt), str(dev))
+                m = self._meta_of(dt, dev)
+            shape = t.shape
             numel = t.numel()
-            return TensorSummary([*t.shape], m[0], m[1], [], numel > MAX_INLINE_VALUES, numel,
-                                 None, None, None, None, None, t.requires_grad, t.is_leaf)
+            s = TensorSummary([*shape], m[0], m[1], [], numel > MAX_INLINE_VALUES, numel,
+                              None, None, None, None, None, t.requires_grad, t.is_leaf)
+            if queue:
+                if m[2] and 0 < numel <= BATCH_MAX_NUMEL and t.layout is _STRIDED:
+                    g = self._groups.get((dt, dev, shape))
+                    if g is None:
+                        self._groups[(dt, dev, shape)] = ([t], [s])
+                    else:
+                        g[0].append(t)
+                        g[1].append(s)
+                else:
+                    self._singles.append((t, s))
+            return s
         except Exception:
             return None
 
@@ -248,7 +289,7 @@ class Summarizer:
             self._by_id[id(t)] = (s, version)
             self._hold.append(t)
             return s
-        s = self._new(t)
+        s = self._new(t, not snapshot)
         if s is None:
             return None
         self._seen[key] = s
@@ -260,40 +301,54 @@ class Summarizer:
             if s.truncated:
                 s.id = self.store.add(t.detach(), snapshot=True)
             self._hold.append(t)  # its id() stays unique until the flush
-            return s
-        self._pending.append(t)
-        self._psums.append(s)
         return s
 
-    def request_many(self, tensors) -> list:
-        """[request(t) for t in tensors] for gradients that flowed in a
-        backward call: one summary per Python object (the engine hands the
-        same object to the node that produced it and the node that consumed
-        it); no memory-key dedupe (different gradients are different
-        memory). The tensors are held until the flush."""
+    def request_grads(self, raw, ids) -> list:
+        """[Step-like (node id, grad_outputs, grad_inputs) summaries] for the
+        (node, grad_inputs, grad_outputs) a backward call's post-hooks saw:
+        one summary per Python object (the engine hands the same object to
+        the node that produced it and to the node that consumed it); no
+        memory-key dedupe (different gradients are different memory). The
+        tensors are held (queued) until the flush."""
         by_id = self._by_id
+        get = by_id.get
+        new = self._new
         out = []
         app = out.append
-        for t in tensors:
-            if t is None:
-                app(None)
-                continue
-            e = by_id.get(id(t))
-            if e is not None and e[1] == t._version:
-                app(e[0])
-                continue
-            s = self._new(t)
-            if s is not None:
-                by_id[id(t)] = (s, t._version)
-                self._pending.append(t)
-                self._psums.append(s)
-            app(s)
+        for n, gi, go in raw:
+            sgo = []
+            for x in go:
+                if x is None:
+                    sgo.append(None)
+                    continue
+                e = get(id(x))
+                if e is not None and e[1] == x._version:
+                    sgo.append(e[0])
+                    continue
+                s = new(x, True)
+                if s is not None:
+                    by_id[id(x)] = (s, x._version)
+                sgo.append(s)
+            sgi = []
+            for x in gi:
+                if x is None:
+                    sgi.append(None)
+                    continue
+                e = get(id(x))
+                if e is not None and e[1] == x._version:
+                    sgi.append(e[0])
+                    continue
+                s = new(x, True)
+                if s is not None:
+                    by_id[id(x)] = (s, x._version)
+                sgi.append(s)
+            app((ids.get(n, ""), sgo, sgi))
         return out
 
     def summarize(self, t, snapshot: bool = True) -> Optional[TensorSummary]:
         """Summary filled right away."""
         s = self.request(t, snapshot=snapshot)
-        if s is not None and self._pending:
+        if s is not None and (self._groups or self._singles):
             self.flush()
         return s
 
@@ -318,62 +373,50 @@ class Summarizer:
         device (the gradients of an unrolled loop, typically) are stacked and
         summarised with a handful of batched torch ops instead of several ops
         per tensor; the rest one by one."""
-        pending, psums = self._pending, self._psums
-        self._pending = []
-        self._psums = []
+        groups, singles = self._groups, self._singles
+        self._groups = {}
+        self._singles = []
         self._seen = {}
         self._hold = []
         self._by_id = {}
-        if not pending:
-            return
-        groups: dict = {}
-        singles = []
-        strided = torch.strided
-        ok_kind: dict = {}
-        with torch.no_grad():
-            for t, s in zip(pending, psums):
-                try:
-                    dt = t.dtype
-                    ok = ok_kind.get(dt)
-                    if ok is None:
-                        ok = ok_kind[dt] = dt.is_floating_point or dt in _INT_DTYPES or dt == torch.bool
-                    if ok and 0 < s.numel <= BATCH_MAX_NUMEL and t.layout == strided and not t.is_meta:
-                        k = (dt, t.device, t.shape)
-                        g = groups.get(k)
-                        if g is None:
-                            groups[k] = ([t], [s])
-                        else:
-                            g[0].append(t)
-                            g[1].append(s)
+        if groups:
+            with torch.no_grad():
+                for (dt, dev, shape), (ts, ss) in groups.items():
+                    n = len(ts)
+                    if n < BATCH_MIN:
+                        singles.extend(zip(ts, ss))
                         continue
-                except Exception:
-                    pass
-                singles.append((t, s))
-            for ts, ss in groups.values():
-                n = len(ts)
-                if n < BATCH_MIN:
-                    singles.extend(zip(ts, ss))
-                    continue
-                per = BATCH_BYTES // max(1, ss[0].numel * ts[0].element_size())
-                if per < 2:  # huge tensors: stacking would only copy them
-                    singles.extend(zip(ts, ss))
-                    continue
-                for k in range(0, n, per):
-                    ct, cs = ts[k:k + per], ss[k:k + per]
-                    try:
-                        self._fill_batch(ct, cs)
-                    except Exception:
-                        singles.extend(zip(ct, cs))
+                    numel = ss[0].numel
+                    row = max(1, numel * ts[0].element_size())
+                    buf = None
+                    if dev.type == "cpu":
+                        per = max(BATCH_MIN, CPU_CHUNK_BYTES // row)
+                        buf = self._bufs.get(dt)
+                        if buf is None or buf.numel() < min(n, per) * numel:
+                            buf = self._bufs[dt] = torch.empty(
+                                max(CPU_CHUNK_BYTES // ts[0].element_size(), min(n, per) * numel), dtype=dt)
+                    else:
+                        per = BATCH_BYTES // row
+                        if per < 2:  # huge tensors: stacking would only copy them
+                            singles.extend(zip(ts, ss))
+                            continue
+                    for k in range(0, n, per):
+                        ct, cs = ts[k:k + per], ss[k:k + per]
+                        try:
+                            self._fill_batch(ct, cs, None if buf is None else
+                                             buf[:len(ct) * numel].view(len(ct), *shape))
+                        except Exception:
+                            singles.extend(zip(ct, cs))
         for t, s in singles:
             if s.truncated:
                 s.id = self.store.add(t.detach())
             self._fill(s, t)
 
-    def _fill_batch(self, ts: list, ss: list) -> None:
-        """Summaries of same-shaped tensors: one stack, reductions along rows,
-        one tolist for all the values and one for all the statistics.
-        (Under no_grad: the stack builds no graph.)"""
-        x = torch.stack(ts).reshape(len(ts), -1)
+    def _fill_batch(self, ts: list, ss: list, out=None) -> None:
+        """Summaries of same-shaped tensors: one stack (into `out` when
+        given), reductions along rows, one tolist for all the values and one
+        for all the statistics. (Under no_grad: the stack builds no graph.)"""
+        x = (torch.stack(ts) if out is None else torch.stack(ts, out=out)).reshape(len(ts), -1)
         dt = x.dtype
         floating = dt.is_floating_point
         small = x.shape[1] <= MAX_INLINE_VALUES
@@ -404,9 +447,7 @@ class Summarizer:
                 s.min = mn
                 s.max = mx
         if not small:
-            add = self.store.add
-            for t, s in zip(ts, ss):
-                s.id = add(t.detach())
+            self.store.add_many(ts, ss)
 
 
 def summarize(t, store: Optional[TensorStore] = None) -> Optional[TensorSummary]:
