@@ -11,11 +11,15 @@ module call while the script runs, no graph walks.
 AccumulateGrad nodes (leaves) have no meaningful sequence number; a parameter
 leaf gets its module from its name (`fc1.weight` -> `fc1`), see capture.py.
 
-Module paths: `named_modules()` names relative to the root module the user
-holds in the script's namespace (`encoder.layers.0.linear1`); with more than
-one root module in the namespace, paths are prefixed with the variable name.
-A module nobody holds gets its parent's path + attribute name, or, at the top,
-the variable name in the calling frame, or its class name.
+Module paths: the name the script gives the root module (its variable in
+the namespace, `name[i]` / `name['k']` inside a container) followed by the
+`named_modules()` path below it, dot-separated: `model` for the root itself,
+`model.encoder.layers.0.linear1` for a submodule, always (one root module or
+several), so a path's dotted prefixes are exactly its enclosing modules.
+Parameters and buffers are named the same way (`model.fc1.weight`; `fc1.weight`
+for `fc1 = nn.Linear(...)` at module level). A module nobody holds gets its
+parent's path + attribute name, or, at the top, the variable name in the
+calling frame, or its class name.
 """
 
 from __future__ import annotations
@@ -69,22 +73,16 @@ def namespace_module_paths(namespace: dict) -> tuple[dict[int, str], dict[int, s
             continue
         seen.add(id(m))
         top.append((name, m))
-    prefix = len(top) > 1
     mod_paths: dict[int, str] = {}
     param_names: dict[int, str] = {}
     keep: list = []
     for name, m in top:
         try:
             for sub_name, sm in m.named_modules():
-                if sub_name == "":
-                    path = name
-                else:
-                    path = f"{name}.{sub_name}" if prefix else sub_name
-                mod_paths.setdefault(id(sm), path)
+                mod_paths.setdefault(id(sm), f"{name}.{sub_name}" if sub_name else name)
                 keep.append(sm)
             for pname, p in list(m.named_parameters()) + list(m.named_buffers()):
-                qual = f"{name}.{pname}" if prefix else pname
-                param_names.setdefault(id(p), qual)
+                param_names.setdefault(id(p), f"{name}.{pname}")
                 keep.append(p)
         except Exception:
             pass

@@ -263,12 +263,13 @@ for step in range(3):
         assert [by_id[s.node].op for s in run.steps] == ref_orders[k]
         assert run.line == script.splitlines().index("    loss.backward()") + 1
         for name, ref in ref_grads[k].items():
-            node = next(n for n in g.nodes if n.label == name)
-            assert node.module == name.rsplit(".", 1)[0]
+            # parameters are named from the script's variable: model.0.weight
+            node = next(n for n in g.nodes if n.label == "model." + name)
+            assert node.module == "model." + name.rsplit(".", 1)[0]
             assert close(run.leaf_grads[node.id], ref)
         mods = {n.module for n in g.nodes if n.kind == "op"}
-        assert {"0", "1", "2"} <= mods
-        assert {n.module_class for n in g.nodes if n.module == "1"} == {"ReLU"}
+        assert {"model.0", "model.1", "model.2"} <= mods
+        assert {n.module_class for n in g.nodes if n.module == "model.1"} == {"ReLU"}
     # parameters after training equal torch's
     for (k, p), (k2, p2) in zip(result.namespace["model"].named_parameters(), model.named_parameters()):
         assert torch.equal(p, p2)

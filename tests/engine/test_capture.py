@@ -243,8 +243,9 @@ loss.backward()
     assert r.trace.error is None
     g = r.trace.graphs[0]
     labels = {n.label: n for n in g.nodes if n.label}
-    assert {"parts['sq']", "pair[0]", "weight", "bias", "x", "loss"} <= set(labels)
-    assert labels["weight"].module is None  # single root module: its own parameters
+    assert {"parts['sq']", "pair[0]", "net.weight", "net.bias", "x", "loss"} <= set(labels)
+    # a parameter belongs to the module that holds it, under the same path as that module's ops
+    assert labels["net.weight"].module == "net" and labels["net.weight"].module_class == "Linear"
     # the Linear's output is nobody's variable, but the module tracker saw it
     addmm = next(n for n in g.nodes if n.op == "AddmmBackward0")
     assert addmm.label is None and addmm.module == "net" and addmm.module_class == "Linear"
@@ -268,4 +269,4 @@ net(x).sum().backward()
     assert addmm.tensor is None  # its output was overwritten by the in-place ReLU
     net, x = r.namespace["net"], r.namespace["x"]
     assert relu.tensor.values == pytest.approx(net(x).reshape(-1).tolist())
-    assert relu.module == "1" and addmm.module == "0"
+    assert relu.module == "net.1" and addmm.module == "net.0"

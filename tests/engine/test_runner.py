@@ -175,20 +175,29 @@ out.backward()
 """)
     g = r.trace.graphs[0]
     mods = {(n.op, n.module) for n in g.nodes}
-    assert ("AddmmBackward0", "layers.0.linear1") in mods
-    assert ("AddmmBackward0", "layers.1.linear1") in mods
-    assert ("ReluBackward0", "layers.0") in mods
+    # paths start at the script's variable; dotted prefixes are the enclosing modules
+    assert ("AddmmBackward0", "encoder.layers.0.linear1") in mods
+    assert ("AddmmBackward0", "encoder.layers.1.linear1") in mods
+    assert ("ReluBackward0", "encoder.layers.0") in mods
     assert ("SumBackward0", "encoder") in mods
     cls = {n.module: n.module_class for n in g.nodes if n.module}
-    assert cls["layers.1.linear1"] == "Linear" and cls["layers.0"] == "Block"
-    assert {"layers.0.linear1.weight", "layers.1.linear1.bias"} <= {n.label for n in g.nodes}
+    assert cls["encoder.layers.1.linear1"] == "Linear" and cls["encoder.layers.0"] == "Block"
+    assert cls["encoder"] == "Enc"
+    enc = r.namespace["encoder"]
+    expected = {"encoder." + k for k, _ in enc.named_parameters()}
+    leaves = {n.label: n for n in g.nodes if n.kind == "leaf"}
+    assert set(leaves) == expected
+    for label, n in leaves.items():  # a parameter's module: its owner's path
+        assert n.module == label.rsplit(".", 1)[0]
+    paths = {"encoder" + ("." + k if k else "") for k, _ in enc.named_modules()}
+    assert {n.module for n in g.nodes if n.module} <= paths
     # one call number per module call, shared by the nodes made in it
     calls = {}
     for n in g.nodes:
         if n.kind == "op":
             calls.setdefault(n.module, set()).add(n.module_call)
-    assert len(calls["layers.0"]) == 1 and len(calls["layers.0.linear1"]) == 1
-    assert calls["layers.0"] != calls["layers.1"] and None not in calls["encoder"]
+    assert len(calls["encoder.layers.0"]) == 1 and len(calls["encoder.layers.0.linear1"]) == 1
+    assert calls["encoder.layers.0"] != calls["encoder.layers.1"] and None not in calls["encoder"]
 
 
 def test_labels_from_callers_frame():
