@@ -156,6 +156,98 @@ def transformer(blocks: int = 2, heads_ops: int = 6) -> Graph:
     return b.g
 
 
+def gpt(blocks: int = 2) -> Graph:
+    """A GPT-2-shaped graph: token and position embeddings, `blocks` blocks
+    nested three deep (h.{i}.attn.qkv ...) with two residual connections
+    each, a final LayerNorm and an LM head tied to the token embedding (one
+    leaf used in two modules far apart)."""
+    b = _B()
+
+    def linear(path, x, out=16, inp=16):
+        b.call += 1
+        kw = dict(module=path, cls="Linear", call=b.call)
+        t = b.node("TBackward0", **kw)
+        b.edge(b.leaf(f"{path}.weight", (out, inp), module=path, cls="Linear"), t)
+        v = b.node("ViewBackward0", **kw)
+        b.edge(x, v)
+        mm = b.node("AddmmBackward0", **kw)
+        b.edge(b.leaf(f"{path}.bias", (out,), module=path, cls="Linear"), mm, 0)
+        b.edge(v, mm, 1)
+        b.edge(t, mm, 2)
+        o = b.node("ViewBackward0", **kw)
+        b.edge(mm, o)
+        return o
+
+    def norm(path, x):
+        b.call += 1
+        n = b.node("NativeLayerNormBackward0", module=path, cls="LayerNorm", call=b.call)
+        b.edge(x, n, 0)
+        b.edge(b.leaf(f"{path}.weight", (16,), module=path, cls="LayerNorm"), n, 1)
+        b.edge(b.leaf(f"{path}.bias", (16,), module=path, cls="LayerNorm"), n, 2)
+        return n
+
+    wte = b.leaf("wte.weight", (100, 16))
+    b.call += 1
+    e1 = b.node("EmbeddingBackward0", module="wte", cls="Embedding", call=b.call)
+    b.edge(wte, e1)
+    b.call += 1
+    e2 = b.node("EmbeddingBackward0", module="wpe", cls="Embedding", call=b.call)
+    b.edge(b.leaf("wpe.weight", (8, 16)), e2)
+    x = b.node("AddBackward0")
+    b.edge(e1, x, 0)
+    b.edge(e2, x, 1)
+    for i in range(blocks):
+        base = f"h.{i}"
+        # a parent's call is numbered before its children's (forward pre-hooks)
+        b.call += 1
+        blk = b.call
+        y = norm(f"{base}.ln_1", x)
+        b.call += 1
+        kw = dict(module=f"{base}.attn", cls="Attention", call=b.call)
+        qkv = linear(f"{base}.attn.qkv", y, 48)
+        sp = b.node("SplitBackward0", **kw)
+        b.edge(qkv, sp)
+        q = b.node("TransposeBackward0", **kw)
+        k = b.node("TransposeBackward0", **kw)
+        v = b.node("TransposeBackward0", **kw)
+        for t in (q, k, v):
+            b.edge(sp, t)
+        att = b.node("BmmBackward0", **kw)
+        b.edge(q, att, 0)
+        b.edge(k, att, 1)
+        sm = b.node("SoftmaxBackward0", **kw)
+        b.edge(att, sm)
+        av = b.node("BmmBackward0", **kw)
+        b.edge(sm, av, 0)
+        b.edge(v, av, 1)
+        o = linear(f"{base}.attn.proj", av)
+        r1 = b.node("AddBackward0", module=base, cls="Block", call=blk)
+        b.edge(x, r1, 0)
+        b.edge(o, r1, 1)
+        y = norm(f"{base}.ln_2", r1)
+        b.call += 1  # the MLP module itself makes no node
+        f = linear(f"{base}.mlp.fc", y, 64)
+        b.call += 1
+        g = b.node("GeluBackward0", module=f"{base}.mlp.act", cls="GELU", call=b.call)
+        b.edge(f, g)
+        p = linear(f"{base}.mlp.proj", g, 16, 64)
+        r2 = b.node("AddBackward0", module=base, cls="Block", call=blk)
+        b.edge(r1, r2, 0)
+        b.edge(p, r2, 1)
+        x = r2
+    y = norm("ln_f", x)
+    b.call += 1
+    t = b.node("TBackward0", module="lm_head", cls="Linear", call=b.call)
+    b.edge(wte, t)  # tied weights
+    mm = b.node("MmBackward0", module="lm_head", cls="Linear", call=b.call, shape=(8, 100))
+    b.edge(y, mm, 0)
+    b.edge(t, mm, 1)
+    loss = b.node("NllLossBackward0", label="loss", shape=())
+    b.edge(mm, loss)
+    b.g.roots = [loss]
+    return b.g
+
+
 def random_dag(n: int = 2000, seed: int = 0, leaf_frac: float = 0.2, max_in: int = 3,
                locality: int = 30) -> Graph:
     """A random DAG of n nodes in creation order: each op consumes 1..max_in

@@ -17,6 +17,7 @@ import pytest
 from autogradviz.engine.layout import (LayoutCancelled, LayoutOptions, graphviz_backend,
                                        layout_graph, prepare)
 from autogradviz.engine.layout import synthetic as S
+from autogradviz.engine.trace_model import Edge, Graph, Node
 from autogradviz.engine.layout import text_metrics as tm
 
 
@@ -51,6 +52,106 @@ def check_layout(graph, result):
     # every trace edge is drawn once, or hidden inside one collapsed group box
     drawn = [i for e in result.edges for i in e.trace_edges]
     assert len(drawn) == len(set(drawn))
+    check_frames(result)
+
+
+def _nested(outer_id: str, inner_id: str) -> bool:
+    """Group ids extend their parent's id (`prepare`), so nesting is a prefix."""
+    return inner_id.startswith(outer_id + "/")
+
+
+def _intersect(a, b, eps=0.5) -> bool:
+    return (a.x < b.x + b.w - eps and b.x < a.x + a.w - eps
+            and a.y < b.y + b.h - eps and b.y < a.y + a.h - eps)
+
+
+def _inside(inner, outer, eps=0.5) -> bool:
+    return (outer.x - eps <= inner.x and inner.x + inner.w <= outer.x + outer.w + eps
+            and outer.y - eps <= inner.y and inner.y + inner.h <= outer.y + outer.h + eps)
+
+
+def check_frames(result):
+    """Module frames: an expanded group's frame holds its boxes and its child
+    frames; frames that are not nested never intersect, and no box
+    intersects the frame of a group it is not in."""
+    frames = [g for g in result.groups if not g.collapsed and g.members]
+    for g in frames:
+        assert g.w > 0 and g.h > 0, f"frame {g.id} has no size"
+        for v in (g.x, g.y, g.w, g.h):
+            assert math.isfinite(v)
+    for i, a in enumerate(frames):
+        for b in frames[i + 1:]:
+            if _nested(a.id, b.id):
+                assert _inside(b, a), f"frame {b.id} sticks out of its parent {a.id}"
+            elif _nested(b.id, a.id):
+                assert _inside(a, b), f"frame {a.id} sticks out of its parent {b.id}"
+            else:
+                assert not _intersect(a, b), (f"frames overlap: {a.id} {a.x, a.y, a.w, a.h} / "
+                                              f"{b.id} {b.x, b.y, b.w, b.h}")
+    if len(result.boxes) * len(frames) > 2_000_000:
+        return  # the pairwise check below would take too long
+    for bx in result.boxes:
+        for g in frames:
+            if bx.group is not None and (bx.group == g.id or _nested(g.id, bx.group)):
+                assert _inside(bx, g), f"box {bx.key} sticks out of its group {g.id}"
+            else:
+                assert not _intersect(bx, g), f"box {bx.key} overlaps the frame of {g.id}"
+
+
+def _seg_hits(x0, y0, x1, y1, b, shrink=1.0) -> bool:
+    """Does segment (x0,y0)-(x1,y1) pass through box b's interior (shrunk)?"""
+    lo_x, lo_y, hi_x, hi_y = b.x + shrink, b.y + shrink, b.x + b.w - shrink, b.y + b.h - shrink
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x0 - lo_x), (dx, hi_x - x0), (-dy, y0 - lo_y), (dy, hi_y - y0)):
+        if p == 0:
+            if q < 0:
+                return False
+        else:
+            r = q / p
+            if p < 0:
+                if r > t1:
+                    return False
+                t0 = max(t0, r)
+            else:
+                if r < t0:
+                    return False
+                t1 = min(t1, r)
+    return t1 - t0 > 1e-9
+
+
+def edges_through_boxes(result) -> list:
+    """(edge, box key) for every drawn edge that crosses a box other than its
+    own ends (polylines; splines are checked through their control polygon's
+    samples)."""
+    cell = 200.0
+    grid: dict = {}
+    for b in result.boxes:
+        for gx in range(int(b.x // cell), int((b.x + b.w) // cell) + 1):
+            for gy in range(int(b.y // cell), int((b.y + b.h) // cell) + 1):
+                grid.setdefault((gx, gy), []).append(b)
+    bad = []
+    for e in result.edges:
+        pts = e.points
+        if e.spline:
+            pts = [_bezier(pts[k:k + 4], s / 8) for k in range(0, len(pts) - 1, 3) for s in range(9)]
+        for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+            seen = set()
+            for gx in range(int(min(x0, x1) // cell), int(max(x0, x1) // cell) + 1):
+                for gy in range(int(min(y0, y1) // cell), int(max(y0, y1) // cell) + 1):
+                    for b in grid.get((gx, gy), ()):
+                        if b.key in seen or b.key in (e.src, e.dst):
+                            continue
+                        seen.add(b.key)
+                        if _seg_hits(x0, y0, x1, y1, b):
+                            bad.append((f"{e.src}->{e.dst}", b.key))
+    return bad
+
+
+def _bezier(p, t):
+    mt = 1 - t
+    return (mt ** 3 * p[0][0] + 3 * mt * mt * t * p[1][0] + 3 * mt * t * t * p[2][0] + t ** 3 * p[3][0],
+            mt ** 3 * p[0][1] + 3 * mt * mt * t * p[1][1] + 3 * mt * t * t * p[2][1] + t ** 3 * p[3][1])
 
 
 def assert_no_overlap(boxes):
@@ -83,6 +184,92 @@ def test_layout_invariants(name, engine):
     check_layout(g, r)
     assert r.engine
     assert r.seconds >= 0
+
+
+NESTED = {
+    "gpt3": (lambda: S.gpt(3), {"h.1", "h.0.attn"}),
+    "transformer3": (lambda: S.transformer(3), {"encoder.layers.1"}),
+    "rnn12": (lambda: S.rnn(12), {"cell"}),
+    "mlp3": (lambda: S.mlp(3), {"fc1"}),
+}
+
+
+def _all_paths(g):
+    paths = set()
+    for n in g.nodes:
+        if n.module:
+            parts = n.module.split(".")
+            paths |= {".".join(parts[: i + 1]) for i in range(len(parts))}
+    return paths
+
+
+def _nested_options(g, how, some):
+    if how == "expanded":  # every group open, every repeated call drawn
+        return dict(group="modules", collapsed=set(), unrolled=_all_paths(g))
+    if how == "some collapsed":
+        return dict(group="modules", collapsed=some, unrolled=_all_paths(g))
+    return dict(group="auto")
+
+
+@pytest.mark.parametrize("how", ["expanded", "some collapsed", "auto"])
+@pytest.mark.parametrize("engine", ["layered", "graphviz"])
+@pytest.mark.parametrize("name", list(NESTED))
+def test_module_frames_never_overlap(name, engine, how):
+    """Sibling module frames (GPT blocks, an RNN cell's unrolled calls) never
+    intersect, nested ones nest, and no box overlaps a frame it is not in
+    (check_frames, part of check_layout)."""
+    make, some = NESTED[name]
+    g = make()
+    r = layout_graph(g, LayoutOptions(engine=engine, **_nested_options(g, how, some)))
+    check_layout(g, r)
+    assert r.engine.startswith("layered" if engine == "layered" else "graphviz")
+    frames = [x for x in r.groups if not x.collapsed]
+    if how == "expanded":
+        assert len(frames) >= 3
+        if name == "gpt3":  # h > h.0 > h.0.attn > h.0.attn.qkv
+            assert any(x.module == "h.2.attn.qkv" for x in frames)
+            assert any(_nested("g:h", x.id) for x in frames)
+        if name == "rnn12":
+            assert sum(x.module == "cell" for x in frames) == 12
+
+
+@pytest.mark.parametrize("how", ["expanded", "some collapsed", "auto"])
+@pytest.mark.parametrize("name", list(NESTED) + ["dag2000", "rnn100 flat"])
+def test_layered_edges_go_around_boxes(name, how):
+    """Our layout routes every edge between boxes, never through one: stubs
+    inside a box's own column, dummy columns through ranks, straight lines
+    only across the gaps between ranks."""
+    if name == "dag2000":
+        g, some = S.random_dag(2000), set()
+    elif name == "rnn100 flat":
+        g, some = S.rnn(100), set()
+    else:
+        make, some = NESTED[name]
+        g = make()
+    opts = _nested_options(g, how, some) if name != "rnn100 flat" else dict(group="none")
+    r = layout_graph(g, LayoutOptions(engine="layered", **opts))
+    check_layout(g, r)
+    assert edges_through_boxes(r) == []
+
+
+def test_back_edges_after_collapsing_go_around_boxes():
+    """Collapsing a module whose nodes are interleaved with outside ops makes
+    a cycle (m -> b -> m); the reversed edge leaves and enters beside the
+    boxes, upwards, and crosses none."""
+    nodes = [Node("x0", "AccumulateGrad", "leaf", label="w")]
+    edges = []
+    prev = "x0"
+    for i in range(6):  # m.op_i -> outside_i -> m.op_{i+1} ...
+        nodes += [Node(f"m{i}", "MulBackward0", "op", module="m"), Node(f"o{i}", "AddBackward0", "op")]
+        edges += [Edge(prev, f"m{i}"), Edge(f"m{i}", f"o{i}")]
+        prev = f"o{i}"
+    g = Graph(id="cyc", nodes=nodes, edges=edges, roots=[prev])
+    r = layout_graph(g, LayoutOptions(engine="layered", group="modules", collapsed={"m"},
+                                      unrolled=set()))
+    assert len([b for b in r.boxes if b.kind == "group"]) == 1
+    check_layout(g, r)
+    assert edges_through_boxes(r) == []
+    assert any(e.points[-1][1] < e.points[0][1] for e in r.edges), "expected an upward (back) edge"
 
 
 @pytest.mark.parametrize("engine", ["graphviz", "layered"])

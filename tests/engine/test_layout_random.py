@@ -1,5 +1,7 @@
 """Property test: random autograd-shaped graphs with random module paths and
-calls always lay out validly and round-trip through grouping and rolling."""
+calls always lay out validly (no overlapping boxes or sibling frames; our
+layout's edges cross no box, even around the cycles collapsing makes) and
+round-trip through grouping and rolling."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 from autogradviz.engine.layout import LayoutOptions, layout_graph, prepare
 from autogradviz.engine.trace_model import Edge, Graph, Node
 
-from test_layout import _expanded_equals_original, check_layout
+from test_layout import _expanded_equals_original, check_layout, edges_through_boxes
 
 MODULES = [None, "a", "a.x", "a.y", "b", "b.x.z"]
 
@@ -39,7 +41,8 @@ def graphs(draw):
 def test_random_graphs_layered(g, group, per_use, collapsed, unrolled):
     r = layout_graph(g, LayoutOptions(engine="layered", group=group, per_use_leaves=per_use,
                                       collapsed=collapsed, unrolled=unrolled))
-    check_layout(g, r)
+    check_layout(g, r)  # boxes, routes, module frames never overlapping unless nested
+    assert edges_through_boxes(r) == []
     dg = prepare(g, group=group, per_use_leaves=per_use, collapsed=collapsed, unrolled=unrolled)
     drawn = sorted([i for e in dg.edges for i in e.trace_edges] + dg.internal_edges)
     assert drawn == list(range(len(g.edges)))
