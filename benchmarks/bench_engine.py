@@ -67,6 +67,17 @@ clock = time.process_time
 build = build_chain
 
 
+def timed_backward(loss) -> float:
+    """loss.backward(), timed. A function of its own: the recorder reads the
+    locals of the innermost frame in the calling file (for labels), and on
+    Python 3.11 that refreshes the frame's cached locals dict - which in
+    bench() would still hold the previous round's trace and graphs and free
+    them right then, inside the timed call."""
+    t0 = clock()
+    loss.backward()
+    return clock() - t0
+
+
 def count_nodes(root) -> int:
     seen, stack = set(), [root.grad_fn]
     while stack:
@@ -105,9 +116,7 @@ def bench(name, build, args) -> None:
     plain, recorded, cap, flush, rec_cap = [], [], [], [], []
     for i in range(args.repeat + 1):  # the first round warms up allocators/caches
         loss, ns = build(args.nodes)
-        t0 = clock()
-        loss.backward()
-        plain.append(clock() - t0)
+        plain.append(timed_backward(loss))
 
         loss, ns = build(args.nodes)
         trace = Trace()
@@ -126,9 +135,7 @@ def bench(name, build, args) -> None:
 
         recorder_mod.capture = timed_capture
         try:
-            t0 = clock()
-            loss.backward()
-            recorded.append(clock() - t0)
+            recorded.append(timed_backward(loss))
         finally:
             rec.remove()
             recorder_mod.capture = real_capture
@@ -148,6 +155,7 @@ def bench(name, build, args) -> None:
         assert len(g.nodes) == n
         cap.append(t1 - t0)
         flush.append(t2 - t1)
+        del g, state, names
         if i == 0:
             plain.clear(), recorded.clear(), cap.clear(), flush.clear(), rec_cap.clear()
 
