@@ -9,7 +9,7 @@ pytest.importorskip("torch")
 
 from autogradviz.engine.layout import LayoutOptions, layout_graph, prepare  # noqa: E402
 
-from test_layout import _expanded_equals_original, check_layout  # noqa: E402
+from test_layout import _expanded_equals_original, check_layout, edges_through_boxes  # noqa: E402
 
 MLP = """
 import torch
@@ -44,6 +44,60 @@ loss.backward()
 """
 
 
+GPT = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+W, V, T = 16, 50, 6
+
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(W, 3 * W)
+        self.proj = nn.Linear(W, W)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).split(W, dim=2)
+        att = (q @ k.transpose(-2, -1)).softmax(dim=-1)
+        return self.proj(att @ v)
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln_1, self.attn, self.ln_2 = nn.LayerNorm(W), Attention(), nn.LayerNorm(W)
+        self.mlp = nn.Sequential(nn.Linear(W, 4 * W), nn.GELU(), nn.Linear(4 * W, W))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(V, W), nn.Embedding(T, W)
+        self.h = nn.ModuleList(Block() for _ in range(3))
+        self.ln_f = nn.LayerNorm(W)
+        self.lm_head = nn.Linear(W, V, bias=False)
+        self.lm_head.weight = self.wte.weight
+
+    def forward(self, idx):
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
+        for block in self.h:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
+model = GPT()
+idx = torch.randint(0, V, (1, T))
+loss = F.cross_entropy(model(idx).view(-1, V), idx.view(-1))
+loss.backward()
+"""
+
+
 def graph_of(source):
     from autogradviz.engine.runner import run_script
 
@@ -54,7 +108,7 @@ def graph_of(source):
     return trace.graph(trace.backward_runs[0].graph)
 
 
-@pytest.mark.parametrize("name,source", [("mlp", MLP), ("transformer", TRANSFORMER),
+@pytest.mark.parametrize("name,source", [("mlp", MLP), ("transformer", TRANSFORMER), ("gpt", GPT),
                                          ("rnn20", RNN.format(steps=20)),
                                          ("rnn100", RNN.format(steps=100))])
 def test_real_models_lay_out(name, source):
@@ -135,3 +189,21 @@ def test_rnn_calls_from_module_call_match_inference():
     for nid, k in infer_calls(g)["cell"].items():
         inferred.setdefault(k, set()).add(nid)
     assert sorted(map(sorted, by_call.values())) == sorted(map(sorted, inferred.values()))
+
+
+@pytest.mark.parametrize("engine", ["layered", "graphviz"])
+def test_real_gpt_expanded_frames_and_routes(engine):
+    """The GPT-2 shape traced for real (nested modules three deep, residual
+    connections, a tied weight), every group expanded: sibling frames never
+    overlap, nested ones nest, no box overlaps another or a foreign frame
+    (check_layout), and our layout's edges cross no box."""
+    g = graph_of(GPT)
+    paths = {p for n in g.nodes if n.module
+             for p in (".".join(n.module.split(".")[: i + 1]) for i in range(n.module.count(".") + 1))}
+    r = layout_graph(g, LayoutOptions(engine=engine, group="modules", collapsed=set(), unrolled=paths))
+    check_layout(g, r)
+    frames = [x for x in r.groups if not x.collapsed]
+    mods = {x.module.removeprefix("model.") for x in frames}  # named by variable, or not
+    assert {"h.0", "h.1", "h.2", "h.2.attn.qkv"} <= mods
+    if engine == "layered":
+        assert edges_through_boxes(r) == []
