@@ -37,7 +37,7 @@ MAX_IMAGE_PIXELS = 120_000_000  # ~480 MB of RGBA
 MAX_PDF_SIDE = 14400.0  # pt (200 in): the PDF page size limit most readers keep
 MAX_GIF_SIDE = 1600  # px: GIFs are for slides; bigger graphs are scaled down
 GIF_FRAME_MS = 700
-MAX_GIF_FRAMES = 300  # longer runs are sampled evenly (first and last state kept)
+MAX_GIF_FRAMES = 300  # longer runs are sampled evenly (first and last step kept)
 GIF_LAST_FRAME_MS = 2500
 
 
@@ -205,14 +205,39 @@ def _qimage_to_pil(img: QImage):
     return Image.frombuffer("RGBA", (w, h), data, "raw", "RGBA", img.bytesPerLine(), 1).convert("RGB")
 
 
+CAPTION_PX = 20  # a strip under each GIF frame saying which step it shows
+
+
+def _captioned(scene, img: QImage, text: str) -> QImage:
+    """`img` with a caption strip below it. The caption also keeps two steps
+    that look alike (inside one collapsed group) from being merged into one
+    frame by the GIF writer, so frames == steps."""
+    out = QImage(img.width(), img.height() + CAPTION_PX, QImage.Format_ARGB32_Premultiplied)
+    out.fill(_background(scene))
+    p = QPainter(out)
+    try:
+        p.drawImage(0, 0, img)
+        st = getattr(scene, "style", None)
+        if st is not None:
+            p.setPen(QColor(st.text))
+            p.setFont(st.small_font())
+        p.setRenderHint(QPainter.TextAntialiasing, True)
+        p.drawText(QRectF(6, img.height(), max(1, img.width() - 12), CAPTION_PX),
+                   int(Qt.AlignLeft | Qt.AlignVCenter), text)
+    finally:
+        p.end()
+    return out
+
+
 def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRectF] = None,
               scale: float = 1.0, progress: Optional[Callable[[int, int], None]] = None,
               cancelled: Optional[Callable[[], bool]] = None,
               max_side: int = MAX_GIF_SIDE, max_frames: int = MAX_GIF_FRAMES) -> ExportInfo:
-    """One frame per state of backward run `run_index`: state 0 (before the
-    first step) through state n (after the last), so frames == steps + 1
-    (runs longer than `max_frames` are sampled evenly, with a note).
-    The scene's own step state is restored afterwards."""
+    """One frame per step of backward run `run_index`: frame k shows the
+    state after step k (the step just run highlighted, its gradients), so
+    frames == steps (runs longer than `max_frames` are sampled evenly, first
+    and last step kept, with a note). The scene's own step state is restored
+    afterwards."""
     from PIL import Image
 
     from autogradviz.engine import replay
@@ -221,9 +246,9 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
         raise ExportError(tr("no backward run {0} to animate (the trace has {1})").format(
             run_index, len(trace.backward_runs)))
     n = replay.step_count(trace, run_index)
-    ks = list(range(n + 1))
+    ks = list(range(1, n + 1)) or [0]
     if len(ks) > max_frames:
-        ks = sorted({round(i * n / (max_frames - 1)) for i in range(max_frames)})
+        ks = sorted({1 + round(i * (n - 1) / (max_frames - 1)) for i in range(max_frames)})
     old_state = getattr(scene, "state", None)
     frames = []
     s_used = scale
@@ -235,6 +260,7 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
             r = rect if rect is not None else content_rect(scene)
             img, s_used = render_image(scene, r, scale, max_side=max_side,
                                        max_pixels=max_side * max_side)
+            img = _captioned(scene, img, tr("step {0} of {1}").format(k, n))
             frames.append(_qimage_to_pil(img))
             if progress is not None:
                 progress(i + 1, len(ks))
@@ -259,7 +285,7 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
         out[0].save(tmp, format="GIF", save_all=True, append_images=out[1:], duration=durations,
                     loop=0, disposal=1)
     info = ExportInfo(path, "gif", W, H, frames=len(out), scale=s_used)
-    if len(ks) < n + 1:
+    if len(ks) < n:
         info.notes.append(tr("{0} steps: {1} frames, evenly sampled").format(n, len(ks)))
     if s_used < scale - 1e-9:
         info.notes.append(tr("frames scaled down to {0:.3g} (at most {1} px a side)").format(

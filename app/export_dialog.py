@@ -133,9 +133,9 @@ class ExportDialog(QDialog):
         if fmt == "gif":
             if self._has_run():
                 n = len(self.session.trace.backward_runs[run].steps)
-                self.state_label.setText(self.tr("Animates backward run {0}: {1} frames "
-                                                 "(before the first step, then one per step).")
-                                         .format(run + 1, n + 1))
+                self.state_label.setText(self.tr("Animates backward run {0}: {1} frames, "
+                                                 "one per step.")
+                                         .format(run + 1, n))
             else:
                 self.state_label.setText(self.tr("There is no backward run to animate."))
         elif fmt == "dot":
@@ -241,7 +241,7 @@ class ExportDialog(QDialog):
         copy = GraphScene(None, scene.style)
         copy.set_graph(scene.graph, scene.layout)
         copy.set_show_saved(getattr(scene, "show_saved", False))
-        self.progress.setRange(0, min(len(trace.backward_runs[run].steps) + 1, ex.MAX_GIF_FRAMES))
+        self.progress.setRange(0, max(1, min(len(trace.backward_runs[run].steps), ex.MAX_GIF_FRAMES)))
         self.progress.setValue(0)
         self.progress.show()
 

@@ -1,7 +1,7 @@
 """Export of every format (offscreen Qt), atomic writes, and `autogradviz export`.
 
-GIF frame count: one frame per replay state 0..n of the run (before the first
-step, then after each step), so frames == steps + 1.
+GIF frame count: one frame per backward step (frame k: the state after step
+k), so frames == steps.
 """
 
 from __future__ import annotations
@@ -105,8 +105,14 @@ def test_gif_one_frame_per_state(scene_and_trace, tmp_path):
     assert out.read_bytes()[:6] == b"GIF89a"
     n = replay.step_count(trace, 0)
     im = Image.open(out)
-    assert im.n_frames == n + 1 == info.frames
-    assert seen[-1] == (n + 1, n + 1)
+    assert n > 5 and im.n_frames == n == info.frames
+    assert seen[-1] == (n, n)
+    # each frame differs from the next: step k's highlight moves on
+    frames = []
+    for k in range(im.n_frames):
+        im.seek(k)
+        frames.append(im.convert("RGB").tobytes())
+    assert all(a != b for a, b in zip(frames, frames[1:]))
     # the scene is back in its previous (plain) state
     assert scene.state is None
 
@@ -202,15 +208,60 @@ def _cli(args, extra_env=None, **kw):
 
 
 def test_cli_exports_saved_trace_every_format(tmp_path):
+    """A saved trace.json instead of a script; each format is a valid file of
+    its kind: the SVG parses (with the boxes' text), PNG/PDF/GIF headers,
+    Graphviz reads the DOT back, the GIF has one frame per step."""
+    from PIL import Image
+
+    from autogradviz.engine.layout.graphviz_backend import run_dot
+
+    trace = S.trace_for(S.mlp(2))
+    steps = len(trace.backward_runs[0].steps)
     tr = tmp_path / "t.json"
-    tr.write_text(S.trace_for(S.mlp(2)).to_json())
+    tr.write_text(trace.to_json())
     for fmt in ("svg", "png", "pdf", "dot", "gif"):
         out = tmp_path / f"o.{fmt}"
         p = _cli([str(tr), "-o", str(out), "--theme", "dark"])
         assert p.returncode == 0, p.stderr
-        assert out.stat().st_size > 0
-    ET.parse(tmp_path / "o.svg")
+        assert f"wrote {out}" in p.stderr
+        assert _no_temp_left(tmp_path)
+    root = ET.parse(tmp_path / "o.svg").getroot()
+    assert root.tag.endswith("svg")
+    assert "AddmmBackward0" in (tmp_path / "o.svg").read_text(encoding="utf-8")
     assert (tmp_path / "o.png").read_bytes()[:8] == PNG_MAGIC
+    assert Image.open(tmp_path / "o.png").size[0] > 50
+    pdf = (tmp_path / "o.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-64:]
+    dot = (tmp_path / "o.dot").read_text(encoding="utf-8")
+    assert dot.count("->") > 0 and run_dot(dot, "json0", 30)
+    gif = tmp_path / "o.gif"
+    assert gif.read_bytes()[:6] == b"GIF89a"
+    assert Image.open(gif).n_frames == steps
+
+
+def test_gif_frames_equal_steps_when_steps_look_alike(qapp, tmp_path):
+    """Inside a collapsed group consecutive steps light up the same box; the
+    GIF writer would merge such frames, the step caption keeps them apart."""
+    from PIL import Image
+
+    from autogradviz.app import export as ex
+    from autogradviz.app.graph_scene import GraphScene
+    from autogradviz.app.graph_style import style_for
+    from autogradviz.engine import replay
+
+    g = S.transformer(2)
+    trace = S.trace_for(g)
+    layout = layout_graph(g, LayoutOptions(group="modules", collapsed={"encoder.layers.0",
+                                                                       "encoder.layers.1"}))
+    assert len(layout.boxes) < len(g.nodes) / 2
+    scene = GraphScene(None, style_for("light"))
+    scene.set_graph(g, layout)
+    out = tmp_path / "c.gif"
+    info = ex.export_scene(scene, str(out), trace=trace, run_index=0)
+    n = replay.step_count(trace, 0)
+    assert Image.open(out).n_frames == n == info.frames
+    scene.clear()
+    scene.deleteLater()
 
 
 def test_cli_export_without_system_dot(tmp_path):

@@ -73,7 +73,7 @@ def test_gif_of_current_run(qtbot, dialog, view, tmp_path):
     info = dialog.export_to(path)
     assert info is not None, dialog.message.text()
     n = len(view.session.trace.backward_runs[0].steps)
-    assert Image.open(path).n_frames == n + 1
+    assert Image.open(path).n_frames == n  # one frame per step
     # the view still shows the step the user was on
     assert view.graph_scene().state is not None and view.graph_scene().state.step == 2
 
