@@ -199,12 +199,149 @@ def test_dark_theme(qapp, tmp_path):
 
 
 # -- the command line -----------------------------------------------------------------------
-def _cli(args, extra_env=None, **kw):
+def _env(extra_env=None, unset=()):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     env.pop("DISPLAY", None)
+    for k in unset:
+        env.pop(k, None)
     env.update(extra_env or {})
-    return subprocess.run([sys.executable, "-m", "autogradviz", "export", *args],
-                          capture_output=True, text=True, env=env, timeout=240, **kw)
+    return env
+
+
+def _cli(args, extra_env=None, unset=(), command="export", **kw):
+    return subprocess.run([sys.executable, "-m", "autogradviz", command, *args],
+                          capture_output=True, text=True, env=_env(extra_env, unset), timeout=240, **kw)
+
+
+def _two_run_trace():
+    """A trace with two backward runs over two different graphs (an MLP of
+    two layers, then one of three)."""
+    first = S.trace_for(S.mlp(2))
+    g2 = S.mlp(3)
+    g2.id = "g1"
+    second = S.trace_for(g2)
+    run = second.backward_runs[0]
+    run.index = 1
+    first.graphs.append(g2)
+    first.backward_runs.append(run)
+    first.backward_calls = 2
+    return first
+
+
+def test_cli_run_step_theme_group_options(tmp_path):
+    from PIL import Image
+
+    tr = tmp_path / "two.json"
+    tr.write_text(_two_run_trace().to_json())
+
+    def svg(*args):
+        out = tmp_path / "o.svg"
+        p = _cli([str(tr), "-o", str(out), *args])
+        assert p.returncode == 0, p.stderr
+        return out.read_text(encoding="utf-8")
+
+    first, second = svg("--run", "0"), svg("--run", "1")
+    assert "fc2" not in first and "fc2" in second  # --run picks the run's graph
+    assert svg() == first  # default: the first run
+    assert svg("--run", "1", "--step", "3") != second  # the state after 3 steps
+    assert "(Linear)" in svg("--group", "modules")  # module frames, titled
+    assert "(Linear)" not in svg("--group", "none")
+    for theme, dark in (("dark", True), ("light", False)):
+        out = tmp_path / f"{theme}.png"
+        p = _cli([str(tr), "-o", str(out), "--theme", theme, "--scale", "1"])
+        assert p.returncode == 0, p.stderr
+        px = Image.open(out).convert("RGB").getpixel((2, 2))
+        assert (sum(px) < 200) == dark
+    p = _cli([str(tr), "-o", str(tmp_path / "x.svg"), "--run", "2"])
+    assert p.returncode == 2 and "--run 2" in p.stderr and "(0..1)" in p.stderr
+    p = _cli([str(tr), "-o", str(tmp_path / "x.svg"), "--theme", "blue"])
+    assert p.returncode == 2 and "invalid choice" in p.stderr
+    assert not (tmp_path / "x.svg").exists()
+
+
+def _message(stderr: str, command: str) -> list[str]:
+    """The error lines, without the `autogradviz COMMAND: ` prefix."""
+    prefix = f"autogradviz {command}: "
+    return [line[len(prefix):] for line in stderr.splitlines()
+            if line.startswith(prefix) and " note: " not in line and "timing:" not in line]
+
+
+@pytest.mark.parametrize("case", ["raises", "missing", "directory", "not utf-8", "bad timeout"])
+def test_cli_exit_codes_and_messages_match_trace(tmp_path, case):
+    """`autogradviz export` answers like `autogradviz trace`: 0 ok, 1 the
+    script raised (the graph built before is still written), 2 usage or an
+    unreadable file - with the same one-line message."""
+    script = tmp_path / "s.py"
+    extra = []
+    if case == "raises":
+        script.write_text("import torch\nx = torch.ones(2, requires_grad=True)\n"
+                          "(x * 2).sum().backward()\nraise ValueError('boom')\n")
+        code = 1
+    elif case == "missing":
+        code = 2
+    elif case == "directory":
+        script.mkdir()
+        code = 2
+    elif case == "not utf-8":
+        script.write_bytes(b"x = '\xff\xfe'\n")
+        code = 2
+    else:
+        script.write_text("x = 1\n")
+        extra = ["--timeout", "-3"]
+        code = 2
+    t = _cli([str(script), "-o", str(tmp_path / "t.json"), *extra], command="trace")
+    e = _cli([str(script), "-o", str(tmp_path / "e.svg"), *extra])
+    assert t.returncode == e.returncode == code, (t.stderr, e.stderr)
+    if case == "bad timeout":  # argparse's line names the option in both
+        assert "--timeout" in t.stderr and "--timeout" in e.stderr
+        return
+    assert _message(t.stderr, "trace") == _message(e.stderr, "export")
+    assert len(_message(e.stderr, "export")) == 1
+    assert (tmp_path / "e.svg").exists() == (case == "raises")
+
+
+def test_cli_ctrl_c_leaves_no_file(tmp_path):
+    """Ctrl+C while the script runs: exit 130, no output, no temporary file."""
+    import signal
+    import time
+
+    marker = tmp_path / "running"
+    script = tmp_path / "slow.py"
+    script.write_text(f"import time\nopen({str(marker)!r}, 'w').close()\ntime.sleep(60)\n")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "o.png"
+    proc = subprocess.Popen([sys.executable, "-m", "autogradviz", "export", str(script), "-o", str(out)],
+                            stderr=subprocess.PIPE, text=True, env=_env())
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert marker.exists(), "the script never started"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert os.listdir(out_dir) == []
+
+
+def test_cli_unwritable_path_is_one_clear_line(tmp_path):
+    tr = tmp_path / "t.json"
+    tr.write_text(S.trace_for(S.mlp(2)).to_json())
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    (tmp_path / "dir.svg").mkdir()
+    for target, words in ((str(afile / "o.svg"), "does not exist"),
+                          (str(tmp_path / "dir.svg"), "directory"),
+                          ("/proc/autogradviz-test.svg", "cannot write")):
+        p = _cli([str(tr), "-o", target])
+        assert p.returncode == 2, p.stderr
+        lines = _message(p.stderr, "export")
+        assert len(lines) == 1 and words in lines[0] and "cannot write" in lines[0], p.stderr
 
 
 def test_cli_exports_saved_trace_every_format(tmp_path):
@@ -269,8 +406,9 @@ def test_cli_export_without_system_dot(tmp_path):
     tr = tmp_path / "t.json"
     tr.write_text(S.trace_for(S.transformer(1)).to_json())
     out = tmp_path / "o.svg"
-    p = _cli([str(tr), "-o", str(out), "--layout", "graphviz"],
-             extra_env={"PATH": str(tmp_path / "empty-bin"), "AUTOGRADVIZ_GRAPHVIZ": "wasm"})
+    env = {"PATH": str(tmp_path / "empty-bin")}
+    p = _cli([str(tr), "-o", str(out), "--layout", "graphviz"], extra_env=env,
+             unset=["AUTOGRADVIZ_GRAPHVIZ"])
     assert p.returncode == 0, p.stderr
     assert "layered" not in p.stderr  # no fallback: Graphviz itself ran
     ET.parse(out)

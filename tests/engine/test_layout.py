@@ -539,3 +539,35 @@ def test_layout_in_a_thread_leaves_the_main_thread_running(engine):
         worst, last = max(worst, now - last), now
     t.join()
     assert worst < 0.5
+
+
+def _doctor(env_path: str):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PATH=env_path)
+    env.pop("AUTOGRADVIZ_GRAPHVIZ", None)
+    p = subprocess.run([sys.executable, "-m", "autogradviz", "doctor"], capture_output=True, text=True,
+                       env=env, timeout=180)
+    lines = {ln.split()[0]: ln.split(None, 1)[1] for ln in p.stdout.splitlines() if ln.split()}
+    return p, lines
+
+
+def test_doctor_names_the_graphviz_it_uses_its_version_and_cuda(tmp_path, monkeypatch):
+    """`autogradviz doctor`: which Graphviz (system dot or wasm), its version,
+    and whether CUDA is visible."""
+    p, lines = _doctor(str(tmp_path / "no-bin"))
+    assert "graphviz" in lines and "cuda" in lines, p.stdout + p.stderr
+    monkeypatch.setenv("AUTOGRADVIZ_GRAPHVIZ", "wasm")
+    wasm = graphviz_backend()
+    assert wasm.name == "wasm" and wasm.version
+    assert lines["graphviz"].startswith(f"wasm {wasm.version} (")
+    assert lines["cuda"].startswith(("available", "not available"))
+    # a system `dot` on PATH is preferred, and its own version is reported
+    fake = tmp_path / "bin" / "dot"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\nif [ "$1" = "-V" ]; then echo "dot - graphviz version 9.9.9 (0)" >&2; '
+                    'exit 0; fi\nexit 1\n')
+    fake.chmod(0o755)
+    p, lines = _doctor(str(fake.parent))
+    assert lines["graphviz"] == f"system dot 9.9.9 ({fake})", p.stdout
