@@ -14,7 +14,10 @@ For each: trace nodes, boxes drawn, and the time of
                the same picture as auto, time limit 60 s,
   layered    - our layered layout on the same picture,
   full       - the whole graph, nothing collapsed (group none; shared leaves
-               drawn per use): our layered layout, and Graphviz (time limit).
+               drawn per use): our layered layout, and Graphviz (time limit);
+  expanded   - every module group expanded (frames drawn), our layered
+               layout: its time, and its quality: pairs of module frames that
+               overlap without being nested, edges that pass through a box.
 Run: .venv/bin/python benchmarks/bench_layout.py [--quick]
 """
 
@@ -140,7 +143,61 @@ def bench_graph(name, g, gv_limit=30.0):
     t, r = timed(lambda: layout_graph(g, LayoutOptions(engine="graphviz", group="none",
                                                        time_limit_s=gv_limit)))
     row["full_gv"] = f"{t:.3f} s" if r.engine != "layered" else f">{gv_limit:g} s (timed out)"
+    # quality of our layout with every module group expanded (frames drawn)
+    paths = {".".join(n.module.split(".")[: i + 1]) for n in g.nodes if n.module
+             for i in range(n.module.count(".") + 1)}
+    if len(prepare(g, group="modules", collapsed=set(), unrolled=paths).nodes) <= 11000:
+        t, r = timed(lambda: layout_graph(g, LayoutOptions(engine="layered", group="modules",
+                                                           collapsed=set(), unrolled=paths)))
+        frames, overlaps, crossing = quality(r)
+        row["expanded"] = (f"{t:.3f} s, {len(r.boxes)} boxes, {frames} frames: {overlaps} overlapping, "
+                           f"{crossing} edges through boxes")
+    else:
+        row["expanded"] = "(skipped: > 11,000 boxes)"
     return row
+
+
+def quality(r):
+    """(expanded frames, pairs of frames that overlap without being nested,
+    edges that pass through a box other than their own ends)."""
+    frames = [x for x in r.groups if not x.collapsed and x.w > 0]
+
+    def meet(a, b):
+        return a.x < b.x + b.w - 0.5 and b.x < a.x + a.w - 0.5 and a.y < b.y + b.h - 0.5 and b.y < a.y + a.h - 0.5
+    overlaps = sum(1 for i, a in enumerate(frames) for b in frames[i + 1:]
+                   if not (a.id.startswith(b.id + "/") or b.id.startswith(a.id + "/")) and meet(a, b))
+    cell, grid = 200.0, {}
+    for b in r.boxes:
+        for gx in range(int(b.x // cell), int((b.x + b.w) // cell) + 1):
+            for gy in range(int(b.y // cell), int((b.y + b.h) // cell) + 1):
+                grid.setdefault((gx, gy), []).append(b)
+    crossing = 0
+    for e in r.edges:
+        hit = False
+        for (x0, y0), (x1, y1) in zip(e.points, e.points[1:]):
+            for gx in range(int(min(x0, x1) // cell), int(max(x0, x1) // cell) + 1):
+                for gy in range(int(min(y0, y1) // cell), int(max(y0, y1) // cell) + 1):
+                    for b in grid.get((gx, gy), ()):
+                        if b.key not in (e.src, e.dst) and _through(x0, y0, x1, y1, b):
+                            hit = True
+        crossing += hit
+    return len(frames), overlaps, crossing
+
+
+def _through(x0, y0, x1, y1, b, shrink=1.0):
+    lo_x, lo_y, hi_x, hi_y = b.x + shrink, b.y + shrink, b.x + b.w - shrink, b.y + b.h - shrink
+    t0, t1 = 0.0, 1.0
+    for p, q in ((x0 - x1, x0 - lo_x), (x1 - x0, hi_x - x0), (y0 - y1, y0 - lo_y), (y1 - y0, hi_y - y0)):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+        if t0 > t1:
+            return False
+    return t1 - t0 > 1e-9
 
 
 def main() -> int:
@@ -169,6 +226,10 @@ def main() -> int:
     for r in rows:
         print(f"{r['name']:24} {r['nodes']:>6} {r['boxes']:>6}  {r['auto']:28} {r['graphviz']:18} "
               f"{r['layered']:10} {r['full']:28} {r['full_gv']}")
+    print()
+    print("every module group expanded, our layered layout:")
+    for r in rows:
+        print(f"{r['name']:24} {r['expanded']}")
     return 0
 
 
