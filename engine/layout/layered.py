@@ -199,7 +199,13 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
             if key[0] == "g":
                 sub = levels[key[1]]
                 lv.w[j], lv.h[j] = sub.frame
-        _layout_level(lv, cancelled)
+        report = None
+        if len(lv.keys) >= 500:  # a big level says how far it got (a small one is quick)
+            base, span = done / total_nodes, len(lv.keys) / total_nodes
+
+            def report(f, m, base=base, span=span):
+                prog(0.05 + 0.8 * (base + span * f), m)
+        _layout_level(lv, cancelled, report)
         if lv.gid is not None:
             g = expanded[lv.gid]
             title = len(g.module or "") + len(g.module_class or "") + 8 + (4 if g.repeat > 1 else 0)
@@ -364,7 +370,7 @@ def _segment(lv: _Level, u: int, v: int, sx: float, sy: float, tx: float, ty: fl
     return pts
 
 
-def _layout_level(lv: _Level, cancelled) -> None:
+def _layout_level(lv: _Level, cancelled, report=None) -> None:
     """Ranks, order and x of one level's local nodes; sets lv.x (centres,
     content starting at 0), lv.rank, lv.top/rank_h (rank tops and heights,
     content starting at 0), lv.chains ((u, v) -> dummy [(x, rank)]),
@@ -390,6 +396,8 @@ def _layout_level(lv: _Level, cancelled) -> None:
         G.add_edges_from((b, a) if (a, b) in reversed_pairs else (a, b) for a, b in item_pairs)
     lv.reversed = reversed_pairs
     _check(cancelled)
+    if report:
+        report(0.05, "ranks")
 
     # -- 2. ranks ---------------------------------------------------------------------------
     topo = list(nx.topological_sort(G))
@@ -499,6 +507,8 @@ def _layout_level(lv: _Level, cancelled) -> None:
             for i, v in enumerate(layer):
                 pos[v] = float(i)
         _check(cancelled)
+        if report:
+            report(0.2 + 0.4 * (sweep + 1) / sweeps, "ordering")
 
     # -- 5. x coordinates ----------------------------------------------------------------------
     xc = [0.0] * total
@@ -536,6 +546,8 @@ def _layout_level(lv: _Level, cancelled) -> None:
             for v, x in zip(layer, _place(desired, weights, seps[r])):
                 xc[v] = x
         _check(cancelled)
+        if report:
+            report(0.6 + 0.4 * (it + 1) / x_passes, "placing")
 
     # -- extent, ranks' y ------------------------------------------------------------------------
     minx = min(xc[v] - vw[v] / 2 for v in range(total))
