@@ -205,11 +205,13 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
 
             def report(f, m, base=base, span=span):
                 prog(0.05 + 0.8 * (base + span * f), m)
-        _layout_level(lv, cancelled, report)
+        title_w = 0.0
         if lv.gid is not None:
             g = expanded[lv.gid]
-            title = len(g.module or "") + len(g.module_class or "") + 8 + (4 if g.repeat > 1 else 0)
-            inner_w = max(lv.width, title * TITLE_CHAR_W)
+            title_w = _title_width(g)
+        _layout_level(lv, cancelled, report, title_w)
+        if lv.gid is not None:
+            inner_w = max(lv.width, title_w)
             if inner_w > lv.width:  # centre the content under a long title
                 shift = (inner_w - lv.width) / 2
                 lv.x = [x + shift for x in lv.x]
@@ -333,6 +335,13 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
                         seconds=time.perf_counter() - t0, notes=list(dg.notes))
 
 
+def _title_width(g) -> float:
+    """Width of a frame's title ("▾ path (Class) ×N", drawn from the frame's
+    left edge plus 6) measured from the content's left edge, generously."""
+    chars = len(g.module or "") + len(g.module_class or "") + 5 + (5 if g.repeat > 1 else 0)
+    return chars * TITLE_CHAR_W + 6 - GROUP_PAD
+
+
 def _spread(cx: float, w: float, lst: list) -> list:
     lst.sort(key=lambda t: t[0])
     k = len(lst)
@@ -370,7 +379,7 @@ def _segment(lv: _Level, u: int, v: int, sx: float, sy: float, tx: float, ty: fl
     return pts
 
 
-def _layout_level(lv: _Level, cancelled, report=None) -> None:
+def _layout_level(lv: _Level, cancelled, report=None, title_w: float = 0.0) -> None:
     """Ranks, order and x of one level's local nodes; sets lv.x (centres,
     content starting at 0), lv.rank, lv.top/rank_h (rank tops and heights,
     content starting at 0), lv.chains ((u, v) -> dummy [(x, rank)]),
@@ -548,6 +557,16 @@ def _layout_level(lv: _Level, cancelled, report=None) -> None:
         _check(cancelled)
         if report:
             report(0.6 + 0.4 * (it + 1) / x_passes, "placing")
+
+    # -- in-ports right of the frame's title (edges enter beside it, not through it)
+    if ins and title_w > 0:
+        rest = [v for v in range(total) if vrank[v] != 0]
+        low = min((xc[v] - vw[v] / 2 for v in rest), default=0.0) + title_w + DUMMY_W
+        x = low
+        for v in layers[0]:
+            if xc[v] < x:
+                xc[v] = x
+            x = xc[v] + DUMMY_W + NODE_GAP
 
     # -- extent, ranks' y ------------------------------------------------------------------------
     minx = min(xc[v] - vw[v] / 2 for v in range(total))

@@ -17,6 +17,7 @@ import pytest
 from autogradviz.engine.layout import (LayoutCancelled, LayoutOptions, graphviz_backend,
                                        layout_graph, prepare)
 from autogradviz.engine.layout import synthetic as S
+from autogradviz.engine.layout.model import LayoutBox
 from autogradviz.engine.trace_model import Edge, Graph, Node
 from autogradviz.engine.layout import text_metrics as tm
 
@@ -250,6 +251,27 @@ def test_layered_edges_go_around_boxes(name, how):
     r = layout_graph(g, LayoutOptions(engine="layered", **opts))
     check_layout(g, r)
     assert edges_through_boxes(r) == []
+
+
+@pytest.mark.parametrize("name", ["gpt3", "transformer3", "rnn12"])
+def test_layered_edges_enter_frames_beside_their_titles(name):
+    """An edge into a module frame crosses its border right of the title
+    (the frame's title strip is also the click target that collapses it)."""
+    make, _ = NESTED[name]
+    g = make()
+    r = layout_graph(g, LayoutOptions(engine="layered", **_nested_options(g, "expanded", set())))
+    check_layout(g, r)
+    crossed = 0
+    for grp in r.groups:
+        if grp.collapsed:
+            continue
+        title = "\u25be " + grp.module + (f" ({grp.module_class})" if grp.module_class else "")
+        strip = LayoutBox("title", "op", None, grp.x, grp.y, 6 + 5.5 * len(title), 16)
+        for e in r.edges:
+            for (x0, y0), (x1, y1) in zip(e.points, e.points[1:]):
+                assert not _seg_hits(x0, y0, x1, y1, strip, shrink=0.0), (grp.module, e.src, e.dst)
+            crossed += any(abs(y - grp.y) < 0.5 and grp.x < x < grp.x + grp.w for x, y in e.points)
+    assert crossed  # edges do enter frames through their top border
 
 
 def test_back_edges_after_collapsing_go_around_boxes():
