@@ -129,7 +129,8 @@ def _load_trace(args) -> tuple[Optional[object], int, Optional[str]]:
             return None, 2, str(exc)
         _timing("worker ready (torch imported)")
         outcome = trace_file(src, device=args.device, timeout=args.timeout, client=client)
-        _timing("trace received")
+        dur = getattr(outcome.trace, "duration_s", None) if outcome.trace is not None else None
+        _timing("trace received" + (f" (the run in the worker: {dur:.2f} s)" if dur else ""))
     finally:
         # The trace is all we need from the worker. Its exit (freeing the
         # script's tensors takes the OS ~0.1-0.2 s) overlaps with our layout

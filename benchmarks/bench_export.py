@@ -84,11 +84,17 @@ _TIMING = re.compile(r"timing: (.*?) at ([\d.]+) s")
 def phases(stderr: str, wall: float) -> dict:
     """{phase: seconds} from the CLI's AUTOGRADVIZ_TIMINGS lines (time zero =
     launch of the process), plus the exit after the file was written."""
-    marks = [(m.group(1).split(" (")[0], float(m.group(2))) for m in _TIMING.finditer(stderr)]
+    marks = [(m.group(1), float(m.group(2))) for m in _TIMING.finditer(stderr)]
     out = {}
     prev = 0.0
     for name, t in marks:
-        out[name] = t - prev
+        run = re.search(r"the run in the worker: ([\d.]+) s", name)
+        name = name.split(" (")[0]
+        if run and name == "trace received":  # split: the script's run, then the trace's transfer
+            out["script run + recording"] = float(run.group(1))
+            out["trace to JSON, pipe, parse"] = t - prev - float(run.group(1))
+        else:
+            out[name] = t - prev
         prev = t
     out["process exit"] = wall - prev
     return out
@@ -110,10 +116,15 @@ def bench(name, source, tmp, repeat):
     with open(tv_script, "w") as f:
         f.write("device = 'cpu'\n" + source + TORCHVIZ_TAIL)
     tv_out = os.path.join(tmp, name + "_torchviz")
-    ours, tv, ratios, all_phases = [], [], [], []
+    plain_script = os.path.join(tmp, name + "_plain.py")
+    with open(plain_script, "w") as f:
+        f.write("device = 'cpu'\n" + source)
+    ours, tv, plain, ratios, all_phases = [], [], [], [], []
     last = p_tv = None
     for i in range(repeat):
         first_ours = i % 2 == 0  # alternate who goes first
+        dt, _ = run([sys.executable, plain_script])
+        plain.append(dt)
         for who in (("ours", "tv") if first_ours else ("tv", "ours")):
             if who == "ours":
                 if os.path.exists(ours_svg):
@@ -143,6 +154,8 @@ def bench(name, source, tmp, repeat):
     print(f"  torchviz {name}: median {median(tv):.2f} s wall over {repeat} runs "
           f"(min {min(tv):.2f}, max {max(tv):.2f}), exit {p_tv.returncode}, SVG valid={tv_ok}")
     print(f"           | {msg[:400]}")
+    print(f"  plain    {name}: median {median(plain):.2f} s wall (python SCRIPT: torch import + "
+          "the script, nothing drawn; the floor for both)")
     if tv_ok:
         print(f"  ratio per pair (ours/torchviz): {', '.join(f'{r:.2f}' for r in ratios)}")
     ratio = median(ratios) if tv_ok else None
