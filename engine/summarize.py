@@ -189,10 +189,24 @@ def _head(t):
     return x.reshape(-1)[:MAX_INLINE_VALUES]
 
 
+def _dense_order(t):
+    """A view of `t` with its dimensions in memory order, when that makes it
+    contiguous. Min, max, mean and norm do not depend on element order, and
+    reductions over a transposed view (a Linear's weight.t(), a tied embedding)
+    run up to 20x slower than over the same memory read in order."""
+    if t.dim() < 2 or t.is_contiguous():
+        return t
+    order = sorted(range(t.dim()), key=lambda d: (-t.stride(d), -t.shape[d]))
+    view = t.permute(order)
+    return view if view.is_contiguous() else t
+
+
 def _fill_large(s: TensorSummary, t, kind: str) -> None:
-    # Statistics straight on the tensor (any layout): no flattening copy.
+    # Statistics straight on the tensor (any layout): no flattening copy; the
+    # head (first values in logical order) comes from the tensor as the user sees it.
     with torch.no_grad():
         head = _head(t)
+        t = _dense_order(t)
         if kind == "f":
             x = t if t.dtype in (torch.float32, torch.float64) else t.float()
             mn, mx = torch.aminmax(x)
