@@ -223,8 +223,11 @@ class WorkerClient:
 
     def run(self, source: str, filename: str = "<editor>", device: str = "cpu",
             timeout: Optional[float] = DEFAULT_TIMEOUT,
-            on_output: Optional[OutputCallback] = None) -> RunOutcome:
+            on_output: Optional[OutputCallback] = None, steps: bool = True) -> RunOutcome:
         """Run `source` in the worker and wait for its trace.
+
+        steps=False: the worker records graphs but no backward steps (smaller
+        trace, less recording work; for drawing the plain graph).
 
         on_output(stream, text) is called (in this thread) as the script prints.
         Raises WorkerError only when no worker could be started.
@@ -236,7 +239,7 @@ class WorkerClient:
         deadline = None if timeout is None else t0 + timeout
         try:
             self._send({"type": "run", "id": rid, "source": source, "filename": filename,
-                        "device": device})
+                        "device": device, **({} if steps else {"steps": False})})
         except WorkerError:
             pass  # the process is gone; the loop below reports the crash
         while True:
@@ -482,7 +485,7 @@ def read_script(path: str) -> tuple[Optional[str], Optional[str]]:
 
 def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAULT_TIMEOUT,
                on_output: Optional[OutputCallback] = None,
-               client: Optional[WorkerClient] = None) -> TraceOutcome:
+               client: Optional[WorkerClient] = None, steps: bool = True) -> TraceOutcome:
     """Run the script at `path` in a worker and return its trace and exit code.
 
     exit 0: the script ran to the end. 1: it raised, timed out or killed the
@@ -500,7 +503,7 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     try:
         try:
             outcome = client.run(source, filename=path, device=device, timeout=timeout,
-                                 on_output=on_output)
+                                 on_output=on_output, steps=steps)
         except WorkerError as exc:
             return TraceOutcome(None, 2, str(exc))
     finally:

@@ -103,8 +103,12 @@ class _Active:
 
 class Recorder:
     def __init__(self, trace: Trace, state: CaptureState, namespace: dict,
-                 user_filename: Optional[str] = None, max_runs: int = MAX_RECORDED_RUNS):
+                 user_filename: Optional[str] = None, max_runs: int = MAX_RECORDED_RUNS,
+                 record_steps: bool = True):
         self.trace = trace
+        # False: capture each backward's graph but put no hook of ours on its
+        # nodes (no steps, no events) - for callers that only draw the graph.
+        self.record_steps = record_steps
         self.state = state
         self.summ = state.summ
         self.namespace = namespace
@@ -507,6 +511,8 @@ class Recorder:
             try:
                 self._finish(run, g, ids, nodes, act, result, kind, exc,
                              kind == "grad" or "inputs" in kwargs or len(args) >= 4)
+                if not self.record_steps:
+                    run.steps, run.events = [], []
             except Exception as e:
                 self.errors.append(f"recording failed: {type(e).__name__}: {e}")
             exc = None  # no cycle through the traceback
@@ -537,7 +543,9 @@ class Recorder:
 
         post._agv_own = True
         own = []
-        if self._orig.get("_register_hook") is not None:
+        if not self.record_steps:
+            pass
+        elif self._orig.get("_register_hook") is not None:
             # Fast path: our hook goes straight into each node's hook dict.
             self._own_hooks = own
             self._internal = True
@@ -604,9 +612,10 @@ class Recorder:
                     nd.hooks.append(e.name)
         if kind == "backward":
             leaf_grads = run.leaf_grads
+            every = not self.record_steps  # no steps: which leaves ran is unknown
             for i in self._leaves(g, nodes):
                 n = nodes[i]
-                if n in step_of:
+                if every or n in step_of:
                     try:
                         gr = n.variable.grad
                     except Exception:

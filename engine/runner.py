@@ -174,9 +174,12 @@ def error_info(exc: BaseException, filename: str) -> ErrorInfo:
 
 def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
                on_output: Optional[Callable[[str, str], None]] = None,
-               max_runs: Optional[int] = None) -> ScriptRun:
+               max_runs: Optional[int] = None, record_steps: bool = True) -> ScriptRun:
+    """Run `source` as __main__ and trace it. `record_steps=False`: graphs and
+    leaf_grads only, no per-step recording (cheaper, for drawing the graph)."""
     t0 = time.perf_counter()
-    trace = Trace(script=filename, device=device, torch_version=torch.__version__)
+    trace = Trace(script=filename, device=device, torch_version=torch.__version__,
+                  steps_recorded=record_steps)
     store = TensorStore()
     summ = Summarizer(store)
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins, "device": device}
@@ -211,7 +214,7 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     tracker = ModuleTracker(lambda: namespace, filename)
     state = CaptureState(summ, module_of=tracker.module_of)
     trace.graphs = state.graphs  # the same list: graphs appear as they are captured
-    recorder = Recorder(trace, state, namespace, user_filename=filename,
+    recorder = Recorder(trace, state, namespace, user_filename=filename, record_steps=record_steps,
                         **({"max_runs": max_runs} if max_runs is not None else {}))
     tracker_post = tracker._post
     state.module_calls = lambda: tracker._calls

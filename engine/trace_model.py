@@ -184,6 +184,10 @@ class Trace:
     # counted here but not recorded.
     backward_calls: int = 0
     runs_truncated: bool = False
+    # False when the run was asked not to record steps (`"steps": false` in the
+    # worker's run request, e.g. `autogradviz export` of the plain graph): the
+    # graphs, runs and leaf_grads are there, each run's steps and events are empty.
+    steps_recorded: bool = True
     stdout: str = ""
     stderr: str = ""
     error: Optional[ErrorInfo] = None

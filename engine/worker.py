@@ -254,6 +254,10 @@ class Worker:
         source = req.get("source")
         filename = req.get("filename") or "<editor>"
         device = req.get("device") or "cpu"
+        steps = req.get("steps", True)
+        if not isinstance(steps, bool):
+            self._protocol_error(rid, "run: 'steps' must be true or false")
+            return
         if not isinstance(source, str):
             self._protocol_error(rid, "run: 'source' must be a string")
             return
@@ -294,7 +298,8 @@ class Worker:
         try:
             from autogradviz.engine.runner import run_script
 
-            result = run_script(source, filename=filename, device=device, on_output=pump.write)
+            result = run_script(source, filename=filename, device=device, on_output=pump.write,
+                                record_steps=steps)
             self.last_run = result
             trace = result.trace
         except BaseException as exc:  # a bug of ours; the script's errors never land here

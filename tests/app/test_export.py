@@ -477,3 +477,18 @@ def test_long_runs_are_sampled(scene_and_trace, tmp_path):
     info = ex.write_gif(scene, trace, 0, str(out), max_frames=5)
     assert Image.open(out).n_frames == 5 == info.frames
     assert str(n) in info.notes[0]
+
+
+def test_only_gif_and_step_exports_ask_the_worker_for_steps():
+    import argparse
+
+    from autogradviz.app.export_cli import _needs_steps, add_export_arguments
+
+    parser = argparse.ArgumentParser()
+    add_export_arguments(parser)
+    need = lambda *argv: _needs_steps(parser.parse_args(list(argv)))  # noqa: E731
+    assert not need("s.py", "-o", "g.svg")
+    assert not need("s.py", "-o", "g.png", "--run", "1")
+    assert need("s.py", "-o", "g.svg", "--step", "3")
+    assert need("s.py", "-o", "steps.gif")
+    assert need("s.py", "-o", "anim.out", "--format", "gif")

@@ -44,6 +44,7 @@ def test_garbage_request_gets_protocol_error_and_worker_keeps_working(worker):
     for bad in ("this is not json", "[1, 2, 3]", '{"type": "launch-missiles", "id": 7}',
                 '{"type": "run", "id": 8, "source": 42}',
                 '{"type": "run", "id": 9, "source": "x = 1", "device": "tpu"}',
+                '{"type": "run", "id": 11, "source": "x = 1", "steps": "no"}',
                 '{"type": "fetch", "id": 10}'):
         worker.send_raw(bad)
         msg = worker.next_message(timeout=10)
