@@ -218,8 +218,11 @@ def _doctor() -> int:
         from autogradviz.engine.layout import graphviz_backend
 
         b = graphviz_backend()
-        line("graphviz", f"{getattr(b, 'name', b)} {getattr(b, 'version', '') or ''} "
-             f"({getattr(b, 'path', '') or '-'})".replace("  ", " "))
+        if getattr(b, "name", "") == "none":
+            line("graphviz", f"none ({getattr(b, 'detail', '') or 'not found'}); "
+                             "the built-in layered layout is used")
+        else:
+            line("graphviz", str(b))
     except Exception as exc:  # missing backend or layout module
         line("graphviz", f"not available ({type(exc).__name__}: {exc}); the built-in layout is used")
     from autogradviz.engine.client import WorkerClient, WorkerError

@@ -563,12 +563,14 @@ def test_layout_in_a_thread_leaves_the_main_thread_running(engine):
     assert worst < 0.5
 
 
-def _doctor(env_path: str):
+def _doctor(env_path: str, choice: str | None = None):
     import subprocess
     import sys
 
     env = dict(os.environ, PATH=env_path)
     env.pop("AUTOGRADVIZ_GRAPHVIZ", None)
+    if choice is not None:
+        env["AUTOGRADVIZ_GRAPHVIZ"] = choice
     p = subprocess.run([sys.executable, "-m", "autogradviz", "doctor"], capture_output=True, text=True,
                        env=env, timeout=180)
     lines = {ln.split()[0]: ln.split(None, 1)[1] for ln in p.stdout.splitlines() if ln.split()}
@@ -593,3 +595,6 @@ def test_doctor_names_the_graphviz_it_uses_its_version_and_cuda(tmp_path, monkey
     fake.chmod(0o755)
     p, lines = _doctor(str(fake.parent))
     assert lines["graphviz"] == f"system dot 9.9.9 ({fake})", p.stdout
+    # the system dot demanded but missing: says so, and what is used instead
+    p, lines = _doctor(str(tmp_path / "no-bin"), choice="system")
+    assert lines["graphviz"] == "none (no system dot); the built-in layered layout is used", p.stdout
