@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF,
 )
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem
 
 from autogradviz.engine.trace_model import TensorSummary
 
@@ -24,6 +24,11 @@ from .graph_style import GraphStyle, NodeLook
 
 def tr(text: str) -> str:
     return QCoreApplication.translate("GraphItems", text)
+
+
+# Below this zoom (scene units per pixel) box texts are not drawn: at 10-unit
+# text they would be under 4 px high, unreadable, and text is the costly part.
+LOD_TEXT = 0.4
 
 
 # -- formatting tensor summaries for small labels --------------------------------------
@@ -63,12 +68,21 @@ def summary_text(s: Optional[TensorSummary], max_values: int = 6) -> str:
 
 
 # -- node boxes ----------------------------------------------------------------------------
-class NodeItem(QGraphicsItem):
-    """One LayoutBox: a trace node (or a per-use copy of a leaf, or a group)."""
+class NodeItem(QGraphicsRectItem):
+    """One LayoutBox: a trace node (or a per-use copy of a leaf, or a group).
+
+    Built by the ten thousand for big graphs, so the constructor makes as few
+    PySide calls as it can: no z-value (the scene's node layer stacks them),
+    no cursor and no tooltip text until the first hover.
+
+    A QGraphicsRectItem (its rect = the area painted: box, glow, badges) only
+    so that `boundingRect` is answered in C++: Qt asks every item under a
+    layer for it on each paint and mouse move, and 30,000 calls into Python
+    made both take 20-30 ms on a big graph."""
 
     def __init__(self, box, look: NodeLook, style: GraphStyle, *, retain: bool = False,
                  hooks: bool = False, tooltip=""):
-        super().__init__()
+        super().__init__(-14, -10, box.w + 24, box.h + 16)
         self.box = box
         self.key = box.key
         self.node_id = box.node if box.node is not None else box.copy_of
@@ -84,20 +98,11 @@ class NodeItem(QGraphicsItem):
         self._rect = QRectF(0, 0, box.w, box.h)
         self.setPos(box.x, box.y)
         self.setAcceptHoverEvents(True)
-        self.setCursor(Qt.PointingHandCursor)
         # text, or a function making it on first hover (10,000 boxes build faster)
         self._tip = tooltip
-        if isinstance(tooltip, str):
+        if isinstance(tooltip, str) and tooltip:
             self.setToolTip(tooltip)
-        self.setZValue(2)
-
-    def boundingRect(self) -> QRectF:
-        return self._rect.adjusted(-14, -10, 10, 6)
-
-    def shape(self) -> QPainterPath:
-        p = QPainterPath()
-        p.addRect(self._rect)
-        return p
+        self._cursor_set = False
 
     def set_flags(self, **kw) -> None:
         changed = False
@@ -113,6 +118,10 @@ class NodeItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
         st, look, r = self.style, self.look, self._rect
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        if lod < LOD_TEXT:
+            self._paint_small(painter)
+            return
         painter.setRenderHint(QPainter.Antialiasing, True)
         border = QColor(look.border)
         width = look.border_width
@@ -170,6 +179,25 @@ class NodeItem(QGraphicsItem):
             x0, y0 = r.left() - 11, r.top() + 5
             painter.drawPolyline(QPolygonF([QPointF(x0, y0), QPointF(x0 + 3, y0 + 3), QPointF(x0 + 8, y0 - 3)]))
 
+    def _paint_small(self, painter: QPainter) -> None:
+        """Zoomed out: text would be a grey smear, so only the box in its
+        colours (current/hovered borders kept); much cheaper to paint."""
+        st, look = self.style, self.look
+        if self.status == "current":
+            border, width = st.current, 4.0
+        elif self.hovered or self.lit:
+            border, width = st.edge_hover, 3.0
+        else:
+            border, width = look.border, look.border_width
+        fill = st.search_hit if self.search_hit else look.fill
+        painter.setBrush(fill)
+        painter.setPen(QPen(border, width))
+        painter.drawRect(self._rect)
+        if self.hooks or self.retain:
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(st.badge_hook if self.hooks else st.badge_retain)
+            painter.drawRect(QRectF(self._rect.right() - 12, self._rect.top() - 6, 12, 12))
+
     def _draw_shape(self, painter: QPainter, r: QRectF) -> None:
         if self.look.rounded:
             rad = min(r.height() / 2, 12)
@@ -179,6 +207,9 @@ class NodeItem(QGraphicsItem):
 
     # hover: the scene lights up inputs, outputs and copies
     def hoverEnterEvent(self, event) -> None:
+        if not self._cursor_set:  # the view shows it from this move on
+            self._cursor_set = True
+            self.setCursor(Qt.PointingHandCursor)
         if callable(self._tip):
             self.setToolTip(self._tip())
             self._tip = None
@@ -244,34 +275,42 @@ class GroupFrameItem(QGraphicsItem):
 
 
 # -- edges ------------------------------------------------------------------------------
-class EdgeItem(QGraphicsPathItem):
-    """A layout edge in forward direction (arrowhead at the consumer)."""
+class EdgeItem(QGraphicsRectItem):
+    """A layout edge in forward direction (arrowhead at the consumer).
 
-    def __init__(self, ledge, style: GraphStyle):
-        super().__init__()
+    The QPainterPath and the arrowhead are made on first use (paint, hit
+    test, label placement): a big graph builds 15,000 of these, and most are
+    never looked at closely. A QGraphicsRectItem over the edge's extent so
+    that `boundingRect` stays in C++ (see NodeItem)."""
+
+    def __init__(self, ledge, style: GraphStyle, rect: Optional[tuple] = None):
+        super().__init__(*(rect if rect is not None else edge_rect(ledge.points)))
         self.ledge = ledge
         self.style = style
         self.has_grad = False
         self.current = False
         self.lit = False
-        pts = [QPointF(float(x), float(y)) for x, y in ledge.points]
-        path = QPainterPath()
-        if pts:
-            path.moveTo(pts[0])
-            if ledge.spline and len(pts) >= 4:
-                i = 1
-                while i + 2 < len(pts):
-                    path.cubicTo(pts[i], pts[i + 1], pts[i + 2])
-                    i += 3
-            else:
-                for p in pts[1:]:
-                    path.lineTo(p)
-        self.setPath(path)
-        self.setZValue(1)
-        self._pts_tail = pts[-2:]
-        self._arrow = None  # made on first paint (building 10,000 edges stays fast)
-        self._br = path.controlPointRect().adjusted(-10, -10, 10, 10)
-        self._apply_pen()
+        self._path: Optional[QPainterPath] = None
+        self._arrow = None
+        self._pen = QPen(style.edge, 1.2)
+
+    def path(self) -> QPainterPath:
+        if self._path is None:
+            pts = [QPointF(float(x), float(y)) for x, y in self.ledge.points]
+            path = QPainterPath()
+            if pts:
+                path.moveTo(pts[0])
+                if self.ledge.spline and len(pts) >= 4:
+                    i = 1
+                    while i + 2 < len(pts):
+                        path.cubicTo(pts[i], pts[i + 1], pts[i + 2])
+                        i += 3
+                else:
+                    for p in pts[1:]:
+                        path.lineTo(p)
+            self._path = path
+            self._arrow = self._arrow_polygon(pts[-2:])
+        return self._path
 
     @staticmethod
     def _arrow_polygon(pts: list[QPointF]) -> QPolygonF:
@@ -309,25 +348,42 @@ class EdgeItem(QGraphicsPathItem):
             pen = QPen(st.edge_grad, 1.8)
         else:
             pen = QPen(st.edge, 1.2)
-        self.setPen(pen)
+        self._pen = pen
         self.update()
 
-    def boundingRect(self) -> QRectF:
-        return self._br
+    def pen(self) -> QPen:
+        return self._pen
 
     def shape(self) -> QPainterPath:
         return self.path()
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
-        if self._arrow is None:
-            self._arrow = self._arrow_polygon(self._pts_tail)
+        path = self.path()
+        pen = self._pen
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        if lod < LOD_TEXT and not (self.current or self.lit):
+            # zoomed out: a plain line, no antialiasing, no arrowhead
+            painter.setPen(QPen(pen.color(), 0))
+            painter.drawPath(path)
+            return
         painter.setRenderHint(QPainter.Antialiasing, True)
-        painter.setPen(self.pen())
+        painter.setPen(pen)
         painter.setBrush(Qt.NoBrush)
-        painter.drawPath(self.path())
-        painter.setBrush(self.pen().color())
-        painter.setPen(QPen(self.pen().color(), 1))
+        painter.drawPath(path)
+        painter.setBrush(pen.color())
+        painter.setPen(QPen(pen.color(), 1))
         painter.drawPolygon(self._arrow)
+
+
+def edge_rect(points) -> tuple:
+    """Bounding box of an edge's points (control points included), with room
+    for the pen and the arrowhead, as (x, y, w, h)."""
+    if not points:
+        return (0.0, 0.0, 0.0, 0.0)
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    x0, y0 = min(xs) - 10, min(ys) - 10
+    return (x0, y0, max(xs) + 10 - x0, max(ys) + 10 - y0)
 
 
 # -- labels and callouts ---------------------------------------------------------------------
@@ -387,11 +443,15 @@ class LabelItem(QGraphicsItem):
 
 
 class LayerItem(QGraphicsItem):
-    """Paints nothing; parent of all detailed items so they hide in one call."""
+    """Paints nothing; parent of all detailed items so they hide in one call.
+    Sub-layers (edges under boxes) stack their children without a z-value
+    on each of thousands of items."""
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, parent: Optional[QGraphicsItem] = None, z: float = 0.0):
+        super().__init__(parent)
         self.setFlag(QGraphicsItem.ItemHasNoContents, True)
+        if z:
+            self.setZValue(z)
 
     def boundingRect(self) -> QRectF:
         return QRectF()
@@ -400,16 +460,15 @@ class LayerItem(QGraphicsItem):
         pass
 
 
-class OverviewItem(QGraphicsItem):
-    """The whole graph as bulk-drawn rectangles and lines (zoomed far out).
+class OverviewData:
+    """What the overview draws, as plain Qt value objects (QRectF, QLineF).
 
-    Boxes are coloured by kind and replay status (current in the highlight
-    colour, pending faded), with a few QPainter calls for thousands of boxes.
-    """
+    Made in the layout's background thread for big graphs (no widgets, no
+    items: value types only), so the GUI thread can show the overview the
+    moment the layout arrives."""
 
-    def __init__(self, layout, style: GraphStyle):
-        super().__init__()
-        self.style = style
+    def __init__(self, layout):
+        from PySide6.QtCore import QLineF
         self.keys = []
         self.rects = []
         self.node_of = []
@@ -419,41 +478,80 @@ class OverviewItem(QGraphicsItem):
             self.rects.append(QRectF(b.x, b.y, b.w, b.h))
             self.node_of.append(b.node if b.node is not None else b.copy_of)
             self.kinds.append(b.kind)
-        from PySide6.QtCore import QLineF
         self.lines = []
         for e in layout.edges:
             if len(e.points) >= 2:
                 (x0, y0), (x1, y1) = e.points[0], e.points[-1]
                 self.lines.append(QLineF(x0, y0, x1, y1))
+        self.width = max(layout.width, 1.0)
+        self.height = max(layout.height, 1.0)
+
+
+class OverviewItem(QGraphicsItem):
+    """The whole graph as bulk-drawn rectangles and lines (zoomed far out).
+
+    Boxes are coloured by kind and replay status (current in the highlight
+    colour, pending faded), with a few QPainter calls for thousands of boxes.
+    """
+
+    def __init__(self, layout, style: GraphStyle, data: Optional[OverviewData] = None):
+        super().__init__()
+        self.style = style
+        d = data if data is not None else OverviewData(layout)
+        self.keys, self.rects, self.node_of, self.kinds = d.keys, d.rects, d.node_of, d.kinds
+        self.lines = d.lines
         self.status: dict = {}
-        self._br = QRectF(0, 0, max(layout.width, 1.0), max(layout.height, 1.0)).adjusted(-10, -10, 10, 10)
+        self._groups = None  # rects by (look, status), rebuilt when the status changes
+        self._br = QRectF(0, 0, d.width, d.height).adjusted(-10, -10, 10, 10)
         self.setZValue(10)
         self.setToolTip(tr("Overview of a large graph: zoom in to see the boxes' text and gradients."))
 
     def set_status(self, status: dict, changed) -> None:
+        same = status is self.status or (not changed and status == self.status)
         self.status = status
-        if self.isVisible():
-            self.update()
+        if not same:
+            self._groups = None
+            if self.isVisible():
+                self.update()
 
     def boundingRect(self) -> QRectF:
         return self._br
 
+    def _grouped(self):
+        if self._groups is None:
+            st = self.style
+            looks = {"leaf": st.leaf, "saved": st.saved,
+                     "group": NodeLook(st.group_fill, st.group_border, st.group_text)}
+            groups: dict = {}
+            status = self.status
+            for r, nid, kind in zip(self.rects, self.node_of, self.kinds):
+                look = looks.get(kind, st.op)
+                s = status.get(nid) if nid is not None else None
+                g = groups.get((kind, s))
+                if g is None:
+                    g = groups[(kind, s)] = (look, s, [])
+                g[2].append(r)
+            out = []
+            for look, s, rects in groups.values():
+                fill = QColor(st.current) if s == "current" else QColor(look.fill)
+                border = QColor(st.current) if s == "current" else QColor(look.border)
+                if s == "pending":
+                    fill.setAlphaF(st.pending_opacity)
+                    border.setAlphaF(st.pending_opacity)
+                # the current box last, on top
+                out.append((s == "current", fill, border, rects))
+            out.sort(key=lambda g: g[0])
+            self._groups = out
+        return self._groups
+
     def paint(self, painter: QPainter, option, widget=None) -> None:
         st = self.style
+        painter.setRenderHint(QPainter.Antialiasing, False)  # thousands of hairlines: fast
         painter.setPen(QPen(st.edge, 0))
         painter.drawLines(self.lines)
-        groups: dict = {}
-        status = self.status
-        for r, nid, kind in zip(self.rects, self.node_of, self.kinds):
-            look = st.leaf if kind == "leaf" else st.saved if kind == "saved" else st.op
-            s = status.get(nid) if nid is not None else None
-            groups.setdefault((id(look), s), (look, s, []))[2].append(r)
-        for look, s, rects in groups.values():
-            fill = QColor(st.current) if s == "current" else QColor(look.fill)
-            border = QColor(st.current) if s == "current" else QColor(look.border)
-            if s == "pending":
-                fill.setAlphaF(st.pending_opacity)
-                border.setAlphaF(st.pending_opacity)
+        for cur, fill, border, rects in self._grouped():
             painter.setBrush(fill)
-            painter.setPen(QPen(border, 0))
+            pen = QPen(border, 3 if cur else 0)
+            pen.setCosmetic(True)  # the running box stays visible however far out
+            painter.setPen(pen)
             painter.drawRects(rects)

@@ -9,6 +9,7 @@ renders this same scene offscreen, so the app and exported images look alike.
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Signal
@@ -22,7 +23,7 @@ from autogradviz.engine.trace_model import Event, Graph, Node
 from .graph_items import (
     EdgeItem, GroupFrameItem, LabelItem, LayerItem, NodeItem, OverviewItem, summary_text,
 )
-from .graph_style import GraphStyle, style_for
+from .graph_style import GraphStyle, NodeLook, style_for
 
 
 def tr(text: str) -> str:
@@ -86,6 +87,19 @@ def node_tooltip(node: Node, is_root: bool) -> str:
     return "<br>".join(parts)
 
 
+def group_tooltip(grp) -> str:
+    """What a collapsed group box is, and what clicking it does."""
+    title = grp.module + (f" ({grp.module_class})" if grp.module_class else "")
+    n = len(grp.members)
+    if grp.repeat > 1:
+        return tr("Module {0}, called {1} times, rolled into one box ({2} nodes). "
+                  "Click to unroll it: one box per call.").format(title, grp.repeat, n)
+    if grp.call is not None and grp.calls > 1:
+        return tr("Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; "
+                  "right-click to roll them back into one box.").format(title, grp.call + 1, grp.calls, n)
+    return tr("Module {0}: {1} nodes. Click to expand it.").format(title, n)
+
+
 def _overlap(a: QRectF, b: QRectF) -> float:
     r = a.intersected(b)
     return 0.0 if r.isEmpty() else r.width() * r.height()
@@ -109,6 +123,8 @@ class GraphScene(QGraphicsScene):
         # boxes; antialiased text is the costly part of a frame). Off for the
         # exporter, so that SVG/PDF get vector boxes, not pixmaps.
         self.item_cache = False
+        self._trash: list = []  # old layers being taken apart: [item, its items, done]
+        self._rect_set = False
         self._clear_maps()
 
     def _clear_maps(self) -> None:
@@ -131,6 +147,9 @@ class GraphScene(QGraphicsScene):
         self.overview_mode = False
         self.overview_locked = False
         self._grid: dict = {}
+        self._saved_items: list = []  # saved-tensor boxes and their edges
+        self._edge_layer = None
+        self._node_layer = None
         self.group_boxes: dict[str, NodeItem] = {}  # node id inside a collapsed group -> its box
         self._group_members: dict[str, list[str]] = {}  # group box key -> member node ids
 
@@ -140,47 +159,117 @@ class GraphScene(QGraphicsScene):
         for _ in self.build_steps(graph, layout):
             pass
 
-    def build_steps(self, graph: Optional[Graph], layout: Optional[LayoutResult], chunk: int = 400):
+    def build_steps(self, graph: Optional[Graph], layout: Optional[LayoutResult],
+                    state: Optional[StepState] = None, overview_data=None, chunk: int = 64):
         """Build the items, yielding every `chunk` items so that the GUI can
-        build a 10,000-box graph in slices without freezing (GraphView drives
-        this from a timer)."""
-        self.clear()
+        build a 10,000-box graph in time slices without freezing (GraphView
+        drives this from a timer and stops each slice after a few ms).
+
+        The first thing yielded after the old picture is hidden is the string
+        "overview" when a big graph's overview item is ready to be shown; the
+        old items are then removed in chunks too (removing 30,000 items at
+        once takes a few hundred ms). Items are made in the look of `state`
+        (statuses, edges that carry gradients), so that applying that state
+        afterwards touches only what differs."""
+        old_layer, old_overview = self.layer, self.overview
+        # the old lookup tables are dropped piece by piece below (freeing
+        # tables of 30,000 entries at once is itself a 20 ms pause)
+        old_maps = [self.node_items, self.key_items, self.edge_items, self.trace_edge_items,
+                    self.in_edges, self.out_edges, self._grid, self.group_boxes, self._group_members,
+                    self._nodes, self._saved_items, self.grad_labels, self.callouts]
         self._clear_maps()
+        if old_layer is not None:
+            old_layer.setVisible(False)
+        if old_overview is not None:
+            old_overview.setVisible(False)
         self.graph = graph
         self.layout = layout
         self.state = None
-        if graph is None or layout is None:
-            self.setSceneRect(QRectF(0, 0, 10, 10))
-            return
-        # every detailed item is a child of one layer: hiding the layer (the
-        # zoomed-out overview of a big graph) is one call, not 30,000
-        self.layer = LayerItem()
-        self.addItem(self.layer)
-        self.overview = None
-        if len(layout.boxes) >= OVERVIEW_MIN_BOXES:
-            self.overview = OverviewItem(layout, self.style)
-            self.overview.setVisible(False)
-            self.addItem(self.overview)
+        if graph is not None and layout is not None:
+            self._grow_scene_rect(self.wanted_rect())
+            # A fixed BSP depth for the items to come: left automatic, Qt
+            # rebuilds the whole index each time the item count passes a
+            # power of two (50-100 ms at once on a big graph, not sliceable).
+            n = len(layout.boxes) + len(layout.edges)
+            self.setBspTreeDepth(max(5, min(16, math.ceil(math.log2(n + 1)) + 1)) if n > 2000 else 0)
+            # every detailed item is a child of one layer: hiding the layer (the
+            # zoomed-out overview of a big graph) is one call, not 30,000
+            self.layer = LayerItem()
+            self.addItem(self.layer)
+            self._edge_layer = LayerItem(self.layer, 1)
+            self._node_layer = LayerItem(self.layer, 2)
+            if len(layout.boxes) >= OVERVIEW_MIN_BOXES:
+                self.overview = OverviewItem(layout, self.style, overview_data)
+                if state is not None:
+                    self.overview.set_status(state.status, ())
+                self.overview.setVisible(False)
+                self.addItem(self.overview)
+                yield "overview"
+        while old_maps:
+            old_maps.pop()
             yield 0
+        # the old picture goes, a chunk at a time (also what an interrupted
+        # build left behind)
+        for old in (old_overview, old_layer):
+            if old is not None:
+                self._trash.append([old, None, 0])
+        step = chunk * 8
+        while self._trash:
+            entry = self._trash[0]
+            old, kids, i = entry
+            if kids is None:
+                kids = entry[1] = []
+                for k in old.childItems():
+                    kids.extend(k.childItems())  # the sub-layers' items first
+                    kids.append(k)
+            if i < len(kids):
+                batch = kids[i:i + step]
+                kids[i:i + step] = [None] * len(batch)
+                entry[2] = i + step
+                for k in batch:
+                    k.setParentItem(None)
+                    self.removeItem(k)  # now owned by Python: freed with `batch`
+                del batch, k
+            else:
+                self._trash.pop(0)
+                if old.scene() is self:
+                    self.removeItem(old)
+                del entry, old, kids
+            yield 0
+        if graph is None or layout is None:
+            return
+        yield from self._build_items(graph, layout, state, chunk)
+
+    def _build_items(self, graph: Graph, layout: LayoutResult, state: Optional[StepState], chunk: int):
         nodes = {n.id: n for n in graph.nodes}
         self._nodes = nodes
         roots = set(graph.roots)
         st = self.style
+        status = state.status if state is not None else {}
+        edge_grads = state.edge_grads if state is not None else {}
         for g in layout.groups:
             if not g.collapsed:
                 gi = GroupFrameItem(g, st)
                 gi.setParentItem(self.layer)
                 self.group_items.append(gi)
         groups_by_id = {g.id: g for g in layout.groups}
+        group_look = NodeLook(st.group_fill, st.group_border, st.group_text, st.op.border_width,
+                              st.op.rounded, st.op.double)
+        node_layer, edge_layer, grid = self._node_layer, self._edge_layer, self._grid
+        cache = NodeItem.DeviceCoordinateCache if self.item_cache else None
         for bi, box in enumerate(layout.boxes):
-            if bi and bi % chunk == 0:
+            if bi % chunk == 0:
                 yield bi
             nid = box.node if box.node is not None else box.copy_of
             node = nodes.get(nid) if nid else None
+            grp = None
             if box.kind == "saved":
                 look, tip = st.saved, tr("Saved for backward by {0}").format(node.op if node else "?")
             elif box.kind == "group":
-                look, tip = st.op, tr("Collapsed module group. Click to expand it.")
+                look, tip = group_look, tr("Collapsed module group. Click to expand it.")
+                grp = groups_by_id.get(box.key)
+                if grp is not None:
+                    tip = group_tooltip(grp)
             elif node is not None and node.kind == "leaf":
                 special = node.retains_grad or bool(node.hooks)
                 look, tip = (st.leaf_special if special else st.leaf), (lambda n=node: node_tooltip(n, False))
@@ -188,18 +277,11 @@ class GraphScene(QGraphicsScene):
                 look, tip = st.output, (lambda n=node: node_tooltip(n, True))
             else:
                 look, tip = st.op, (lambda n=node: node_tooltip(n, False)) if node else ""
-            if box.kind == "group":
-                grp = groups_by_id.get(box.key)
-                from copy import copy
-                look = copy(look)
-                look.fill, look.border, look.text = st.group_fill, st.group_border, st.group_text
-                if grp is not None:
-                    tip = tr("Module {0}: {1} nodes. Click to expand it.").format(grp.module, len(grp.members))
             item = NodeItem(box, look, st,
                             retain=bool(node and node.retains_grad and box.kind != "saved"),
                             hooks=bool(node and node.hooks and box.kind != "saved"), tooltip=tip)
-            if self.item_cache:
-                item.setCacheMode(NodeItem.DeviceCoordinateCache)
+            if cache is not None:
+                item.setCacheMode(cache)
             if box.kind == "group":
                 item.node_id = None
                 members = list(grp.members) if grp is not None else []
@@ -210,34 +292,71 @@ class GraphScene(QGraphicsScene):
                 item.node_id = None  # saved boxes are not trace nodes
                 item.owner = nid
                 item.setVisible(self.show_saved)
+                self._saved_items.append(item)
             elif nid is not None:
                 self.node_items.setdefault(nid, []).append(item)
+                s0 = status.get(nid)
+                if s0 is not None:
+                    item.set_flags(status=s0)
             self.key_items[box.key] = item
             br = QRectF(box.x, box.y, box.w, box.h)
             for cx in range(int(box.x // GRID), int((box.x + box.w) // GRID) + 1):
                 for cy in range(int(box.y // GRID), int((box.y + box.h) // GRID) + 1):
-                    self._grid.setdefault((cx, cy), []).append(br)
-            item.setParentItem(self.layer)
+                    grid.setdefault((cx, cy), []).append(br)
+            item.setParentItem(node_layer)
+        if state is not None:
+            for gitem in {id(v): v for v in self.group_boxes.values()}.values():
+                gitem.set_flags(status=self._group_status(gitem, status))
+        key_items = self.key_items
         for pos, le in enumerate(layout.edges):
-            if pos and pos % chunk == 0:
+            if pos % chunk == 0:
                 yield pos
             ei = EdgeItem(le, st)
             ei.pos_index = pos
-            ei.setParentItem(self.layer)
             self.edge_items.append(ei)
             for t in le.trace_edges:
                 self.trace_edge_items.setdefault(t, []).append(ei)
+                if t in edge_grads:
+                    ei.has_grad = True
+            if ei.has_grad:
+                ei._apply_pen()
             self.out_edges.setdefault(le.src, []).append(ei)
             self.in_edges.setdefault(le.dst, []).append(ei)
-            src, dst = self.key_items.get(le.src), self.key_items.get(le.dst)
+            src, dst = key_items.get(le.src), key_items.get(le.dst)
             if (src is not None and src.box.kind == "saved") or (dst is not None and dst.box.kind == "saved"):
                 ei.is_saved_edge = True
                 ei.setVisible(self.show_saved)
-        w = max(layout.width, 10.0)
-        h = max(layout.height, 10.0)
-        # generous margins: centring/fit never gets clamped at the graph's edge
+                self._saved_items.append(ei)
+            ei.setParentItem(edge_layer)
+        # the items show `state` already; big graphs then only apply what differs
+        self.state = state if (state is not None and self._many()) else None
+
+    def wanted_rect(self) -> QRectF:
+        """The graph with generous margins, so that centring/fit never gets
+        clamped at its edge (the views scroll within this)."""
+        if self.layout is None:
+            return QRectF(0, 0, 10, 10)
+        w = max(self.layout.width, 10.0)
+        h = max(self.layout.height, 10.0)
         m = max(w, h, 800.0)
-        self.setSceneRect(QRectF(-m, -m, w + 2 * m, h + 2 * m))
+        return QRectF(-m, -m, w + 2 * m, h + 2 * m)
+
+    def _grow_scene_rect(self, rect: QRectF) -> None:
+        """The scene rect only grows (in big steps). Each change makes Qt
+        rebuild its item index from scratch with every item still in the
+        scene - the old graph's 30,000 while the new one is being built, one
+        stall of 50-100 ms. The views scroll over `wanted_rect` instead."""
+        cur = self.sceneRect()
+        if self._rect_set and cur.contains(rect):
+            return
+        if self._rect_set:
+            rect = rect.united(cur)
+        c = rect.center()
+        side = 1024.0
+        while side < max(rect.width(), rect.height()):
+            side *= 2
+        self.setSceneRect(QRectF(c.x() - side, c.y() - side, 2 * side, 2 * side))
+        self._rect_set = True
 
     # -- style and options -------------------------------------------------------------
     def set_style(self, style: GraphStyle) -> None:
@@ -262,12 +381,8 @@ class GraphScene(QGraphicsScene):
 
     def set_show_saved(self, on: bool) -> None:
         self.show_saved = bool(on)
-        for item in self.key_items.values():
-            if item.box.kind == "saved":
-                item.setVisible(self.show_saved)
-        for e in self.edge_items:
-            if getattr(e, "is_saved_edge", False):
-                e.setVisible(self.show_saved)
+        for item in self._saved_items:
+            item.setVisible(self.show_saved)
 
     # -- stepping --------------------------------------------------------------------------
     def _many(self) -> bool:
@@ -295,20 +410,7 @@ class GraphScene(QGraphicsScene):
             elif nid in self.group_boxes:
                 groups.add(self.group_boxes[nid])
         for gitem in groups:
-            # a collapsed group shows its members' progress: current when one of
-            # them runs now, done when all ran, pending while none has
-            sts = [new_status.get(m) for m in self._group_members.get(gitem.key, ())]
-            if not sts or all(v is None for v in sts):
-                gst = None
-            elif "current" in sts:
-                gst = "current"
-            elif all(v == "done" for v in sts):
-                gst = "done"
-            elif any(v == "done" for v in sts):
-                gst = None  # partly run: neither dimmed nor ticked
-            else:
-                gst = "pending"
-            gitem.set_flags(status=gst)
+            gitem.set_flags(status=self._group_status(gitem, new_status))
         # edges carrying gradients
         old_eg = old.edge_grads if old is not None else {}
         new_eg = state.edge_grads if state is not None else {}
@@ -336,6 +438,20 @@ class GraphScene(QGraphicsScene):
         ordered = sorted(touched_edges, key=lambda e: (self._edge_grad(e, new_eg)[1] is not None, e.pos_index))
         for ei in ordered:
             self._update_edge(ei, new_eg, cur, many)
+
+    def _group_status(self, gitem, status: dict) -> Optional[str]:
+        """A collapsed group shows its members' progress: current when one of
+        them runs now, done when all ran, pending while none has."""
+        sts = [status.get(m) for m in self._group_members.get(gitem.key, ())]
+        if not sts or all(v is None for v in sts):
+            return None
+        if "current" in sts:
+            return "current"
+        if all(v == "done" for v in sts):
+            return "done"
+        if any(v == "done" for v in sts):
+            return None  # partly run: neither dimmed nor ticked
+        return "pending"
 
     def _lit_edges_of(self, nid):
         if nid is None:

@@ -12,10 +12,10 @@ import gc
 import time
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QPainter, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox, QGraphicsView, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+    QCheckBox, QFrame, QGraphicsView, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
     QToolButton, QVBoxLayout, QWidget,
 )
 
@@ -23,6 +23,10 @@ from .graph_scene import GraphScene
 from .graph_style import style_for
 from .layout_runner import LayoutRunner
 from .trace_session import TraceSession
+
+# Longest piece of scene building done in one go on the GUI thread; events
+# and paints run between pieces (target: never blocked for more than 100 ms).
+SLICE_S = 0.02
 
 
 def _icon(name: str, fallback, theme=None):
@@ -129,6 +133,10 @@ class GraphView(QWidget):
         self._scene.item_cache = True
         self.view = _View(self._scene, self)
         self.runner = LayoutRunner(self)
+        self._layout_timer = QTimer(self)
+        self._layout_timer.setSingleShot(True)
+        self._layout_timer.setInterval(0)
+        self._layout_timer.timeout.connect(self._start_layout)
         self._pending_fit = False
         self._hits: list[str] = []
         self._hit_pos = -1
@@ -136,12 +144,17 @@ class GraphView(QWidget):
         self._build = None  # scene build in progress (generator)
         self._build_graph_id = ""
         self._build_result = None
+        self._gc_held = False
+        self._gc_was = True
         self.follow = True  # scroll to the running node when it leaves the view
         self._focus_nodes: list[str] = []
         self._auto_fit = False
 
-        # busy bar (progress + cancel), hidden when idle
-        self.busy = QWidget(self)
+        # busy bar (progress + cancel), hidden when idle; it floats over the
+        # top of the view, so the picture does not jump when it comes and goes
+        self.busy = QFrame(self)
+        self.busy.setFrameShape(QFrame.StyledPanel)
+        self.busy.setAutoFillBackground(True)
         bl = QHBoxLayout(self.busy)
         bl.setContentsMargins(4, 2, 4, 2)
         self.busy_label = QLabel(self.busy)
@@ -212,7 +225,6 @@ class GraphView(QWidget):
         lay.setSpacing(0)
         lay.addWidget(self.tools)
         lay.addWidget(self.search_bar)
-        lay.addWidget(self.busy)
         lay.addWidget(self.message)
         lay.addWidget(self.view, 1)
 
@@ -415,24 +427,27 @@ class GraphView(QWidget):
         # the picture stays until the new layout arrives, but it belongs to the
         # old trace: no replay state of the new one may be applied to it
         self._layout_graph_id = ""
-        self._build = None
+        self._drop_build()
         if self.session.trace is None:
             self.runner.cancel()
-            self._scene.set_graph(None, None)
-            self._layout_graph_id = ""
+            self._start_build(None, None, "")
 
     def _on_graph_changed(self, graph_id: str) -> None:
         g = self.session.graph
         self._layout_graph_id = ""
-        self._build = None
+        self._drop_build()
         if g is None:
+            self._layout_timer.stop()
             self.runner.cancel()
-            self._scene.set_graph(None, None)
+            self._start_build(None, None, "")
             self._show_message(self.tr("No autograd graph: the script created no tensor that requires "
                                        "grad (try requires_grad=True)."))
             return
         self._pending_fit = True
-        self._start_layout()
+        # started once this event is over: the rest of the trace's arrival
+        # (replay tables, other widgets) runs first, without sharing the GIL
+        # with the layout thread
+        self._layout_timer.start()
 
     def _relayout(self) -> None:
         if self.session.graph is not None:
@@ -440,12 +455,15 @@ class GraphView(QWidget):
             self._start_layout()
 
     def _start_layout(self) -> None:
-        self.runner.start(self.session.graph, self._layout_options())
+        self._layout_timer.stop()
+        if self.session.graph is not None:
+            self.runner.start(self.session.graph, self._layout_options())
 
     def _on_layout_started(self) -> None:
         self.busy_label.setText(self.tr("Laying out the graph…"))
         self.progress.setValue(0)
         self.busy.show()
+        self._place_busy()
         self.layoutStarted.emit()
 
     def _on_progress(self, f: float, msg: str) -> None:
@@ -458,59 +476,95 @@ class GraphView(QWidget):
         if graph_id != self.session.graph_id:
             return
         self.message.hide()
-        self._build = self._scene.build_steps(self.session.graph, result)
+        self._start_build(self.session.graph, result, graph_id)
+
+    def _start_build(self, graph, result, graph_id: str) -> None:
+        """Replace the picture by `result` (None: clear it), in time slices."""
+        self._build = self._scene.build_steps(
+            graph, result, state=self.session.state if result is not None else None,
+            overview_data=getattr(result, "overview_data", None))
         self._build_graph_id = graph_id
         self._build_result = result
         self._layout_graph_id = ""
         self._previewed = False
+        if self.minimap is not None:
+            self.minimap.clear()  # the old picture must not stay in the map
         self._continue_build()
 
     def _continue_build(self) -> None:
-        """Build the scene in slices (a big graph must not freeze the GUI)."""
+        """Build the scene in slices of at most SLICE_S seconds, so that a big
+        graph never freezes the GUI (events, paints and input run between)."""
         if self._build is None:
             return
+        build = self._build
         t0 = time.perf_counter()
         # Python's cyclic GC, triggered by the many new objects, pauses for
-        # 100-150 ms on a 10,000-node scene: hold it off during a slice
-        gc_was = gc.isenabled()
-        gc.disable()
+        # 30-150 ms at a time on a 10,000-node scene: it is held off for the
+        # whole build of a big scene (whose objects are then frozen), and
+        # during each slice of a small one.
+        self._hold_gc(True)
         try:
-            while time.perf_counter() - t0 < 0.04:
-                next(self._build)
-                if not self._previewed and self._scene.overview is not None:
+            while time.perf_counter() - t0 < SLICE_S * 0.8:
+                if next(build) == "overview":
                     self._preview()
-                    break
+                    break  # let it paint now
+            # index this slice's new items now (Qt does it lazily, at the next
+            # paint or hit test: all 30,000 of a big graph at once)
+            self._scene.items(QPointF(-1e9, -1e9))
         except StopIteration:
-            self._build = None
-            self._finish_build(self._build_graph_id, self._build_result)
+            if self._build is build:
+                self._build = None
+                if self._scene.overview is not None:
+                    # a big scene is ~100,000 long-lived Python objects; full
+                    # GC passes over them stall the GUI for 0.1-0.3 s again and
+                    # again. Take them out of the collector's sight (they are
+                    # still freed normally when dropped).
+                    gc.freeze()
+                self._hold_gc(False)
+                self.view.setSceneRect(self._scene.wanted_rect())
+                if self._build_result is not None:
+                    self._finish_build(self._build_graph_id, self._build_result)
+                else:
+                    self._update_overlays()
             return
-        finally:
-            if gc_was:
+        if self._build is build:
+            if self._scene.overview is None:
+                self._hold_gc(False)
+            QTimer.singleShot(0, self, self._continue_build)
+        else:
+            self._hold_gc(False)
+
+    def _drop_build(self) -> None:
+        """Forget a build in progress (a newer one replaces it; the scene takes
+        apart what it left on the next build)."""
+        self._build = None
+        self._hold_gc(False)
+
+    def _hold_gc(self, on: bool) -> None:
+        if on and not self._gc_held:
+            self._gc_held = True
+            self._gc_was = gc.isenabled()
+            gc.disable()
+        elif not on and self._gc_held:
+            self._gc_held = False
+            if self._gc_was:
                 gc.enable()
-        QTimer.singleShot(0, self, self._continue_build)
 
     def _preview(self) -> None:
         """A big graph: show the bulk-drawn overview at once, while the detailed
         items are still being built in slices (usable picture sooner)."""
         self._previewed = True
-        ov = self._scene.overview
-        st = self.session.state
-        if st is not None:
-            ov.set_status(st.status, ())
+        self.view.setSceneRect(self._scene.wanted_rect())
         self._scene.set_overview_mode(True)
         self._scene.overview_locked = True  # stays on until the build is done
         if self._pending_fit or self._auto_fit:
             self._fit_when_ready()
+        if self.minimap is not None:
+            self.minimap.refresh()
         self.view.viewport().update()
 
     def _finish_build(self, graph_id: str, result) -> None:
-        if self._scene.overview is not None:
-            # a big scene is ~100,000 long-lived Python objects; full GC passes
-            # over them stall the GUI for 0.1-0.3 s again and again. Move what
-            # exists now out of the collector's sight (still freed normally).
-            gc.freeze()
         self._scene.overview_locked = False
-        self._scene.set_overview_mode(False)
         self._update_overlays()  # overview or details, by the zoom
         self._layout_graph_id = graph_id
         self._scene.set_show_saved(self.session.show_saved)
@@ -518,8 +572,8 @@ class GraphView(QWidget):
         self._scene.set_selected(self.session.selected_node)
         if self.search_bar.isVisible() and self.search_edit.text():
             self._search(self.search_edit.text())
-        if self._pending_fit or (self._auto_fit and not self._focus_nodes):
-            self._fit_when_ready()
+        if self._pending_fit or (self._auto_fit and not self._focus_nodes and not self._previewed):
+            self._fit_when_ready()  # (a big graph was fitted with its preview)
         elif self._focus_nodes:
             # after expanding/collapsing a group, look at what changed
             focus = [self._scene.center_of(n) for n in self._focus_nodes[:1]]
@@ -532,8 +586,8 @@ class GraphView(QWidget):
             if focus:
                 self.view.centerOn(focus[0])
             self._focus_nodes = []
-        if self.minimap is not None:
-            self.minimap.refresh()
+        if self.minimap is not None and not self._previewed:
+            self.minimap.refresh()  # (a big graph's map was drawn with the preview)
         info = self.tr("{0} nodes, layout: {1} in {2:.2f} s").format(
             len(self.session.graph.nodes), result.engine or "?", result.seconds)
         if result.notes:
@@ -560,10 +614,12 @@ class GraphView(QWidget):
         self.message.show()
 
     def shutdown(self) -> None:
+        self._layout_timer.stop()
+        self._drop_build()
         self.runner.shutdown()
 
     def closeEvent(self, event) -> None:
-        self.runner.shutdown()
+        self.shutdown()
         super().closeEvent(event)
 
     # -- session reactions ----------------------------------------------------------------------------------
@@ -657,7 +713,16 @@ class GraphView(QWidget):
             self.search_count.setText(self.tr("{0} of {1}").format(self._hit_pos + 1, len(self._hits)))
 
     # -- overlays -------------------------------------------------------------------------------------------
+    def _place_busy(self) -> None:
+        if self.busy.isVisible():
+            self.busy.adjustSize()
+            g = self.view.geometry()
+            w = min(max(self.busy.sizeHint().width(), 360), g.width() - 16)
+            self.busy.setGeometry(g.x() + (g.width() - w) // 2, g.y() + 8, w, self.busy.sizeHint().height())
+            self.busy.raise_()
+
     def _update_overlays(self) -> None:
+        self._place_busy()
         self.place_legend()
         from .graph_scene import OVERVIEW_MAX_SCALE
         self._scene.set_overview_mode(self.view.transform().m11() < OVERVIEW_MAX_SCALE)

@@ -9,6 +9,7 @@ caller keeps showing the previous picture.
 
 from __future__ import annotations
 
+import gc
 import time
 import traceback
 from typing import Any, Optional
@@ -17,6 +18,9 @@ from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
 
 from autogradviz.engine.layout.model import LayoutBox, LayoutEdge, LayoutResult
 from autogradviz.engine.trace_model import Graph
+
+from .graph_items import OverviewData
+from .graph_scene import OVERVIEW_MIN_BOXES
 
 
 class _Cancelled(Exception):
@@ -118,11 +122,38 @@ class _LayoutThread(QThread):
         self.graph = graph
         self.options = options
         self._cancel = False
+        self._big = False
 
     def cancel(self) -> None:
         self._cancel = True
 
     def run(self) -> None:  # background thread: no widgets here
+        # The cyclic GC is global: a collection that runs in this thread holds
+        # the GIL and so freezes the GUI thread too. The layout pauses the GC
+        # while it allocates; re-enabled right after, the first collection would
+        # scan everything it made (50-150 ms on 10,000 nodes). So the GC stays
+        # off until the result is made, which is then frozen (taken out of the
+        # collector's sight; still freed normally when dropped) - all before
+        # the result is handed over, so that this never races with the GUI
+        # thread holding the GC off while it builds the scene.
+        gc_was = gc.isenabled()
+        gc.disable()
+        try:
+            outcome = self._compute()
+        finally:
+            if gc_was:
+                if self._big:
+                    gc.freeze()
+                gc.enable()
+        kind, value = outcome
+        if kind == "done":
+            self.done.emit(value)
+        elif kind == "cancelled":
+            self.was_cancelled.emit()
+        else:
+            self.failed.emit(value)
+
+    def _compute(self) -> tuple:
         try:
             real = _real_layout()
             if real is None:
@@ -143,12 +174,19 @@ class _LayoutThread(QThread):
                     raise _Cancelled()
             if self._cancel:
                 raise _Cancelled()
-            self.done.emit(result)
+            if len(result.boxes) >= OVERVIEW_MIN_BOXES:
+                # a big graph's overview as plain Qt values, made here so that
+                # the GUI can show it the moment the result arrives
+                result.overview_data = OverviewData(result)
+                self._big = True
+            if self._cancel:
+                raise _Cancelled()
+            return "done", result
         except _Cancelled:
-            self.was_cancelled.emit()
+            return "cancelled", None
         except Exception as exc:  # report, never crash the GUI
             traceback.print_exc()
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
+            return "failed", f"{type(exc).__name__}: {exc}"
 
 
 class LayoutRunner(QObject):

@@ -44,8 +44,17 @@ class Minimap(QFrame):
 
     def refresh(self) -> None:
         """The graph changed: re-render now."""
+        self._timer.stop()
         self._render()
         self.place()
+
+    def clear(self) -> None:
+        """The graph is being cleared or replaced: forget the old picture now
+        (the map never shows a graph that is no longer in the view)."""
+        self._timer.stop()
+        self._pix = None
+        self._src = QRectF()
+        self.hide()
 
     def refresh_later(self) -> None:
         """The step changed: re-render soon (debounced while playing)."""
@@ -56,14 +65,13 @@ class Minimap(QFrame):
         sc = self.scene()
         overview = getattr(sc, "overview", None)
         layout = getattr(sc, "layout", None)
-        if layout is not None and (layout.width > 0 and layout.height > 0):
-            src = QRectF(0, 0, layout.width, layout.height).adjusted(-10, -10, 10, 10)
-        else:
-            src = sc.itemsBoundingRect()
-        if src.isEmpty():
+        if layout is None or not (layout.width > 0 and layout.height > 0):
+            # no graph (cleared, or not laid out yet): nothing to map
             self._pix = None
+            self._src = QRectF()
             self.update()
             return
+        src = QRectF(0, 0, layout.width, layout.height).adjusted(-10, -10, 10, 10)
         # the map takes the graph's shape (within limits): a tall chain gets a
         # tall narrow map instead of a thin line in a wide box
         ratio = src.height() / max(src.width(), 1.0)
@@ -100,14 +108,11 @@ class Minimap(QFrame):
         fw = self.main_view.frameWidth()
         self.move(vp.width() - self.width() - 8 + fw, vp.height() - self.height() - 8 + fw)
         visible = self.main_view.mapToScene(vp.rect()).boundingRect()
-        rect = self._src if not self._src.isEmpty() else self.scene().itemsBoundingRect()
-        big = not rect.isEmpty() and (rect.width() > visible.width() * 1.05 or
-                                      rect.height() > visible.height() * 1.05)
-        was = self.isVisible()
+        rect = self._src
+        big = self._pix is not None and not rect.isEmpty() and (
+            rect.width() > visible.width() * 1.05 or rect.height() > visible.height() * 1.05)
         self.setVisible(big)
         if big:
-            if not was and self._pix is None:
-                self._render()
             self.raise_()
             self.update()
 
