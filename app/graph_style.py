@@ -84,6 +84,12 @@ class GraphStyle:
     callout_border: QColor
     callout_text: QColor
     hook_callout_border: QColor
+    # the message banner above the graph (errors; notes such as "large graph")
+    banner_error_fill: QColor = None
+    banner_error_border: QColor = None
+    banner_info_fill: QColor = None
+    banner_info_border: QColor = None
+    banner_text: QColor = None
     font_family: str = "DejaVu Sans"
     # Sizes in scene units (= layout points): engine/layout/text_metrics sizes
     # boxes for DejaVu Sans at 10 units, so the font is set in pixels of the
@@ -136,6 +142,11 @@ def _light() -> GraphStyle:
         callout_border=_c("#b59f00"),
         callout_text=_c("#3e3500"),
         hook_callout_border=_c("#8e24aa"),
+        banner_error_fill=_c("#fdecea"),
+        banner_error_border=_c("#c62828"),
+        banner_info_fill=_c("#eef4fb"),
+        banner_info_border=_c("#5b7fa8"),
+        banner_text=_c("#1d2330"),
     )
 
 
@@ -170,6 +181,11 @@ def _dark() -> GraphStyle:
         callout_border=_c("#d4bf5a"),
         callout_text=_c("#f3e9b5"),
         hook_callout_border=_c("#ba68c8"),
+        banner_error_fill=_c("#3d2426"),
+        banner_error_border=_c("#ef8a8a"),
+        banner_info_fill=_c("#222c3a"),
+        banner_info_border=_c("#7fa7d6"),
+        banner_text=_c("#e6e9ef"),
     )
 
 

@@ -9,17 +9,18 @@ current replay state applied. A step change only calls `scene.apply_step`.
 from __future__ import annotations
 
 import gc
+import re
 import time
 from typing import Optional
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QPainter, QShortcut
+from PySide6.QtGui import QBrush, QKeySequence, QPainter, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox, QFrame, QGraphicsView, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
     QToolButton, QVBoxLayout, QWidget,
 )
 
-from .graph_scene import GraphScene
+from .graph_scene import OVERVIEW_MIN_BOXES, GraphScene
 from .graph_style import style_for
 from .layout_runner import LayoutRunner
 from .trace_session import TraceSession
@@ -27,6 +28,9 @@ from .trace_session import TraceSession
 # Longest piece of scene building done in one go on the GUI thread; events
 # and paints run between pieces (target: never blocked for more than 100 ms).
 SLICE_S = 0.02
+# Below this zoom a box's 10-unit text is under 6 px: a "fit" that would go
+# lower on a long, narrow graph fits its narrow side instead (see fit).
+MIN_READABLE_ZOOM = 0.6
 
 
 def _icon(name: str, fallback, theme=None):
@@ -62,7 +66,7 @@ class _View(QGraphicsView):
 
     def zoom_by(self, factor: float) -> None:
         cur = self.transform().m11()
-        new = min(max(cur * factor, 0.02), 8.0)
+        new = min(max(cur * factor, 0.002), 8.0)
         f = new / cur if cur else 1.0
         self.scale(f, f)
         self.zoomed.emit()
@@ -149,6 +153,9 @@ class GraphView(QWidget):
         self.follow = True  # scroll to the running node when it leaves the view
         self._focus_nodes: list[str] = []
         self._auto_fit = False
+        self._fit_mode = "whole"  # what the last fit did: "whole" or "readable"
+        self._fit_whole = False  # the user asked for the whole graph
+        self._legend_auto_hidden = False  # a fit hid the legend for lack of room
 
         # busy bar (progress + cancel), hidden when idle; it floats over the
         # top of the view, so the picture does not jump when it comes and goes
@@ -207,7 +214,7 @@ class GraphView(QWidget):
         self.zoom_out_btn.clicked.connect(self.zoom_out)
         self.fit_btn = QToolButton(self.tools)
         self.fit_btn.setIcon(_icon("zoom-fit", QStyle.SP_TitleBarMaxButton))
-        self.fit_btn.clicked.connect(self.fit)
+        self.fit_btn.clicked.connect(self._on_fit_clicked)
         self.search_btn = QToolButton(self.tools)
         self.search_btn.setIcon(_icon("search", QStyle.SP_FileDialogContentsView))
         self.search_btn.clicked.connect(self.show_search)
@@ -234,7 +241,7 @@ class GraphView(QWidget):
         try:
             from .legend import Legend
             self.legend = Legend(self._scene.style, self.view)
-            self.legend_box.toggled.connect(self.legend.setVisible)
+            self.legend_box.toggled.connect(self._on_legend_toggled)
         except Exception:
             self.legend_box.hide()
         try:
@@ -246,7 +253,7 @@ class GraphView(QWidget):
         # shortcuts
         for seq, slot in ((QKeySequence.Find, self.show_search), (QKeySequence.ZoomIn, self.zoom_in),
                           (QKeySequence.ZoomOut, self.zoom_out), (QKeySequence("Ctrl+="), self.zoom_in),
-                          (QKeySequence("Ctrl+0"), self.fit), (QKeySequence.FindNext, self.search_next),
+                          (QKeySequence("Ctrl+0"), self._on_fit_clicked), (QKeySequence.FindNext, self.search_next),
                           (QKeySequence.FindPrevious, self.search_previous)):
             sc = QShortcut(seq, self)
             sc.setContext(Qt.WidgetWithChildrenShortcut)
@@ -293,7 +300,9 @@ class GraphView(QWidget):
         self.close_search_btn.setToolTip(self.tr("Close the search bar (Esc)"))
         self.zoom_in_btn.setToolTip(self.tr("Zoom in (+, Ctrl++ or the mouse wheel)"))
         self.zoom_out_btn.setToolTip(self.tr("Zoom out (-, Ctrl+- or the mouse wheel)"))
-        self.fit_btn.setToolTip(self.tr("Fit the whole graph in the view (Ctrl+0)"))
+        self.fit_btn.setToolTip(self.tr("Fit the graph in the view (Ctrl+0). A long graph is fitted "
+                                        "across at a readable size, showing where backward starts; "
+                                        "press again to see all of it."))
         self.search_btn.setToolTip(self.tr("Find a node (Ctrl+F)"))
         self.saved_box.setText(self.tr("Show saved tensors"))
         self.saved_box.setToolTip(self.tr("Also draw the tensors each operation saved for its backward "
@@ -340,8 +349,15 @@ class GraphView(QWidget):
     def _stop_auto_fit(self) -> None:
         self._auto_fit = False
 
-    def fit(self) -> None:
-        """Whole graph in view, clear of the legend; small graphs at most 1.6x."""
+    def fit(self, whole: Optional[bool] = None) -> None:
+        """Fit the graph in the view, clear of the legend; small graphs at most 1.6x.
+
+        A long, narrow graph (a 600-step chain) fitted whole would be a
+        hairline with unreadable boxes. Unless `whole`, such a graph is fitted
+        across its narrow side at a readable zoom and shows where backward
+        starts (the output); the minimap shows the rest, and fitting again
+        (the Fit button, Ctrl+0) shows the whole graph. A graph too big both
+        ways is fitted whole: that is the overview of a big graph."""
         layout = self._scene.layout
         if layout is not None and layout.width > 0:
             rect = QRectF(0, 0, layout.width, layout.height)
@@ -356,6 +372,8 @@ class GraphView(QWidget):
         # the legend goes where it costs the graph least: a column on the left
         # (tall graphs) or two columns along the bottom (wide graphs)
         left = bottom = 0
+        if self._legend_auto_hidden and self.legend is not None:
+            self.legend.show()  # hidden by an earlier fit: try again
         legend_on = self.legend is not None and self.legend.isVisible()
         cands = [(0, 0, 2)]
         if legend_on:
@@ -363,24 +381,91 @@ class GraphView(QWidget):
             cands = [(tall.width() + 12, 0, 1)]
             if wide.width() + 16 <= vp.width():  # two columns only where they fit
                 cands.append((0, wide.height() + 12, 2))
-        best = None
-        for l_, b_, cols in cands:
-            aw = max(vp.width() - l_ - 32, 40)
-            ah = max(vp.height() - b_ - 32, 40)
-            sc = min(aw / rect.width(), ah / rect.height(), 1.6)
-            if best is None or sc > best[0] + 1e-9:
-                best = (sc, l_, b_, cols)
-        scale, left, bottom, cols = best
+            cands.append((0, 0, 0))  # no room for it: hidden (a small view)
+
+        def choose(cands):
+            best = None
+            for l_, b_, cols in cands:
+                aw = max(vp.width() - l_ - 32, 40)
+                ah = max(vp.height() - b_ - 32, 40)
+                sw, sh = aw / rect.width(), ah / rect.height()
+                sc = min(sw, sh, 1.6)
+                long_side = None
+                if not whole and sc < MIN_READABLE_ZOOM and max(sw, sh) >= MIN_READABLE_ZOOM:
+                    long_side = "v" if sw > sh else "h"
+                    sc = min(max(sw, sh), 1.0)
+                # readable first, then the whole graph, then bigger
+                key = (sc >= MIN_READABLE_ZOOM, long_side is None, sc) if not whole else (sc,)
+                if best is None or key > best[0]:
+                    best = (key, sc, l_, b_, cols, long_side)
+            return best
+
+        best = choose([c for c in cands if c[2]])
         if legend_on:
-            self.legend.set_columns(cols)
-        scale = max(scale, 0.02)
+            bare = choose([(0, 0, 0)])
+            # the legend goes away when keeping it would shrink the graph by
+            # more than a third (a small view: it would fill half of it)
+            if bare[0] > best[0] and bare[1] > best[1] * 1.5:
+                best = bare
+        _, scale, left, bottom, cols, long_side = best
+        if legend_on:
+            if cols:
+                self.legend.set_columns(cols)
+                if self._legend_auto_hidden:
+                    self._legend_auto_hidden = False
+                    self.legend_box.blockSignals(True)
+                    self.legend_box.setChecked(True)
+                    self.legend_box.blockSignals(False)
+            else:
+                self.legend.hide()
+                self._legend_auto_hidden = True
+                self.legend_box.blockSignals(True)
+                self.legend_box.setChecked(False)
+                self.legend_box.blockSignals(False)
+                self.legend_box.setToolTip(self.tr("The legend was hidden to leave the small view to the "
+                                                   "graph; tick to show it over the graph."))
+        scale = max(scale, 0.002)
         self.view.resetTransform()
         self.view.scale(scale, scale)
+        cx, cy = rect.center().x(), rect.center().y()
+        if long_side is not None:
+            # show the start of backward: the output, at the end of the graph
+            start = self._backward_start()
+            vis_w = (vp.width() - left) / scale
+            vis_h = (vp.height() - bottom) / scale
+            if long_side == "v":
+                y = start.y() if start is not None else rect.bottom()
+                cy = min(max(y, rect.top() + vis_h / 2), rect.bottom() - vis_h / 2)
+            else:
+                x = start.x() if start is not None else rect.right()
+                cx = min(max(x, rect.left() + vis_w / 2), rect.right() - vis_w / 2)
         # centre the graph in the part of the viewport the legend leaves free
-        self.view.centerOn(rect.center().x() - left / 2 / scale, rect.center().y() + bottom / 2 / scale)
+        self.view.centerOn(cx - left / 2 / scale, cy + bottom / 2 / scale)
+        self._fit_mode = "readable" if long_side is not None else "whole"
+        self._fit_whole = bool(whole)  # kept when the window is resized
         self._pending_fit = False
         self._auto_fit = True  # keep fitting on resize until the user zooms/pans
         self._update_overlays()
+
+    def _on_legend_toggled(self, on: bool) -> None:
+        self._legend_auto_hidden = False
+        self.legend.setVisible(on)
+        self.legend_box.setToolTip(self.tr("Show or hide the legend explaining colours and badges."))
+        self.place_legend()
+
+    def _backward_start(self) -> Optional[QPointF]:
+        """Centre of the graph's output (where backward starts), if drawn."""
+        g = self.session.graph
+        for nid in (g.roots if g is not None else ()):
+            c = self._scene.center_of(nid)
+            if c is not None:
+                return c
+        return None
+
+    def _on_fit_clicked(self) -> None:
+        """Fit; pressed again on a readable fit of a long graph: all of it."""
+        again = self._auto_fit and self._fit_mode == "readable"
+        self.fit(whole=True if again else None)
 
     def place_legend(self) -> None:
         if self.legend is not None:
@@ -412,7 +497,18 @@ class GraphView(QWidget):
         self._icon_theme = self._theme
         self._load_icons()
         style = style_for(self._theme)
-        self._scene.set_style(style)
+        layout = self._build_result if self._build is not None else self._scene.layout
+        if layout is not None and self.session.graph is not None and len(layout.boxes) >= OVERVIEW_MIN_BOXES:
+            # a big graph is rebuilt in slices, like a new layout (all at once
+            # it would freeze the window for a good part of a second)
+            self._scene.style = style
+            self._scene.setBackgroundBrush(QBrush(style.background))
+            self._pending_fit = False
+            self._drop_build()
+            self._start_build(self.session.graph, layout, self.session.graph_id)
+        else:
+            self._scene.set_style(style)
+        self._style_message()
         if self.legend is not None:
             self.legend.set_style(style)
         if self.minimap is not None:
@@ -429,8 +525,10 @@ class GraphView(QWidget):
         self._layout_graph_id = ""
         self._drop_build()
         if self.session.trace is None:
+            self._layout_timer.stop()
             self.runner.cancel()
             self._start_build(None, None, "")
+        self._show_trace_banner()
 
     def _on_graph_changed(self, graph_id: str) -> None:
         g = self.session.graph
@@ -440,10 +538,10 @@ class GraphView(QWidget):
             self._layout_timer.stop()
             self.runner.cancel()
             self._start_build(None, None, "")
-            self._show_message(self.tr("No autograd graph: the script created no tensor that requires "
-                                       "grad (try requires_grad=True)."))
+            self._show_trace_banner()
             return
         self._pending_fit = True
+        self._fit_whole = False
         # started once this event is over: the rest of the trace's arrival
         # (replay tables, other widgets) runs first, without sharing the GIL
         # with the layout thread
@@ -475,7 +573,7 @@ class GraphView(QWidget):
         self.busy.hide()
         if graph_id != self.session.graph_id:
             return
-        self.message.hide()
+        self._show_trace_banner(getattr(result, "notes", None))
         self._start_build(self.session.graph, result, graph_id)
 
     def _start_build(self, graph, result, graph_id: str) -> None:
@@ -592,7 +690,6 @@ class GraphView(QWidget):
             len(self.session.graph.nodes), result.engine or "?", result.seconds)
         if result.notes:
             info += " (" + "; ".join(result.notes) + ")"
-            self._show_message("; ".join(result.notes), error=False)
         self.layoutFinished.emit(info)
 
     def _on_layout_failed(self, msg: str) -> None:
@@ -608,10 +705,67 @@ class GraphView(QWidget):
         self.layoutFailed.emit(text)
 
     def _show_message(self, text: str, error: bool = True) -> None:
+        self._message_error = error
         self.message.setText(text)
-        self.message.setStyleSheet("QLabel { padding: 4px; background: %s; color: #222; }"
-                                   % ("#ffe0e0" if error else "#fff6cc"))
+        self._style_message()
         self.message.show()
+
+    def _style_message(self) -> None:
+        """Banner colours from the graph's theme (readable in light and dark)."""
+        st = self._scene.style
+        err = getattr(self, "_message_error", True)
+        fill = st.banner_error_fill if err else st.banner_info_fill
+        border = st.banner_error_border if err else st.banner_info_border
+        self.message.setStyleSheet(
+            "QLabel { padding: 5px 8px; background: %s; color: %s; border: none; "
+            "border-left: 4px solid %s; }" % (fill.name(), st.banner_text.name(), border.name()))
+
+    def banner_text(self) -> str:
+        """The banner's text ("" when hidden)."""
+        return self.message.text() if not self.message.isHidden() else ""
+
+    def _trace_banner(self) -> tuple[str, bool]:
+        """What the banner says about the session's trace: (text, is_error);
+        ("", False) when there is nothing to say."""
+        trace = self.session.trace
+        if trace is None:
+            return (self.tr("No graph: the last run did not finish (it was stopped, crashed or ran out "
+                            "of time), so the previous graph was cleared. Press Run to try again."), True)
+        err = trace.error
+        where = ""
+        if err is not None:
+            where = (self.tr("{0} at line {1}").format(err.type, err.line) if err.line
+                     else str(err.type))
+        if self.session.graph is None:
+            if err is not None:
+                return (self.tr("No graph: the script stopped with {0} before it built an autograd "
+                                "graph. The Output pane says what went wrong.").format(where), True)
+            return (self.tr("No autograd graph: the script created no tensor that requires "
+                            "grad (try requires_grad=True)."), False)
+        if err is not None:
+            return (self.tr("The script stopped with {0}: the graph shows what it had built until "
+                            "then. The Output pane says what went wrong.").format(where), True)
+        return "", False
+
+    def _note_text(self, note: str) -> str:
+        """The layout's notes a learner needs, in their language: how a large
+        graph was simplified. (Which layout engine ran is in the status bar.)"""
+        m = re.match(r"Large graph \((\d+) nodes\): .*; (\d+) boxes drawn", note)
+        if m:
+            return self.tr("Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed "
+                           "into one box each. Click a box with a module name to look inside.").format(
+                m.group(1), m.group(2))
+        return ""
+
+    def _show_trace_banner(self, notes=None) -> None:
+        text, error = self._trace_banner()
+        if not text and notes:
+            text = " ".join(t for t in (self._note_text(n) for n in notes) if t)
+            error = False
+        if text:
+            self._show_message(text, error)
+        else:
+            self.message.hide()
 
     def shutdown(self) -> None:
         self._layout_timer.stop()
@@ -733,7 +887,7 @@ class GraphView(QWidget):
     def _fit_when_ready(self) -> None:
         # fitting an unshown widget uses a bogus viewport size: wait for the show
         if self.isVisible() and self.view.viewport().width() > 50:
-            self.fit()
+            self.fit(whole=True if self._fit_whole else None)
         else:
             self._pending_fit = True
 

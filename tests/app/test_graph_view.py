@@ -8,7 +8,7 @@ trace says, and back again; hover, search, click, theme and failed layouts.
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QRectF, Qt
 
 from autogradviz.app.graph_items import summary_text
 from autogradviz.app.graph_view import GraphView
@@ -383,3 +383,194 @@ def test_apply_none_clears_the_replay_look(qtbot, view):
     assert all(i.status is None for items in scene.node_items.values() for i in items)
     assert not any(lbl.isVisible() for lbl in scene.grad_labels.values())
     assert not any(c.isVisible() for c in scene.callouts.values())
+
+
+# -- the graph view inside the main window, with the real worker -------------------------
+
+@pytest.fixture
+def window(qtbot, shared_worker, wait_until, no_leftovers):
+    from autogradviz.app.main_window import MainWindow
+    from autogradviz.app.theme import ThemeManager
+    from autogradviz.app.worker_process import READY
+
+    wait_until(lambda: shared_worker.state == READY, 60_000, "worker ready")
+    theme = ThemeManager()
+    w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
+    w.ask_unsaved = lambda: "discard"
+    qtbot.addWidget(w)
+    w.resize(1300, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.close()
+    theme.deleteLater()
+
+
+def run_in(qtbot, w, source, layout=True):
+    w.editor.setPlainText(source)
+    signals = [w.runFinished] + ([w.graph_view.layoutFinished] if layout else [])
+    with qtbot.waitSignals(signals, timeout=60_000):
+        w.run_script()
+    wait_layout(qtbot, w.graph_view) if layout else None
+    return w._last_trace
+
+
+def _luminance(c) -> float:
+    def ch(v):
+        v = v / 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+    return 0.2126 * ch(c.red()) + 0.7152 * ch(c.green()) + 0.0722 * ch(c.blue())
+
+
+def _banner_colours(label):
+    """Background (a pixel of the padding) and the colour of highest contrast
+    with it (the text), read from the banner as drawn."""
+    from PySide6.QtGui import QColor
+
+    img = label.grab().toImage()
+    bg = QColor(img.pixel(img.width() - 3, 2))
+    lb = _luminance(bg)
+    best, ratio = None, 0.0
+    for y in range(0, img.height(), 1):
+        for x in range(8, min(img.width(), 400), 1):
+            c = QColor(img.pixel(x, y))
+            lc = _luminance(c)
+            r = (max(lb, lc) + 0.05) / (min(lb, lc) + 0.05)
+            if r > ratio:
+                best, ratio = c, r
+    return bg, best, ratio
+
+
+FAILS_EARLY = "import torch\nx = torch.ones(3)\nraise ValueError('no graph yet')\n"
+FAILS_LATE = """\
+import torch
+x = torch.ones(2, requires_grad=True)
+y = (x * 2).sum()
+y.backward()
+raise RuntimeError('after the graph')
+"""
+
+
+def test_banner_says_why_there_is_no_graph_in_theme_colours(qtbot, window, wait_until):
+    from autogradviz.app.worker_process import READY
+
+    w, gv = window, window.graph_view
+    run_in(qtbot, w, SHARED)
+    assert gv.graph_scene().node_items and not gv.banner_text()
+    # the script fails before it builds a graph: not the "requires_grad" advice
+    run_in(qtbot, w, FAILS_EARLY, layout=False)
+    qtbot.waitUntil(lambda: not gv.graph_scene().node_items, timeout=5000)
+    text = gv.banner_text()
+    assert "ValueError" in text and "line 3" in text and "requires_grad" not in text
+    # it fails after building one: the graph shows, and the banner says it stopped
+    run_in(qtbot, w, FAILS_LATE)
+    assert gv.graph_scene().node_items
+    assert "RuntimeError" in gv.banner_text() and "line 5" in gv.banner_text()
+    # a script without any tensor requiring grad: the advice
+    run_in(qtbot, w, "import torch\nx = torch.ones(3) * 2\n", layout=False)
+    qtbot.waitUntil(lambda: "requires_grad" in gv.banner_text(), timeout=5000)
+    # a run that never finishes and is stopped: the graph is cleared, and the banner says so
+    run_in(qtbot, w, SHARED)
+    w.editor.setPlainText("while True:\n    pass\n")
+    with qtbot.waitSignal(w.worker.runStarted, timeout=30_000):
+        w.run_script()
+    with qtbot.waitSignal(w.worker.runStopped, timeout=5_000):
+        w.stop_script()
+    qtbot.waitUntil(lambda: not gv.graph_scene().node_items, timeout=5000)
+    text = gv.banner_text()
+    assert "did not finish" in text and "requires_grad" not in text and "line" not in text
+    # readable in both themes, and dark in the dark one (it was pink)
+    for mode in ("light", "dark"):
+        w.set_theme_mode(mode)
+        qtbot.wait(50)
+        bg, fg, ratio = _banner_colours(gv.message)
+        assert ratio >= 4.5, (mode, bg.name(), fg.name())
+        assert (_luminance(bg) < 0.1) == (mode == "dark"), (mode, bg.name())
+    wait_until(lambda: w.worker.state == READY, 60_000, "fresh worker")
+
+
+TALL = """\
+import torch
+x = torch.ones(3, requires_grad=True)
+h = x
+for i in range(60):
+    h = torch.tanh(h * 1.01)
+loss = h.sum()
+loss.backward()
+"""
+
+WIDE = """\
+import torch
+xs = [torch.ones(2, requires_grad=True) for _ in range(40)]
+total = sum((x * 2).sum() for x in xs)
+total.backward()
+"""
+
+
+def test_minimap_never_keeps_an_old_picture(qtbot, window, wait_until):
+    from autogradviz.app.worker_process import READY
+
+    w, gv = window, window.graph_view
+    mm = gv.minimap
+    run_in(qtbot, w, TALL)
+    gv.zoom_in()
+    gv.zoom_in()
+    qtbot.waitUntil(mm.isVisible, timeout=3000)
+    tall_size = mm.size()
+    assert tall_size.height() > tall_size.width()  # the map takes the graph's shape
+    # replaced by another graph: the map is that graph's
+    run_in(qtbot, w, WIDE)
+    lay = gv.graph_scene().layout
+    assert lay.width > lay.height
+    gv.zoom_in()
+    gv.zoom_in()
+    gv.zoom_in()
+    qtbot.waitUntil(mm.isVisible, timeout=3000)
+    assert mm.width() > mm.height()
+    assert mm._src.contains(QRectF(0, 0, lay.width, lay.height))
+    # cleared (the worker crashed): no map, no old picture kept for later
+    w.editor.setPlainText("import os\nos._exit(3)\n")
+    with qtbot.waitSignal(w.worker.crashed, timeout=30_000):
+        w.run_script()
+    qtbot.waitUntil(lambda: not gv.graph_scene().node_items, timeout=5000)
+    gv.zoom_in()
+    assert not mm.isVisible() and mm._pix is None
+    wait_until(lambda: w.worker.state == READY, 60_000, "fresh worker")
+
+
+CHAIN_600 = """\
+import torch
+x = torch.ones(3, requires_grad=True)
+h = x
+for i in range(300):
+    h = h * 1.01 + 0.1
+loss = h.sum()
+loss.backward()
+"""
+
+
+def test_fit_keeps_a_long_chain_readable_and_fit_again_shows_all(qtbot, view):
+    from autogradviz.app.graph_view import MIN_READABLE_ZOOM
+
+    trace = show(qtbot, view, CHAIN_600)
+    g = view.session.graph
+    assert len(g.nodes) >= 600
+    lay = view.graph_scene().layout
+    assert lay.height > 20 * lay.width  # a long narrow chain
+    view.fit()
+    scale = view.view.transform().m11()
+    assert scale >= MIN_READABLE_ZOOM  # not a hairline: the boxes' text can be read
+    # the output, where backward starts, is in sight; the minimap shows the rest
+    root = view.graph_scene().node_items[g.roots[0]][0]
+    assert view.visible_scene_rect().contains(root.sceneBoundingRect())
+    assert view.minimap.isVisible()
+    # stepping starts right there
+    view.session.set_step(1)
+    assert trace.backward_runs[0].steps[0].node == g.roots[0] and root.status == "current"
+    # the Fit button again: all of it
+    qtbot.mouseClick(view.fit_btn, Qt.LeftButton)
+    assert view.view.transform().m11() < MIN_READABLE_ZOOM
+    assert view.visible_scene_rect().contains(QRectF(0, 0, lay.width, lay.height))
+    # and again: back to the readable fit
+    qtbot.mouseClick(view.fit_btn, Qt.LeftButton)
+    assert view.view.transform().m11() == pytest.approx(scale)
