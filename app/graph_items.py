@@ -225,10 +225,19 @@ class NodeItem(QGraphicsRectItem):
         super().hoverLeaveEvent(event)
 
     def mousePressEvent(self, event) -> None:
+        if event.button() != Qt.LeftButton:
+            return super().mousePressEvent(event)
         sc = self.scene()
         if sc is not None and hasattr(sc, "item_clicked"):
             sc.item_clicked(self)
         event.accept()
+
+    def contextMenuEvent(self, event) -> None:
+        sc = self.scene()
+        grp = sc.layout_group(self.key) if self.box.kind == "group" and hasattr(sc, "layout_group") else None
+        if grp is None:
+            return super().contextMenuEvent(event)
+        _group_menu(sc, grp, event)
 
 
 class GroupFrameItem(QGraphicsItem):
@@ -264,14 +273,32 @@ class GroupFrameItem(QGraphicsItem):
         painter.drawText(self.title_rect().adjusted(6, 1, -4, 0), Qt.AlignLeft | Qt.AlignVCenter,
                          "▾ " + self.title)
 
+    def contextMenuEvent(self, event) -> None:
+        sc = self.scene()
+        if sc is not None and hasattr(sc, "group_actions"):
+            _group_menu(sc, self.group, event)
+        else:
+            event.ignore()
+
     def mousePressEvent(self, event) -> None:
-        if self.title_rect().contains(event.pos()):
+        if event.button() == Qt.LeftButton and self.title_rect().contains(event.pos()):
             sc = self.scene()
             if sc is not None and hasattr(sc, "group_clicked"):
                 sc.group_clicked(self.group.module, True)
             event.accept()
         else:
             event.ignore()
+
+
+def _group_menu(scene, group, event) -> None:
+    """The context menu of a module group (box or frame)."""
+    from PySide6.QtWidgets import QMenu
+
+    menu = QMenu()
+    for text, fn in scene.group_actions(group):
+        menu.addAction(text).triggered.connect(fn)
+    event.accept()
+    menu.exec(event.screenPos())
 
 
 # -- edges ------------------------------------------------------------------------------

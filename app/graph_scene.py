@@ -108,6 +108,7 @@ def _overlap(a: QRectF, b: QRectF) -> float:
 class GraphScene(QGraphicsScene):
     nodeClicked = Signal(object)  # node id or None
     groupToggled = Signal(str, bool)  # module path, collapsed?
+    groupRolled = Signal(str)  # module path: roll its unrolled calls back into one box
     hoverChanged = Signal(object)  # node id or None
 
     def __init__(self, parent=None, style: Optional[GraphStyle] = None):
@@ -675,6 +676,29 @@ class GraphScene(QGraphicsScene):
 
     def group_clicked(self, module: str, collapse: bool) -> None:
         self.groupToggled.emit(module, collapse)
+
+    def group_roll(self, module: str) -> None:
+        """Roll the separately drawn calls of `module` back into one "×N" box."""
+        self.groupRolled.emit(module)
+
+    def group_actions(self, group) -> list:
+        """What a group's context menu offers: (text, action) pairs."""
+        acts = []
+        if group.collapsed and group.repeat > 1:
+            acts.append((tr("Unroll: one box per call ({0} calls)").format(group.repeat),
+                         lambda: self.group_clicked(group.module, False)))
+        elif group.collapsed:
+            acts.append((tr("Expand {0}").format(group.module), lambda: self.group_clicked(group.module, False)))
+        else:
+            acts.append((tr("Collapse {0} into one box").format(group.module),
+                         lambda: self.group_clicked(group.module, True)))
+        if group.call is not None and group.calls > 1:
+            acts.append((tr("Roll the {0} calls of {1} into one box").format(group.calls, group.module),
+                         lambda: self.group_roll(group.module)))
+        return acts
+
+    def layout_group(self, key: str):
+        return next((g for g in (self.layout.groups if self.layout else []) if g.id == key), None)
 
     def set_selected(self, node_id: Optional[str]) -> None:
         if self._selected is not None:

@@ -276,6 +276,7 @@ class GraphView(QWidget):
         self.runner.cancelled.connect(self._on_layout_cancelled)
         self._scene.nodeClicked.connect(self._on_node_clicked)
         self._scene.groupToggled.connect(self._on_group_toggled)
+        self._scene.groupRolled.connect(self._on_group_rolled)
         session.graphChanged.connect(self._on_graph_changed)
         session.stepChanged.connect(self._on_step)
         session.nodeSelected.connect(self._scene.set_selected)
@@ -810,14 +811,35 @@ class GraphView(QWidget):
         self.session.select_node(node_id)
 
     def _on_group_toggled(self, module: str, collapsed: bool) -> None:
+        """Expand or collapse a module group. A rolled group ("×N", the N
+        calls of one module drawn as one box) unrolls into one collapsed box
+        per call; expanding one of those expands the calls."""
         layout = self._scene.layout
-        if layout is not None:
-            grp = next((g for g in layout.groups if g.module == module), None)
-            self._focus_nodes = list(grp.members) if grp is not None else []
-            current = {g.module for g in layout.groups if g.collapsed}
-            rolled = [g for g in layout.groups if g.module == module and g.repeat > 1]
-            self.session.set_groups(current, unroll=module if (rolled and not collapsed) else None)
-        self.session.toggle_group(module, collapsed)
+        if layout is None:
+            return
+        grps = [g for g in layout.groups if g.module == module]
+        self._focus_nodes = [m for g in grps[:1] for m in g.members]
+        coll, unr = set(layout.collapsed), set(layout.unrolled)
+        rolled = any(g.repeat > 1 for g in grps)
+        if collapsed:
+            coll.add(module)
+        elif rolled:
+            unr.add(module)
+            coll.add(module)  # stays collapsed: one box per call
+        else:
+            coll.discard(module)
+        self.session.set_layout_groups(coll, unr)
+
+    def _on_group_rolled(self, module: str) -> None:
+        layout = self._scene.layout
+        if layout is None:
+            return
+        grps = [g for g in layout.groups if g.module == module]
+        self._focus_nodes = [m for g in grps for m in g.members]
+        coll, unr = set(layout.collapsed), set(layout.unrolled)
+        unr.discard(module)
+        coll.discard(module)  # a rolled module is always one box
+        self.session.set_layout_groups(coll, unr)
 
     # -- search -------------------------------------------------------------------------------------------
     def _search(self, text: str) -> None:

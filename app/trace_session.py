@@ -217,6 +217,13 @@ class TraceSession(QObject):
         if unroll:
             self.unrolled = set(self.unrolled or ()) | {unroll}
 
+    def set_layout_groups(self, collapsed: set[str], unrolled: set[str]) -> None:
+        """Lay out again with exactly these module paths collapsed and these
+        repeated modules drawn one call at a time (see LayoutOptions)."""
+        self.collapsed = set(collapsed)
+        self.unrolled = set(unrolled)
+        self.layoutOptionsChanged.emit()
+
     def toggle_group(self, module: str, collapsed: bool) -> None:
         """Expand or collapse one module group (a new layout follows)."""
         cur = set(self.collapsed or ())

@@ -574,3 +574,67 @@ def test_fit_keeps_a_long_chain_readable_and_fit_again_shows_all(qtbot, view):
     # and again: back to the readable fit
     qtbot.mouseClick(view.fit_btn, Qt.LeftButton)
     assert view.view.transform().m11() == pytest.approx(scale)
+
+
+RNN_LONG = """\
+import torch
+from torch import nn
+torch.manual_seed(0)
+cell = nn.RNNCell(3, 4)
+h = torch.zeros(1, 4)
+for t in range(320):
+    h = cell(torch.ones(1, 3), h)
+loss = h.pow(2).sum()
+loss.backward()
+"""
+
+
+def test_unroll_a_rolled_module_one_box_per_call_and_roll_it_back(qtbot, view):
+    trace = show(qtbot, view, RNN_LONG)
+    scene = view.graph_scene()
+    rolled = [g for g in scene.layout.groups if g.repeat > 1]
+    assert len(rolled) == 1 and rolled[0].module == "cell" and rolled[0].repeat == 320
+    box = scene.key_items[rolled[0].id]
+    assert "320" in " ".join(box.box.lines)
+    # a real click on the "×320" box unrolls it: one collapsed box per call
+    view.view.centerOn(box)
+    pos = view.view.mapFromScene(box.sceneBoundingRect().center())
+    with qtbot.waitSignal(view.layoutFinished, timeout=60_000):
+        qtbot.mouseClick(view.view.viewport(), Qt.LeftButton, pos=pos)
+    wait_layout(qtbot, view)
+    scene = view.graph_scene()
+    calls = [g for g in scene.layout.groups if g.module == "cell"]
+    assert len(calls) == 320 and all(g.collapsed and g.repeat == 1 for g in calls)
+    assert sorted(g.call for g in calls) == list(range(320))
+    assert view.session.unrolled == {"cell"} and "cell" in view.session.collapsed
+    assert "cell" in scene.layout.unrolled
+    # stepping: the call running now is the current box
+    view.session.set_step(3)
+    cur = view.session.state.current
+    assert scene.group_boxes[cur].status == "current"
+    # expanding a call box expands the calls
+    with qtbot.waitSignal(view.layoutFinished, timeout=60_000):
+        scene.item_clicked(scene.key_items[calls[5].id])
+    wait_layout(qtbot, view)
+    scene = view.graph_scene()
+    frames = [g for g in scene.layout.groups if g.module == "cell"]
+    assert frames and not any(g.collapsed for g in frames)
+    assert set(scene.node_items) == {n.id for n in view.session.graph.nodes}
+    # collapsing back: one box per call again
+    with qtbot.waitSignal(view.layoutFinished, timeout=60_000):
+        scene.group_clicked("cell", True)
+    wait_layout(qtbot, view)
+    scene = view.graph_scene()
+    assert len([g for g in scene.layout.groups if g.module == "cell" and g.collapsed]) == 320
+    # and rolled back into one "×320" box (the context menu's "Roll the calls...")
+    call = next(g for g in scene.layout.groups if g.module == "cell")
+    texts = [t for t, _ in scene.group_actions(call)]
+    assert any("320" in t for t in texts)
+    roll = next(fn for t, fn in scene.group_actions(call) if "320" in t and "Roll" in t)
+    with qtbot.waitSignal(view.layoutFinished, timeout=60_000):
+        roll()
+    wait_layout(qtbot, view)
+    scene = view.graph_scene()
+    rolled = [g for g in scene.layout.groups if g.repeat > 1]
+    assert len(rolled) == 1 and rolled[0].module == "cell" and rolled[0].repeat == 320
+    assert trace.backward_runs
