@@ -278,9 +278,15 @@ class GraphScene(QGraphicsScene):
                 look, tip = st.output, (lambda n=node: node_tooltip(n, True))
             else:
                 look, tip = st.op, (lambda n=node: node_tooltip(n, False)) if node else ""
-            item = NodeItem(box, look, st,
-                            retain=bool(node and node.retains_grad and box.kind != "saved"),
-                            hooks=bool(node and node.hooks and box.kind != "saved"), tooltip=tip)
+            if grp is not None:
+                # a collapsed group says when nodes inside it have hooks / retain_grad
+                inside = [nodes[m] for m in grp.members if m in nodes]
+                retain = any(n.retains_grad for n in inside)
+                hooks = any(n.hooks for n in inside)
+            else:
+                retain = bool(node and node.retains_grad and box.kind != "saved")
+                hooks = bool(node and node.hooks and box.kind != "saved")
+            item = NodeItem(box, look, st, retain=retain, hooks=hooks, tooltip=tip)
             if cache is not None:
                 item.setCacheMode(cache)
             if box.kind == "group":

@@ -638,3 +638,73 @@ def test_unroll_a_rolled_module_one_box_per_call_and_roll_it_back(qtbot, view):
     rolled = [g for g in scene.layout.groups if g.repeat > 1]
     assert len(rolled) == 1 and rolled[0].module == "cell" and rolled[0].repeat == 320
     assert trace.backward_runs
+
+
+NODE_HOOKS = """\
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 3
+def seen(grad_inputs, grad_outputs):
+    return None
+y.grad_fn.register_hook(seen)
+def before(grad_outputs):
+    return (grad_outputs[0] * 10,)
+y.grad_fn.register_prehook(before)
+loss = y.sum()
+loss.backward()
+"""
+
+
+def _has_colour(img, colour, tol=40) -> bool:
+    from PySide6.QtGui import QColor
+
+    for yy in range(img.height()):
+        for xx in range(img.width()):
+            c = QColor(img.pixel(xx, yy))
+            if (abs(c.red() - colour.red()) + abs(c.green() - colour.green())
+                    + abs(c.blue() - colour.blue())) < tol:
+                return True
+    return False
+
+
+def test_node_hooks_show_a_badge_and_fire_in_a_callout(qtbot, view):
+    from PySide6.QtGui import QImage, QPainter
+
+    trace = show(qtbot, view, NODE_HOOKS)
+    scene = view.graph_scene()
+    run = trace.backward_runs[0]
+    y = node_by_label(trace, run.graph, "y")
+    assert set(y.hooks) == {"seen", "before"}  # what the trace says...
+    item = scene.node_items[y.id][0]
+    assert item.hooks  # ...is what the box shows: a hook badge
+    view.session.set_step(view.session.step_count)  # (not faded as pending)
+    r = item.sceneBoundingRect()
+    img = QImage(int(r.width() * 2), int(r.height() * 2), QImage.Format_ARGB32)
+    img.fill(scene.style.background)
+    p = QPainter(img)
+    scene.render(p, source=r)
+    p.end()
+    assert _has_colour(img, scene.style.badge_hook)
+    # the tooltip (made on the first hover) names the hooks
+    view.view.centerOn(item)
+    qtbot.mouseMove(view.view.viewport(), view.view.mapFromScene(item.sceneBoundingRect().center()))
+    qtbot.waitUntil(lambda: item.hovered, timeout=3000)
+    assert "seen" in item.toolTip() and "before" in item.toolTip()
+    # the step where y's node runs: both hooks fire, each with what it saw
+    k = next(i + 1 for i, s in enumerate(run.steps) if s.node == y.id)
+    kinds = {ev.kind for ev in run.events if ev.node == y.id}
+    assert kinds == {"node_prehook", "node_hook"}
+    view.session.set_step(k - 1)
+    c = scene.callouts.get(y.id)
+    assert c is None or not c.isVisible()
+    view.session.set_step(k)
+    c = scene.callouts[y.id]
+    assert c.isVisible() and c.kind == "hook"
+    pre = next(ev for ev in run.events if ev.kind == "node_prehook")
+    post = next(ev for ev in run.events if ev.kind == "node_hook")
+    text = c.text()
+    assert "before" in text and summary_text(pre.received) in text
+    assert "seen" in text and summary_text(post.received) in text
+    assert summary_text(pre.returned) in text  # the pre-hook replaced the gradient
+    view.session.set_step(0)
+    assert not c.isVisible()
