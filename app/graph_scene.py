@@ -214,7 +214,7 @@ class GraphScene(QGraphicsScene):
         for old in (old_overview, old_layer):
             if old is not None:
                 self._trash.append([old, None, 0])
-        step = chunk * 8
+        step = chunk * 4
         while self._trash:
             entry = self._trash[0]
             old, kids, i = entry

@@ -31,6 +31,9 @@ SLICE_S = 0.02
 # Below this zoom a box's 10-unit text is under 6 px: a "fit" that would go
 # lower on a long, narrow graph fits its narrow side instead (see fit).
 MIN_READABLE_ZOOM = 0.6
+# Below this a whole-graph fit shows boxes under 2 px: only worth it when the
+# graph is not much longer than wide (then it is the overview of a big graph).
+MIN_OVERVIEW_ZOOM = 0.03
 
 
 def _icon(name: str, fallback, theme=None):
@@ -358,7 +361,9 @@ class GraphView(QWidget):
         across its narrow side at a readable zoom and shows where backward
         starts (the output); the minimap shows the rest, and fitting again
         (the Fit button, Ctrl+0) shows the whole graph. A graph too big both
-        ways is fitted whole: that is the overview of a big graph."""
+        ways is fitted whole: that is the overview of a big graph - unless it
+        is so long that the whole would be a line (a 10,000-step chain): then
+        it is fitted across, zoomed out, at its output."""
         layout = self._scene.layout
         if layout is not None and layout.width > 0:
             rect = QRectF(0, 0, layout.width, layout.height)
@@ -392,9 +397,13 @@ class GraphView(QWidget):
                 sw, sh = aw / rect.width(), ah / rect.height()
                 sc = min(sw, sh, 1.6)
                 long_side = None
-                if not whole and sc < MIN_READABLE_ZOOM and max(sw, sh) >= MIN_READABLE_ZOOM:
+                big = max(sw, sh)
+                if not whole and sc < MIN_READABLE_ZOOM and (
+                        big >= MIN_READABLE_ZOOM or (sc < MIN_OVERVIEW_ZOOM and big > 4 * sc)):
+                    # readable across, or (an extremely long graph, whose whole
+                    # would be a hairline) at least its structure across
                     long_side = "v" if sw > sh else "h"
-                    sc = min(max(sw, sh), 1.0)
+                    sc = min(big, 1.0)
                 # readable first, then the whole graph, then bigger
                 key = (sc >= MIN_READABLE_ZOOM, long_side is None, sc) if not whole else (sc,)
                 if best is None or key > best[0]:
@@ -432,6 +441,21 @@ class GraphView(QWidget):
         if long_side is not None:
             # show the start of backward: the output, at the end of the graph
             start = self._backward_start()
+            # fitted across what is around it (a long graph may drift sideways:
+            # its whole width can be many times the width of any one part)
+            local = self._extent_near(start, long_side, vp, layout)
+            if local is not None:
+                local = local.adjusted(-40, -10, 170, 10)
+                aw = max(vp.width() - left - 32, 40)
+                ah = max(vp.height() - bottom - 32, 40)
+                across = aw / local.width() if long_side == "v" else ah / local.height()
+                scale = max(scale, min(across, 1.0))
+                self.view.resetTransform()
+                self.view.scale(scale, scale)
+                if long_side == "v":
+                    cx = local.center().x()
+                else:
+                    cy = local.center().y()
             vis_w = (vp.width() - left) / scale
             vis_h = (vp.height() - bottom) / scale
             if long_side == "v":
@@ -454,13 +478,37 @@ class GraphView(QWidget):
         self.legend_box.setToolTip(self.tr("Show or hide the legend explaining colours and badges."))
         self.place_legend()
 
+    def _extent_near(self, start: Optional[QPointF], long_side: str, vp, layout) -> Optional[QRectF]:
+        """Bounding box of the boxes within what a readable view shows along
+        the long side around `start`."""
+        if start is None or layout is None or not layout.boxes:
+            return None
+        if long_side == "v":
+            band = vp.height() / MIN_READABLE_ZOOM
+            lo, hi = start.y() - band, start.y() + band
+            near = [b for b in layout.boxes if b.y + b.h >= lo and b.y <= hi]
+        else:
+            band = vp.width() / MIN_READABLE_ZOOM
+            lo, hi = start.x() - band, start.x() + band
+            near = [b for b in layout.boxes if b.x + b.w >= lo and b.x <= hi]
+        if not near:
+            return None
+        x0 = min(b.x for b in near)
+        y0 = min(b.y for b in near)
+        return QRectF(x0, y0, max(b.x + b.w for b in near) - x0, max(b.y + b.h for b in near) - y0)
+
     def _backward_start(self) -> Optional[QPointF]:
-        """Centre of the graph's output (where backward starts), if drawn."""
-        g = self.session.graph
-        for nid in (g.roots if g is not None else ()):
-            c = self._scene.center_of(nid)
-            if c is not None:
-                return c
+        """Centre of the box of the graph's output (where backward starts), or
+        of the collapsed group holding it; from the layout, so that it works
+        while a big scene is still being built."""
+        g, layout = self.session.graph, self._scene.layout
+        if g is None or layout is None or not g.roots:
+            return None
+        roots = set(g.roots)
+        keys = {grp.id for grp in layout.groups if grp.collapsed and roots & set(grp.members)}
+        for b in layout.boxes:
+            if b.node in roots or b.key in keys:
+                return QRectF(b.x, b.y, b.w, b.h).center()
         return None
 
     def _on_fit_clicked(self) -> None:
@@ -659,7 +707,8 @@ class GraphView(QWidget):
         if self._pending_fit or self._auto_fit:
             self._fit_when_ready()
         if self.minimap is not None:
-            self.minimap.refresh()
+            # after the view has painted the overview (one thing per event)
+            QTimer.singleShot(0, self.minimap, self.minimap.refresh)
         self.view.viewport().update()
 
     def _finish_build(self, graph_id: str, result) -> None:
@@ -752,6 +801,10 @@ class GraphView(QWidget):
         """The layout's notes a learner needs, in their language: how a large
         graph was simplified. (Which layout engine ran is in the status bar.)"""
         m = re.match(r"Large graph \((\d+) nodes\): .*; (\d+) boxes drawn", note)
+        if m and "rolled into one box" in note:
+            return self.tr("Large graph ({0} nodes): drawn as {1} boxes. A module called many times is "
+                           "rolled into one box (×N): click it to see one box per call; click a box "
+                           "with a module name to look inside.").format(m.group(1), m.group(2))
         if m:
             return self.tr("Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed "
                            "into one box each. Click a box with a module name to look inside.").format(

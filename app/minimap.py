@@ -94,7 +94,15 @@ class Minimap(QFrame):
         p.translate(self._offset)
         p.scale(scale, scale)
         p.translate(-src.topLeft())
-        if overview is not None:
+        if overview is None or scale < 0.05:
+            # boxes drawn as a bulk overview (outlines at least a pixel wide):
+            # rendered as items, a long graph's boxes would be specks under a pixel
+            if overview is None:
+                from .graph_items import OverviewItem
+                overview = OverviewItem(layout, sc.style)
+                state = getattr(sc, "state", None)
+                if state is not None:
+                    overview.set_status(state.status, ())
             overview.paint(p, None, None)
         else:
             p.setRenderHint(QPainter.Antialiasing)
@@ -132,12 +140,19 @@ class Minimap(QFrame):
         vp = self.main_view.viewport()
         visible = self.main_view.mapToScene(vp.rect()).boundingRect()
         a, b = self._to_map(visible.topLeft()), self._to_map(visible.bottomRight())
-        accent = QColor("#e6007a")
+        st = getattr(self.scene(), "style", None)
+        accent = QColor(st.selected if st is not None else QColor("#1565c0"))
         fill = QColor(accent)
-        fill.setAlpha(35)
+        fill.setAlpha(45)
         p.setPen(QPen(accent, 1.5))
         p.setBrush(fill)
-        p.drawRect(QRectF(a, b).intersected(QRectF(0, 0, self.width(), self.height())))
+        r = QRectF(a, b)
+        # never smaller than a few pixels, or "where am I" is a dot
+        c = r.center()
+        r.setWidth(max(r.width(), 10.0))
+        r.setHeight(max(r.height(), 8.0))
+        r.moveCenter(c)
+        p.drawRect(r.intersected(QRectF(0, 0, self.width(), self.height())))
         p.end()
         super().paintEvent(event)
 
