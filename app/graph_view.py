@@ -677,7 +677,8 @@ class GraphView(QWidget):
         if self._build is build:
             if self._scene.overview is None:
                 self._hold_gc(False)
-            QTimer.singleShot(0, self, self._continue_build)
+            # (a timer, not a posted call: timers and input get their turn in between)
+            QTimer.singleShot(1, self, self._continue_build)
         else:
             self._hold_gc(False)
 
@@ -713,7 +714,12 @@ class GraphView(QWidget):
 
     def _finish_build(self, graph_id: str, result) -> None:
         self._scene.overview_locked = False
-        self._update_overlays()  # overview or details, by the zoom
+        if self._previewed:
+            # a big scene: showing the details (and their first paint) is the
+            # next event's work, not this one's
+            QTimer.singleShot(1, self, self._update_overlays)
+        else:
+            self._update_overlays()  # overview or details, by the zoom
         self._layout_graph_id = graph_id
         self._scene.set_show_saved(self.session.show_saved)
         self._scene.apply_step(self.session.state)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 from typing import Any, Optional
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from . import graph_style  # noqa: F401  (applies the PySide6 None-refcount workaround)
 
@@ -54,6 +54,7 @@ class TraceSession(QObject):
         self.unrolled: Optional[set[str]] = None
         self.show_saved: bool = False
         self.values_cache: dict[str, TensorSummary] = {}
+        self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
 
     # -- read-only properties -------------------------------------------------
     @property
@@ -118,6 +119,13 @@ class TraceSession(QObject):
             # trace, and are freed normally (by reference counting) after:
             # take them out of the collector's sight.
             gc.freeze()
+        old = self._trace
+        if old is not None and old is not trace and _is_big(old):
+            # Freeing a big trace (a million objects) takes 30-60 ms in one go:
+            # not on top of everything the new trace's arrival does; a moment later
+            self._dropping.append(old)
+            QTimer.singleShot(400, self, self._drop_one)
+        del old
         self._trace = trace
         self._selected = None
         self.values_cache = {}
@@ -144,6 +152,10 @@ class TraceSession(QObject):
             self.runChanged.emit(-1)
             self.stepChanged.emit(0)
         self.nodeSelected.emit(None)
+
+    def _drop_one(self) -> None:
+        if self._dropping:
+            self._dropping.pop(0)
 
     def _set_graph(self, graph_id: str, force: bool = False) -> bool:
         if graph_id == self._graph_id and not force:
