@@ -4,107 +4,137 @@
 <context>
     <name />
     <message>
-        <location filename="../../app/graph_items.py" line="53" />
+        <location filename="../../app/graph_items.py" line="58" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="61" />
+        <location filename="../../app/graph_items.py" line="66" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="215" />
+        <location filename="../../app/graph_items.py" line="255" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="431" />
+        <location filename="../../app/graph_items.py" line="534" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="69" />
+        <location filename="../../app/graph_scene.py" line="70" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="71" />
+        <location filename="../../app/graph_scene.py" line="72" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="73" />
+        <location filename="../../app/graph_scene.py" line="74" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="75" />
+        <location filename="../../app/graph_scene.py" line="76" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="78" />
+        <location filename="../../app/graph_scene.py" line="79" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="80" />
+        <location filename="../../app/graph_scene.py" line="81" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="82" />
+        <location filename="../../app/graph_scene.py" line="83" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="84" />
+        <location filename="../../app/graph_scene.py" line="85" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="85" />
+        <location filename="../../app/graph_scene.py" line="86" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="181" />
+        <location filename="../../app/graph_scene.py" line="95" />
+        <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
+        <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="98" />
+        <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
+        <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="268" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="183" />
+        <location filename="../../app/graph_scene.py" line="270" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="197" />
+        <location filename="../../app/graph_scene.py" line="694" />
+        <source>Unroll: one box per call ({0} calls)</source>
+        <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="697" />
+        <source>Expand {0}</source>
+        <translation>展开 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="699" />
+        <source>Collapse {0} into one box</source>
+        <translation>把 {0} 折叠成一个框</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="702" />
+        <source>Roll the {0} calls of {1} into one box</source>
+        <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="100" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="366" />
+        <location filename="../../app/graph_scene.py" line="489" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="374" />
+        <location filename="../../app/graph_scene.py" line="497" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="460" />
+        <location filename="../../app/graph_scene.py" line="583" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="465" />
+        <location filename="../../app/graph_scene.py" line="588" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="467" />
+        <location filename="../../app/graph_scene.py" line="590" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
@@ -185,37 +215,42 @@
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="221" />
+        <location filename="../../app/export.py" line="246" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="233" />
+        <location filename="../../app/export.py" line="258" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
         <location filename="../../app/export.py" line="263" />
+        <source>step {0} of {1}</source>
+        <translation>第 {0} 步，共 {1} 步</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="289" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="265" />
+        <location filename="../../app/export.py" line="291" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="287" />
+        <location filename="../../app/export.py" line="313" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="291" />
+        <location filename="../../app/export.py" line="317" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="294" />
+        <location filename="../../app/export.py" line="320" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
@@ -295,8 +330,8 @@
     </message>
     <message>
         <location filename="../../app/export_dialog.py" line="136" />
-        <source>Animates backward run {0}: {1} frames (before the first step, then one per step).</source>
-        <translation>为第 {0} 次反向传播制作动画：共 {1} 帧（第一步之前一帧，之后每步一帧）。</translation>
+        <source>Animates backward run {0}: {1} frames, one per step.</source>
+        <translation>动画展示第 {0} 次反向传播：{1} 帧，每步一帧。</translation>
     </message>
     <message>
         <location filename="../../app/export_dialog.py" line="140" />
@@ -353,117 +388,153 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../app/graph_view.py" line="274" />
+        <location filename="../../app/graph_view.py" line="297" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="275" />
+        <location filename="../../app/graph_view.py" line="298" />
         <source>Stop laying out the graph; the previous picture stays.</source>
         <translation>停止布局计算图；保留之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="276" />
+        <location filename="../../app/graph_view.py" line="299" />
         <source>Find a node by name or operation…</source>
         <translation>按名称或运算查找节点…</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="277" />
+        <location filename="../../app/graph_view.py" line="300" />
         <source>Type part of a variable name (e.g. 'loss') or an operation (e.g. 'Mul'). Enter: next match.</source>
         <translation>输入变量名的一部分（如 'loss'）或运算名（如 'Mul'）。回车：下一个匹配。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="279" />
+        <location filename="../../app/graph_view.py" line="302" />
         <source>Previous match (Shift+F3)</source>
         <translation>上一个匹配（Shift+F3）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="280" />
+        <location filename="../../app/graph_view.py" line="303" />
         <source>Next match (F3 or Enter)</source>
         <translation>下一个匹配（F3 或回车）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="281" />
+        <location filename="../../app/graph_view.py" line="304" />
         <source>Close the search bar (Esc)</source>
         <translation>关闭搜索栏（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="282" />
+        <location filename="../../app/graph_view.py" line="305" />
         <source>Zoom in (+, Ctrl++ or the mouse wheel)</source>
         <translation>放大（+、Ctrl++ 或鼠标滚轮）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="283" />
+        <location filename="../../app/graph_view.py" line="306" />
         <source>Zoom out (-, Ctrl+- or the mouse wheel)</source>
         <translation>缩小（-、Ctrl+- 或鼠标滚轮）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="284" />
-        <source>Fit the whole graph in the view (Ctrl+0)</source>
-        <translation>让整张图适应视图（Ctrl+0）</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph_view.py" line="285" />
+        <location filename="../../app/graph_view.py" line="310" />
         <source>Find a node (Ctrl+F)</source>
         <translation>查找节点（Ctrl+F）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="286" />
+        <location filename="../../app/graph_view.py" line="311" />
         <source>Show saved tensors</source>
         <translation>显示保存的张量</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="287" />
+        <location filename="../../app/graph_view.py" line="312" />
         <source>Also draw the tensors each operation saved for its backward computation (like torchviz's show_saved).</source>
         <translation>同时画出每个运算为反向计算保存的张量（类似 torchviz 的 show_saved）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="289" />
+        <location filename="../../app/graph_view.py" line="314" />
         <source>Legend</source>
         <translation>图例</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="290" />
+        <location filename="../../app/graph_view.py" line="315" />
+        <location filename="../../app/graph_view.py" line="478" />
         <source>Show or hide the legend explaining colours and badges.</source>
         <translation>显示或隐藏解释颜色和标记的图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="291" />
+        <location filename="../../app/graph_view.py" line="316" />
         <source>Drag to pan, wheel or +/- to zoom, double-click to centre; click a node to inspect it.</source>
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="431" />
+        <location filename="../../app/graph_view.py" line="435" />
+        <source>The legend was hidden to leave the small view to the graph; tick to show it over the graph.</source>
+        <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_view.py" line="788" />
+        <source>No graph: the last run did not finish (it was stopped, crashed or ran out of time), so the previous graph was cleared. Press Run to try again.</source>
+        <translation>没有计算图：上一次运行没有完成（被停止、崩溃或超时），因此清除了之前的图。按“运行”重试。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_view.py" line="793" />
+        <source>{0} at line {1}</source>
+        <translation>第 {1} 行的 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_view.py" line="797" />
+        <source>No graph: the script stopped with {0} before it built an autograd graph. The Output pane says what went wrong.</source>
+        <translation>没有计算图：脚本在构建 autograd 计算图之前因 {0} 停止。“输出”面板说明了出错原因。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_view.py" line="799" />
         <source>No autograd graph: the script created no tensor that requires grad (try requires_grad=True).</source>
         <translation>没有自动求导计算图：脚本没有创建需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="446" />
+        <location filename="../../app/graph_view.py" line="610" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="537" />
+        <location filename="../../app/graph_view.py" line="307" />
+        <source>Fit the graph in the view (Ctrl+0). A long graph is fitted across at a readable size, showing where backward starts; press again to see all of it.</source>
+        <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_view.py" line="745" />
         <source>{0} nodes, layout: {1} in {2:.2f} s</source>
         <translation>{0} 个节点，布局：{1}，用时 {2:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="546" />
+        <location filename="../../app/graph_view.py" line="753" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="552" />
+        <location filename="../../app/graph_view.py" line="759" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="655" />
+        <location filename="../../app/graph_view.py" line="802" />
+        <source>The script stopped with {0}: the graph shows what it had built until then. The Output pane says what went wrong.</source>
+        <translation>脚本因 {0} 停止：图中显示的是到那时为止构建的部分。“输出”面板说明了出错原因。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_view.py" line="811" />
+        <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is rolled into one box (×N): click it to see one box per call; click a box with a module name to look inside.</source>
+        <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框。被多次调用的模块合并成一个框（×N）：点击它可按每次调用一个框显示；点击带模块名的框可查看其内部。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_view.py" line="815" />
+        <source>Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed into one box each. Click a box with a module name to look inside.</source>
+        <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框，每次模块调用折叠成一个框。点击带模块名的框可查看其内部。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_view.py" line="946" />
         <source>no match</source>
         <translation>无匹配</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="657" />
+        <location filename="../../app/graph_view.py" line="948" />
         <source>{0} of {1}</source>
         <translation>第 {0} 个，共 {1} 个</translation>
     </message>
@@ -1688,7 +1759,7 @@
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/trace_session.py" line="229" />
+        <location filename="../../app/trace_session.py" line="266" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -1770,142 +1841,177 @@
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="221" />
+        <location filename="../../app/export.py" line="246" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="233" />
+        <location filename="../../app/export.py" line="258" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
         <location filename="../../app/export.py" line="263" />
+        <source>step {0} of {1}</source>
+        <translation>第 {0} 步，共 {1} 步</translation>
+    </message>
+    <message>
+        <location filename="../../app/export.py" line="289" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="265" />
+        <location filename="../../app/export.py" line="291" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="287" />
+        <location filename="../../app/export.py" line="313" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="291" />
+        <location filename="../../app/export.py" line="317" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="294" />
+        <location filename="../../app/export.py" line="320" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
 </context><context><name>GraphItems</name><message>
-        <location filename="../../app/graph_items.py" line="53" />
+        <location filename="../../app/graph_items.py" line="58" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="61" />
+        <location filename="../../app/graph_items.py" line="66" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="215" />
+        <location filename="../../app/graph_items.py" line="255" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="431" />
+        <location filename="../../app/graph_items.py" line="534" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     </context><context><name>GraphScene</name><message>
-        <location filename="../../app/graph_scene.py" line="69" />
+        <location filename="../../app/graph_scene.py" line="70" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="71" />
+        <location filename="../../app/graph_scene.py" line="72" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="73" />
+        <location filename="../../app/graph_scene.py" line="74" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="75" />
+        <location filename="../../app/graph_scene.py" line="76" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="78" />
+        <location filename="../../app/graph_scene.py" line="79" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="80" />
+        <location filename="../../app/graph_scene.py" line="81" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="82" />
+        <location filename="../../app/graph_scene.py" line="83" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="84" />
+        <location filename="../../app/graph_scene.py" line="85" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="85" />
+        <location filename="../../app/graph_scene.py" line="86" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="181" />
+        <location filename="../../app/graph_scene.py" line="95" />
+        <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
+        <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="98" />
+        <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
+        <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="268" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="183" />
+        <location filename="../../app/graph_scene.py" line="270" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="197" />
+        <location filename="../../app/graph_scene.py" line="694" />
+        <source>Unroll: one box per call ({0} calls)</source>
+        <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="697" />
+        <source>Expand {0}</source>
+        <translation>展开 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="699" />
+        <source>Collapse {0} into one box</source>
+        <translation>把 {0} 折叠成一个框</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="702" />
+        <source>Roll the {0} calls of {1} into one box</source>
+        <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_scene.py" line="100" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="366" />
+        <location filename="../../app/graph_scene.py" line="489" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="374" />
+        <location filename="../../app/graph_scene.py" line="497" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="460" />
+        <location filename="../../app/graph_scene.py" line="583" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="465" />
+        <location filename="../../app/graph_scene.py" line="588" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="467" />
+        <location filename="../../app/graph_scene.py" line="590" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
