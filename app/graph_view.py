@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from .graph_scene import OVERVIEW_MIN_BOXES, GraphScene
 from .graph_style import style_for
 from .layout_runner import LayoutRunner
+from .resources_loader import icon_or_standard as _icon
 from .trace_session import TraceSession
 
 # Longest piece of scene building done in one go on the GUI thread; events
@@ -36,16 +37,6 @@ MIN_READABLE_ZOOM = 0.6
 MIN_OVERVIEW_ZOOM = 0.03
 
 
-def _icon(name: str, fallback, theme=None):
-    try:
-        from .resources_loader import icon
-        ic = icon(name, theme) if theme else icon(name)
-        if not ic.isNull():
-            return ic
-    except Exception:
-        pass
-    from PySide6.QtWidgets import QApplication
-    return QApplication.style().standardIcon(fallback)
 
 
 class _View(QGraphicsView):

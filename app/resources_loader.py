@@ -73,6 +73,20 @@ def icon(name: str, theme: str | None = None) -> QIcon:
     return _icon(name, theme or _current_theme)
 
 
+def icon_or_standard(name: str, fallback, theme: str | None = None) -> QIcon:
+    """Our icon `name`, or Qt's standard pixmap `fallback` when the file is
+    missing or cannot be drawn: a button never ends up blank."""
+    try:
+        ic = icon(name, theme) if theme else icon(name)
+        if not ic.isNull():
+            return ic
+    except Exception:
+        pass
+    from PySide6.QtWidgets import QApplication
+
+    return QApplication.style().standardIcon(fallback)
+
+
 def icon_names() -> list[str]:
     return sorted(p.stem for p in ICONS.glob("*.svg"))
 

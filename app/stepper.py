@@ -14,7 +14,7 @@ from typing import Optional
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPainter, QPalette, QPen, QShortcut
 from PySide6.QtWidgets import (
-    QApplication, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QSlider,
+    QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QSlider,
     QSplitter, QStyle, QToolButton, QVBoxLayout, QWidget,
 )
 
@@ -23,18 +23,10 @@ from autogradviz.engine.trace_model import MAX_RECORDED_RUNS
 
 from .graph_items import summary_text
 from .graph_scene import event_title
+from .resources_loader import icon_or_standard as _icon
 from .trace_session import TraceSession
 
 
-def _icon(name: str, fallback: QStyle.StandardPixmap, theme=None):
-    try:
-        from .resources_loader import icon
-        ic = icon(name, theme) if theme else icon(name)
-        if not ic.isNull():
-            return ic
-    except Exception:
-        pass
-    return QApplication.style().standardIcon(fallback)
 
 
 class Timeline(QWidget):
