@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("torch")
+from autogradviz.engine.layout import LayoutOptions, layout_graph, prepare
 
-from autogradviz.engine.layout import LayoutOptions, layout_graph, prepare  # noqa: E402
-
-from test_layout import _expanded_equals_original, check_layout, edges_through_boxes  # noqa: E402
+from test_layout import _expanded_equals_original, check_layout, edges_through_boxes
 
 MLP = """
 import torch

@@ -1,6 +1,6 @@
 """engine.replay against torch itself.
 
-Traces come from H1's `run_script` (in-process); the expected values are
+Traces come from `run_script` (in-process); the expected values are
 computed independently in the test with plain torch (hooks, .grad,
 autograd.grad), never read back from the trace.
 """
@@ -8,17 +8,10 @@ autograd.grad), never read back from the trace.
 from __future__ import annotations
 
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
-
-from autogradviz.engine import replay  # noqa: E402
-
-try:
-    from autogradviz.engine.runner import run_script
-except ImportError:  # pragma: no cover - before H1's runner lands
-    run_script = None
-
-pytestmark = pytest.mark.skipif(run_script is None, reason="engine/runner.py has not landed")
+from autogradviz.engine import replay
+from autogradviz.engine.runner import run_script
 
 LESSON = """\
 import torch
