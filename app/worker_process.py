@@ -23,6 +23,7 @@ from typing import Optional
 from PySide6.QtCore import (QCoreApplication, QElapsedTimer, QObject, QProcess,
                             QProcessEnvironment, Qt, QThread, QTimer, Signal, Slot)
 
+from autogradviz.engine import replay
 from autogradviz.engine.trace_model import TensorSummary, Trace, _from_dict
 
 STARTING = "starting"
@@ -51,7 +52,8 @@ class _TraceParser(QObject):
         try:
             message = json.loads(bytes(line).decode("utf-8", "replace"))
             if isinstance(message, dict) and message.get("type") == "trace":
-                message["trace"] = Trace.from_dict(message.get("trace") or {})
+                message["trace"] = trace = Trace.from_dict(message.get("trace") or {})
+                replay.prepare(trace)  # the run shown first: its tables, here and not on the GUI thread
             self.decoded.emit(generation, message, "")
         except Exception as exc:
             self.decoded.emit(generation, None, f"{type(exc).__name__}: {exc}")
@@ -60,6 +62,7 @@ class _TraceParser(QObject):
     def parse(self, run_id: int, data) -> None:
         try:
             trace = Trace.from_dict(data)
+            replay.prepare(trace)
             self.done.emit(run_id, trace, "")
         except Exception as exc:  # a malformed trace must not kill the GUI
             self.done.emit(run_id, None, f"{type(exc).__name__}: {exc}")

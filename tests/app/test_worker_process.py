@@ -148,6 +148,11 @@ def test_large_trace_is_decoded_off_the_gui_thread(qtbot, shared_worker, wait_un
     assert shared_worker.large_lines_decoded > before, f"expected a line over {worker_process.LARGE_LINE} bytes"
     assert len(trace.graphs[0].nodes) > 600
     assert len(trace.backward_runs[0].steps) > 600
+    # The stepper's tables of the run shown first were built on the parser
+    # thread too, not by the GUI when the trace arrives.
+    from autogradviz.engine import replay
+
+    assert replay.is_prepared(trace, 0)
     # The worker answers normally afterwards.
     with qtbot.waitSignal(shared_worker.traceReady, timeout=RUN_TIMEOUT_MS) as blocker:
         shared_worker.run(SIMPLE, "simple.py", "cpu")
