@@ -26,7 +26,7 @@ from typing import Callable, Optional
 from ..trace_model import Graph
 from . import graphviz_backend as _gv
 from .layered import LayoutCancelled, layout_layered
-from .model import LayoutBox, LayoutEdge, LayoutGroup, LayoutResult
+from .model import LayoutBox, LayoutEdge, LayoutGroup, LayoutResult, layout_groups
 from .prepare import DrawGraph, prepare
 
 __all__ = [
@@ -199,19 +199,8 @@ def _layout_graphviz(dg: DrawGraph, time_limit_s, cancelled, prog) -> LayoutResu
             spline = False
         edges.append(LayoutEdge(src=e.src, dst=e.dst, points=pts, spline=spline,
                                 trace_edges=list(e.trace_edges)))
-    bykey = {b.key: b for b in boxes}
-    groups = []
-    for g in dg.groups:
-        lg = LayoutGroup(id=g.id, module=g.module, module_class=g.module_class,
-                         members=list(g.members), collapsed=g.collapsed, repeat=g.repeat,
-                         call=g.call, calls=g.calls)
-        if g.collapsed and g.id in bykey:
-            b = bykey[g.id]
-            lg.x, lg.y, lg.w, lg.h = b.x, b.y, b.w, b.h
-        elif g.id in clusters:
-            x, y, w, h = clusters[g.id]
-            lg.x, lg.y, lg.w, lg.h = round(x + MARGIN, 2), round(y + MARGIN, 2), round(w, 2), round(h, 2)
-        groups.append(lg)
+    frames = {gid: (x + MARGIN, y + MARGIN, w, h) for gid, (x, y, w, h) in clusters.items()}
+    groups = layout_groups(dg.groups, boxes, frames)
     return LayoutResult(boxes=boxes, edges=edges, groups=groups,
                         width=round(W + 2 * MARGIN, 2), height=round(H + 2 * MARGIN, 2),
                         engine=f"graphviz {info.version or ''} ({info.name})".replace("  ", " "),

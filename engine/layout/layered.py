@@ -42,7 +42,7 @@ from typing import Callable, Optional
 
 import networkx as nx
 
-from .model import LayoutBox, LayoutEdge, LayoutGroup, LayoutResult
+from .model import LayoutBox, LayoutEdge, LayoutResult, layout_groups
 from .prepare import DrawGraph
 
 NODE_GAP = 18.0  # min horizontal gap between boxes
@@ -313,20 +313,7 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
                                 spline=False, trace_edges=list(e.trace_edges)))
 
     # -- group frames --------------------------------------------------------------------------
-    bykey = {b.key: b for b in boxes}
-    groups = []
-    for g in dg.groups:
-        lg = LayoutGroup(id=g.id, module=g.module, module_class=g.module_class,
-                         members=list(g.members), collapsed=g.collapsed, repeat=g.repeat,
-                         call=g.call, calls=g.calls)
-        if g.collapsed:
-            b = bykey.get(g.id)
-            if b is not None:
-                lg.x, lg.y, lg.w, lg.h = b.x, b.y, b.w, b.h
-        elif g.id in frames:
-            x, y, w, h = frames[g.id]
-            lg.x, lg.y, lg.w, lg.h = round(x, 2), round(y, 2), round(w, 2), round(h, 2)
-        groups.append(lg)
+    groups = layout_groups(dg.groups, boxes, frames)
     width = root.ox + root.width + MARGIN
     height = root.oy + root.height + MARGIN
     prog(1.0, "done")

@@ -75,3 +75,23 @@ class LayoutResult:
     # LayoutOptions(collapsed=set(...), unrolled=set(...)).
     collapsed: list[str] = field(default_factory=list)
     unrolled: list[str] = field(default_factory=list)
+
+
+def layout_groups(draw_groups, boxes, frames: dict) -> list:
+    """LayoutGroups for prepared groups (DrawGroup): a collapsed group takes its
+    box's rectangle, an expanded one its frame from `frames` (group id ->
+    (x, y, w, h), already in picture coordinates). Shared by both engines."""
+    bykey = {b.key: b for b in boxes}
+    groups = []
+    for g in draw_groups:
+        lg = LayoutGroup(id=g.id, module=g.module, module_class=g.module_class,
+                         members=list(g.members), collapsed=g.collapsed, repeat=g.repeat,
+                         call=g.call, calls=g.calls)
+        b = bykey.get(g.id) if g.collapsed else None
+        if b is not None:
+            lg.x, lg.y, lg.w, lg.h = b.x, b.y, b.w, b.h
+        elif not g.collapsed and g.id in frames:
+            x, y, w, h = frames[g.id]
+            lg.x, lg.y, lg.w, lg.h = round(x, 2), round(y, 2), round(w, 2), round(h, 2)
+        groups.append(lg)
+    return groups
