@@ -329,34 +329,27 @@ class Summarizer:
         new = self._new
         out = []
         app = out.append
+        def summaries(tensors) -> list:
+            # One summary per tensor object and version: a gradient passed on
+            # unchanged (or summed into a leaf) is summarised once.
+            res = []
+            for x in tensors:
+                if x is None:
+                    res.append(None)
+                    continue
+                e = get(id(x))
+                if e is not None and e[1] == x._version:
+                    res.append(e[0])
+                    continue
+                s = new(x, True)
+                if s is not None:
+                    by_id[id(x)] = (s, x._version)
+                res.append(s)
+            return res
+
         for n, gi, go in raw:
-            sgo = []
-            for x in go:
-                if x is None:
-                    sgo.append(None)
-                    continue
-                e = get(id(x))
-                if e is not None and e[1] == x._version:
-                    sgo.append(e[0])
-                    continue
-                s = new(x, True)
-                if s is not None:
-                    by_id[id(x)] = (s, x._version)
-                sgo.append(s)
-            sgi = []
-            for x in gi:
-                if x is None:
-                    sgi.append(None)
-                    continue
-                e = get(id(x))
-                if e is not None and e[1] == x._version:
-                    sgi.append(e[0])
-                    continue
-                s = new(x, True)
-                if s is not None:
-                    by_id[id(x)] = (s, x._version)
-                sgi.append(s)
-            app((ids.get(n, ""), sgo, sgi))
+            sgo = summaries(go)
+            app((ids.get(n, ""), sgo, summaries(gi)))
         return out
 
     def summarize(self, t, snapshot: bool = True) -> Optional[TensorSummary]:
