@@ -733,10 +733,10 @@ class GraphView(QWidget):
             self._focus_nodes = []
         if self.minimap is not None and not self._previewed:
             self.minimap.refresh()  # (a big graph's map was drawn with the preview)
-        info = self.tr("{0} nodes, layout: {1} in {2:.2f} s").format(
-            len(self.session.graph.nodes), result.engine or "?", result.seconds)
-        if result.notes:
-            info += " (" + "; ".join(result.notes) + ")"
+        # (the node count is next to it in the status bar already)
+        info = self.tr("Layout: {0} in {1:.2f} s").format(result.engine or "?", result.seconds)
+        # The layout's notes (how a large graph was simplified) are in the
+        # banner, translated; the status bar keeps to engine and time.
         self.layoutFinished.emit(info)
 
     def _on_layout_failed(self, msg: str) -> None:

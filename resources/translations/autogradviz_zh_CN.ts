@@ -388,153 +388,153 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../app/graph_view.py" line="297" />
+        <location filename="../../app/graph_view.py" line="288" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="298" />
+        <location filename="../../app/graph_view.py" line="289" />
         <source>Stop laying out the graph; the previous picture stays.</source>
         <translation>停止布局计算图；保留之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="299" />
+        <location filename="../../app/graph_view.py" line="290" />
         <source>Find a node by name or operation…</source>
         <translation>按名称或运算查找节点…</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="300" />
+        <location filename="../../app/graph_view.py" line="291" />
         <source>Type part of a variable name (e.g. 'loss') or an operation (e.g. 'Mul'). Enter: next match.</source>
         <translation>输入变量名的一部分（如 'loss'）或运算名（如 'Mul'）。回车：下一个匹配。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="302" />
+        <location filename="../../app/graph_view.py" line="293" />
         <source>Previous match (Shift+F3)</source>
         <translation>上一个匹配（Shift+F3）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="303" />
+        <location filename="../../app/graph_view.py" line="294" />
         <source>Next match (F3 or Enter)</source>
         <translation>下一个匹配（F3 或回车）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="304" />
+        <location filename="../../app/graph_view.py" line="295" />
         <source>Close the search bar (Esc)</source>
         <translation>关闭搜索栏（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="305" />
+        <location filename="../../app/graph_view.py" line="296" />
         <source>Zoom in (+, Ctrl++ or the mouse wheel)</source>
         <translation>放大（+、Ctrl++ 或鼠标滚轮）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="306" />
+        <location filename="../../app/graph_view.py" line="297" />
         <source>Zoom out (-, Ctrl+- or the mouse wheel)</source>
         <translation>缩小（-、Ctrl+- 或鼠标滚轮）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="310" />
+        <location filename="../../app/graph_view.py" line="301" />
         <source>Find a node (Ctrl+F)</source>
         <translation>查找节点（Ctrl+F）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="311" />
+        <location filename="../../app/graph_view.py" line="302" />
         <source>Show saved tensors</source>
         <translation>显示保存的张量</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="312" />
+        <location filename="../../app/graph_view.py" line="303" />
         <source>Also draw the tensors each operation saved for its backward computation (like torchviz's show_saved).</source>
         <translation>同时画出每个运算为反向计算保存的张量（类似 torchviz 的 show_saved）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="314" />
+        <location filename="../../app/graph_view.py" line="305" />
         <source>Legend</source>
         <translation>图例</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="315" />
-        <location filename="../../app/graph_view.py" line="478" />
+        <location filename="../../app/graph_view.py" line="306" />
+        <location filename="../../app/graph_view.py" line="469" />
         <source>Show or hide the legend explaining colours and badges.</source>
         <translation>显示或隐藏解释颜色和标记的图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="316" />
+        <location filename="../../app/graph_view.py" line="307" />
         <source>Drag to pan, wheel or +/- to zoom, double-click to centre; click a node to inspect it.</source>
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="435" />
+        <location filename="../../app/graph_view.py" line="426" />
         <source>The legend was hidden to leave the small view to the graph; tick to show it over the graph.</source>
         <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="788" />
+        <location filename="../../app/graph_view.py" line="737" />
+        <source>Layout: {0} in {1:.2f} s</source>
+        <translation>布局：{0}，用时 {1:.2f} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph_view.py" line="779" />
         <source>No graph: the last run did not finish (it was stopped, crashed or ran out of time), so the previous graph was cleared. Press Run to try again.</source>
         <translation>没有计算图：上一次运行没有完成（被停止、崩溃或超时），因此清除了之前的图。按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="793" />
+        <location filename="../../app/graph_view.py" line="784" />
         <source>{0} at line {1}</source>
         <translation>第 {1} 行的 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="797" />
+        <location filename="../../app/graph_view.py" line="788" />
         <source>No graph: the script stopped with {0} before it built an autograd graph. The Output pane says what went wrong.</source>
         <translation>没有计算图：脚本在构建 autograd 计算图之前因 {0} 停止。“输出”面板说明了出错原因。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="799" />
+        <location filename="../../app/graph_view.py" line="790" />
         <source>No autograd graph: the script created no tensor that requires grad (try requires_grad=True).</source>
         <translation>没有自动求导计算图：脚本没有创建需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="610" />
+        <location filename="../../app/graph_view.py" line="601" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="307" />
+        <location filename="../../app/graph_view.py" line="298" />
         <source>Fit the graph in the view (Ctrl+0). A long graph is fitted across at a readable size, showing where backward starts; press again to see all of it.</source>
         <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="745" />
-        <source>{0} nodes, layout: {1} in {2:.2f} s</source>
-        <translation>{0} 个节点，布局：{1}，用时 {2:.2f} 秒</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph_view.py" line="753" />
+        <location filename="../../app/graph_view.py" line="744" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="759" />
+        <location filename="../../app/graph_view.py" line="750" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="802" />
+        <location filename="../../app/graph_view.py" line="793" />
         <source>The script stopped with {0}: the graph shows what it had built until then. The Output pane says what went wrong.</source>
         <translation>脚本因 {0} 停止：图中显示的是到那时为止构建的部分。“输出”面板说明了出错原因。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="811" />
+        <location filename="../../app/graph_view.py" line="802" />
         <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is rolled into one box (×N): click it to see one box per call; click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框。被多次调用的模块合并成一个框（×N）：点击它可按每次调用一个框显示；点击带模块名的框可查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="815" />
+        <location filename="../../app/graph_view.py" line="806" />
         <source>Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed into one box each. Click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框，每次模块调用折叠成一个框。点击带模块名的框可查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="946" />
+        <location filename="../../app/graph_view.py" line="937" />
         <source>no match</source>
         <translation>无匹配</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="948" />
+        <location filename="../../app/graph_view.py" line="939" />
         <source>{0} of {1}</source>
         <translation>第 {0} 个，共 {1} 个</translation>
     </message>
@@ -1572,178 +1572,178 @@
 <context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/stepper.py" line="238" />
+        <location filename="../../app/stepper.py" line="230" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="239" />
+        <location filename="../../app/stepper.py" line="231" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="241" />
+        <location filename="../../app/stepper.py" line="233" />
         <source>First: before backward starts (Home)</source>
         <translation>开头：反向传播开始之前（Home）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="242" />
+        <location filename="../../app/stepper.py" line="234" />
         <source>Step back (Left)</source>
         <translation>后退一步（←）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="243" />
+        <location filename="../../app/stepper.py" line="235" />
         <source>Step forward: run the next node (Right)</source>
         <translation>前进一步：执行下一个节点（→）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="244" />
+        <location filename="../../app/stepper.py" line="236" />
         <source>Last: after the whole backward pass (End)</source>
         <translation>结尾：整个反向传播之后（End）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="245" />
+        <location filename="../../app/stepper.py" line="237" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="246" />
-        <location filename="../../app/stepper.py" line="506" />
+        <location filename="../../app/stepper.py" line="238" />
+        <location filename="../../app/stepper.py" line="498" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="247" />
+        <location filename="../../app/stepper.py" line="239" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="249" />
+        <location filename="../../app/stepper.py" line="241" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="286" />
+        <location filename="../../app/stepper.py" line="278" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="288" />
+        <location filename="../../app/stepper.py" line="280" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="289" />
+        <location filename="../../app/stepper.py" line="281" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="297" />
+        <location filename="../../app/stepper.py" line="289" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="328" />
+        <location filename="../../app/stepper.py" line="320" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="346" />
+        <location filename="../../app/stepper.py" line="338" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="349" />
+        <location filename="../../app/stepper.py" line="341" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="352" />
+        <location filename="../../app/stepper.py" line="344" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="355" />
+        <location filename="../../app/stepper.py" line="347" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="358" />
+        <location filename="../../app/stepper.py" line="350" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="366" />
+        <location filename="../../app/stepper.py" line="358" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="368" />
+        <location filename="../../app/stepper.py" line="360" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="371" />
+        <location filename="../../app/stepper.py" line="363" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="375" />
+        <location filename="../../app/stepper.py" line="367" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="376" />
+        <location filename="../../app/stepper.py" line="368" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="385" />
+        <location filename="../../app/stepper.py" line="377" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="392" />
+        <location filename="../../app/stepper.py" line="384" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="395" />
+        <location filename="../../app/stepper.py" line="387" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="397" />
+        <location filename="../../app/stepper.py" line="389" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="419" />
+        <location filename="../../app/stepper.py" line="411" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="425" />
+        <location filename="../../app/stepper.py" line="417" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="430" />
+        <location filename="../../app/stepper.py" line="422" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="434" />
+        <location filename="../../app/stepper.py" line="426" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="515" />
+        <location filename="../../app/stepper.py" line="507" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="518" />
+        <location filename="../../app/stepper.py" line="510" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -1751,7 +1751,7 @@
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../app/stepper.py" line="130" />
+        <location filename="../../app/stepper.py" line="122" />
         <source>Step {0} of {1}. Click or drag to move through the backward pass; purple marks: a hook fired; blue dots: retain_grad filled .grad.</source>
         <translation>第 {0} 步，共 {1} 步。点击或拖动可在反向传播中移动；紫色标记：钩子被触发；蓝色圆点：retain_grad 填充了 .grad。</translation>
     </message>
