@@ -544,8 +544,8 @@ class Recorder:
         post._agv_own = True
         own = []
         if not self.record_steps:
-            pass
-        elif self._orig.get("_register_hook") is not None:
+            return run, g, ids, nodes, act, own  # the graph only: no hook of ours
+        if self._orig.get("_register_hook") is not None:
             # Fast path: our hook goes straight into each node's hook dict.
             self._own_hooks = own
             self._internal = True
@@ -657,7 +657,7 @@ class Recorder:
     def _failed_step(self, run, g, ids, nodes, act, exc, step_of, partial_graph) -> None:
         """The step of the node that raised (see the module docstring)."""
         run.error = ErrorInfo(type=type(exc).__name__, message=str(exc),
-                              line=_user_line(exc, self.filename))
+                              line=user_line(exc, self.filename))
         if not isinstance(exc, Exception):
             return  # KeyboardInterrupt, SystemExit: not a node's failure
         fail = act.failure
@@ -672,9 +672,6 @@ class Recorder:
         steps = run.steps
         steps.append(Step(len(steps), fail["node"], list(fail["grad_outputs"]), list(fail["grad_inputs"]),
                           fail["error"]))
-
-
-_tensor_types = (torch.Tensor,)
 
 
 def node_hook_names(nodes) -> dict:
@@ -789,7 +786,9 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
 
 
-def _user_line(exc: BaseException, filename: Optional[str]) -> Optional[int]:
+def user_line(exc: BaseException, filename: Optional[str]) -> Optional[int]:
+    """The last line of `filename` in the exception's traceback (where the
+    user's code was when it raised), or None."""
     line = None
     tb = exc.__traceback__
     while tb is not None:

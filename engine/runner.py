@@ -30,6 +30,7 @@ from .capture import CaptureState, root_edges, capture
 from .explain import explain, explain_warning
 from .module_tracker import ModuleTracker
 from .recorder import Recorder
+from .recorder import user_line as _user_line
 from .summarize import Summarizer, TensorStore, full_summary
 from .trace_model import ErrorInfo, TensorSummary, Trace
 
@@ -127,14 +128,6 @@ class _Output:
                     f"{stream} truncated: kept the first {self.size[stream]:,} of "
                     f"{self.total[stream]:,} characters")
             setattr(self.trace, stream, text)
-
-
-def _user_line(exc: BaseException, filename: str) -> Optional[int]:
-    line = None
-    for fr in traceback.extract_tb(exc.__traceback__):
-        if fr.filename == filename:
-            line = fr.lineno
-    return line
 
 
 def _format_tb(exc: BaseException) -> str:
