@@ -27,14 +27,13 @@ What is known when:
 
 from __future__ import annotations
 
-import gc
 import weakref
 from typing import Any, Callable, Iterable, Optional
 
 import torch
 
 from .summarize import Summarizer
-from .trace_model import Edge, Graph, Node, SavedValue
+from .trace_model import Edge, Graph, Node, SavedValue, gc_paused
 
 ACCUMULATE_GRAD = "torch::autograd::AccumulateGrad"
 _get_edge = torch.autograd.graph.get_gradient_edge
@@ -365,13 +364,8 @@ def capture(state: CaptureState, roots: list[tuple[Any, int, Any]], names: Names
     Cyclic GC is paused meanwhile (its passes over the many new objects
     would cost more than the capture itself).
     """
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _capture(state, roots, names, origin, reuse)
-    finally:
-        if gc_was:
-            gc.enable()
 
 
 def _capture(state, roots, names, origin, reuse):

@@ -225,7 +225,7 @@ class _WasmRunner:
             store.set_wasi(wasmtime.WasiConfig())
             inst = linker.instantiate(store, self.module)
             ex = inst.exports(store)
-            memory, malloc, free = ex["memory"], ex["malloc"], ex["graphviz_free"]
+            memory, malloc = ex["memory"], ex["malloc"]
 
             def put(text: str) -> int:
                 data = (text + "\x00").encode("utf-8")
