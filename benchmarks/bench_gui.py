@@ -34,6 +34,9 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from workloads import DEEP_CHAIN  # noqa: E402
+
 TMP = tempfile.mkdtemp(prefix="autogradviz-bench-")
 ENV = dict(os.environ, XDG_DATA_HOME=os.path.join(TMP, "data"), XDG_CONFIG_HOME=os.path.join(TMP, "config"))
 if not ENV.get("DISPLAY") and not ENV.get("WAYLAND_DISPLAY"):
@@ -128,17 +131,6 @@ def bench_run_to_graph(repeats: int) -> tuple[list[float], int]:
     return times, nodes
 
 
-# ~10,000 autograd nodes from a real script (no modules: nothing to collapse).
-SCRIPT_10K = """import torch
-w = torch.randn(8, requires_grad=True)
-b = torch.randn(8, requires_grad=True)
-x = torch.randn(8)
-for i in range(3300):
-    x = torch.tanh(x * w + b)
-loss = x.sum()
-loss.backward()
-"""
-
 _TRACE_HELPER = r"""
 import sys
 from autogradviz.engine.runner import run_script
@@ -187,7 +179,7 @@ def bench_big_overview(repeats: int) -> list[dict]:
 
     workloads = [("synthetic DAG", lambda k: _as_parsed(synthetic.trace_for(synthetic.random_dag(10000, seed=k))))]
     try:
-        text = _real_trace_json(SCRIPT_10K)
+        text = _real_trace_json(DEEP_CHAIN)
         t0 = time.perf_counter()
         Trace.from_json(text)
         parse_s = time.perf_counter() - t0

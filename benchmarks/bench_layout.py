@@ -30,6 +30,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from workloads import DEEP_CHAIN  # noqa: E402
 
 MLP = """
 import torch
@@ -68,16 +69,7 @@ loss.backward()
 """
 
 
-DEEP = """
-import torch
-w = torch.randn(8, requires_grad=True)
-b = torch.randn(8, requires_grad=True)
-x = torch.randn(8)
-for i in range(3300):
-    x = torch.tanh(x * w + b)
-loss = x.sum()
-loss.backward()
-"""
+DEEP = DEEP_CHAIN
 
 
 def gpt2_script() -> str:
