@@ -8,22 +8,30 @@ Python function torch stores every grad_fn hook through
 tensor and node hooks are known; `remove()` puts the originals back.
 
 For each of the first MAX_RECORDED_RUNS calls, before the real call we capture
-the graph (and summarise what it asked for: saved tensors, leaves - before
-the backward runs, so nothing a hook changes in place can alter them) and put
-one post-hook on every node. A post-hook receives both grad_inputs and
-grad_outputs, and on one thread the engine runs one node at a time, so the
-order post-hooks fire in is the engine's real execution order (one hook per
-node instead of pre + post keeps the overhead down). The hook is one shared
-function (it asks torch which node is running) that goes straight into each
-node's hook dict, without a RemovableHandle, and is deleted from it in a
-`finally`. It only appends (node, grads) to a list; summaries are made after
-the call, before control returns to the user, in batches (holding the
-gradient tensors meanwhile also stops the engine from reusing their buffers
-in place, so what we summarise is what flowed). A user hook that changes a
-gradient in place while the backward runs is the one way a held gradient can
-change before the call returns: the hook wrappers summarise what they pass
-to the user's hook first, and steps recorded before the change keep that
-summary.
+the graph (reading what the backward will free: saved tensors, leaves; see
+capture.CapturedGraph) and put one post-hook on every node. A post-hook
+receives both grad_inputs and grad_outputs, and on one thread the engine
+runs one node at a time, so the order post-hooks fire in is the engine's
+real execution order (one hook per node instead of pre + post keeps the
+overhead down). The hook is one shared function (it asks torch which node
+is running) that goes straight into each node's hook dict, without a
+RemovableHandle, and is deleted from it in a `finally`. It only appends
+(node, grads) to a list; holding the gradient tensors also stops the engine
+from reusing their buffers in place, so what we summarise is what flowed.
+
+When summaries are made: what the script can still reach after the call
+(leaves' .grad, retain_grad fills, autograd.grad's results, what a user hook
+saw) at the end of the call. The steps of a *plain* call - no user hook
+fired, nothing raised, every gradient made by torch - and the trace objects
+of its graph wait for `finalize()`, which the runner calls after the script
+(or `_finish` calls once what waits holds more than DEFER_BYTES): nothing but
+the engine and us ever held those gradients, so they cannot change, and the
+backward call the learner's script makes stays within about 2x of a plain
+one. Other calls are summarised at the end of the call. A user hook that
+changes a gradient in place while the backward runs is the one way a held
+gradient can change before the call returns: the hook wrappers summarise
+what they pass to the user's hook first, and steps recorded before the
+change keep that summary.
 
 A node that fails (a user hook raising, a custom Function's backward
 raising, a C++ node's error) still gets a step, with `error` set, and the run
@@ -58,11 +66,16 @@ from typing import Any, Optional
 
 import torch
 
-from .capture import CaptureState, Names, capture, root_edges
+from .capture import CaptureState, Names, capture_pending, root_edges
 from .module_tracker import namespace_module_paths
 from torch.autograd.function import _HookMixin
 
-from .trace_model import MAX_RECORDED_RUNS, BackwardRun, ErrorInfo, Event, Step, Trace
+from .trace_model import MAX_RECORDED_RUNS, BackwardRun, ErrorInfo, Event, Step, Trace, gc_paused
+
+# Plain runs' gradients and captured activations held for finalize() (see
+# Recorder._finish), at most this many bytes; past it, everything waiting is
+# summarised at the end of that backward call.
+DEFER_BYTES = 256 * 1024 * 1024
 
 _current_node = torch._C._current_autograd_node
 # Our own entry in every node's post-hook dict (each node has its own dict).
@@ -124,7 +137,11 @@ class Recorder:
         self._mod_cache_key = None
         self._mod_cache = None
         self._user_node_hooks = 0  # node hooks the user registered (any node)
-        self._leaf_index: dict = {}  # graph id -> indices of its leaf nodes
+        # Runs whose steps wait for finalize(): (run, raw (node, grad_inputs,
+        # grad_outputs) list, node ids), and the bytes they hold.
+        self._pending_runs: list = []
+        self._pending_bytes = 0
+        self.defer_bytes = DEFER_BYTES
 
     # -- install / remove ----------------------------------------------------
     def install(self) -> None:
@@ -171,7 +188,7 @@ class Recorder:
                     # Ours: no RemovableHandle (a few us per node); we delete
                     # the dict entry ourselves after the call.
                     if backward_hooks is None:
-                        backward_hooks = OrderedDict()
+                        backward_hooks = {}
                     backward_hooks[_OWN_KEY] = hook
                     rec._own_hooks.append(backward_hooks)
                     return backward_hooks, None
@@ -495,7 +512,7 @@ class Recorder:
                 tls.busy = False
                 if gc_was:
                     gc.enable()
-        run, g, ids, nodes, act, own = prep
+        run, g, cap, act, own = prep
         self.active = act
         exc = None
         result = None
@@ -509,10 +526,7 @@ class Recorder:
             self.active = None
             _remove_own(own)
             try:
-                self._finish(run, g, ids, nodes, act, result, kind, exc,
-                             kind == "grad" or "inputs" in kwargs or len(args) >= 4)
-                if not self.record_steps:
-                    run.steps, run.events = [], []
+                self._finish(run, g, cap, act, result, kind, exc, args, kwargs)
             except Exception as e:
                 self.errors.append(f"recording failed: {type(e).__name__}: {e}")
             exc = None  # no cycle through the traceback
@@ -527,12 +541,13 @@ class Recorder:
         frame = self._user_frame()
         names = self._names(frame)
         state = self.state
-        g, ids = capture(state, roots, names, origin="grad" if kind == "grad" else "backward")
+        g, ids, cap = capture_pending(state, roots, names, origin="grad" if kind == "grad" else "backward")
         state.drop_known_outputs()  # summarised now; do not keep activations alive
-        # Values of what capture asked for (saved tensors), now: a hook of the
-        # user's could change a parameter in place while the backward runs.
+        # Values of what capture asked for (leaves, parameters saved), now: a
+        # hook of the user's could change a parameter in place while the
+        # backward runs.
         self.summ.flush()
-        nodes = state.graph_nodes[g.id]
+        nodes = cap.order
         run = BackwardRun(index=len(self.trace.backward_runs), graph=g.id, kind=kind,
                           line=frame.f_lineno if frame is not None else None)
         act = _Active(ids, nodes)
@@ -544,7 +559,7 @@ class Recorder:
         post._agv_own = True
         own = []
         if not self.record_steps:
-            return run, g, ids, nodes, act, own  # the graph only: no hook of ours
+            return run, g, cap, act, own  # the graph only: no hook of ours
         if self._orig.get("_register_hook") is not None:
             # Fast path: our hook goes straight into each node's hook dict.
             self._own_hooks = own
@@ -559,35 +574,33 @@ class Recorder:
                 self._internal = False
         else:  # (torch without _HookMixin._register_hook)
             own = [_Handle(n.register_hook(post)) for n in nodes]
-        return run, g, ids, nodes, act, own
+        return run, g, cap, act, own
 
-    def _leaves(self, g, nodes) -> list:
-        """Indices of the leaf (AccumulateGrad) nodes of graph g."""
-        li = self._leaf_index.get(g.id)
-        if li is None:
-            li = self._leaf_index[g.id] = [i for i, nd in enumerate(g.nodes) if nd.kind == "leaf"]
-        return li
-
-    def _finish(self, run, g, ids, nodes, act, result, kind, exc, partial_graph):
-        summ = self.summ
-        req = summ.request
-        steps = run.steps
+    def _finish(self, run, g, cap, act, result, kind, exc, args, kwargs):
+        """After the real call: what the script could change from now on is
+        read at once (leaves' .grad, retain_grad fills, autograd.grad's
+        results, whatever a user hook saw); the steps of a plain run (no
+        hook of the user's fired, no error, gradients made by torch alone)
+        wait for finalize(), holding the gradients that flowed - nothing but
+        the engine and us ever had them."""
         raw = act.raw
-        step_of: dict = {}  # node -> its step index
-        if act.changed:
-            self._freeze_changed(act)
-        k = 0
-        for nid, sgo, sgi in summ.request_grads(raw, ids):
-            steps.append(Step(k, nid, sgo, sgi))
-            k += 1
-        for k, e in enumerate(raw):
-            step_of[e[0]] = k
-        if act.changed:
-            self._apply_changed(act, steps)
+        ids = act.ids
+        nodes = cap.order
+        req = self.summ.request
+        step_of = {e[0]: k for k, e in enumerate(raw)}
+        plain = (exc is None and kind == "backward" and self.record_steps and not act.events
+                 and not act.changed and act.failure is None and not _gives_tensors(args, kwargs))
+        if plain:
+            self._pending_runs.append((run, raw, ids))
+            self._pending_bytes += _estimate_grad_bytes(raw)
+        else:
+            self.state.materialize(cap)
+            self._steps(run, act, raw, ids)
         events = act.events
         if exc is not None:
             try:
-                self._failed_step(run, g, ids, nodes, act, exc, step_of, partial_graph)
+                self._failed_step(run, g, ids, nodes, act, exc, step_of,
+                                  kind == "grad" or "inputs" in kwargs or len(args) >= 4)
             except Exception as e:
                 self.errors.append(f"failed step not found: {type(e).__name__}: {e}")
         # retain_grad fills: read from the tensors that retain grad.
@@ -613,7 +626,7 @@ class Recorder:
         if kind == "backward":
             leaf_grads = run.leaf_grads
             every = not self.record_steps  # no steps: which leaves ran is unknown
-            for i in self._leaves(g, nodes):
+            for i in cap.leaf_indices:
                 n = nodes[i]
                 if every or n in step_of:
                     try:
@@ -627,8 +640,39 @@ class Recorder:
                 run.results = [req(r, snapshot=True) if isinstance(r, torch.Tensor) else None for r in result]
             except Exception:
                 pass
+        if not self.record_steps:
+            run.steps, run.events = [], []
         self.trace.backward_runs.append(run)
-        summ.flush()
+        self.summ.flush()
+        if self._pending_bytes + self.state.pending_bytes > self.defer_bytes:
+            self.finalize()  # memory first: no more held until the script ends
+
+    def _steps(self, run, act, raw, ids) -> None:
+        """run.steps from what our post-hooks saw (summaries queued)."""
+        if act is not None and act.changed:
+            self._freeze_changed(act)
+        steps = run.steps
+        k = 0
+        for nid, sgo, sgi in self.summ.request_grads(raw, ids):
+            steps.append(Step(k, nid, sgo, sgi))
+            k += 1
+        if act is not None and act.changed:
+            self._apply_changed(act, steps)
+
+    def finalize(self) -> None:
+        """Build everything that waited (graphs' trace objects, saved
+        activations' summaries, plain runs' steps) and fill the summaries.
+        The runner calls this when the script has finished; _finish calls it
+        when what waits holds more than `defer_bytes`."""
+        with gc_paused():
+            self.state.materialize()
+            pending, self._pending_runs = self._pending_runs, []
+            self._pending_bytes = 0
+            for run, raw, ids in pending:
+                # steps first (before any failure step _failed_step added: none
+                # here, plain runs raised nothing)
+                self._steps(run, None, raw, ids)
+            self.summ.flush()
 
     # -- gradients changed in place by a user hook ---------------------------
     def _freeze_changed(self, act: _Active) -> None:
@@ -819,6 +863,39 @@ class _Handle:
 
     def remove(self):
         self.h.remove()
+
+
+def _gives_tensors(args, kwargs) -> bool:
+    """Did the script hand backward gradients of its own (`gradient=`,
+    `grad_tensors=`)? The engine passes those on to nodes as they are, so
+    the script can still change them: such runs are summarised at once. Also
+    true for `create_graph=True` and `inputs=`."""
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, torch.Tensor):
+            return True
+        if isinstance(a, (list, tuple)) and any(isinstance(x, torch.Tensor) for x in a):
+            return True
+    return bool(kwargs.get("create_graph"))
+
+
+def _estimate_grad_bytes(raw: list, samples: int = 32) -> int:
+    """Bytes of the gradients a run's post-hooks saw, from evenly spaced
+    samples (a budget check)."""
+    n = len(raw)
+    if not n:
+        return 0
+    step = max(1, n // samples)
+    tot = k = 0
+    for j in range(0, n, step):
+        for grads in raw[j][1:]:
+            for x in grads:
+                if x is not None:
+                    try:
+                        tot += x.numel() * x.element_size()
+                    except Exception:
+                        pass
+        k += 1
+    return tot * n // k
 
 
 def _tensors(x) -> list:

@@ -265,6 +265,11 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
             sys.stdout, sys.stderr = old_out, old_err
             _restore_torch_state(torch_state)
 
+    # What the recorder left for after the script (see Recorder._finish).
+    try:
+        recorder.finalize()
+    except Exception as exc:
+        trace.notes.append(f"internal: recording not completed ({type(exc).__name__}: {exc})")
     # Graphs of tensors left in the namespace.
     try:
         _namespace_graphs(recorder, state, namespace)
@@ -313,7 +318,7 @@ def _namespace_graphs(recorder: Recorder, state: CaptureState, namespace: dict) 
                 vals = []
         for t in vals:
             gf = t.grad_fn
-            if gf is None or gf in seen or gf in state.where:
+            if gf is None or gf in seen or state.is_captured(gf):
                 continue
             seen.add(gf)
             roots.extend(root_edges(t))
