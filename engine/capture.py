@@ -610,21 +610,29 @@ def _capture(state, roots, names, origin, reuse):
                 sv.append((name, _S_SKIPPED, SKIP_FREED, None))
                 continue
             if isinstance(v, _Tensor):
-                if v.grad_fn is None or id(v) in reach_ids or _reachable(v, reach_ptrs):
+                try:
+                    ver = (None if v.grad_fn is None or id(v) in reach_ids or _reachable(v, reach_ptrs)
+                           else v._version)
+                except Exception:  # (sparse: no data_ptr) read it now
+                    ver = None
+                if ver is None:
                     sv.append((name, _S_SUMMARY, request(v), None))
                 else:
-                    sv.append((name, _S_DEFERRED, v, v._version))
+                    sv.append((name, _S_DEFERRED, v, ver))
                     hold(v)
             elif isinstance(v, (list, tuple)) and v and all(isinstance(x, _Tensor) or x is None for x in v):
                 group = []
                 for j, x in enumerate(v):
                     nm = f"{name}[{j}]"
-                    if x is None:
-                        group.append((nm, _S_SUMMARY, None, None))
-                    elif x.grad_fn is None or id(x) in reach_ids or _reachable(x, reach_ptrs):
-                        group.append((nm, _S_SUMMARY, request(x), None))
+                    try:
+                        ver = (None if x is None or x.grad_fn is None or id(x) in reach_ids
+                               or _reachable(x, reach_ptrs) else x._version)
+                    except Exception:
+                        ver = None
+                    if ver is None:
+                        group.append((nm, _S_SUMMARY, request(x) if x is not None else None, None))
                     else:
-                        group.append((nm, _S_DEFERRED, x, x._version))
+                        group.append((nm, _S_DEFERRED, x, ver))
                         hold(x)
                 sv.append(group)
             else:
