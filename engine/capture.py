@@ -645,7 +645,7 @@ def _capture(state, roots, names, origin, reuse):
     cap.leaf_indices = list(leaf_info)
     if held:
         cap.deferred = len(held)
-        cap.deferred_bytes = _estimate_bytes(held)
+        cap.deferred_bytes = estimate_bytes(held)
     state.graphs.append(g)
     state.captures.append(cap)
     state._pending.append(cap)
@@ -663,7 +663,7 @@ def _reachable(t, ptrs: set) -> bool:
     return t.data_ptr() in ptrs
 
 
-def _estimate_bytes(tensors: list, samples: int = 64) -> int:
+def estimate_bytes(tensors: list, samples: int = 64) -> int:
     """Bytes of `tensors`, estimated from evenly spaced samples (exact when
     there are at most `samples`): a budget check, not worth a pass over
     every tensor."""

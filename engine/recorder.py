@@ -66,7 +66,7 @@ from typing import Any, Optional
 
 import torch
 
-from .capture import CaptureState, Names, capture_pending, root_edges
+from .capture import CaptureState, Names, capture_pending, estimate_bytes, root_edges
 from .module_tracker import namespace_module_paths
 from torch.autograd.function import _HookMixin
 
@@ -880,22 +880,12 @@ def _gives_tensors(args, kwargs) -> bool:
 
 def _estimate_grad_bytes(raw: list, samples: int = 32) -> int:
     """Bytes of the gradients a run's post-hooks saw, from evenly spaced
-    samples (a budget check)."""
-    n = len(raw)
-    if not n:
+    steps (a budget check)."""
+    if not raw:
         return 0
-    step = max(1, n // samples)
-    tot = k = 0
-    for j in range(0, n, step):
-        for grads in raw[j][1:]:
-            for x in grads:
-                if x is not None:
-                    try:
-                        tot += x.numel() * x.element_size()
-                    except Exception:
-                        pass
-        k += 1
-    return tot * n // k
+    picked = raw[::max(1, len(raw) // samples)]
+    grads = [x for _, gi, go in picked for x in (*gi, *go) if x is not None]
+    return estimate_bytes(grads, len(grads) + 1) * len(raw) // len(picked)
 
 
 def _tensors(x) -> list:
