@@ -294,13 +294,27 @@ class InspectorPanel(QWidget):
         rows = []
         for sv in n.saved:
             if sv.skipped:
-                v = self.tr("not read: {0}").format(sv.skipped)
+                v = self.tr("not read: {0}").format(self._skip_reason(sv.skipped))
             elif sv.tensor is not None:
                 v = summary_text(sv.tensor, 8)
             else:
                 v = repr(sv.value)
             rows.append(f"<b>{html.escape(sv.name)}</b>: {html.escape(str(v))}")
         self.saved_label.setText("<br>".join(rows))
+
+    def _skip_reason(self, reason: str) -> str:
+        """The engine's reason (English, see docs/trace-format.md) for a
+        saved value it did not read, in the UI language."""
+        if reason.startswith("inside a non-reentrant checkpoint segment"):
+            return self.tr("inside a non-reentrant checkpoint segment (reading it would re-run the forward)")
+        if reason.startswith("saved with saved_tensors_hooks"):
+            return self.tr("saved with saved_tensors_hooks (reading it would call the unpack hook)")
+        if reason.startswith("already freed by an earlier backward"):
+            return self.tr("already freed by an earlier backward")
+        if reason.startswith("changed in place after it was captured"):
+            return self.tr("changed in place after it was captured, before its values were read "
+                           "(activations the script cannot name are read after the script)")
+        return reason
 
     def _refresh_grads(self) -> None:
         n = self._node

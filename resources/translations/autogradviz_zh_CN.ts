@@ -732,57 +732,77 @@
         <translation>未读取：{0}</translation>
     </message>
     <message>
+        <location filename="../../app/inspector.py" line="309" />
+        <source>inside a non-reentrant checkpoint segment (reading it would re-run the forward)</source>
+        <translation>位于非重入式 checkpoint 段内（读取它会重新运行前向计算）</translation>
+    </message>
+    <message>
         <location filename="../../app/inspector.py" line="311" />
+        <source>saved with saved_tensors_hooks (reading it would call the unpack hook)</source>
+        <translation>通过 saved_tensors_hooks 保存（读取它会调用 unpack 钩子）</translation>
+    </message>
+    <message>
+        <location filename="../../app/inspector.py" line="313" />
+        <source>already freed by an earlier backward</source>
+        <translation>已被之前的一次 backward 释放</translation>
+    </message>
+    <message>
+        <location filename="../../app/inspector.py" line="315" />
+        <source>changed in place after it was captured, before its values were read (activations the script cannot name are read after the script)</source>
+        <translation>在被捕获之后、数值被读取之前被原地修改了（脚本中没有变量名的激活值会在脚本结束后才读取）</translation>
+    </message>
+    <message>
+        <location filename="../../app/inspector.py" line="325" />
         <source>No backward pass was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="317" />
+        <location filename="../../app/inspector.py" line="331" />
         <source>Backward has not started yet (step 0). Step forward to see gradients.</source>
         <translation>反向传播尚未开始（第 0 步）。向前一步即可看到梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="319" />
+        <location filename="../../app/inspector.py" line="333" />
         <source>This node has not run yet at step {0}.</source>
         <translation>到第 {0} 步时这个节点还没有执行。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="322" />
+        <location filename="../../app/inspector.py" line="336" />
         <source>Ran at step {0}.</source>
         <translation>在第 {0} 步执行。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="324" />
+        <location filename="../../app/inspector.py" line="338" />
         <source>received grad_outputs[{0}] = {1}</source>
         <translation>收到 grad_outputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="327" />
+        <location filename="../../app/inspector.py" line="341" />
         <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
         <translation>发出 grad_inputs[{0}] = None（该输入不需要梯度）</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="329" />
+        <location filename="../../app/inspector.py" line="343" />
         <source>sent grad_inputs[{0}] = {1}</source>
         <translation>发出 grad_inputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="331" />
+        <location filename="../../app/inspector.py" line="345" />
         <source>&lt;b&gt;.grad&lt;/b&gt; = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt; = {0}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="333" />
+        <location filename="../../app/inspector.py" line="347" />
         <source>&lt;b&gt;.grad&lt;/b&gt; (retain_grad) = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt;（retain_grad）= {0}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="336" />
+        <location filename="../../app/inspector.py" line="350" />
         <source>hook {0} saw {1}</source>
         <translation>钩子 {0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="339" />
+        <location filename="../../app/inspector.py" line="353" />
         <source>, returned {0}</source>
         <translation>，返回 {0}</translation>
     </message>

@@ -109,3 +109,41 @@ def test_load_values_error(qtbot, inspector):
     s.deliver_values(m.tensor.id, None, "the worker was restarted")
     assert "the worker was restarted" in inspector.values_note.text()
     assert inspector.load_btn.isEnabled()
+
+
+CHANGED_AFTER = """
+import torch
+x = torch.tensor([0.5, 1.0], requires_grad=True)
+class Box:
+    pass
+box = Box()
+box.t = x * 2          # an activation the script holds without a name
+loss = box.t.sin().sum()
+loss.backward()
+with torch.no_grad():
+    box.t.add_(7.0)
+"""
+
+
+def test_saved_value_not_read_says_why_in_the_ui_language(qtbot, inspector):
+    from PySide6.QtWidgets import QApplication
+
+    from autogradviz.app import i18n
+
+    trace = trace_of(CHANGED_AFTER)
+    s = inspector.session
+    s.set_trace(trace)
+    sin = next(n for n in trace.graph(s.graph_id).nodes if n.op == "SinBackward0")
+    assert [sv.skipped is not None for sv in sin.saved] == [True]
+    s.select_node(sin.id)
+    assert inspector.saved_box.isVisible()
+    assert "changed in place after it was captured" in inspector.saved_label.text()
+    try:
+        assert i18n.set_language("zh_CN", save=False)
+        QApplication.processEvents()
+        text = inspector.saved_label.text()
+        assert "原地修改" in text and "changed in place" not in text
+    finally:
+        i18n.set_language("en", save=False)
+        QApplication.processEvents()
+    assert "changed in place after it was captured" in inspector.saved_label.text()
