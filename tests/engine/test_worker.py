@@ -223,6 +223,19 @@ def test_fetch_returns_full_values_equal_to_torch(worker):
         grad = worker.fetch(grad.id)
     assert torch.allclose(torch.tensor(grad.values).reshape(30, 40), a.grad, atol=1e-6)
 
+    # What the recorder summarised after the script (an unnamed activation
+    # saved by tanh, a gradient that flowed) is fetched the same way.
+    with torch.no_grad():
+        t = (a @ b).tanh()
+    tanh = next(n for n in out.trace.graphs[0].nodes if n.op == "TanhBackward0")
+    saved = next(sv for sv in tanh.saved if sv.name == "result")
+    assert saved.skipped is None and saved.tensor.truncated and saved.tensor.id
+    full = worker.fetch(saved.tensor.id)
+    assert torch.allclose(torch.tensor(full.values).reshape(30, 20), t, atol=1e-6)
+    step = next(s for s in run.steps if s.node == tanh.id)
+    sent = worker.fetch(step.grad_inputs[0].id)
+    assert torch.allclose(torch.tensor(sent.values).reshape(30, 20), 1 - t * t, atol=1e-6)
+
 
 def test_fetch_of_unknown_tensor_is_a_clear_error(worker):
     worker.run("x = 1\n", timeout=30)
