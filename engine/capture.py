@@ -222,11 +222,15 @@ def _type_info(node):
     tp = type(node)
     info = _TYPE_INFO.get(tp)
     if info is None:
-        if node.name() == ACCUMULATE_GRAD:
+        name = node.name()
+        if name == ACCUMULATE_GRAD:
             info = _LEAF
         else:
             info = [a for a in _saved_attrs(node) if a[2] is not None]
-        _TYPE_INFO[tp] = info
+        # Every node class torch registers is named for its op; a Python
+        # class shared by several ops (none seen in torch 2.x) is not cached.
+        if name.endswith(tp.__name__):
+            _TYPE_INFO[tp] = info
     return info
 
 

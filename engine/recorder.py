@@ -668,9 +668,7 @@ class Recorder:
             self.state.materialize()
             pending, self._pending_runs = self._pending_runs, []
             self._pending_bytes = 0
-            for run, raw, ids in pending:
-                # steps first (before any failure step _failed_step added: none
-                # here, plain runs raised nothing)
+            for run, raw, ids in pending:  # (plain runs: no hook changed a gradient)
                 self._steps(run, None, raw, ids)
             self.summ.flush()
 
