@@ -254,9 +254,6 @@ class NodeIds:
     def __contains__(self, node) -> bool:
         return node in self.index
 
-    def __len__(self) -> int:
-        return len(self.index)
-
 
 class CapturedGraph:
     """One captured graph between the capture and `CaptureState.materialize`.
@@ -267,14 +264,15 @@ class CapturedGraph:
     paths, the summaries of saved activations) can wait until the script has
     finished, which keeps the user's backward call fast. What is read now:
     leaves (summarised at once: an optimizer changes them in place), tensors
-    the user can name (summarised at once), saved tensors without a grad_fn
-    (parameters, inputs: summarised before the call) and saved activations
-    (held with their version; summarised at materialize, or marked
+    the user can name and saved tensors the script can still change in place
+    (without a grad_fn, views of those, memory of a named tensor: summarised
+    before the call) and the other saved activations (held with their
+    version; summarised at materialize, or marked
     SKIP_CHANGED if the script changed one in place meanwhile).
     """
 
     __slots__ = ("graph", "ids", "order", "nexts", "root_nodes", "leaf_info", "named", "saved",
-                 "retains", "hooks_by_node", "node_hooks", "module_of", "deferred", "deferred_bytes",
+                 "retains", "hooks_by_node", "node_hooks", "module_of", "deferred_bytes",
                  "leaf_indices")
 
     def __init__(self, graph: Graph, ids: NodeIds, order: list, nexts: list):
@@ -294,7 +292,6 @@ class CapturedGraph:
         self.hooks_by_node: dict = {}
         self.node_hooks: Optional[dict] = None
         self.module_of: Optional[Callable] = None
-        self.deferred = 0  # saved activations held for materialize
         self.deferred_bytes = 0
 
 
@@ -331,12 +328,6 @@ class CaptureState:
     # -- queries ---------------------------------------------------------------
     def is_captured(self, node) -> bool:
         return any(node in c.ids.index for c in self.captures)
-
-    def captured(self, graph_id: str) -> Optional[CapturedGraph]:
-        for c in reversed(self.captures):
-            if c.graph.id == graph_id:
-                return c
-        return None
 
     @property
     def pending_bytes(self) -> int:
@@ -648,7 +639,6 @@ def _capture(state, roots, names, origin, reuse):
                 state.checkpoint_skips += 1
     cap.leaf_indices = list(leaf_info)
     if held:
-        cap.deferred = len(held)
         cap.deferred_bytes = estimate_bytes(held)
     state.graphs.append(g)
     state.captures.append(cap)
