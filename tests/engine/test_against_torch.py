@@ -20,41 +20,28 @@ from hypothesis import strategies as st
 
 from autogradviz.engine.runner import run_script
 
+from torch_reference import PrehookOrder, graph_nodes, op_name
+
 FILENAME = "/virtual/user_script.py"
 
 
 # -- independent reference (plain torch, no engine code) ----------------------
-def _op(node) -> str:
-    n = node.name()
-    return "AccumulateGrad" if n == "torch::autograd::AccumulateGrad" else n
-
-
 def reference(forward_src: str, root_expr: str, call: str, leaves: list[str], retained: list[str]):
     """Run `forward_src`, walk the graph from root_expr, backward via `call`."""
     ns: dict = {"__name__": "__main__", "device": "cpu"}
     exec(compile(forward_src, "<ref>", "exec"), ns)
     root = eval(root_expr, ns)
     roots = [root] if isinstance(root, torch.Tensor) else list(root)
-    seen, stack = set(), [r.grad_fn for r in roots if r.grad_fn is not None]
-    nodes = []
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        nodes.append(n)
-        stack.extend(m for m, _ in n.next_functions if m is not None)
-    order: list[str] = []
-    handles = [n.register_prehook(lambda go, _n=n: order.append(_op(_n))) for n in nodes]
-    result = eval(call, ns) if call.startswith("torch.autograd.grad") else exec(call, ns)
-    for h in handles:
-        h.remove()
+    nodes = graph_nodes(roots)
+    with PrehookOrder(nodes) as seen:
+        result = eval(call, ns) if call.startswith("torch.autograd.grad") else exec(call, ns)
+    order = seen.order
     grads = {}
     for name in leaves:
         g = eval(name, ns).grad
         grads[name] = None if g is None else g.detach().clone()
     ret = {name: eval(name, ns).grad.detach().clone() for name in retained}
-    return Counter(_op(n) for n in nodes), order, grads, ret, result, ns
+    return Counter(op_name(n) for n in nodes), order, grads, ret, result, ns
 
 
 def _same(a, b, tol) -> bool:
@@ -239,20 +226,9 @@ for step in range(3):
     for _ in range(3):
         opt.zero_grad()
         loss = ((model(x) - t) ** 2).mean()
-        seen, stack, nodes = set(), [loss.grad_fn], []
-        while stack:
-            n = stack.pop()
-            if n is None or n in seen:
-                continue
-            seen.add(n)
-            nodes.append(n)
-            stack.extend(m for m, _ in n.next_functions)
-        order = []
-        hs = [n.register_prehook(lambda go, _n=n: order.append(_op(_n))) for n in nodes]
-        loss.backward()
-        for h in hs:
-            h.remove()
-        ref_orders.append(order)
+        with PrehookOrder(graph_nodes([loss])) as seen:
+            loss.backward()
+        ref_orders.append(seen.order)
         ref_grads.append({k: p.grad.clone() for k, p in model.named_parameters()})
         ref_losses.append(loss.item())
         opt.step()

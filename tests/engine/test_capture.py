@@ -11,19 +11,13 @@ from autogradviz.engine.runner import run_script
 from autogradviz.engine.summarize import Summarizer, full_summary, summarize
 from autogradviz.engine.trace_model import MAX_INLINE_VALUES
 
+from torch_reference import graph_nodes
+
 FILENAME = "/virtual/capture.py"
 
 
 def _walk_ops(root):
-    seen, stack, ops = set(), [root.grad_fn], []
-    while stack:
-        n = stack.pop()
-        if n is None or n in seen:
-            continue
-        seen.add(n)
-        ops.append(n.name())
-        stack.extend(m for m, _ in n.next_functions)
-    return ops
+    return [n.name() for n in graph_nodes([root])]
 
 
 def test_ten_thousand_node_graph_traces():

@@ -15,12 +15,10 @@ import torch
 
 from autogradviz.engine.runner import run_script
 
+from torch_reference import PrehookOrder, graph_nodes
+
 FILENAME = "/virtual/hooks_failures.py"
 
-
-def _op(node) -> str:
-    n = node.name()
-    return "AccumulateGrad" if n == "torch::autograd::AccumulateGrad" else n
 
 
 def reference(forward_src: str, call: str, root: str):
@@ -28,24 +26,13 @@ def reference(forward_src: str, call: str, root: str):
     run `call`; returns (namespace, op order seen, exception raised or None)."""
     ns: dict = {"__name__": "__main__", "device": "cpu"}
     exec(compile(forward_src, "<ref>", "exec"), ns)
-    seen, stack, nodes = set(), [eval(root, ns).grad_fn], []
-    while stack:
-        n = stack.pop()
-        if n is None or n in seen:
-            continue
-        seen.add(n)
-        nodes.append(n)
-        stack.extend(m for m, _ in n.next_functions)
-    order: list[str] = []
-    handles = [n.register_prehook(lambda go, _n=n: order.append(_op(_n))) for n in nodes]
     exc = None
-    try:
-        exec(compile(call, "<ref>", "exec"), ns)
-    except Exception as e:  # noqa: BLE001
-        exc = e
-    for h in handles:
-        h.remove()
-    return ns, order, exc
+    with PrehookOrder(graph_nodes([eval(root, ns)])) as seen:
+        try:
+            exec(compile(call, "<ref>", "exec"), ns)
+        except Exception as e:  # noqa: BLE001
+            exc = e
+    return ns, seen.order, exc
 
 
 def close(summary, tensor, tol=1e-6) -> bool:
