@@ -459,7 +459,7 @@ def capture_pending(state: CaptureState, roots: list[tuple[Any, int, Any]], name
         return _capture(state, roots, names, origin, reuse)
 
 
-def _reused(state, order, index, root_nodes):
+def _reused(state, order, root_nodes):
     """The earlier capture with exactly these nodes, or None."""
     first = order[0]
     for c in reversed(state.captures):
@@ -486,7 +486,7 @@ def _capture(state, roots, names, origin, reuse):
     order, nexts, index = walk(root_nodes)
 
     if reuse and order:
-        c = _reused(state, order, index, root_nodes)
+        c = _reused(state, order, root_nodes)
         if c is not None:
             return c.graph, c.ids, c
 
@@ -504,7 +504,7 @@ def _capture(state, roots, names, origin, reuse):
 
     # Op nodes the user can name: their label and output tensor, now.
     named = cap.named
-    for key, gf in names.nodes.items():
+    for gf in names.nodes.values():
         i = index.get(gf)
         if i is not None:
             t = names.tensor_of(gf)
