@@ -11,14 +11,15 @@ import sys
 
 
 def run_gui(argv: list[str] | None = None, open_path: str | None = None) -> int:
-    from .graph_style import keep_none_alive  # PySide6 6.12 / Python < 3.12 refcount bug
+    from autogradviz.app.graph.style import keep_none_alive  # PySide6 6.12 / Python < 3.12 refcount bug
 
     keep_none_alive()
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
-    from . import i18n, settings
-    from .resources_loader import icon
+    from autogradviz.app import i18n
+    from autogradviz.app.services import settings
+    from autogradviz.app.resources_loader import icon
 
     QCoreApplication.setOrganizationName(settings.ORGANIZATION)
     QCoreApplication.setApplicationName(settings.APPLICATION)
@@ -27,8 +28,8 @@ def run_gui(argv: list[str] | None = None, open_path: str | None = None) -> int:
     app.setWindowIcon(icon("app"))
     i18n.set_language(i18n.saved_language(), save=False)
 
-    from .main_window import MainWindow
-    from .theme import ThemeManager
+    from autogradviz.app.window.main_window import MainWindow
+    from autogradviz.app.theme import ThemeManager
 
     theme = ThemeManager(app)
     theme.apply(force=True)

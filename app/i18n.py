@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
-from . import settings
-from .resources_loader import translation_file
+from autogradviz.app.services import settings
+from autogradviz.app.resources_loader import translation_file
 
 LANGUAGES = [("en", "English"), ("zh_CN", "简体中文")]
 

@@ -11,8 +11,8 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
-from . import settings
-from .resources_loader import set_icon_theme, style_sheet
+from autogradviz.app.services import settings
+from autogradviz.app.resources_loader import set_icon_theme, style_sheet
 
 MODES = ("system", "light", "dark")
 

@@ -30,11 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from autogradviz.engine.capture import CaptureState  # noqa: E402
-from autogradviz.engine import recorder as recorder_mod  # noqa: E402
-from autogradviz.engine.recorder import Recorder  # noqa: E402
-from autogradviz.engine.summarize import Summarizer  # noqa: E402
-from autogradviz.engine.trace_model import Trace  # noqa: E402
+from autogradviz.engine.worker.capture import CaptureState  # noqa: E402
+from autogradviz.engine.worker import recorder as recorder_mod  # noqa: E402
+from autogradviz.engine.worker.recorder import Recorder  # noqa: E402
+from autogradviz.engine.worker.summarize import Summarizer  # noqa: E402
+from autogradviz.engine.trace.model import Trace  # noqa: E402
 
 
 def build_chain(n_nodes: int, width: int = 4):

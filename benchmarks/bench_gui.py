@@ -47,7 +47,7 @@ import sys, time, json
 t_start = float(sys.argv[1])
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
-import autogradviz.app.main_window as mw
+import autogradviz.app.window.main_window as mw
 orig_show = mw.MainWindow.show
 def show(self):
     orig_show(self)
@@ -92,9 +92,9 @@ def bench_launch(repeats: int) -> list[float]:
 def bench_run_to_graph(repeats: int) -> tuple[list[float], int]:
     app = _qt_app()
     from PySide6.QtCore import QEventLoop
-    from autogradviz.app.main_window import MainWindow
+    from autogradviz.app.window.main_window import MainWindow
     from autogradviz.app.theme import ThemeManager
-    from autogradviz.app.worker_process import READY
+    from autogradviz.app.services.worker_process import READY
 
     theme = ThemeManager()
     theme.apply(force=True)
@@ -133,7 +133,7 @@ def bench_run_to_graph(repeats: int) -> tuple[list[float], int]:
 
 _TRACE_HELPER = r"""
 import sys
-from autogradviz.engine.runner import run_script
+from autogradviz.engine.worker.runner import run_script
 result = run_script(sys.stdin.read(), filename="bench10k.py")
 sys.stdout.write(result.trace.to_json())
 """
@@ -161,7 +161,7 @@ def _qt_app():
 def _as_parsed(trace):
     """What the app's parser thread hands the GUI: the trace, with the
     stepper tables of its first run built (off the GUI thread, not timed)."""
-    from autogradviz.engine import replay
+    from autogradviz.engine.trace import replay
 
     replay.prepare(trace)
     return trace
@@ -172,10 +172,10 @@ def bench_big_overview(repeats: int) -> list[dict]:
     arrives and its scene is built (see the module docstring)."""
     app = _qt_app()
     from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
-    from autogradviz.app.main_window import MainWindow
+    from autogradviz.app.window.main_window import MainWindow
     from autogradviz.app.theme import ThemeManager
     from autogradviz.engine.layout import synthetic
-    from autogradviz.engine.trace_model import Trace
+    from autogradviz.engine.trace.model import Trace
 
     workloads = [("synthetic DAG", lambda k: _as_parsed(synthetic.trace_for(synthetic.random_dag(10000, seed=k))))]
     try:

@@ -88,7 +88,7 @@ def workloads(quick: bool = False):
 
 
 def trace_graph(source: str):
-    from autogradviz.engine.runner import run_script
+    from autogradviz.engine.worker.runner import run_script
 
     run = run_script("device = 'cpu'\n" + source, "bench.py")
     trace = run.trace

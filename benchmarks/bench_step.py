@@ -17,7 +17,7 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from autogradviz.engine.trace_model import (  # noqa: E402
+from autogradviz.engine.trace.model import (  # noqa: E402
     BackwardRun, Edge, Event, Graph, Node, Step, TensorSummary, Trace,
 )
 
@@ -56,7 +56,7 @@ def synthetic_trace(n_nodes: int = 1000) -> Trace:
 
 
 def main() -> int:
-    from autogradviz.engine import replay
+    from autogradviz.engine.trace import replay
 
     trace = synthetic_trace(1000)
     n = replay.step_count(trace, 0)
@@ -72,8 +72,8 @@ def main() -> int:
           f"state_at median {statistics.median(ts) * 1e3:.2f} ms, max {max(ts) * 1e3:.2f} ms")
 
     from PySide6.QtWidgets import QApplication
-    from autogradviz.app.graph_scene import GraphScene
-    from autogradviz.app.layout_runner import placeholder_layout
+    from autogradviz.app.graph.scene import GraphScene
+    from autogradviz.app.services.layout_runner import placeholder_layout
 
     app = QApplication.instance() or QApplication(sys.argv)
     try:
@@ -107,8 +107,8 @@ def main() -> int:
     print(f"jump 0 -> n (two full updates): {(time.perf_counter() - t0) * 1e3:.1f} ms")
 
     # the whole thing in the widget: session.set_step -> scene update -> repaint
-    from autogradviz.app.graph_view import GraphView
-    from autogradviz.app.trace_session import TraceSession
+    from autogradviz.app.graph.view import GraphView
+    from autogradviz.app.session import TraceSession
 
     session = TraceSession()
     view = GraphView(session)

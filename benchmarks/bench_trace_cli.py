@@ -138,7 +138,7 @@ def main() -> int:
 
     # Where the time goes: the same run through the client, phase by phase.
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from autogradviz.engine.client import WorkerClient
+    from autogradviz.engine.protocol.client import WorkerClient
 
     with WorkerClient() as client:
         t0 = time.perf_counter()

@@ -4,17 +4,18 @@ step to STEP (default: the middle), select the node labelled NODE, grab the wind
     xvfb-run -a .venv/bin/python docs/make_screenshot.py light|dark OUT.png [en|zh_CN]
 """
 import os, sys, time
-from autogradviz.app.graph_style import keep_none_alive
+from autogradviz.app.graph.style import keep_none_alive
 keep_none_alive()
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QApplication
-from autogradviz.app import settings, i18n
+from autogradviz.app import i18n
+from autogradviz.app.services import settings
 theme_name = sys.argv[1]; out = sys.argv[2]
 lang = sys.argv[3] if len(sys.argv) > 3 else "en"
 QCoreApplication.setOrganizationName("autogradviz-shot"); QCoreApplication.setApplicationName("shot")
 app = QApplication([sys.argv[0]])
 i18n.set_language(lang, save=False)
-from autogradviz.app.main_window import MainWindow
+from autogradviz.app.window.main_window import MainWindow
 from autogradviz.app.theme import ThemeManager
 tm = ThemeManager(app); tm.apply(force=True)
 w = MainWindow(theme_manager=tm, start_worker=True, restore_autosave=False)

@@ -1,6 +1,6 @@
 """`python -m autogradviz`: same as the `autogradviz` console script."""
 
-from autogradviz.app.cli import main
+from autogradviz.app.cli.main import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

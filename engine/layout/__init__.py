@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ..trace_model import Graph, gc_paused
+from autogradviz.engine.trace.model import Graph, gc_paused
 from . import graphviz_backend as _gv
 from .layered import LayoutCancelled, layout_layered
 from .model import LayoutBox, LayoutEdge, LayoutGroup, LayoutResult, layout_groups

@@ -26,7 +26,7 @@ from collections import Counter
 from math import gcd
 from typing import Optional
 
-from ..trace_model import Graph
+from autogradviz.engine.trace.model import Graph
 
 
 def infer_calls(graph: Graph, max_candidates: int = 4) -> dict[str, dict[str, int]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..trace_model import Graph
+from autogradviz.engine.trace.model import Graph
 from .model import LayoutResult
 
 _THEMES = {

@@ -32,7 +32,7 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..trace_model import Graph, Node
+from autogradviz.engine.trace.model import Graph, Node
 from . import text_metrics as tm
 from .calls import infer_calls
 

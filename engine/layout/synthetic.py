@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from ..trace_model import Edge, Graph, Node, TensorSummary
+from autogradviz.engine.trace.model import Edge, Graph, Node, TensorSummary
 
 
 def _t(*shape) -> TensorSummary:
@@ -288,7 +288,7 @@ def trace_for(graph: Graph, with_run: bool = True):
     """A Trace holding `graph` and (optionally) one backward run over it: every
     node executed once, consumers before producers (reverse topological order,
     as the engine does), each sending a small gradient along every input edge."""
-    from ..trace_model import BackwardRun, Step, Trace
+    from autogradviz.engine.trace.model import BackwardRun, Step, Trace
 
     tr = Trace(script="synthetic.py", graphs=[graph])
     if not with_run:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..trace_model import Node, TensorSummary
+from autogradviz.engine.trace.model import Node, TensorSummary
 
 FONT_FAMILY = "DejaVu Sans"
 FONT_SIZE = 10.0  # points; app/graph_style.GraphStyle.font_size

@@ -18,7 +18,7 @@ import pytest  # noqa: E402
 
 # PySide6 6.12 on Python < 3.12 drops references to None/True/False (see
 # graph_style.keep_none_alive); long test sessions would otherwise crash.
-from autogradviz.app.graph_style import keep_none_alive  # noqa: E402
+from autogradviz.app.graph.style import keep_none_alive  # noqa: E402
 
 keep_none_alive()
 
@@ -65,7 +65,7 @@ def _isolated_settings(qapp):
 @pytest.fixture(scope="module")
 def shared_worker(qapp):
     """One warm real worker for the whole module; checked for leaks at the end."""
-    from autogradviz.app.worker_process import READY, WorkerProcess
+    from autogradviz.app.services.worker_process import READY, WorkerProcess
 
     worker = WorkerProcess(timeout_s=60)
     worker.start()

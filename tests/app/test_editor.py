@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
-from autogradviz.app.autosave import Autosave
-from autogradviz.app.editor import CodeEditor
-from autogradviz.app.output_pane import OutputPane
+from autogradviz.app.services.autosave import Autosave
+from autogradviz.app.panels.editor import CodeEditor
+from autogradviz.app.panels.output import OutputPane
 
 AUTOSAVE_TIMEOUT_MS = 5_000
 
@@ -119,7 +119,7 @@ def test_ctrl_slash_toggles_comments(qtbot):
 
 
 def test_output_pane_survives_a_print_flood(qtbot):
-    from autogradviz.app import output_pane
+    from autogradviz.app.panels import output as output_pane
 
     pane = OutputPane()
     qtbot.addWidget(pane)

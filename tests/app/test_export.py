@@ -21,8 +21,8 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 @pytest.fixture
 def scene_and_trace(qapp):
-    from autogradviz.app.graph_scene import GraphScene
-    from autogradviz.app.graph_style import style_for
+    from autogradviz.app.graph.scene import GraphScene
+    from autogradviz.app.graph.style import style_for
 
     g = S.transformer(1)
     trace = S.trace_for(g)
@@ -39,7 +39,7 @@ def _no_temp_left(folder):
 
 
 def test_png(scene_and_trace, tmp_path):
-    from autogradviz.app import export as ex
+    from autogradviz.app.export import render as ex
 
     scene, _ = scene_and_trace
     out = tmp_path / "g.png"
@@ -55,7 +55,7 @@ def test_png(scene_and_trace, tmp_path):
 
 
 def test_svg_parses(scene_and_trace, tmp_path):
-    from autogradviz.app import export as ex
+    from autogradviz.app.export import render as ex
 
     scene, _ = scene_and_trace
     out = tmp_path / "g.svg"
@@ -69,7 +69,7 @@ def test_svg_parses(scene_and_trace, tmp_path):
 
 
 def test_pdf(scene_and_trace, tmp_path):
-    from autogradviz.app import export as ex
+    from autogradviz.app.export import render as ex
 
     scene, _ = scene_and_trace
     out = tmp_path / "g.pdf"
@@ -79,7 +79,7 @@ def test_pdf(scene_and_trace, tmp_path):
 
 
 def test_dot(scene_and_trace, tmp_path):
-    from autogradviz.app import export as ex
+    from autogradviz.app.export import render as ex
 
     scene, _ = scene_and_trace
     out = tmp_path / "g.dot"
@@ -94,8 +94,8 @@ def test_dot(scene_and_trace, tmp_path):
 def test_gif_one_frame_per_state(scene_and_trace, tmp_path):
     from PIL import Image
 
-    from autogradviz.app import export as ex
-    from autogradviz.engine import replay
+    from autogradviz.app.export import render as ex
+    from autogradviz.engine.trace import replay
 
     scene, trace = scene_and_trace
     out = tmp_path / "run.gif"
@@ -120,7 +120,7 @@ def test_gif_one_frame_per_state(scene_and_trace, tmp_path):
 def test_visible_rect_only(scene_and_trace, tmp_path):
     from PySide6.QtCore import QRectF
 
-    from autogradviz.app import export as ex
+    from autogradviz.app.export import render as ex
 
     scene, _ = scene_and_trace
     out = tmp_path / "part.png"
@@ -129,8 +129,8 @@ def test_visible_rect_only(scene_and_trace, tmp_path):
 
 
 def test_current_step_state_is_exported(scene_and_trace, tmp_path):
-    from autogradviz.app import export as ex
-    from autogradviz.engine import replay
+    from autogradviz.app.export import render as ex
+    from autogradviz.engine.trace import replay
 
     scene, trace = scene_and_trace
     plain = tmp_path / "plain.svg"
@@ -142,7 +142,7 @@ def test_current_step_state_is_exported(scene_and_trace, tmp_path):
 
 
 def test_unwritable_path_is_a_clear_error(scene_and_trace, tmp_path):
-    from autogradviz.app import export as ex
+    from autogradviz.app.export import render as ex
 
     scene, _ = scene_and_trace
     with pytest.raises(ex.ExportError, match="does not exist"):
@@ -167,7 +167,7 @@ def test_unwritable_path_is_a_clear_error(scene_and_trace, tmp_path):
 @pytest.mark.parametrize("exc", [RuntimeError("renderer broke"), KeyboardInterrupt()])
 def test_atomic_write_on_failure(scene_and_trace, tmp_path, monkeypatch, exc):
     """An error or Ctrl+C while rendering: the old file is intact, no temp left."""
-    from autogradviz.app import export as ex
+    from autogradviz.app.export import render as ex
 
     scene, _ = scene_and_trace
     out = tmp_path / "g.svg"
@@ -184,9 +184,9 @@ def test_atomic_write_on_failure(scene_and_trace, tmp_path, monkeypatch, exc):
 
 
 def test_dark_theme(qapp, tmp_path):
-    from autogradviz.app import export as ex
-    from autogradviz.app.graph_scene import GraphScene
-    from autogradviz.app.graph_style import style_for
+    from autogradviz.app.export import render as ex
+    from autogradviz.app.graph.scene import GraphScene
+    from autogradviz.app.graph.style import style_for
 
     g = S.mlp(2)
     scene = GraphScene(None, style_for("dark"))
@@ -381,10 +381,10 @@ def test_gif_frames_equal_steps_when_steps_look_alike(qapp, tmp_path):
     GIF writer would merge such frames, the step caption keeps them apart."""
     from PIL import Image
 
-    from autogradviz.app import export as ex
-    from autogradviz.app.graph_scene import GraphScene
-    from autogradviz.app.graph_style import style_for
-    from autogradviz.engine import replay
+    from autogradviz.app.export import render as ex
+    from autogradviz.app.graph.scene import GraphScene
+    from autogradviz.app.graph.style import style_for
+    from autogradviz.engine.trace import replay
 
     g = S.transformer(2)
     trace = S.trace_for(g)
@@ -468,8 +468,8 @@ def test_cli_script_error_exit_code_like_trace(tmp_path):
 def test_long_runs_are_sampled(scene_and_trace, tmp_path):
     from PIL import Image
 
-    from autogradviz.app import export as ex
-    from autogradviz.engine import replay
+    from autogradviz.app.export import render as ex
+    from autogradviz.engine.trace import replay
 
     scene, trace = scene_and_trace
     n = replay.step_count(trace, 0)
@@ -482,7 +482,7 @@ def test_long_runs_are_sampled(scene_and_trace, tmp_path):
 def test_only_gif_and_step_exports_ask_the_worker_for_steps():
     import argparse
 
-    from autogradviz.app.export_cli import _needs_steps, add_export_arguments
+    from autogradviz.app.cli.export_command import _needs_steps, add_export_arguments
 
     parser = argparse.ArgumentParser()
     add_export_arguments(parser)

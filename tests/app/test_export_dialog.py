@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from autogradviz.app.export_dialog import ExportDialog
-from autogradviz.app.graph_view import GraphView
-from autogradviz.app.trace_session import TraceSession
+from autogradviz.app.export.dialog import ExportDialog
+from autogradviz.app.graph.view import GraphView
+from autogradviz.app.session import TraceSession
 from autogradviz.engine.layout import synthetic as S
 
 
@@ -79,7 +79,7 @@ def test_gif_of_current_run(qtbot, dialog, view, tmp_path):
 
 
 def test_gif_cancel_leaves_nothing(qtbot, dialog, tmp_path, monkeypatch):
-    from autogradviz.app import export as ex
+    from autogradviz.app.export import render as ex
 
     dialog.set_format("gif")
     orig = ex.render_image

@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 
-from autogradviz.engine.trace_model import Trace
+from autogradviz.engine.trace.model import Trace
 
 LESSON = """\
 import torch
@@ -56,7 +56,7 @@ total.backward()
 
 _HELPER = r"""
 import sys
-from autogradviz.engine.runner import run_script
+from autogradviz.engine.worker.runner import run_script
 src = open(sys.argv[1], encoding="utf-8").read()
 result = run_script(src, filename="<test>")
 with open(sys.argv[2], "w", encoding="utf-8") as f:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, QRectF, Qt
 
-from autogradviz.app.graph_items import summary_text
-from autogradviz.app.graph_view import GraphView
-from autogradviz.app.trace_session import TraceSession
+from autogradviz.app.graph.items import summary_text
+from autogradviz.app.graph.view import GraphView
+from autogradviz.app.session import TraceSession
 
 from test_graph_support import (
     LESSON, NO_BACKWARD, node_by_label, stop_view, trace_of, wait_layout,
@@ -201,7 +201,7 @@ def test_zoom_fit_and_theme(qtbot, view):
 def test_failed_layout_keeps_previous_picture(qtbot, view, monkeypatch):
     show(qtbot, view, LESSON)
     before = set(view.graph_scene().node_items)
-    import autogradviz.app.layout_runner as lr
+    import autogradviz.app.services.layout_runner as lr
 
     def boom(*a, **k):
         raise RuntimeError("layout exploded")
@@ -286,7 +286,7 @@ def test_collapse_and_expand_a_module_group(qtbot, view):
 
 def test_big_graph_overview_and_minimap(qtbot, view):
     from autogradviz.engine.layout import synthetic
-    from autogradviz.engine.trace_model import Trace
+    from autogradviz.engine.trace.model import Trace
 
     g = synthetic.random_dag(2500, seed=1)
     with qtbot.waitSignal(view.layoutFinished, timeout=60_000):
@@ -312,7 +312,7 @@ def test_cancel_layout_keeps_previous_picture(qtbot, view, monkeypatch):
     before = set(view.graph_scene().node_items)
     import time as _time
 
-    import autogradviz.app.layout_runner as lr
+    import autogradviz.app.services.layout_runner as lr
     from autogradviz.engine.layout import LayoutCancelled, LayoutOptions
 
     def slow(graph, options, progress=None, cancelled=None):
@@ -333,7 +333,7 @@ def test_cancel_layout_keeps_previous_picture(qtbot, view, monkeypatch):
 
 
 def test_stepper_keys_on_the_graph_view(qtbot, view):
-    from autogradviz.app.stepper import StepperPanel
+    from autogradviz.app.panels.stepper import StepperPanel
 
     stepper = StepperPanel(view.session)
     qtbot.addWidget(stepper)
@@ -389,9 +389,9 @@ def test_apply_none_clears_the_replay_look(qtbot, view):
 
 @pytest.fixture
 def window(qtbot, shared_worker, wait_until, no_leftovers):
-    from autogradviz.app.main_window import MainWindow
+    from autogradviz.app.window.main_window import MainWindow
     from autogradviz.app.theme import ThemeManager
-    from autogradviz.app.worker_process import READY
+    from autogradviz.app.services.worker_process import READY
 
     wait_until(lambda: shared_worker.state == READY, 60_000, "worker ready")
     theme = ThemeManager()
@@ -452,7 +452,7 @@ raise RuntimeError('after the graph')
 
 
 def test_banner_says_why_there_is_no_graph_in_theme_colours(qtbot, window, wait_until):
-    from autogradviz.app.worker_process import READY
+    from autogradviz.app.services.worker_process import READY
 
     w, gv = window, window.graph_view
     run_in(qtbot, w, SHARED)
@@ -508,7 +508,7 @@ total.backward()
 
 
 def test_minimap_never_keeps_an_old_picture(qtbot, window, wait_until):
-    from autogradviz.app.worker_process import READY
+    from autogradviz.app.services.worker_process import READY
 
     w, gv = window, window.graph_view
     mm = gv.minimap
@@ -550,7 +550,7 @@ loss.backward()
 
 
 def test_fit_keeps_a_long_chain_readable_and_fit_again_shows_all(qtbot, view):
-    from autogradviz.app.graph_view import MIN_READABLE_ZOOM
+    from autogradviz.app.graph.view import MIN_READABLE_ZOOM
 
     trace = show(qtbot, view, CHAIN_600)
     g = view.session.graph

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from autogradviz.app.graph_items import summary_text
-from autogradviz.app.inspector import InspectorPanel
-from autogradviz.app.trace_session import TraceSession
-from autogradviz.engine.trace_model import TensorSummary
+from autogradviz.app.graph.items import summary_text
+from autogradviz.app.panels.inspector import InspectorPanel
+from autogradviz.app.session import TraceSession
+from autogradviz.engine.trace.model import TensorSummary
 
 from test_graph_support import BIG, LESSON, node_by_label, trace_of
 

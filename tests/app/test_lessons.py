@@ -11,10 +11,10 @@ import sys
 
 import pytest
 
-from autogradviz.app.main_window import MainWindow
+from autogradviz.app.window.main_window import MainWindow
 from autogradviz.app.resources_loader import default_lesson, lessons
 from autogradviz.app.theme import ThemeManager
-from autogradviz.app.worker_process import READY
+from autogradviz.app.services.worker_process import READY
 
 RUN_TIMEOUT_MS = 30_000
 LAYOUT_TIMEOUT_MS = 30_000
@@ -116,7 +116,7 @@ def test_hook_lesson_shows_the_hook_firing_with_its_value(qtbot, lesson_window, 
 def test_clicking_a_lesson_opens_it_once(qtbot, qapp):
     from PySide6.QtCore import Qt
 
-    from autogradviz.app.lessons_panel import LessonsPanel
+    from autogradviz.app.panels.lessons import LessonsPanel
 
     panel = LessonsPanel()
     qtbot.addWidget(panel)

@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from autogradviz.app.main_window import MainWindow
+from autogradviz.app.window.main_window import MainWindow
 from autogradviz.app.theme import ThemeManager
-from autogradviz.app.worker_process import READY
+from autogradviz.app.services.worker_process import READY
 
 RUN_TIMEOUT_MS = 30_000
 LAYOUT_TIMEOUT_MS = 30_000
@@ -149,7 +149,7 @@ def test_open_and_save_files(qtbot, window, tmp_path):
     w.editor.insertPlainText("# edited\n")
     assert w.save()
     assert "# edited" in path.read_text(encoding="utf-8")
-    from autogradviz.app import settings
+    from autogradviz.app.services import settings
     assert str(path) in settings.recent_files()
 
 
@@ -242,7 +242,7 @@ app = QApplication([sys.argv[0]])
 QCoreApplication.setOrganizationName("autogradviz-tests")
 QCoreApplication.setApplicationName("autogradviz-tests")
 QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, sys.argv[2])
-from autogradviz.app.main_window import MainWindow
+from autogradviz.app.window.main_window import MainWindow
 w = MainWindow(start_worker=False, restore_autosave=False)
 w.show()
 w.autosave.saved.connect(lambda _p: print("SAVED", flush=True))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
-from autogradviz.app.stepper import StepperPanel
-from autogradviz.app.trace_session import TraceSession
+from autogradviz.app.panels.stepper import StepperPanel
+from autogradviz.app.session import TraceSession
 
 from test_graph_support import LESSON, NO_BACKWARD, TWO_RUNS, trace_of
 
@@ -102,7 +102,7 @@ def test_events_in_sync_and_clickable(qtbot, stepper):
     assert run.events, "the lesson registers a hook"
     items = [stepper.events.item(i) for i in range(stepper.events.count())]
     items = [it for it in items if it.data(Qt.UserRole) is not None]
-    from autogradviz.engine import replay
+    from autogradviz.engine.trace import replay
 
     assert len(items) == len(replay.event_step_numbers(trace, 0)) >= len(run.events)
     hook_item = next(it for it in items if "double" in it.text())

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from autogradviz.app.worker_process import READY, WorkerProcess
-from autogradviz.engine.trace_model import Trace
+from autogradviz.app.services.worker_process import READY, WorkerProcess
+from autogradviz.engine.trace.model import Trace
 
 
 RUN_TIMEOUT_MS = 30_000
@@ -137,7 +137,7 @@ def test_fetch_returns_all_values_of_a_large_tensor(qtbot, shared_worker, wait_u
 
 
 def test_large_trace_is_decoded_off_the_gui_thread(qtbot, shared_worker, wait_until, pid_alive):
-    from autogradviz.app import worker_process
+    from autogradviz.app.services import worker_process
 
     source = ("import torch\nx = torch.ones(3, requires_grad=True)\ny = x\n"
               "for i in range(600):\n    y = y * 1.001\ny.sum().backward()\n")
@@ -150,7 +150,7 @@ def test_large_trace_is_decoded_off_the_gui_thread(qtbot, shared_worker, wait_un
     assert len(trace.backward_runs[0].steps) > 600
     # The stepper's tables of the run shown first were built on the parser
     # thread too, not by the GUI when the trace arrives.
-    from autogradviz.engine import replay
+    from autogradviz.engine.trace import replay
 
     assert replay.is_prepared(trace, 0)
     # The worker answers normally afterwards.
@@ -160,7 +160,7 @@ def test_large_trace_is_decoded_off_the_gui_thread(qtbot, shared_worker, wait_un
 
 
 def test_a_worker_that_cannot_start_gives_up_after_three_tries(qtbot, qapp, wait_until, pid_alive):
-    from autogradviz.app.worker_process import FAILED, MAX_START_FAILURES
+    from autogradviz.app.services.worker_process import FAILED, MAX_START_FAILURES
 
     worker = WorkerProcess(arguments=["-c", "import sys; sys.stderr.write('no torch here'); sys.exit(1)"])
     messages = []

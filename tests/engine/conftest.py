@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from autogradviz.engine.client import WorkerClient
+from autogradviz.engine.protocol.client import WorkerClient
 
 
 @pytest.fixture(scope="module")

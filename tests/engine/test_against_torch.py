@@ -18,7 +18,7 @@ import torch
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from autogradviz.engine.runner import run_script
+from autogradviz.engine.worker.runner import run_script
 
 from torch_reference import PrehookOrder, graph_nodes, op_name
 

@@ -7,9 +7,9 @@ import math
 import pytest
 import torch
 
-from autogradviz.engine.runner import run_script
-from autogradviz.engine.summarize import Summarizer, full_summary, summarize
-from autogradviz.engine.trace_model import MAX_INLINE_VALUES
+from autogradviz.engine.worker.runner import run_script
+from autogradviz.engine.worker.summarize import Summarizer, full_summary, summarize
+from autogradviz.engine.trace.model import MAX_INLINE_VALUES
 
 from torch_reference import graph_nodes
 

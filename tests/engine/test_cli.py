@@ -17,7 +17,7 @@ import time
 import pytest
 import torch
 
-from autogradviz.engine.trace_model import Trace
+from autogradviz.engine.trace.model import Trace
 
 GOOD = """\
 import os
@@ -228,7 +228,7 @@ def test_trace_does_not_import_qt(tmp_path):
     out = tmp_path / "t.json"
     code = textwrap.dedent(f"""
         import sys
-        from autogradviz.app.cli import main
+        from autogradviz.app.cli.main import main
         rc = main(["trace", {str(script)!r}, "-o", {str(out)!r}])
         qt = sorted(m for m in sys.modules if m.startswith(("PySide6", "shiboken")))
         print(rc, qt)

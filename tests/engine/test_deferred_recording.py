@@ -10,12 +10,12 @@ import math
 import pytest
 import torch
 
-from autogradviz.engine import recorder as recorder_mod
-from autogradviz.engine.capture import SKIP_CHANGED, CaptureState
-from autogradviz.engine.recorder import Recorder
-from autogradviz.engine.runner import run_script
-from autogradviz.engine.summarize import Summarizer
-from autogradviz.engine.trace_model import Trace
+from autogradviz.engine.worker import recorder as recorder_mod
+from autogradviz.engine.worker.capture import SKIP_CHANGED, CaptureState
+from autogradviz.engine.worker.recorder import Recorder
+from autogradviz.engine.worker.runner import run_script
+from autogradviz.engine.worker.summarize import Summarizer
+from autogradviz.engine.trace.model import Trace
 
 FILENAME = "/virtual/deferred.py"
 

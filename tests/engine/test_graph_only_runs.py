@@ -8,7 +8,7 @@ from collections import Counter
 
 import torch
 
-from autogradviz.engine.runner import run_script
+from autogradviz.engine.worker.runner import run_script
 
 SRC = """
 import torch

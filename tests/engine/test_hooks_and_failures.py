@@ -13,7 +13,7 @@ import math
 import pytest
 import torch
 
-from autogradviz.engine.runner import run_script
+from autogradviz.engine.worker.runner import run_script
 
 from torch_reference import PrehookOrder, graph_nodes
 

@@ -18,7 +18,7 @@ from autogradviz.engine.layout import (LayoutCancelled, LayoutOptions, graphviz_
                                        layout_graph, prepare)
 from autogradviz.engine.layout import synthetic as S
 from autogradviz.engine.layout.model import LayoutBox
-from autogradviz.engine.trace_model import Edge, Graph, Node
+from autogradviz.engine.trace.model import Edge, Graph, Node
 from autogradviz.engine.layout import text_metrics as tm
 
 
@@ -418,7 +418,7 @@ def test_auto_collapses_large_graphs():
 
 
 def test_show_saved_boxes():
-    from autogradviz.engine.trace_model import SavedValue, TensorSummary
+    from autogradviz.engine.trace.model import SavedValue, TensorSummary
     g = S.mlp(2)
     op = next(n for n in g.nodes if n.op == "AddmmBackward0")
     op.saved = [SavedValue("mat1", TensorSummary([4, 4], "torch.float32", "cpu")),
@@ -485,7 +485,7 @@ def test_progress_reported():
 
 def test_cycles_after_collapsing_are_laid_out():
     # a node outside the group both consumes and feeds the group -> cycle
-    from autogradviz.engine.trace_model import Edge, Graph, Node
+    from autogradviz.engine.trace.model import Edge, Graph, Node
     g = Graph(id="c", nodes=[Node("a", "A", "op", module="m"), Node("b", "B", "op"),
                              Node("c", "C", "op", module="m")],
               edges=[Edge("a", "b"), Edge("b", "c")])
@@ -496,7 +496,7 @@ def test_cycles_after_collapsing_are_laid_out():
 
 
 def test_empty_graph():
-    from autogradviz.engine.trace_model import Graph
+    from autogradviz.engine.trace.model import Graph
     r = layout_graph(Graph(id="e"))
     assert r.boxes == [] and r.edges == []
 

@@ -97,7 +97,7 @@ loss.backward()
 
 
 def graph_of(source):
-    from autogradviz.engine.runner import run_script
+    from autogradviz.engine.worker.runner import run_script
 
     run = run_script(source, "model.py")
     trace = run.trace

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autogradviz.engine.layout import LayoutOptions, layout_graph, prepare
-from autogradviz.engine.trace_model import Edge, Graph, Node
+from autogradviz.engine.trace.model import Edge, Graph, Node
 
 from test_layout import _expanded_equals_original, check_layout, edges_through_boxes
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autogradviz.engine.runner import run_script
+from autogradviz.engine.worker.runner import run_script
 
 FILENAME = "/virtual/rec.py"
 

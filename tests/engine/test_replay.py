@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autogradviz.engine import replay
-from autogradviz.engine.runner import run_script
+from autogradviz.engine.trace import replay
+from autogradviz.engine.worker.runner import run_script
 
 LESSON = """\
 import torch

@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from autogradviz.engine import replay
-from autogradviz.engine.trace_model import (
+from autogradviz.engine.trace import replay
+from autogradviz.engine.trace.model import (
     BackwardRun, Edge, Event, Graph, Node, Step, TensorSummary, Trace,
 )
 

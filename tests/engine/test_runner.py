@@ -8,8 +8,8 @@ import pytest
 import torch
 from torch.nn.modules import module as nn_module
 
-from autogradviz.engine.runner import run_script
-from autogradviz.engine.trace_model import MAX_RECORDED_RUNS, Trace
+from autogradviz.engine.worker.runner import run_script
+from autogradviz.engine.trace.model import MAX_RECORDED_RUNS, Trace
 
 FILENAME = "/virtual/lesson.py"
 
@@ -247,7 +247,7 @@ def test_saved_values_are_read():
 def test_recorder_hooks_are_gone_after_the_run():
     import gc
     import types
-    from autogradviz.engine import recorder
+    from autogradviz.engine.worker import recorder
 
     r = run("""
 import torch
@@ -282,7 +282,7 @@ def test_global_torch_switches_do_not_leak_into_the_next_run():
 def test_empty_script_and_megabytes_of_output():
     r = run("")
     assert r.trace.error is None and r.trace.graphs == [] and r.trace.backward_runs == []
-    from autogradviz.engine.runner import MAX_CAPTURED_OUTPUT
+    from autogradviz.engine.worker.runner import MAX_CAPTURED_OUTPUT
 
     got = []
     r = run("for i in range(30000):\n    print('x' * 99)\n", on_output=lambda s, t: got.append(len(t)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from autogradviz.engine.runner import run_script
+from autogradviz.engine.worker.runner import run_script
 
 CASES = {
     "shape mismatch (matmul)": ("import torch\na = torch.randn(2, 3)\nb = torch.randn(4, 5)\nc = a @ b\n",

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from autogradviz.engine.summarize import summarize
+from autogradviz.engine.worker.summarize import summarize
 
 
 def _views():

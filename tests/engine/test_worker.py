@@ -13,9 +13,9 @@ import time
 import pytest
 import torch
 
-from autogradviz.engine.client import FetchError, WorkerClient
-from autogradviz.engine.trace_model import Trace
-from autogradviz.engine.worker import OUTPUT_CAP
+from autogradviz.engine.protocol.client import FetchError, WorkerClient
+from autogradviz.engine.trace.model import Trace
+from autogradviz.engine.worker.service import OUTPUT_CAP
 
 
 def _nodes(trace: Trace):

@@ -1,0 +1,258 @@
+"""`autogradviz` command line: trace, export, doctor, gui (the default).
+
+    autogradviz                         open the app
+    autogradviz FILE.py                 open the app on FILE.py
+    autogradviz trace SCRIPT.py [-o trace.json] [--device cpu|cuda] [--timeout S]
+    autogradviz export ...              (see `autogradviz export --help`)
+    autogradviz doctor                  what this installation can do
+
+Qt is imported only by `gui` (and by `export`, which renders offscreen), so
+`autogradviz trace` works on a machine without a display or without PySide6.
+Exit codes: 0 ok, 1 the script raised / timed out / crashed the worker (the
+trace is still written), 2 usage errors and unusable input. Every failure
+prints one clear line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from typing import Optional, Sequence
+
+PROG = "autogradviz"
+SUBCOMMANDS = ("trace", "export", "doctor", "gui")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line on stderr and exit 2."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"timeout must be a positive number of seconds, not {text!r}")
+    return value
+
+
+def _version() -> str:
+    try:
+        from autogradviz import __version__
+    except ImportError:  # pragma: no cover
+        __version__ = "?"
+    return __version__
+
+
+def build_parser(with_export: bool = False) -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Autograd Visualizer: see the grad_fn graph PyTorch "
+                     "builds and step through the real backward pass.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="{trace,export,doctor,gui}", parser_class=_Parser)
+
+    p = sub.add_parser("trace", help="run a script and write its trace as JSON",
+                       description="Run SCRIPT in a worker process (as the app does) and write its "
+                       "trace JSON. Exit 0: the script ran; 1: it raised, timed out or crashed "
+                       "(the trace is still written, holding `error`); 2: usage or unreadable file.")
+    p.add_argument("script", metavar="SCRIPT.py")
+    p.add_argument("-o", "--output", metavar="TRACE.json",
+                   help="write the trace here (atomically) instead of stdout")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                   help="value of the `device` variable in the script (default: cpu)")
+    p.add_argument("--timeout", type=_positive_seconds, default=60.0, metavar="SECONDS",
+                   help="stop the script after this many seconds (default: 60)")
+    p.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print the JSON")
+    p.add_argument("--echo", action="store_true",
+                   help="also show the script's prints on stderr while it runs")
+
+    if with_export:
+        from autogradviz.app.cli.export_command import add_export_arguments  # H3's module (may need Qt)
+
+        p = sub.add_parser("export", help="export a script's graph or steps as images")
+        add_export_arguments(p)
+    else:
+        sub.add_parser("export", help="export a script's graph or steps as images "
+                       "(see `autogradviz export --help`)", add_help=False)
+
+    sub.add_parser("doctor", help="show torch, CUDA, Qt and Graphviz as this installation sees them")
+
+    p = sub.add_parser("gui", help="open the app (the default)")
+    p.add_argument("file", nargs="?", metavar="FILE.py", help="script to open")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `autogradviz` and `autogradviz FILE.py` open the app.
+    if not argv or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-")):
+        return _gui(argv[0] if argv else None, argv[1:])
+    if argv[0] == "export":
+        return _export(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "gui":
+        return _gui(args.file, extra)
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command == "trace":
+        return _trace(args)
+    if args.command == "doctor":
+        return _doctor()
+    parser.print_help()
+    return 2
+
+
+def _err(command: str, message: str) -> None:
+    text = " ".join(str(message).split("\n")).strip()
+    print(f"{PROG} {command}: {text}", file=sys.stderr, flush=True)
+
+
+# -- trace ------------------------------------------------------------------------------------
+def _trace(args) -> int:
+    from autogradviz.engine.protocol.client import trace_file
+
+    out = args.output if args.output not in (None, "-") else None
+    if out is not None:
+        folder = os.path.dirname(os.path.abspath(out))
+        if not os.path.isdir(folder):
+            _err("trace", f"cannot write {out}: folder {folder} does not exist")
+            return 2
+        if os.path.isdir(out):
+            _err("trace", f"cannot write {out}: it is a directory")
+            return 2
+
+    on_output = None
+    if args.echo:
+        def on_output(stream, text):
+            sys.stderr.write(text)
+            sys.stderr.flush()
+
+    outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output)
+    if outcome.trace is not None:
+        text = outcome.trace.to_json(indent=args.indent)
+        try:
+            if out is None:
+                _write_stdout(text + "\n")
+            else:
+                write_atomic(out, text + "\n")
+        except OSError as exc:
+            _err("trace", f"cannot write {out or 'stdout'}: {exc.strerror or exc}")
+            return 2
+    if outcome.exit_code != 0:
+        _err("trace", outcome.message or "failed")
+    return outcome.exit_code
+
+
+def _write_stdout(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `autogradviz trace x.py | head`
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write `text` to `path` via a temporary file in the same folder and
+    os.replace, so a reader never sees a half-written trace."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# -- export -----------------------------------------------------------------------------------
+def _export(argv: list[str]) -> int:
+    try:
+        import autogradviz.app.cli.export_command  # noqa: F401
+    except ImportError as exc:
+        _err("export", f"export is not available in this installation ({exc})")
+        return 2
+    from autogradviz.app.cli.export_command import export_command
+
+    parser = build_parser(with_export=True)
+    args = parser.parse_args(argv)
+    return int(export_command(args) or 0)
+
+
+# -- doctor -----------------------------------------------------------------------------------
+def _doctor() -> int:
+    import importlib.metadata as md
+    import platform
+
+    problems = 0
+
+    def line(name, value):
+        print(f"{name:<12} {value}")
+
+    line("autogradviz", _version())
+    line("python", f"{platform.python_version()} ({sys.executable})")
+    try:
+        line("PySide6", md.version("PySide6-Essentials"))
+    except md.PackageNotFoundError:
+        try:
+            line("PySide6", md.version("PySide6"))
+        except md.PackageNotFoundError:
+            line("PySide6", "NOT INSTALLED (the app cannot open; trace still works)")
+            problems += 1
+    try:
+        from autogradviz.engine.layout import graphviz_backend
+
+        b = graphviz_backend()
+        if getattr(b, "name", "") == "none":
+            line("graphviz", f"none ({getattr(b, 'detail', '') or 'not found'}); "
+                             "the built-in layered layout is used")
+        else:
+            line("graphviz", str(b))
+    except Exception as exc:  # missing backend or layout module
+        line("graphviz", f"not available ({type(exc).__name__}: {exc}); the built-in layout is used")
+    from autogradviz.engine.protocol.client import WorkerClient, WorkerError
+
+    try:
+        with WorkerClient() as client:
+            info = client.start()
+        line("torch", info.get("torch_version"))
+        if info.get("cuda_available"):
+            devices = info.get("cuda_devices") or []
+            line("cuda", f"available: {', '.join(devices) or 'yes'}")
+        else:
+            line("cuda", "not available (scripts run on the cpu)")
+        line("worker", "ok")
+    except WorkerError as exc:
+        line("worker", f"FAILED: {exc}")
+        problems += 1
+    return 1 if problems else 0
+
+
+# -- gui --------------------------------------------------------------------------------------
+def _gui(open_path: Optional[str], extra: list[str]) -> int:
+    try:
+        from autogradviz.app.gui_main import run_gui
+    except ImportError as exc:
+        _err("gui", f"cannot open the app: {exc} (is PySide6 installed? "
+             "`autogradviz trace` works without it)")
+        return 2
+    return int(run_gui([sys.argv[0] if sys.argv else PROG, *extra], open_path) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,320 @@
+"""Export the graph picture: PNG, SVG, PDF, DOT and an animated GIF of a run.
+
+The exporter renders the same `GraphScene` the app shows (same items, same
+style), offscreen, so an exported file looks like the app. PNG goes through a
+QImage, SVG through QSvgGenerator, PDF through QPdfWriter; DOT is written from
+the layout and the trace (no Qt needed); the GIF is one frame per backward
+step (`replay.state_at`), assembled with Pillow.
+
+Every file is written atomically: to a temporary file in the destination
+folder, then `os.replace`d over the target, so an error or Ctrl+C never
+leaves a half-written file (the temporary is removed). An unwritable
+destination raises `ExportError` with a message that names the path.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from PySide6.QtCore import QCoreApplication, QMarginsF, QRectF, QSize, QSizeF, Qt
+from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+
+from autogradviz.engine.layout.model import LayoutResult
+from autogradviz.engine.trace.model import Graph, Trace
+
+from autogradviz.app.export.files import ExportCancelled, ExportError, atomic_path, check_writable
+
+__all__ = ["ExportError", "ExportCancelled", "ExportInfo", "atomic_path", "check_writable",
+           "export_scene", "write_png", "write_svg", "write_pdf", "write_dot", "write_gif",
+           "content_rect", "format_of", "FORMATS"]
+
+FORMATS = ("png", "svg", "pdf", "dot", "gif")
+MARGIN = 16.0  # points of background around the picture
+MAX_IMAGE_SIDE = 32000  # px; QImage/PNG readers choke beyond this
+MAX_IMAGE_PIXELS = 120_000_000  # ~480 MB of RGBA
+MAX_PDF_SIDE = 14400.0  # pt (200 in): the PDF page size limit most readers keep
+MAX_GIF_SIDE = 1600  # px: GIFs are for slides; bigger graphs are scaled down
+GIF_FRAME_MS = 700
+MAX_GIF_FRAMES = 300  # longer runs are sampled evenly (first and last step kept)
+GIF_LAST_FRAME_MS = 2500
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("Export", text)
+
+
+@dataclass
+class ExportInfo:
+    path: str
+    format: str
+    width: int = 0  # pixels (PNG/GIF) or points (SVG/PDF)
+    height: int = 0
+    frames: int = 0
+    scale: float = 1.0
+    notes: list[str] = field(default_factory=list)
+
+
+def format_of(path: str, fmt: Optional[str] = None) -> str:
+    f = (fmt or os.path.splitext(path)[1].lstrip(".")).lower()
+    if f not in FORMATS:
+        raise ExportError(tr("unsupported format {0!r}: use one of {1}").format(
+            f or os.path.basename(path), ", ".join(FORMATS)))
+    return f
+
+
+# -- what to render ---------------------------------------------------------------------------
+def content_rect(scene, layout: Optional[LayoutResult] = None) -> QRectF:
+    """The picture's extent: the laid-out graph plus anything drawn beyond it
+    (gradient labels, callouts), with a small margin. The scene's own rect is
+    padded hugely for panning, so it is not used."""
+    lay = layout if layout is not None else getattr(scene, "layout", None)
+    rect = QRectF()
+    if lay is not None:
+        rect = QRectF(0, 0, max(lay.width, 1.0), max(lay.height, 1.0))
+    for item in scene.items():
+        if item.isVisible() and item.parentItem() is None:
+            rect = rect.united(item.sceneBoundingRect())
+    if rect.isEmpty():
+        rect = QRectF(0, 0, 10, 10)
+    return rect.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+
+
+def _fit_scale(w: float, h: float, scale: float, max_side: float, max_pixels: float) -> float:
+    s = scale
+    if w * s > max_side:
+        s = max_side / w
+    if h * s > max_side:
+        s = max_side / h
+    if w * h * s * s > max_pixels:
+        s = (max_pixels / (w * h)) ** 0.5
+    return s
+
+
+def _background(scene) -> QColor:
+    st = getattr(scene, "style", None)
+    return QColor(st.background) if st is not None else QColor("white")
+
+
+def render_image(scene, rect: QRectF, scale: float, max_side: int = MAX_IMAGE_SIDE,
+                 max_pixels: int = MAX_IMAGE_PIXELS) -> tuple[QImage, float]:
+    s = _fit_scale(rect.width(), rect.height(), scale, max_side, max_pixels)
+    w = max(1, int(round(rect.width() * s)))
+    h = max(1, int(round(rect.height() * s)))
+    img = QImage(w, h, QImage.Format_ARGB32_Premultiplied)
+    if img.isNull():
+        raise ExportError(tr("the picture is too large to render ({0} x {1} px)").format(w, h))
+    img.fill(_background(scene))
+    p = QPainter(img)
+    try:
+        p.setRenderHint(QPainter.Antialiasing, True)
+        p.setRenderHint(QPainter.TextAntialiasing, True)
+        p.setRenderHint(QPainter.SmoothPixmapTransform, True)
+        scene.render(p, QRectF(0, 0, w, h), rect, Qt.IgnoreAspectRatio)
+    finally:
+        p.end()
+    return img, s
+
+
+def write_png(scene, path: str, rect: Optional[QRectF] = None, scale: float = 2.0) -> ExportInfo:
+    rect = rect if rect is not None else content_rect(scene)
+    img, s = render_image(scene, rect, scale)
+    info = ExportInfo(path, "png", img.width(), img.height(), scale=s)
+    if s < scale - 1e-9:
+        info.notes.append(tr("scaled down to {0:.3g} so the image stays under {1} px a side").format(
+            s, MAX_IMAGE_SIDE))
+    with atomic_path(path) as tmp:
+        if not img.save(tmp, "PNG"):
+            raise ExportError(tr("cannot write {0}: saving the PNG failed").format(path))
+    return info
+
+
+def write_svg(scene, path: str, rect: Optional[QRectF] = None, title: str = "") -> ExportInfo:
+    from PySide6.QtSvg import QSvgGenerator
+
+    rect = rect if rect is not None else content_rect(scene)
+    w, h = rect.width(), rect.height()
+    with atomic_path(path) as tmp:
+        gen = QSvgGenerator()
+        gen.setFileName(tmp)
+        gen.setSize(QSize(int(round(w)), int(round(h))))
+        gen.setViewBox(QRectF(0, 0, w, h))
+        gen.setResolution(72)
+        gen.setTitle(title or tr("Autograd graph"))
+        gen.setDescription(tr("Exported by Autograd Visualizer"))
+        p = QPainter()
+        if not p.begin(gen):
+            raise ExportError(tr("cannot write {0}: the SVG writer failed to start").format(path))
+        try:
+            p.setRenderHint(QPainter.Antialiasing, True)
+            p.fillRect(QRectF(0, 0, w, h), _background(scene))
+            scene.render(p, QRectF(0, 0, w, h), rect, Qt.IgnoreAspectRatio)
+        finally:
+            p.end()
+    return ExportInfo(path, "svg", int(round(w)), int(round(h)))
+
+
+def write_pdf(scene, path: str, rect: Optional[QRectF] = None, title: str = "") -> ExportInfo:
+    rect = rect if rect is not None else content_rect(scene)
+    w, h = rect.width(), rect.height()
+    s = min(1.0, MAX_PDF_SIDE / max(w, h))
+    pw, ph = max(w * s, 1.0), max(h * s, 1.0)
+    info = ExportInfo(path, "pdf", int(round(pw)), int(round(ph)), scale=s)
+    if s < 1.0:
+        info.notes.append(tr("scaled to {0:.3g} to fit the largest PDF page").format(s))
+    with atomic_path(path) as tmp:
+        writer = QPdfWriter(tmp)
+        writer.setTitle(title or tr("Autograd graph"))
+        writer.setCreator("Autograd Visualizer")
+        writer.setResolution(72)
+        writer.setPageLayout(QPageLayout(QPageSize(QSizeF(pw, ph), QPageSize.Point, "graph",
+                                                   QPageSize.ExactMatch),
+                                         QPageLayout.Portrait, QMarginsF(0, 0, 0, 0)))
+        p = QPainter()
+        if not p.begin(writer):
+            raise ExportError(tr("cannot write {0}: the PDF writer failed to start").format(path))
+        try:
+            p.setRenderHint(QPainter.Antialiasing, True)
+            target = QRectF(0, 0, writer.width(), writer.height())
+            p.fillRect(target, _background(scene))
+            scene.render(p, target, rect, Qt.IgnoreAspectRatio)
+        finally:
+            p.end()
+        del writer
+    return info
+
+
+def write_dot(graph: Graph, layout: Optional[LayoutResult], path: str,
+              theme: str = "light") -> ExportInfo:
+    from autogradviz.engine.layout.dot_export import dot_source
+
+    text = dot_source(graph, layout, theme=theme)
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+    return ExportInfo(path, "dot")
+
+
+def _qimage_to_pil(img: QImage):
+    from PIL import Image
+
+    img = img.convertToFormat(QImage.Format_RGBA8888)
+    w, h = img.width(), img.height()
+    data = bytes(img.constBits())[: img.bytesPerLine() * h]
+    return Image.frombuffer("RGBA", (w, h), data, "raw", "RGBA", img.bytesPerLine(), 1).convert("RGB")
+
+
+CAPTION_PX = 20  # a strip under each GIF frame saying which step it shows
+
+
+def _captioned(scene, img: QImage, text: str) -> QImage:
+    """`img` with a caption strip below it. The caption also keeps two steps
+    that look alike (inside one collapsed group) from being merged into one
+    frame by the GIF writer, so frames == steps."""
+    out = QImage(img.width(), img.height() + CAPTION_PX, QImage.Format_ARGB32_Premultiplied)
+    out.fill(_background(scene))
+    p = QPainter(out)
+    try:
+        p.drawImage(0, 0, img)
+        st = getattr(scene, "style", None)
+        if st is not None:
+            p.setPen(QColor(st.text))
+            p.setFont(st.small_font())
+        p.setRenderHint(QPainter.TextAntialiasing, True)
+        p.drawText(QRectF(6, img.height(), max(1, img.width() - 12), CAPTION_PX),
+                   int(Qt.AlignLeft | Qt.AlignVCenter), text)
+    finally:
+        p.end()
+    return out
+
+
+def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRectF] = None,
+              scale: float = 1.0, progress: Optional[Callable[[int, int], None]] = None,
+              cancelled: Optional[Callable[[], bool]] = None,
+              max_side: int = MAX_GIF_SIDE, max_frames: int = MAX_GIF_FRAMES) -> ExportInfo:
+    """One frame per step of backward run `run_index`: frame k shows the
+    state after step k (the step just run highlighted, its gradients), so
+    frames == steps (runs longer than `max_frames` are sampled evenly, first
+    and last step kept, with a note). The scene's own step state is restored
+    afterwards."""
+    from PIL import Image
+
+    from autogradviz.engine.trace import replay
+
+    if not (0 <= run_index < len(trace.backward_runs)):
+        raise ExportError(tr("no backward run {0} to animate (the trace has {1})").format(
+            run_index, len(trace.backward_runs)))
+    n = replay.step_count(trace, run_index)
+    ks = list(range(1, n + 1)) or [0]
+    if len(ks) > max_frames:
+        ks = sorted({1 + round(i * (n - 1) / (max_frames - 1)) for i in range(max_frames)})
+    old_state = getattr(scene, "state", None)
+    frames = []
+    s_used = scale
+    try:
+        for i, k in enumerate(ks):
+            if cancelled is not None and cancelled():
+                raise ExportCancelled(tr("export cancelled"))
+            scene.apply_step(replay.state_at(trace, run_index, k))
+            r = rect if rect is not None else content_rect(scene)
+            img, s_used = render_image(scene, r, scale, max_side=max_side,
+                                       max_pixels=max_side * max_side)
+            img = _captioned(scene, img, tr("step {0} of {1}").format(k, n))
+            frames.append(_qimage_to_pil(img))
+            if progress is not None:
+                progress(i + 1, len(ks))
+    finally:
+        scene.apply_step(old_state)
+    # same canvas for every frame (labels may change the extent a little)
+    W = max(f.width for f in frames)
+    H = max(f.height for f in frames)
+    bg = _background(scene)
+    out = []
+    for f in frames:
+        if f.size != (W, H):
+            canvas = Image.new("RGB", (W, H), (bg.red(), bg.green(), bg.blue()))
+            canvas.paste(f, (0, 0))
+            f = canvas
+        # a palette per frame: the highlight colours of later steps are not
+        # in the first frame, and mapping them to its palette would lose them
+        out.append(f.quantize(colors=255, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE))
+    durations = [GIF_FRAME_MS] * len(out)
+    durations[-1] = GIF_LAST_FRAME_MS
+    with atomic_path(path) as tmp:
+        out[0].save(tmp, format="GIF", save_all=True, append_images=out[1:], duration=durations,
+                    loop=0, disposal=1)
+    info = ExportInfo(path, "gif", W, H, frames=len(out), scale=s_used)
+    if len(ks) < n:
+        info.notes.append(tr("{0} steps: {1} frames, evenly sampled").format(n, len(ks)))
+    if s_used < scale - 1e-9:
+        info.notes.append(tr("frames scaled down to {0:.3g} (at most {1} px a side)").format(
+            s_used, max_side))
+    return info
+
+
+def export_scene(scene, path: str, fmt: Optional[str] = None, *, rect: Optional[QRectF] = None,
+                 scale: float = 2.0, trace: Optional[Trace] = None, run_index: int = 0,
+                 theme: str = "light", progress=None, cancelled=None) -> ExportInfo:
+    """Write what `scene` shows (its current step state) to `path`.
+
+    `rect` (scene coordinates) selects a part, e.g. the visible area; default:
+    the whole graph. GIF needs `trace` and animates run `run_index`."""
+    f = format_of(path, fmt)
+    check_writable(path)
+    if f == "png":
+        return write_png(scene, path, rect, scale)
+    if f == "svg":
+        return write_svg(scene, path, rect)
+    if f == "pdf":
+        return write_pdf(scene, path, rect)
+    if f == "dot":
+        if scene.graph is None:
+            raise ExportError(tr("there is no graph to export"))
+        return write_dot(scene.graph, scene.layout, path, theme=theme)
+    if f == "gif":
+        if trace is None:
+            raise ExportError(tr("a GIF needs the trace of a backward run"))
+        return write_gif(scene, trace, run_index, path, rect, scale=min(scale, 1.0),
+                         progress=progress, cancelled=cancelled)
+    raise ExportError(tr("unsupported format {0!r}").format(f))  # pragma: no cover

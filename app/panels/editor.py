@@ -1,0 +1,303 @@
+"""The code editor: line numbers, current-line highlight, error marker, 4-space tabs.
+
+A QPlainTextEdit (as in Qt's Code Editor example) — enough for the short
+scripts a learner writes, with undo/redo from Qt. The line the last run failed
+on is marked in the gutter and tinted; hovering it shows the error message.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QTextCursor,
+                           QTextFormat)
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
+
+from autogradviz.app.panels.highlighter import PythonHighlighter
+from autogradviz.app.theme import colors
+
+INDENT = "    "
+
+
+class _LineNumberArea(QWidget):
+    def __init__(self, editor: "CodeEditor"):
+        super().__init__(editor)
+        self._editor = editor
+
+    def sizeHint(self):  # noqa: N802
+        return QSize(self._editor.line_number_width(), 0)
+
+    def paintEvent(self, event):  # noqa: N802
+        self._editor.paint_line_numbers(event)
+
+    def event(self, event):
+        if event.type() == event.Type.ToolTip:
+            line = self._editor.line_at_y(event.pos().y())
+            if line is not None and line == self._editor.error_line:
+                QToolTip.showText(event.globalPos(), self._editor.error_message, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
+
+
+class CodeEditor(QPlainTextEdit):
+    """Python editor. `set_error(line, message)` marks a 1-based line; `clear_error()`."""
+
+    errorChanged = Signal()
+
+    def __init__(self, parent=None, theme: str = "light"):
+        super().__init__(parent)
+        self.setObjectName("codeEditor")
+        font = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        font.setPointSize(10)
+        font.setStyleHint(QFont.Monospace)
+        self.setFont(font)
+        self.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
+        self._theme = theme
+        self._error_line: int | None = None
+        self._error_message = ""
+        self._numbers = _LineNumberArea(self)
+        self.highlighter = PythonHighlighter(self.document(), theme)
+        self.blockCountChanged.connect(self._update_margin)
+        self.updateRequest.connect(self._update_numbers)
+        self.cursorPositionChanged.connect(self._update_extra_selections)
+        self._update_margin()
+        self._update_extra_selections()
+
+    # -- theme ---------------------------------------------------------------
+    def set_theme(self, theme: str) -> None:
+        self._theme = theme
+        self.highlighter.set_theme(theme)
+        self._update_extra_selections()
+        self._numbers.update()
+
+    # -- error marker --------------------------------------------------------
+    @property
+    def error_line(self) -> int | None:
+        return self._error_line
+
+    @property
+    def error_message(self) -> str:
+        return self._error_message
+
+    def set_error(self, line: int | None, message: str) -> None:
+        """Mark 1-based `line` as where the script failed; hovering shows `message`."""
+        if line is not None and not (1 <= line <= self.blockCount()):
+            line = None
+        self._error_line = line
+        self._error_message = message
+        self._update_extra_selections()
+        self._numbers.update()
+        self.errorChanged.emit()
+
+    def clear_error(self) -> None:
+        if self._error_line is not None or self._error_message:
+            self.set_error(None, "")
+
+    def go_to_line(self, line: int) -> None:
+        block = self.document().findBlockByNumber(max(0, line - 1))
+        if block.isValid():
+            cursor = QTextCursor(block)
+            self.setTextCursor(cursor)
+            self.centerCursor()
+
+    # -- line numbers ----------------------------------------------------------
+    def line_number_width(self) -> int:
+        digits = max(2, len(str(self.blockCount())))
+        return 14 + self.fontMetrics().horizontalAdvance("9") * digits
+
+    def _update_margin(self, *_):
+        self.setViewportMargins(self.line_number_width(), 0, 0, 0)
+
+    def _update_numbers(self, rect, dy):
+        if dy:
+            self._numbers.scroll(0, dy)
+        else:
+            self._numbers.update(0, rect.y(), self._numbers.width(), rect.height())
+        if rect.contains(self.viewport().rect()):
+            self._update_margin()
+
+    def resizeEvent(self, event):  # noqa: N802
+        super().resizeEvent(event)
+        cr = self.contentsRect()
+        self._numbers.setGeometry(QRect(cr.left(), cr.top(), self.line_number_width(), cr.height()))
+
+    def line_at_y(self, y: int) -> int | None:
+        block = self.firstVisibleBlock()
+        top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
+        while block.isValid():
+            bottom = top + self.blockBoundingRect(block).height()
+            if top <= y < bottom:
+                return block.blockNumber() + 1
+            top = bottom
+            block = block.next()
+        return None
+
+    def paint_line_numbers(self, event) -> None:
+        c = colors(self._theme)
+        painter = QPainter(self._numbers)
+        painter.fillRect(event.rect(), QColor(c["line_numbers_bg"]))
+        block = self.firstVisibleBlock()
+        number = block.blockNumber()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        bottom = top + round(self.blockBoundingRect(block).height())
+        current = self.textCursor().blockNumber()
+        height = self.fontMetrics().height()
+        width = self._numbers.width()
+        while block.isValid() and top <= event.rect().bottom():
+            if block.isVisible() and bottom >= event.rect().top():
+                line = number + 1
+                if line == self._error_line:
+                    painter.fillRect(0, top, width, bottom - top, QColor(c["error_underline"]))
+                    painter.setPen(QColor("#ffffff"))
+                    f = painter.font()
+                    f.setBold(True)
+                    painter.setFont(f)
+                else:
+                    painter.setPen(QColor(c["text"] if number == current else c["line_numbers"]))
+                    f = painter.font()
+                    f.setBold(False)
+                    painter.setFont(f)
+                painter.drawText(0, top, width - 6, height, Qt.AlignRight, str(line))
+            block = block.next()
+            top = bottom
+            bottom = top + round(self.blockBoundingRect(block).height())
+            number += 1
+        painter.end()
+
+    # -- highlights ------------------------------------------------------------
+    def _update_extra_selections(self):
+        c = colors(self._theme)
+        selections = []
+        if not self.isReadOnly():
+            sel = QTextEdit.ExtraSelection()
+            sel.format.setBackground(QColor(c["current_line"]))
+            sel.format.setProperty(QTextFormat.FullWidthSelection, True)
+            sel.cursor = self.textCursor()
+            sel.cursor.clearSelection()
+            selections.append(sel)
+        if self._error_line is not None:
+            block = self.document().findBlockByNumber(self._error_line - 1)
+            if block.isValid():
+                sel = QTextEdit.ExtraSelection()
+                sel.format.setBackground(QColor(c["error_bg"]))
+                sel.format.setProperty(QTextFormat.FullWidthSelection, True)
+                sel.cursor = QTextCursor(block)
+                selections.append(sel)
+                under = QTextEdit.ExtraSelection()
+                under.format.setUnderlineStyle(QTextCharFormat_wave())
+                under.format.setUnderlineColor(QColor(c["error_underline"]))
+                cur = QTextCursor(block)
+                text = block.text()
+                cur.movePosition(QTextCursor.Right, n=len(text) - len(text.lstrip()))
+                cur.movePosition(QTextCursor.EndOfBlock, QTextCursor.KeepAnchor)
+                under.cursor = cur
+                selections.append(under)
+        self.setExtraSelections(selections)
+
+    # -- hover tooltip on the error line ---------------------------------------
+    def event(self, event):
+        if event.type() == event.Type.ToolTip and self._error_line is not None:
+            pos = self.viewport().mapFromGlobal(event.globalPos())
+            line = self.cursorForPosition(pos).blockNumber() + 1
+            if line == self._error_line and self.line_at_y(pos.y()) == line:
+                QToolTip.showText(event.globalPos(), self._error_message, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
+
+    # -- editing: tab = 4 spaces, shift+tab unindents, Enter keeps indentation --
+    def keyPressEvent(self, event):  # noqa: N802
+        key = event.key()
+        cursor = self.textCursor()
+        if key == Qt.Key_Tab and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier):
+            if cursor.hasSelection() and cursor.selectedText().find("\u2029") >= 0:
+                self._indent_selection(+1)
+            else:
+                col = cursor.positionInBlock()
+                cursor.insertText(" " * (4 - col % 4))
+            return
+        if key == Qt.Key_Slash and event.modifiers() & Qt.ControlModifier:
+            self.toggle_comment()
+            return
+        if key == Qt.Key_Backtab:
+            self._indent_selection(-1)
+            return
+        if key in (Qt.Key_Return, Qt.Key_Enter) and not event.modifiers() & Qt.ControlModifier:
+            text = cursor.block().text()[: cursor.positionInBlock()]
+            indent = text[: len(text) - len(text.lstrip(" "))]
+            if text.rstrip().endswith(":"):
+                indent += INDENT
+            cursor.beginEditBlock()
+            cursor.insertText("\n" + indent)
+            cursor.endEditBlock()
+            self.ensureCursorVisible()
+            return
+        if key == Qt.Key_Backspace and not cursor.hasSelection():
+            text = cursor.block().text()[: cursor.positionInBlock()]
+            if text and not text.strip(" ") and len(text) % 4 == 0:
+                cursor.movePosition(QTextCursor.Left, QTextCursor.KeepAnchor, 4)
+                cursor.removeSelectedText()
+                return
+        super().keyPressEvent(event)
+
+    def toggle_comment(self) -> None:
+        """Ctrl+/: comment out the selected lines, or uncomment them if all are comments."""
+        cursor = self.textCursor()
+        doc = self.document()
+        first = doc.findBlock(cursor.selectionStart())
+        end = cursor.selectionEnd() - (1 if cursor.hasSelection() else 0)
+        last = doc.findBlock(max(cursor.selectionStart(), end))
+        blocks = []
+        block = first
+        while block.isValid():
+            blocks.append(block)
+            if block == last:
+                break
+            block = block.next()
+        code = [b for b in blocks if b.text().strip()]
+        uncomment = bool(code) and all(b.text().lstrip().startswith("#") for b in code)
+        indent = min((len(b.text()) - len(b.text().lstrip()) for b in code), default=0)
+        cursor.beginEditBlock()
+        for b in code:
+            c = QTextCursor(b)
+            text = b.text()
+            if uncomment:
+                pos = text.index("#")
+                n = 2 if text[pos:pos + 2] == "# " else 1
+                c.movePosition(QTextCursor.Right, n=pos)
+                c.movePosition(QTextCursor.Right, QTextCursor.KeepAnchor, n)
+                c.removeSelectedText()
+            else:
+                c.movePosition(QTextCursor.Right, n=indent)
+                c.insertText("# ")
+        cursor.endEditBlock()
+
+    def _indent_selection(self, direction: int) -> None:
+        cursor = self.textCursor()
+        doc = self.document()
+        first = doc.findBlock(cursor.selectionStart())
+        last = doc.findBlock(max(cursor.selectionStart(), cursor.selectionEnd() - (1 if cursor.hasSelection() else 0)))
+        cursor.beginEditBlock()
+        block = first
+        while block.isValid():
+            c = QTextCursor(block)
+            if direction > 0:
+                c.insertText(INDENT)
+            else:
+                text = block.text()
+                n = min(4, len(text) - len(text.lstrip(" ")))
+                if n:
+                    c.movePosition(QTextCursor.Right, QTextCursor.KeepAnchor, n)
+                    c.removeSelectedText()
+            if block == last:
+                break
+            block = block.next()
+        cursor.endEditBlock()
+
+
+def QTextCharFormat_wave():  # noqa: N802
+    from PySide6.QtGui import QTextCharFormat
+    return QTextCharFormat.UnderlineStyle.WaveUnderline

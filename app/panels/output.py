@@ -1,0 +1,194 @@
+"""The output pane: the script's prints, errors with a plain-language explanation,
+and what happened to the worker (timeouts, crashes, restarts).
+
+A script can print thousands of lines a second, so prints are buffered and
+written at most every 50 ms as plain text runs (one insert per batch, never
+HTML), and the document keeps only the last MAX_BLOCKS lines: the GUI stays
+responsive under `while True: print(...)`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QTextBrowser
+
+from autogradviz.app.theme import colors
+
+MAX_BLOCKS = 5000           # lines kept in the pane
+MAX_PLAIN_CHARS = 400_000   # text kept for `plain_text` (tests, copy)
+FLUSH_MS = 50
+MAX_LINES_PER_FLUSH = 800   # lines inserted per flush; older ones in a fast burst are skipped
+
+
+class OutputPane(QTextBrowser):
+    """Read-only, append-only log. Error lines carry a link: clicking jumps to the line."""
+
+    lineActivated = Signal(int)
+
+    def __init__(self, parent=None, theme: str = "light"):
+        super().__init__(parent)
+        self.setObjectName("outputPane")
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.anchorClicked.connect(self._anchor)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        self.document().setMaximumBlockCount(MAX_BLOCKS)
+        self.document().setUndoRedoEnabled(False)
+        self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse
+                                     | Qt.TextSelectableByKeyboard)
+        self._theme = theme
+        self._plain: list[str] = []
+        self._plain_len = 0
+        self._pending: list[tuple[str, str]] = []  # (stream, text) not yet shown
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(FLUSH_MS)
+        self._flush_timer.timeout.connect(self.flush)
+        self._skipped_text = "… {n} lines skipped (printed faster than they can be shown) …"
+
+    def set_skipped_text(self, text: str) -> None:
+        """Translated "… {n} lines skipped …" message."""
+        self._skipped_text = text
+
+    def set_theme(self, theme: str) -> None:
+        self._theme = theme
+
+    @property
+    def plain_text(self) -> str:
+        """Everything shown so far as text (pending prints included)."""
+        return "".join(self._plain) + "".join(t for _, t in self._pending)
+
+    def clear(self) -> None:  # noqa: D401
+        self._pending.clear()
+        self._flush_timer.stop()
+        super().clear()
+        self._plain.clear()
+        self._plain_len = 0
+
+    # -- writing ----------------------------------------------------------------
+    def _fmt(self, color_key: str, bold: bool = False, href: str | None = None) -> QTextCharFormat:
+        fmt = QTextCharFormat()
+        fmt.setForeground(QColor(colors(self._theme)[color_key]))
+        fmt.setFontWeight(QFont.DemiBold if bold else QFont.Normal)
+        if href:
+            fmt.setAnchor(True)
+            fmt.setAnchorHref(href)
+            fmt.setFontUnderline(True)
+        return fmt
+
+    def _write(self, runs: list[tuple[str, QTextCharFormat]]) -> None:
+        bar = self.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() - 4
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.End)
+        cursor.beginEditBlock()
+        for text, fmt in runs:
+            cursor.insertText(text, fmt)
+            self._keep_plain(text)
+        cursor.endEditBlock()
+        if at_end:
+            bar.setValue(bar.maximum())
+
+    def _keep_plain(self, text: str) -> None:
+        self._plain.append(text)
+        self._plain_len += len(text)
+        if self._plain_len > MAX_PLAIN_CHARS:
+            joined = "".join(self._plain)[-MAX_PLAIN_CHARS // 2:]
+            self._plain = [joined]
+            self._plain_len = len(joined)
+
+    def flush(self) -> None:
+        """Write buffered prints now (one insert per run of the same stream)."""
+        self._flush_timer.stop()
+        if not self._pending:
+            return
+        runs: list[tuple[str, QTextCharFormat]] = []
+        stream, parts = None, []
+        for s, text in self._pending:
+            if s != stream and parts:
+                runs.append(("".join(parts), self._fmt("stderr" if stream == "stderr" else "stdout")))
+                parts = []
+            stream = s
+            parts.append(text)
+        if parts:
+            runs.append(("".join(parts), self._fmt("stderr" if stream == "stderr" else "stdout")))
+        self._pending.clear()
+        # A script printing very fast: show the newest lines of this batch and say
+        # how many were skipped, instead of making the GUI lay out all of them.
+        total = sum(t.count("\n") for t, _ in runs)
+        if total > MAX_LINES_PER_FLUSH:
+            skip = total - MAX_LINES_PER_FLUSH
+            marker = (self._skipped_text.format(n=skip) + "\n", self._fmt("info"))
+            kept = []
+            for text, fmt in runs:
+                n = text.count("\n")
+                if skip >= n:
+                    skip -= n
+                    continue
+                if skip:
+                    text = text.split("\n", skip)[-1]
+                    skip = 0
+                kept.append((text, fmt))
+            runs = [marker] + kept
+        self._write(runs)
+
+    def append_output(self, stream: str, text: str) -> None:
+        """Text the script printed (stream "stdout" or "stderr"); shown within 50 ms."""
+        if not text:
+            return
+        self._pending.append((stream, text))
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def _line(self, text: str, color_key: str, bold: bool = False) -> None:
+        self.flush()
+        self._ensure_newline()
+        self._write([(text + "\n", self._fmt(color_key, bold))])
+
+    def append_info(self, text: str) -> None:
+        self._line(text, "info")
+
+    def append_note(self, text: str) -> None:
+        """A plain-language note about the run (e.g. an explained warning)."""
+        self._line("ⓘ " + text, "link")
+
+    def append_success(self, text: str) -> None:
+        self._line(text, "ok")
+
+    def append_problem(self, title: str, detail: str = "") -> None:
+        """A crash, timeout or stop: bold title, then detail."""
+        self.flush()
+        self._ensure_newline()
+        runs = [(title + "\n", self._fmt("error", bold=True))]
+        if detail:
+            runs.append((detail + "\n", self._fmt("info")))
+        self._write(runs)
+
+    def append_error(self, type_: str, message: str, line: int | None,
+                     explanation: str | None, traceback: str | None = None,
+                     line_format: str = "line {n}", explanation_label: str = "") -> None:
+        """The script's error: "Type: message (line n)", then the explanation."""
+        self.flush()
+        self._ensure_newline()
+        runs = [(f"{type_}: {message}", self._fmt("error", bold=True))]
+        if line:
+            runs.append(("  ", self._fmt("text")))
+            runs.append((f"({line_format.format(n=line)})", self._fmt("link", href=f"line:{line}")))
+        runs.append(("\n", self._fmt("text")))
+        if explanation:
+            text = (explanation_label + " " if explanation_label else "") + explanation
+            runs.append((text + "\n", self._fmt("text")))
+        self._write(runs)
+
+    def _ensure_newline(self) -> None:
+        if self._plain and not self._plain[-1].endswith("\n"):
+            self._write([("\n", self._fmt("text"))])
+
+    def _anchor(self, url) -> None:
+        text = url.toString()
+        if text.startswith("line:"):
+            try:
+                self.lineActivated.emit(int(text[5:]))
+            except ValueError:
+                pass

@@ -1,0 +1,543 @@
+"""The stepper: walk through a recorded backward pass, forward and back.
+
+Controls (first/back/play-pause/forward/last, a speed slider), a scrubbable
+timeline with one tick per step and marks where hooks fired, and the list of
+events in sync with the step (clicking an event jumps to its step). Everything
+only moves `session.step`; the graph and the inspector follow the session.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Optional
+
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QKeySequence, QPainter, QPalette, QPen, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QSlider,
+    QSplitter, QStyle, QToolButton, QVBoxLayout, QWidget,
+)
+
+from autogradviz.engine.trace import replay
+from autogradviz.engine.trace.model import MAX_RECORDED_RUNS
+
+from autogradviz.app.graph.items import summary_text
+from autogradviz.app.graph.scene import event_title
+from autogradviz.app.resources_loader import icon_or_standard as _icon
+from autogradviz.app.session import TraceSession
+
+
+
+
+class Timeline(QWidget):
+    """One tick per step (0..n), marks where hooks fired; click or drag to scrub."""
+
+    scrubbed = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.n = 0
+        self.step = 0
+        self.hook_steps: set[int] = set()
+        self.event_steps: set[int] = set()
+        self.setMinimumHeight(34)
+        self.setMouseTracking(True)
+        self.setFocusPolicy(Qt.NoFocus)
+        self.setCursor(Qt.PointingHandCursor)
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, 38)
+
+    def set_run(self, n: int, hook_steps, event_steps) -> None:
+        self.n = n
+        self.hook_steps = set(hook_steps)
+        self.event_steps = set(event_steps)
+        self.update()
+
+    def set_step(self, k: int) -> None:
+        if k != self.step:
+            self.step = k
+            self.update()
+
+    def _x(self, k: int) -> float:
+        w = self.width() - 20
+        return 10 + (w * k / self.n if self.n else 0)
+
+    def step_at(self, x: float) -> int:
+        if self.n <= 0:
+            return 0
+        w = self.width() - 20
+        return max(0, min(self.n, round((x - 10) / w * self.n)))
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        pal = self.palette()
+        mid = self.height() / 2 + 2
+        p.setPen(QPen(pal.color(QPalette.Mid), 2))
+        p.drawLine(10, int(mid), self.width() - 10, int(mid))
+        if self.n <= 0:
+            p.end()
+            return
+        accent = QColor("#e6007a")
+        done = pal.color(QPalette.Highlight)
+        p.setPen(QPen(done, 4))
+        p.drawLine(10, int(mid), int(self._x(self.step)), int(mid))
+        dense = self.n > (self.width() - 20) / 3
+        for k in range(self.n + 1):
+            if dense and k not in self.event_steps and k not in (0, self.n) and k % max(1, self.n // 50):
+                continue
+            x = self._x(k)
+            p.setPen(QPen(pal.color(QPalette.WindowText) if k <= self.step else pal.color(QPalette.Mid), 1))
+            p.drawLine(int(x), int(mid - 5), int(x), int(mid + 5))
+        for k in self.hook_steps:
+            x = self._x(k)
+            p.setPen(Qt.NoPen)
+            p.setBrush(QColor("#8e24aa"))
+            p.drawPolygon([self._pt(x, mid - 8), self._pt(x - 5, mid - 15), self._pt(x + 5, mid - 15)])
+        for k in self.event_steps - self.hook_steps:
+            x = self._x(k)
+            p.setPen(Qt.NoPen)
+            p.setBrush(QColor("#1f7a99"))
+            p.drawEllipse(QRectF(x - 3, mid - 15, 6, 6))
+        x = self._x(self.step)
+        p.setPen(QPen(accent.darker(130), 1.5))
+        p.setBrush(accent)
+        p.drawEllipse(QRectF(x - 6, mid - 6, 12, 12))
+        p.end()
+
+    @staticmethod
+    def _pt(x, y):
+        from PySide6.QtCore import QPointF
+        return QPointF(x, y)
+
+    def mousePressEvent(self, event) -> None:
+        self.scrubbed.emit(self.step_at(event.position().x()))
+
+    def mouseMoveEvent(self, event) -> None:
+        if event.buttons() & Qt.LeftButton:
+            self.scrubbed.emit(self.step_at(event.position().x()))
+        else:
+            k = self.step_at(event.position().x())
+            self.setToolTip(self.tr("Step {0} of {1}. Click or drag to move through the backward pass; "
+                                    "purple marks: a hook fired; blue dots: retain_grad filled .grad.")
+                            .format(k, self.n))
+
+
+class StepperPanel(QWidget):
+    def __init__(self, session: TraceSession, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        self._theme = None  # None: the icon loader's current theme
+        self.setFocusPolicy(Qt.StrongFocus)
+
+        self.run_combo = QComboBox(self)
+        self.run_combo.currentIndexChanged.connect(self._on_combo)
+        self.run_label = QLabel(self)
+
+        self.first_btn = QToolButton(self)
+        self.first_btn.setIcon(_icon("step-first", QStyle.SP_MediaSkipBackward))
+        self.back_btn = QToolButton(self)
+        self.back_btn.setIcon(_icon("step-back", QStyle.SP_MediaSeekBackward))
+        self.play_btn = QToolButton(self)
+        self.forward_btn = QToolButton(self)
+        self.forward_btn.setIcon(_icon("step-forward", QStyle.SP_MediaSeekForward))
+        self.last_btn = QToolButton(self)
+        self.last_btn.setIcon(_icon("step-last", QStyle.SP_MediaSkipForward))
+        self.first_btn.clicked.connect(self.go_first)
+        self.back_btn.clicked.connect(self.go_back)
+        self.play_btn.clicked.connect(self.toggle_play)
+        self.forward_btn.clicked.connect(self.go_forward)
+        self.last_btn.clicked.connect(self.go_last)
+        for b in (self.first_btn, self.back_btn, self.play_btn, self.forward_btn, self.last_btn):
+            b.setAutoRaise(True)
+            b.setIconSize(QSize(20, 20))
+            b.setFocusPolicy(Qt.NoFocus)
+
+        self.speed = QSlider(Qt.Horizontal, self)
+        self.speed.setRange(1, 20)  # steps per second
+        self.speed.setValue(2)
+        self.speed.setMaximumWidth(120)
+        self.speed.setFocusPolicy(Qt.NoFocus)
+        self.speed.valueChanged.connect(self._on_speed)
+        self.speed_label = QLabel(self)
+
+        self.step_label = QLabel(self)
+        self.step_label.setTextFormat(Qt.RichText)
+        self.step_label.setWordWrap(True)
+        self.timeline = Timeline(self)
+        self.timeline.scrubbed.connect(self.session.set_step)
+        self.note = QLabel(self)
+        self.note.setWordWrap(True)
+        self.note.hide()
+
+        self.events = QListWidget(self)
+        self.events.setFocusPolicy(Qt.NoFocus)
+        self.events.setWordWrap(True)
+        self.events.setSelectionMode(QListWidget.NoSelection)
+        self.events.itemClicked.connect(self._on_event_clicked)
+
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self._tick)
+
+        top = QHBoxLayout()
+        top.addWidget(self.run_label)
+        top.addWidget(self.run_combo, 1)
+        for b in (self.first_btn, self.back_btn, self.play_btn, self.forward_btn, self.last_btn):
+            top.addWidget(b)
+        top.addWidget(self.speed_label)
+        top.addWidget(self.speed)
+        left = QWidget(self)
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addLayout(top)
+        ll.addWidget(self.timeline)
+        ll.addWidget(self.step_label)
+        ll.addWidget(self.note)
+        ll.addStretch(1)
+        split = QSplitter(Qt.Horizontal, self)
+        split.addWidget(left)
+        split.addWidget(self.events)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(split)
+
+        self._shortcuts = []
+        self.install_shortcuts(self)
+
+        session.traceChanged.connect(self._rebuild)
+        session.runChanged.connect(self._on_run)
+        session.stepChanged.connect(self._on_step)
+        session.graphChanged.connect(lambda _g: self._on_run(session.run_index))
+        self.retranslate()
+        self._rebuild()
+
+    # -- shortcuts ------------------------------------------------------------------------------
+    def install_shortcuts(self, widget: QWidget) -> None:
+        """Left/Right/Space/Home/End on `widget` and its children (e.g. the graph view)."""
+        for key, slot in ((Qt.Key_Left, self.go_back), (Qt.Key_Right, self.go_forward),
+                          (Qt.Key_Space, self.toggle_play), (Qt.Key_Home, self.go_first),
+                          (Qt.Key_End, self.go_last)):
+            sc = QShortcut(QKeySequence(key), widget)
+            sc.setContext(Qt.WidgetWithChildrenShortcut)
+            sc.activated.connect(slot)
+            self._shortcuts.append(sc)
+
+    # -- texts ---------------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.run_label.setText(self.tr("Backward run:"))
+        self.run_combo.setToolTip(self.tr("Each call of backward() or torch.autograd.grad() the script made, "
+                                          "and graphs of tensors left at the end that no backward ran on."))
+        self.first_btn.setToolTip(self.tr("First: before backward starts (Home)"))
+        self.back_btn.setToolTip(self.tr("Step back (Left)"))
+        self.forward_btn.setToolTip(self.tr("Step forward: run the next node (Right)"))
+        self.last_btn.setToolTip(self.tr("Last: after the whole backward pass (End)"))
+        self.speed_label.setText(self.tr("Speed"))
+        self.speed.setToolTip(self.tr("Playback speed: {0} steps per second").format(self.speed.value()))
+        self.events.setToolTip(self.tr("Hooks and retain_grad fills, in the order they happened. "
+                                       "Click one to jump to its step."))
+        self.timeline.setToolTip(self.tr("One tick per step. Click or drag to move through the backward pass."))
+        self._update_play_button()
+        self._rebuild()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate()
+        elif event.type() in (QEvent.PaletteChange, QEvent.StyleChange):
+            self._load_icons()
+        super().changeEvent(event)
+
+    def _load_icons(self) -> None:
+        """(Re)load the icons: their ink follows the light/dark theme."""
+        t = self._theme
+        self.first_btn.setIcon(_icon("step-first", QStyle.SP_MediaSkipBackward, t))
+        self.back_btn.setIcon(_icon("step-back", QStyle.SP_MediaSeekBackward, t))
+        self.forward_btn.setIcon(_icon("step-forward", QStyle.SP_MediaSeekForward, t))
+        self.last_btn.setIcon(_icon("step-last", QStyle.SP_MediaSkipForward, t))
+        self._update_play_button()
+
+    def set_theme(self, name: str) -> None:
+        self._theme = "dark" if name == "dark" else "light"
+        self._load_icons()
+
+    # -- building ----------------------------------------------------------------------------------
+    def _rebuild(self) -> None:
+        self.stop()
+        t = self.session.trace
+        self.run_combo.blockSignals(True)
+        self.run_combo.clear()
+        if t is not None:
+            for i, r in enumerate(t.backward_runs):
+                root = self._root_label(t, r)
+                if r.kind == "grad":
+                    what = f"torch.autograd.grad({root}, …)" if root else "torch.autograd.grad()"
+                else:
+                    what = f"{root}.backward()" if root else "backward()"
+                text = self.tr("#{0}: {1}").format(i + 1, what)
+                if r.line:
+                    text += self.tr(" at line {0}").format(r.line)
+                text += self.tr(" — {0} steps").format(len(r.steps))
+                self.run_combo.addItem(text, i)
+            # graphs no backward ran on (tensors left in the namespace): viewable too
+            with_runs = {r.graph for r in t.backward_runs}
+            for g in t.graphs:
+                if g.id in with_runs:
+                    continue
+                names = [n.label for n in g.nodes if n.id in g.roots and n.label]
+                text = self.tr("graph of {0} (forward only, no backward)").format(
+                    ", ".join(names[:3]) or g.id)
+                self.run_combo.addItem(text, "graph:" + g.id)
+        self.run_combo.blockSignals(False)
+        self._on_run(self.session.run_index)
+
+    @staticmethod
+    def _root_label(trace, run) -> str:
+        """The user's name for what backward started from (e.g. "loss")."""
+        try:
+            g = trace.graph(run.graph)
+        except KeyError:
+            return ""
+        first = run.steps[0].node if run.steps else (g.roots[0] if g.roots else None)
+        for n in g.nodes:
+            if n.id == first:
+                return n.label or ""
+        return ""
+
+    def _on_run(self, index: int) -> None:
+        self.stop()
+        t = self.session.trace
+        self.run_combo.blockSignals(True)
+        pos = self.run_combo.findData(index) if index >= 0 else \
+            self.run_combo.findData("graph:" + self.session.graph_id)
+        if pos >= 0:
+            self.run_combo.setCurrentIndex(pos)
+        self.run_combo.blockSignals(False)
+        self.run_combo.setEnabled(self.run_combo.count() > 1)
+        notes = []
+        if t is not None and t.runs_truncated:
+            notes.append(self.tr("The script called backward {0} times; only the first {1} calls were "
+                                 "recorded.").format(t.backward_calls, MAX_RECORDED_RUNS))
+        self.events.clear()
+        if t is None or index < 0:
+            self.timeline.set_run(0, (), ())
+            self._set_controls(False)
+            self.note.setText(self._why_empty())
+            self.note.setVisible(True)
+            self.step_label.setText("")
+            return
+        self.note.setText(" ".join(notes))
+        self.note.setVisible(bool(notes))
+        n = replay.step_count(t, index)
+        self.timeline.set_run(n, replay.hook_steps(t, index), replay.event_steps(t, index))
+        self._set_controls(n > 0)
+        for k, ev in replay.event_step_numbers(t, index):
+            if ev.kind == "retain_grad":
+                val = ev.returned if ev.returned is not None else ev.received
+                text = self.tr("step {0}: retain_grad filled {1}.grad = {2}").format(
+                    k, self._node_name(ev.node), summary_text(val))
+            else:
+                text = self.tr("step {0}: {1} on {2} saw {3}").format(
+                    k, event_title(ev), self._node_name(ev.node), summary_text(ev.received))
+            if ev.kind != "retain_grad" and (ev.replaced or ev.returned is not None):
+                text += self.tr(" → returned {0}").format(summary_text(ev.returned))
+            item = QListWidgetItem(text)
+            item.setData(Qt.UserRole, k)
+            item.setToolTip(text + "\n" + self.tr("Click to jump to step {0}").format(k))
+            self.events.addItem(item)
+        if self.events.count() == 0:
+            item = QListWidgetItem(self.tr("No hooks or retain_grad in this backward run."))
+            item.setFlags(Qt.NoItemFlags)
+            self.events.addItem(item)
+        self._on_step(self.session.step)
+
+    def _why_empty(self) -> str:
+        t = self.session.trace
+        if t is None:
+            return self.tr("Run a script to see its autograd graph and step through backward.")
+        if t.error is not None and not t.backward_runs:
+            return self.tr("The script stopped with an error before any backward pass, so there is "
+                           "nothing to step through.")
+        if not t.backward_runs and t.graphs:
+            return self.tr("Nothing to step through: this script never called backward() or "
+                           "torch.autograd.grad(). The graph shows the forward pass only; add e.g. "
+                           "loss.backward() to record one.")
+        if not t.backward_runs:
+            return self.tr("Nothing to step through: the script built no autograd graph.")
+        return self.tr("No backward run was recorded for this graph; pick another run above.")
+
+    def _flow_text(self, st) -> str:
+        """What the current node received and where its gradients went."""
+        step = st.node_steps.get(st.current)
+        if step is None:
+            return ""
+        parts = []
+        if step.grad_outputs:
+            parts.append(self.tr(": received {0}").format(
+                html.escape(", ".join(summary_text(g) for g in step.grad_outputs))))
+        g = self.session.graph
+        sent = []
+        if g is not None:
+            for e in g.edges:
+                if e.dst == st.current and 0 <= e.slot < len(step.grad_inputs) and step.grad_inputs[e.slot] is not None:
+                    sent.append(self.tr("{0} → {1}").format(summary_text(step.grad_inputs[e.slot]),
+                                                           html.escape(self._node_name(e.src))))
+        if sent:
+            parts.append(self.tr(" and sent ") + "; ".join(sent))
+        elif self.session.node(st.current) is not None and self.session.node(st.current).kind == "leaf":
+            parts.append(self.tr(" and accumulated it into .grad"))
+        return "".join(parts)
+
+    def _node_name(self, nid: str) -> str:
+        n = self.session.node(nid)
+        if n is None:
+            return nid
+        return n.label or n.op
+
+    def _set_controls(self, on: bool) -> None:
+        for w in (self.first_btn, self.back_btn, self.play_btn, self.forward_btn, self.last_btn,
+                  self.timeline, self.speed):
+            w.setEnabled(on)
+
+    # -- step display ----------------------------------------------------------------------------------
+    def _on_step(self, k: int) -> None:
+        st = self.session.state
+        n = self.session.step_count
+        self.timeline.set_step(k)
+        if st is None:
+            return
+        if k == 0:
+            text = self.tr("<b>Step 0 of {0}</b>: backward has not started. Press → to run the first node.").format(n)
+        else:
+            node = self.session.node(st.current)
+            name = html.escape(node.op if node else str(st.current))
+            if node is not None and node.label:
+                name = html.escape(f"{node.label} ({node.op})")
+            text = self.tr("<b>Step {0} of {1}</b>: {2} ran").format(k, n, name)
+            text += self._flow_text(st)
+            if k == n:
+                run = self.session.run
+                if run is not None and run.kind == "grad":
+                    text += self.tr(" — torch.autograd.grad is complete; it returned {0} "
+                                    "(nothing was stored in .grad).").format(
+                        html.escape(", ".join(summary_text(r) for r in run.results)) or "—")
+                else:
+                    text += self.tr(" — backward is complete.")
+        self.step_label.setText(text)
+        # events in sync: fired ones normal, the current step's selected, future ones greyed
+        self.events.blockSignals(True)
+        grey = self.palette().color(QPalette.Disabled, QPalette.Text)
+        normal = self.palette().color(QPalette.Text)
+        mark = QColor("#e6007a")
+        mark.setAlpha(60)
+        first_current = None
+        for i in range(self.events.count()):
+            item = self.events.item(i)
+            ek = item.data(Qt.UserRole)
+            if ek is None:
+                continue
+            item.setForeground(normal if ek <= k else grey)
+            now = ek == k
+            item.setData(Qt.UserRole + 1, now)
+            item.setBackground(mark if now else QColor(0, 0, 0, 0))
+            f = item.font()
+            f.setBold(now)
+            item.setFont(f)
+            if now and first_current is None:
+                first_current = item
+        if first_current is not None:
+            self.events.scrollToItem(first_current)
+        self.events.blockSignals(False)
+        self.back_btn.setEnabled(k > 0)
+        self.first_btn.setEnabled(k > 0)
+        self.forward_btn.setEnabled(k < n)
+        self.last_btn.setEnabled(k < n)
+        if k >= n:
+            self.stop()
+
+    # -- actions ------------------------------------------------------------------------------------------
+    def go_first(self) -> None:
+        self.session.set_step(0)
+
+    def go_last(self) -> None:
+        self.session.set_step(self.session.step_count)
+
+    def go_back(self) -> None:
+        self.session.set_step(self.session.step - 1)
+
+    def go_forward(self) -> None:
+        self.session.set_step(self.session.step + 1)
+
+    def is_playing(self) -> bool:
+        return self.timer.isActive()
+
+    def toggle_play(self) -> None:
+        if self.timer.isActive():
+            self.stop()
+            return
+        if self.session.step_count <= 0:
+            return
+        if self.session.step >= self.session.step_count:
+            self.session.set_step(0)
+        self.timer.start(int(1000 / self.speed.value()))
+        self._update_play_button()
+
+    def stop(self) -> None:
+        if hasattr(self, "timer"):
+            self.timer.stop()
+            self._update_play_button()
+
+    def _tick(self) -> None:
+        if self.session.step >= self.session.step_count:
+            self.stop()
+        else:
+            self.go_forward()
+
+    def _on_speed(self, v: int) -> None:
+        self.speed.setToolTip(self.tr("Playback speed: {0} steps per second").format(v))
+        if self.timer.isActive():
+            self.timer.setInterval(int(1000 / v))
+
+    def _update_play_button(self) -> None:
+        if not hasattr(self, "play_btn"):
+            return
+        if self.timer.isActive():
+            self.play_btn.setIcon(_icon("pause", QStyle.SP_MediaPause, self._theme))
+            self.play_btn.setToolTip(self.tr("Pause (Space)"))
+        else:
+            self.play_btn.setIcon(_icon("play", QStyle.SP_MediaPlay, self._theme))
+            self.play_btn.setToolTip(self.tr("Play the backward pass step by step (Space)"))
+
+    def _on_combo(self, pos: int) -> None:
+        idx = self.run_combo.itemData(pos)
+        if isinstance(idx, str) and idx.startswith("graph:"):
+            self.session.select_graph(idx[len("graph:"):])
+        elif idx is not None:
+            self.session.select_run(int(idx))
+
+    @staticmethod
+    def is_event_current(item: QListWidgetItem) -> bool:
+        """True for the events list entries that fired at the current step."""
+        return bool(item.data(Qt.UserRole + 1))
+
+    def _on_event_clicked(self, item: QListWidgetItem) -> None:
+        k = item.data(Qt.UserRole)
+        if k is not None:
+            self.session.set_step(int(k))
+
+    def keyPressEvent(self, event) -> None:
+        # the shortcuts normally take these keys; this covers a panel that has
+        # focus in a window where shortcut dispatch did not reach it
+        actions = {Qt.Key_Left: self.go_back, Qt.Key_Right: self.go_forward, Qt.Key_Space: self.toggle_play,
+                   Qt.Key_Home: self.go_first, Qt.Key_End: self.go_last}
+        action = actions.get(event.key())
+        if action is not None and not event.modifiers():
+            action()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def hideEvent(self, event) -> None:
+        self.stop()
+        super().hideEvent(event)

@@ -1,0 +1,497 @@
+"""The GUI's side of the worker: a QProcess speaking docs/worker-protocol.md.
+
+User code never runs in the GUI process. The worker (`python -m
+autogradviz.engine.worker.service`) imports torch once and then waits ("warm"), so Run
+answers fast. Everything here is asynchronous (QProcess signals); the only
+potentially slow step — turning a large trace's JSON into dataclasses — runs on
+a private QThread so the GUI never blocks.
+
+Lifecycle rules (from the issue):
+- a second Run cancels the first: the busy worker is killed and a fresh one
+  started; the new run is sent as soon as it is ready;
+- Stop terminates, then kills after a grace period, then starts a fresh worker;
+- a worker that exits on its own is reported (`crashed`) and replaced;
+- a run longer than `timeout_s` is stopped and reported (`timedOut`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+from PySide6.QtCore import (QCoreApplication, QElapsedTimer, QObject, QProcess,
+                            QProcessEnvironment, Qt, QThread, QTimer, Signal, Slot)
+
+from autogradviz.engine.trace import replay
+from autogradviz.engine.trace.model import TensorSummary, Trace, _from_dict, gc_paused
+
+STARTING = "starting"
+READY = "ready"
+RUNNING = "running"
+CRASHED = "crashed"
+STOPPED = "stopped"   # shut down (app closing)
+FAILED = "failed"     # could not start repeatedly; Run retries
+
+KILL_GRACE_MS = 700
+LARGE_LINE = 256 * 1024      # protocol lines longer than this are decoded off the GUI thread          # terminate -> kill
+MAX_START_FAILURES = 3       # consecutive crashes before a worker ever became ready
+
+
+def _parsed(data: dict) -> Trace:
+    """The Trace of a protocol dict, with the stepper tables of the run shown
+    first already built: here, on the parser thread, not on the GUI thread
+    when the trace arrives (~50 ms on a 10,000-step run). The GC stays paused
+    throughout: a collection here would hold the GIL over a million new objects."""
+    with gc_paused():
+        trace = Trace.from_dict(data)
+        replay.prepare(trace)
+    return trace
+
+
+class _TraceParser(QObject):
+    """Lives on a private QThread: Trace.from_dict off the GUI thread (a large
+    trace takes a noticeable time). Requests and results travel as queued signals."""
+
+    done = Signal(int, object, str)  # run id, Trace or None, error text
+
+    decoded = Signal(int, object, str)  # generation, message (trace as Trace) or None, error
+
+    @Slot(int, object)
+    def decode(self, generation: int, line) -> None:
+        """A large protocol line: json.loads and, for a trace, Trace.from_dict."""
+        try:
+            message = json.loads(bytes(line).decode("utf-8", "replace"))
+            if isinstance(message, dict) and message.get("type") == "trace":
+                message["trace"] = _parsed(message.get("trace") or {})
+            self.decoded.emit(generation, message, "")
+        except Exception as exc:
+            self.decoded.emit(generation, None, f"{type(exc).__name__}: {exc}")
+
+    @Slot(int, object)
+    def parse(self, run_id: int, data) -> None:
+        try:
+            self.done.emit(run_id, _parsed(data), "")
+        except Exception as exc:  # a malformed trace must not kill the GUI
+            self.done.emit(run_id, None, f"{type(exc).__name__}: {exc}")
+
+
+class WorkerProcess(QObject):
+    """One warm worker process at a time; see the module docstring."""
+
+    stateChanged = Signal(str)
+    readyInfo = Signal(dict)             # the worker's `ready` message
+    runStarted = Signal(int)             # run id (the worker said `started`)
+    outputReceived = Signal(str, str)    # stream, text
+    progressReceived = Signal(str, str)  # phase, detail
+    traceReady = Signal(object)          # Trace
+    traceFailed = Signal(str)            # the trace could not be read
+    crashed = Signal(str)                # the worker died on its own (message)
+    timedOut = Signal(float)             # seconds the run had been going
+    runStopped = Signal()                # Stop ended a run
+    runCancelled = Signal()              # a second Run replaced a busy one
+    valuesArrived = Signal(str, object, object)  # tensor id, TensorSummary|None, error|None
+    _parse_requested = Signal(int, object)  # to the parser thread
+    _decode_requested = Signal(int, object)  # (generation, bytes) to the parser thread
+
+    def __init__(self, parent: Optional[QObject] = None, program: Optional[str] = None,
+                 arguments: Optional[list[str]] = None, timeout_s: float = 60.0):
+        super().__init__(parent)
+        self._program = program or sys.executable
+        self._arguments = arguments or ["-u", "-m", "autogradviz.engine.worker"]
+        self.timeout_s = float(timeout_s)
+        self._proc: Optional[QProcess] = None
+        self._state = STOPPED
+        self._buffer = b""
+        self._stderr_tail = b""
+        self._next_id = 0
+        self._current_run: Optional[int] = None
+        self._pending: Optional[dict] = None
+        self._fetches: dict[int, str] = {}
+        self._expected_exit: Optional[str] = None  # "stop", "cancel", "timeout", "shutdown"
+        self._start_failures = 0
+        self._closing = False
+        self.info: dict = {}
+        self._elapsed = QElapsedTimer()
+        self._timeout_timer = QTimer(self)
+        self._timeout_timer.setSingleShot(True)
+        self._timeout_timer.timeout.connect(self._on_timeout)
+        self._kill_timer = QTimer(self)
+        self._kill_timer.setSingleShot(True)
+        self._kill_timer.timeout.connect(self._kill_now)
+        self._parse_thread = QThread(self)
+        self._parse_thread.setObjectName("trace-parser")
+        self._parser = _TraceParser()
+        self._parser.moveToThread(self._parse_thread)
+        self._parse_requested.connect(self._parser.parse, Qt.QueuedConnection)
+        self._parser.done.connect(self._on_parsed, Qt.QueuedConnection)
+        self._decode_requested.connect(self._parser.decode, Qt.QueuedConnection)
+        self._parser.decoded.connect(self._on_decoded, Qt.QueuedConnection)
+        self._generation = 0     # bumped per worker process: stale results are dropped
+        self._decoding = False   # a large line is being decoded; later lines wait
+        self.large_lines_decoded = 0  # for tests and benchmarks
+        self._parse_thread.finished.connect(self._parser.deleteLater)
+        app = QCoreApplication.instance()
+        if app is not None:  # never leave a running QThread behind at exit
+            app.aboutToQuit.connect(self._stop_parser)
+        self.pid_history: list[int] = []  # every worker pid started (tests check cleanup)
+
+    # -- public API --------------------------------------------------------------
+    @property
+    def state(self) -> str:
+        return self._state
+
+    @property
+    def cuda_available(self) -> bool:
+        return bool(self.info.get("cuda_available"))
+
+    def is_busy(self) -> bool:
+        return self._state == RUNNING or (self._state == STARTING and self._pending is not None)
+
+    def running_seconds(self) -> float:
+        """Seconds the current run has been going (0 when idle)."""
+        if self._current_run is None and self._pending is None:
+            return 0.0
+        return self._elapsed.elapsed() / 1000.0 if self._elapsed.isValid() else 0.0
+
+    def pid(self) -> Optional[int]:
+        if self._proc is not None and self._proc.state() != QProcess.NotRunning:
+            return int(self._proc.processId())
+        return None
+
+    def start(self) -> None:
+        """Start a fresh worker (no-op if one is alive)."""
+        if self._closing:
+            return
+        if self._proc is not None and self._proc.state() != QProcess.NotRunning:
+            return
+        proc = QProcess(self)
+        env = QProcessEnvironment.systemEnvironment()
+        env.insert("PYTHONUNBUFFERED", "1")
+        env.insert("PYTHONIOENCODING", "utf-8")
+        proc.setProcessEnvironment(env)
+        proc.setProgram(self._program)
+        proc.setArguments(self._arguments)
+        proc.readyReadStandardOutput.connect(self._on_stdout)
+        proc.readyReadStandardError.connect(self._on_stderr)
+        # Bound methods (not lambdas holding `proc`/`self`): Qt drops these
+        # connections by itself when either side is destroyed.
+        proc.finished.connect(self._on_proc_finished)
+        proc.errorOccurred.connect(self._on_proc_error)
+        self._proc = proc
+        self._generation += 1
+        self._decoding = False
+        self._buffer = b""
+        self._stderr_tail = b""
+        self.info = {}
+        self._expected_exit = None
+        self._set_state(STARTING)
+        proc.start()
+        if proc.waitForStarted(5000):
+            self.pid_history.append(int(proc.processId()))
+
+    def run(self, source: str, filename: str = "<editor>", device: str = "cpu") -> None:
+        """Run `source` in the worker. A run already going is cancelled first."""
+        request = {"type": "run", "source": source, "filename": filename, "device": device}
+        self._elapsed.start()
+        if self._state == READY and self._proc is not None:
+            self._send_run(request)
+            return
+        self._pending = request
+        if self._state == RUNNING:
+            self._current_run = None
+            self._fail_fetches("a new run replaced the values")
+            self.runCancelled.emit()
+            self._end_process("cancel")
+        elif self._state in (CRASHED, FAILED, STOPPED):
+            self._start_failures = 0
+            self.start()
+        # STARTING: the request is sent when `ready` arrives.
+
+    def stop(self) -> bool:
+        """Stop the current run (terminate, then kill). Returns False when idle."""
+        if self._state == STARTING and self._pending is not None:
+            self._pending = None
+            self._current_run = None
+            self.runStopped.emit()
+            self._set_state(STARTING)
+            return True
+        if self._state != RUNNING:
+            return False
+        self._current_run = None
+        self._pending = None
+        self._timeout_timer.stop()
+        self._fail_fetches("the run was stopped")
+        self._end_process("stop")
+        return True
+
+    def fetch(self, tensor_id: str) -> None:
+        """Ask for a tensor's full values; answered by `valuesArrived`."""
+        if self._state != READY or self._proc is None:
+            why = "the worker is busy" if self._state == RUNNING else "the worker is not available"
+            QTimer.singleShot(0, lambda: self.valuesArrived.emit(tensor_id, None, why))
+            return
+        self._next_id += 1
+        self._fetches[self._next_id] = tensor_id
+        self._write({"type": "fetch", "id": self._next_id, "tensor": tensor_id})
+
+    def ping(self) -> None:
+        if self._proc is not None and self._state in (READY, RUNNING):
+            self._next_id += 1
+            self._write({"type": "ping", "id": self._next_id})
+
+    def shutdown(self, wait_ms: int = 2000) -> None:
+        """Stop the worker for good (app closing). Blocks at most about `wait_ms`."""
+        self._closing = True
+        self._pending = None
+        self._current_run = None
+        self._timeout_timer.stop()
+        self._kill_timer.stop()
+        proc = self._proc
+        if proc is not None and proc.state() != QProcess.NotRunning:
+            self._expected_exit = "shutdown"
+            if self._state == READY:
+                self._write({"type": "shutdown"})
+                proc.closeWriteChannel()
+                if not proc.waitForFinished(min(wait_ms, 1500)):
+                    proc.kill()
+                    proc.waitForFinished(1000)
+            else:
+                proc.kill()
+                proc.waitForFinished(1000)
+        self._stop_parser(wait_ms)
+        self._set_state(STOPPED)
+
+    def _stop_parser(self, wait_ms: int = 2000) -> None:
+        if self._parse_thread is not None and self._parse_thread.isRunning():
+            self._parse_thread.quit()
+            self._parse_thread.wait(wait_ms)
+
+    # -- internals ---------------------------------------------------------------
+    def _set_state(self, state: str) -> None:
+        if state != self._state:
+            self._state = state
+            self.stateChanged.emit(state)
+
+    def _write(self, message: dict) -> None:
+        if self._proc is None or self._proc.state() == QProcess.NotRunning:
+            return
+        self._proc.write((json.dumps(message) + "\n").encode("utf-8"))
+
+    def _send_run(self, request: dict) -> None:
+        self._next_id += 1
+        self._current_run = self._next_id
+        self._pending = None
+        self._fail_fetches("a new run replaced the values")
+        self._elapsed.start()  # the run's own time (not the wait for a fresh worker)
+        self._write(dict(request, id=self._next_id))
+        self._set_state(RUNNING)
+        if self.timeout_s > 0:
+            self._timeout_timer.start(int(self.timeout_s * 1000))
+
+    def _fail_fetches(self, why: str) -> None:
+        pending, self._fetches = self._fetches, {}
+        for tensor_id in pending.values():
+            self.valuesArrived.emit(tensor_id, None, why)
+
+    def _end_process(self, reason: str) -> None:
+        """Terminate the current worker, kill it if needed; a fresh one follows."""
+        proc = self._proc
+        if proc is None or proc.state() == QProcess.NotRunning:
+            self._restart_after(reason)
+            return
+        self._expected_exit = reason
+        proc.terminate()
+        self._kill_timer.start(KILL_GRACE_MS)
+
+    def _kill_now(self) -> None:
+        if self._proc is not None and self._proc.state() != QProcess.NotRunning:
+            self._proc.kill()
+
+    def _on_timeout(self) -> None:
+        if self._state != RUNNING:
+            return
+        seconds = self.running_seconds()
+        self._current_run = None
+        self._fail_fetches("the run timed out")
+        self.timedOut.emit(seconds)
+        self._end_process("timeout")
+
+    def _on_stdout(self) -> None:
+        proc = self.sender()
+        if proc is not self._proc:
+            return
+        self._buffer += bytes(proc.readAllStandardOutput())
+        self._drain()
+
+    def _drain(self) -> None:
+        """Handle complete lines in order. A large line (a big trace) is decoded on
+        the parser thread; the lines after it wait until it is back."""
+        while not self._decoding and b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            line = line.strip()
+            if not line:
+                continue
+            if len(line) > LARGE_LINE:
+                self._decoding = True
+                self._ensure_parser()
+                self._decode_requested.emit(self._generation, line)
+                return
+            try:
+                message = json.loads(line.decode("utf-8", "replace"))
+            except ValueError:
+                # Not protocol: show it rather than lose it.
+                self.outputReceived.emit("stderr", line.decode("utf-8", "replace") + "\n")
+                continue
+            if isinstance(message, dict):
+                self._handle(message)
+
+    def _on_decoded(self, generation: int, message, error: str) -> None:
+        if generation != self._generation or self._closing:
+            return
+        self._decoding = False
+        self.large_lines_decoded += 1
+        if message is None:
+            self.traceFailed.emit(error)
+        elif isinstance(message, dict):
+            self._handle(message)
+        self._drain()
+
+    def _ensure_parser(self) -> None:
+        if not self._parse_thread.isRunning():
+            self._parse_thread.start()  # started on first use
+
+    def _on_stderr(self) -> None:
+        proc = self.sender()
+        if proc is not self._proc:
+            return
+        self._stderr_tail = (self._stderr_tail + bytes(proc.readAllStandardError()))[-4000:]
+
+    def _handle(self, message: dict) -> None:
+        kind = message.get("type")
+        msg_id = message.get("id")
+        if kind == "ready":
+            self.info = message
+            self._start_failures = 0
+            self._set_state(READY)
+            self.readyInfo.emit(message)
+            if self._pending is not None:
+                self._send_run(self._pending)
+        elif kind == "started":
+            if msg_id == self._current_run:
+                self.runStarted.emit(msg_id)
+        elif kind == "output":
+            if msg_id == self._current_run:
+                self.outputReceived.emit(message.get("stream", "stdout"), message.get("text", ""))
+        elif kind == "progress":
+            if msg_id == self._current_run:
+                self.progressReceived.emit(message.get("phase", ""), message.get("detail", ""))
+        elif kind == "trace":
+            if msg_id == self._current_run:
+                self._timeout_timer.stop()
+                self._current_run = None
+                self._set_state(READY)
+                data = message.get("trace") or {}
+                if isinstance(data, Trace):  # decoded on the parser thread already
+                    self._on_parsed(msg_id, data, "")
+                else:
+                    self._ensure_parser()
+                    self._parse_requested.emit(msg_id, data)
+        elif kind == "values":
+            tensor_id = self._fetches.pop(msg_id, message.get("tensor", ""))
+            summary = message.get("summary")
+            error = message.get("error")
+            if summary is not None:
+                try:
+                    summary = _from_dict(TensorSummary, summary)
+                except Exception as exc:
+                    summary, error = None, f"{type(exc).__name__}: {exc}"
+            self.valuesArrived.emit(tensor_id, summary, error if summary is None else None)
+        elif kind == "protocol_error":
+            if msg_id in self._fetches:
+                self.valuesArrived.emit(self._fetches.pop(msg_id), None, message.get("message", ""))
+            elif msg_id is not None and msg_id == self._current_run:
+                self._current_run = None
+                self._timeout_timer.stop()
+                self._set_state(READY)
+                self.traceFailed.emit(message.get("message", "protocol error"))
+
+    def _on_parsed(self, run_id: int, trace, error: str) -> None:
+        if self._closing:
+            return
+        if self._current_run is not None and self._current_run != run_id:
+            return  # a newer run was started while this trace was being read
+        if self._pending is not None:
+            return  # a newer run is waiting for a fresh worker
+        if trace is not None:
+            self.traceReady.emit(trace)
+        else:
+            self.traceFailed.emit(error)
+
+    def _on_proc_finished(self, code: int, status) -> None:
+        proc = self.sender()
+        if isinstance(proc, QProcess):
+            self._on_finished(proc, code, status)
+
+    def _on_proc_error(self, error) -> None:
+        proc = self.sender()
+        if isinstance(proc, QProcess):
+            self._on_error(proc, error)
+
+    def _on_error(self, proc: QProcess, error) -> None:
+        if proc is not self._proc:
+            return
+        if error == QProcess.FailedToStart:
+            self._proc = None
+            self._start_failures += 1
+            self._set_state(FAILED)
+            self.crashed.emit(f"could not start {self._program}: {proc.errorString()}")
+
+    def _on_finished(self, proc: QProcess, code: int, status) -> None:
+        if proc is not self._proc:
+            proc.deleteLater()
+            return
+        self._kill_timer.stop()
+        self._timeout_timer.stop()
+        # Drain anything left (a final trace may arrive just before exit).
+        try:
+            self._stderr_tail = (self._stderr_tail + bytes(proc.readAllStandardError()))[-4000:]
+        except RuntimeError:
+            pass
+        reason = self._expected_exit
+        self._proc = None
+        proc.deleteLater()
+        if self._closing or reason == "shutdown":
+            self._set_state(STOPPED)
+            return
+        if reason in ("stop", "cancel", "timeout"):
+            if reason == "stop":
+                self.runStopped.emit()
+            self._restart_after(reason)
+            return
+        # The worker died on its own.
+        never_ready = not self.info
+        self._current_run = None
+        self._fail_fetches("the worker stopped")
+        if status == QProcess.CrashExit:
+            how = "was killed by a signal (a segmentation fault, running out of memory, or killed from outside)"
+        else:
+            how = f"exited with code {code}"
+        tail = self._stderr_tail.decode("utf-8", "replace").strip()
+        message = how
+        if tail:
+            message += "\n" + "\n".join(tail.splitlines()[-8:])
+        if never_ready:
+            self._start_failures += 1
+        giving_up = self._start_failures >= MAX_START_FAILURES
+        self._set_state(FAILED if giving_up else CRASHED)
+        self.crashed.emit(message)
+        if giving_up:
+            self._pending = None
+            return
+        QTimer.singleShot(0, self.start)
+
+    def _restart_after(self, reason: str) -> None:
+        self._expected_exit = None
+        if not self._closing:
+            self.start()

@@ -1,0 +1,266 @@
+"""The view model every graph widget shares: which trace, graph, run and step.
+
+Widgets never talk to each other; they subscribe to a `TraceSession`
+(model first, view second). Moving the step recomputes the replay state once
+(`engine.replay.state_at`, a pure function of the step) and announces it.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any, Optional
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from autogradviz.app.graph import style as graph_style  # noqa: F401  (applies the PySide6 None-refcount workaround)
+
+from autogradviz.engine.trace import replay
+from autogradviz.engine.trace.replay import StepState
+from autogradviz.engine.trace.model import (
+    BackwardRun, Graph, Node, TensorSummary, Trace, _from_dict,
+)
+
+
+BIG_TRACE = 2000  # nodes + steps from which the trace's objects are frozen (see set_trace)
+
+
+def _is_big(trace: Trace) -> bool:
+    n = sum(len(g.nodes) for g in trace.graphs)
+    n += sum(len(r.steps) for r in trace.backward_runs)
+    return n >= BIG_TRACE
+
+
+class TraceSession(QObject):
+    traceChanged = Signal()
+    graphChanged = Signal(str)
+    runChanged = Signal(int)
+    stepChanged = Signal(int)
+    nodeSelected = Signal(object)  # node id or None
+    valuesRequested = Signal(str)
+    valuesArrived = Signal(str, object)  # tensor id, TensorSummary or error text
+    # Additions: layout options (collapsed groups, show saved) changed.
+    layoutOptionsChanged = Signal()
+
+    def __init__(self, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self._trace: Optional[Trace] = None
+        self._graph_id: str = ""
+        self._run_index: int = -1
+        self._step: int = 0
+        self._state: Optional[StepState] = None
+        self._selected: Optional[str] = None
+        self._nodes: dict[str, Node] = {}
+        self.collapsed: Optional[set[str]] = None  # None = layout's default
+        self.unrolled: Optional[set[str]] = None
+        self.show_saved: bool = False
+        self.values_cache: dict[str, TensorSummary] = {}
+        self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
+
+    # -- read-only properties -------------------------------------------------
+    @property
+    def trace(self) -> Optional[Trace]:
+        return self._trace
+
+    @property
+    def graph_id(self) -> str:
+        return self._graph_id
+
+    @property
+    def run_index(self) -> int:
+        return self._run_index
+
+    @property
+    def step(self) -> int:
+        return self._step
+
+    @property
+    def state(self) -> Optional[StepState]:
+        return self._state
+
+    @property
+    def selected_node(self) -> Optional[str]:
+        return self._selected
+
+    @property
+    def graph(self) -> Optional[Graph]:
+        if self._trace is None or not self._graph_id:
+            return None
+        try:
+            return self._trace.graph(self._graph_id)
+        except KeyError:
+            return None
+
+    @property
+    def run(self) -> Optional[BackwardRun]:
+        if self._trace is None or self._run_index < 0:
+            return None
+        return self._trace.backward_runs[self._run_index]
+
+    @property
+    def step_count(self) -> int:
+        r = self.run
+        return len(r.steps) if r is not None else 0
+
+    def node(self, node_id: Optional[str]) -> Optional[Node]:
+        return self._nodes.get(node_id) if node_id else None
+
+    def runs_for_graph(self, graph_id: str) -> list[int]:
+        if self._trace is None:
+            return []
+        return [i for i, r in enumerate(self._trace.backward_runs) if r.graph == graph_id]
+
+    # -- changing things --------------------------------------------------------
+    def set_trace(self, trace: Optional[Trace]) -> None:
+        if trace is not None and _is_big(trace):
+            # A big trace is a million small objects, just made by the parser.
+            # Every cyclic-GC pass would rescan them (the replay tables took
+            # 0.2 s instead of 0.04 s on a 10,000-node trace, and later full
+            # passes stall the GUI for 0.1-0.4 s). They live as long as the
+            # trace, and are freed normally (by reference counting) after:
+            # take them out of the collector's sight.
+            gc.freeze()
+        old = self._trace
+        if old is not None and old is not trace and _is_big(old):
+            # Freeing a big trace (a million objects) takes 30-60 ms in one go:
+            # not on top of everything the new trace's arrival does; a moment later
+            self._dropping.append(old)
+            QTimer.singleShot(400, self, self._drop_one)
+        del old
+        self._trace = trace
+        self._selected = None
+        self.values_cache = {}
+        self.collapsed = None
+        self.unrolled = None
+        self._graph_id = ""
+        self._run_index = -1
+        self._step = 0
+        self._state = None
+        self._nodes = {}
+        self.traceChanged.emit()
+        if trace is None:
+            self.graphChanged.emit("")
+            self.runChanged.emit(-1)
+            self.stepChanged.emit(0)
+            self.nodeSelected.emit(None)
+            return
+        if trace.backward_runs:
+            self.select_run(0, force=True)
+        elif trace.graphs:
+            self.select_graph(trace.graphs[0].id, force=True)
+        else:
+            self.graphChanged.emit("")
+            self.runChanged.emit(-1)
+            self.stepChanged.emit(0)
+        self.nodeSelected.emit(None)
+
+    def _drop_one(self) -> None:
+        if self._dropping:
+            self._dropping.pop(0)
+
+    def _set_graph(self, graph_id: str, force: bool = False) -> bool:
+        if graph_id == self._graph_id and not force:
+            return False
+        if graph_id != self._graph_id:
+            self.collapsed = None
+            self.unrolled = None
+        self._graph_id = graph_id
+        g = self.graph
+        self._nodes = {n.id: n for n in g.nodes} if g is not None else {}
+        if self._selected not in self._nodes:
+            self._selected = None
+        self.graphChanged.emit(graph_id)
+        return True
+
+    def select_graph(self, graph_id: str, force: bool = False) -> None:
+        if self._trace is None:
+            return
+        changed = self._set_graph(graph_id, force)
+        if not changed:
+            return
+        runs = self.runs_for_graph(graph_id)
+        self._run_index = runs[0] if runs else -1
+        self.runChanged.emit(self._run_index)
+        self._set_step_internal(0, force=True)
+
+    def select_run(self, index: int, force: bool = False) -> None:
+        if self._trace is None or not 0 <= index < len(self._trace.backward_runs):
+            return
+        if index == self._run_index and not force:
+            return
+        run = self._trace.backward_runs[index]
+        self._run_index = index
+        self._set_graph(run.graph, force=force)
+        self.runChanged.emit(index)
+        self._set_step_internal(0, force=True)
+
+    def set_step(self, k: int) -> None:
+        self._set_step_internal(k)
+
+    def _set_step_internal(self, k: int, force: bool = False) -> None:
+        n = self.step_count
+        k = max(0, min(int(k), n))
+        if k == self._step and not force and self._state is not None:
+            return
+        self._step = k
+        if self._trace is not None and self._run_index >= 0:
+            self._state = replay.state_at(self._trace, self._run_index, k)
+        else:
+            self._state = None
+        self.stepChanged.emit(k)
+
+    def select_node(self, node_id: Optional[str]) -> None:
+        if node_id is not None and node_id not in self._nodes:
+            node_id = None
+        if node_id == self._selected:
+            return
+        self._selected = node_id
+        self.nodeSelected.emit(node_id)
+
+    # -- layout options ------------------------------------------------------------
+    def set_show_saved(self, on: bool) -> None:
+        if bool(on) != self.show_saved:
+            self.show_saved = bool(on)
+            self.layoutOptionsChanged.emit()
+
+    def set_groups(self, collapsed: set[str], unroll: Optional[str] = None) -> None:
+        """Take over the layout's current collapsed set (without relayout), so that
+        toggling one group keeps the others as they are."""
+        self.collapsed = set(collapsed)
+        if unroll:
+            self.unrolled = set(self.unrolled or ()) | {unroll}
+
+    def set_layout_groups(self, collapsed: set[str], unrolled: set[str]) -> None:
+        """Lay out again with exactly these module paths collapsed and these
+        repeated modules drawn one call at a time (see LayoutOptions)."""
+        self.collapsed = set(collapsed)
+        self.unrolled = set(unrolled)
+        self.layoutOptionsChanged.emit()
+
+    def toggle_group(self, module: str, collapsed: bool) -> None:
+        """Expand or collapse one module group (a new layout follows)."""
+        cur = set(self.collapsed or ())
+        if collapsed:
+            cur.add(module)
+        else:
+            cur.discard(module)
+        self.collapsed = cur
+        self.layoutOptionsChanged.emit()
+
+    # -- values fetched from the worker ---------------------------------------------
+    def request_values(self, tensor_id: str) -> None:
+        if tensor_id in self.values_cache:
+            self.valuesArrived.emit(tensor_id, self.values_cache[tensor_id])
+            return
+        self.valuesRequested.emit(tensor_id)
+
+    def deliver_values(self, tensor_id: str, summary: Any, error: Optional[str] = None) -> None:
+        if isinstance(summary, dict):
+            try:
+                summary = _from_dict(TensorSummary, summary)
+            except Exception as exc:  # malformed message: show it as an error
+                summary, error = None, str(exc)
+        if summary is not None:
+            self.values_cache[tensor_id] = summary
+            self.valuesArrived.emit(tensor_id, summary)
+        else:
+            self.valuesArrived.emit(tensor_id, error or self.tr("The values could not be fetched."))

@@ -1,0 +1,519 @@
+"""Talk to the worker process from a plain Python program (CLI, exporter, tests).
+
+`WorkerClient` starts `python -m autogradviz.engine.worker` as a subprocess and
+speaks docs/worker-protocol.md to it. The GUI has its own QProcess client; this
+one blocks, with threads only to read the pipes, so that a hung or dead worker
+can always be detected: every wait has a deadline, and a closed stdout means
+the process died (reported with its exit code or signal, never a hang).
+
+`trace_file` is the one code path behind `autogradviz trace` and
+`autogradviz export`: it reads the file (with clear errors for everything that
+is not a readable UTF-8 Python file), runs it and maps the outcome to exit
+codes 0 (ran), 1 (script raised, timed out or killed the worker; the trace
+still holds `error`) and 2 (unusable input or environment).
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+import itertools
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import tokenize
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace, _from_dict, dumps_strict
+
+OutputCallback = Callable[[str, str], None]
+
+DEFAULT_TIMEOUT = 60.0
+START_TIMEOUT = 180.0  # importing torch on a cold disk can take a while
+STDERR_TAIL_BYTES = 64 * 1024
+
+
+class WorkerError(Exception):
+    """The worker could not be started or stopped answering outside a run."""
+
+
+class FetchError(LookupError):
+    """The worker could not provide a tensor's values (message says why)."""
+
+
+@dataclass
+class RunOutcome:
+    """What happened to one run request.
+
+    `trace` is always set: for a timeout or a crash it is made up here, with
+    the output received so far and `error` describing what happened.
+    status: "ok" (ran to the end), "error" (the script raised; trace.error),
+    "timeout" (killed after the timeout) or "crashed" (the worker died).
+    """
+
+    trace: Trace
+    status: str
+    message: Optional[str] = None  # one line for the user when status != "ok"
+    returncode: Optional[int] = None  # the dead worker's exit code (negative: signal)
+
+
+@dataclass
+class TraceOutcome:
+    trace: Optional[Trace]
+    exit_code: int  # 0 ran, 1 raised/timeout/crash, 2 unusable input/environment
+    message: Optional[str] = None
+
+
+def describe_exit(returncode: Optional[int]) -> str:
+    if returncode is None:
+        return "an unknown status"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = "unknown signal"
+        return f"signal {-returncode} ({name})"
+    return f"exit code {returncode}"
+
+
+_FRAME_RE = re.compile(r'File "(?P<file>[^"]*)", line (?P<line>\d+)')
+
+
+def _line_from_dump(text: str, filename: str) -> Optional[int]:
+    """The user's line in a faulthandler dump (most recent call first)."""
+    for m in _FRAME_RE.finditer(text):
+        if m.group("file") == filename:
+            return int(m.group("line"))
+    return None
+
+
+class WorkerClient:
+    """A worker subprocess and the blocking protocol calls on it.
+
+    A timeout or crash leaves the client without a process; the next `run`
+    starts a fresh worker. Use as a context manager or call `close()`.
+    """
+
+    def __init__(self, python: Optional[str] = None, env: Optional[dict] = None,
+                 start_timeout: float = START_TIMEOUT):
+        self.python = python or sys.executable
+        self.env = env
+        self.start_timeout = start_timeout
+        self.ready_info: Optional[dict] = None
+        self._proc: Optional[subprocess.Popen] = None
+        self._queue: queue.Queue = queue.Queue()
+        self._ids = itertools.count(1)
+        self._stderr_tail: collections.deque = collections.deque()
+        self._stderr_len = 0
+        self._stderr_lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._eof = False
+
+    # -- lifecycle -------------------------------------------------------------
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def pid(self) -> Optional[int]:
+        return self._proc.pid if self._proc is not None else None
+
+    def start(self) -> dict:
+        """Start the worker (if not running) and wait for `ready`."""
+        if self.alive and self.ready_info is not None:
+            return self.ready_info
+        self._discard()
+        env = dict(os.environ if self.env is None else self.env)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        env.setdefault("PYTHONIOENCODING", "utf-8")
+        self._queue = queue.Queue()
+        self._stderr_tail = collections.deque()
+        self._stderr_len = 0
+        self._eof = False
+        try:
+            self._proc = subprocess.Popen(
+                [self.python, "-m", "autogradviz.engine.worker"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=env, close_fds=True,
+            )
+        except OSError as exc:
+            self._proc = None
+            raise WorkerError(f"could not start the worker ({self.python}): {exc}") from exc
+        proc = self._proc
+        self._threads = [
+            threading.Thread(target=self._read_stdout, args=(proc, self._queue), daemon=True,
+                             name="autogradviz-worker-stdout"),
+            threading.Thread(target=self._read_stderr, args=(proc,), daemon=True,
+                             name="autogradviz-worker-stderr"),
+        ]
+        for t in self._threads:
+            t.start()
+        deadline = time.monotonic() + self.start_timeout
+        while True:
+            msg = self._next(deadline)
+            if msg is None:
+                rc = self._reap()
+                detail = self.stderr_tail().strip().splitlines()
+                last = f": {detail[-1]}" if detail else ""
+                if rc is None:
+                    raise WorkerError(f"the worker did not start within {self.start_timeout:g} s")
+                raise WorkerError(f"the worker exited during start-up with {describe_exit(rc)}{last}")
+            if msg.get("type") == "ready":
+                self.ready_info = msg
+                return msg
+
+    def close(self, timeout: float = 3.0) -> None:
+        """Ask the worker to exit; terminate, then kill, if it does not."""
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                self._send({"type": "shutdown"})
+            except WorkerError:
+                pass
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        self._reap()
+
+    def __enter__(self) -> "WorkerClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):  # last resort: never leave a worker behind
+        try:
+            if self._proc is not None and self._proc.poll() is None:
+                self._proc.kill()
+                self._proc.wait(timeout=1)
+        except Exception:
+            pass
+
+    # -- requests -------------------------------------------------------------
+    def ping(self, timeout: float = 10.0) -> bool:
+        self.start()
+        rid = next(self._ids)
+        self._send({"type": "ping", "id": rid})
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = self._next(deadline)
+            if msg is None:
+                return False
+            if msg.get("type") == "pong" and msg.get("id") == rid:
+                return True
+
+    def send_raw(self, line: str) -> None:
+        """Write one raw line to the worker (tests of protocol robustness)."""
+        self.start()
+        self._write((line.rstrip("\n") + "\n").encode("utf-8", "surrogatepass"))
+
+    def next_message(self, timeout: float = 10.0) -> Optional[dict]:
+        """The next message from the worker, or None on timeout/EOF (tests)."""
+        return self._next(time.monotonic() + timeout)
+
+    def run(self, source: str, filename: str = "<editor>", device: str = "cpu",
+            timeout: Optional[float] = DEFAULT_TIMEOUT,
+            on_output: Optional[OutputCallback] = None, steps: bool = True) -> RunOutcome:
+        """Run `source` in the worker and wait for its trace.
+
+        steps=False: the worker records graphs but no backward steps (smaller
+        trace, less recording work; for drawing the plain graph).
+
+        on_output(stream, text) is called (in this thread) as the script prints.
+        Raises WorkerError only when no worker could be started.
+        """
+        self.start()
+        rid = next(self._ids)
+        out: dict[str, list[str]] = {"stdout": [], "stderr": []}
+        t0 = time.monotonic()
+        deadline = None if timeout is None else t0 + timeout
+        try:
+            self._send({"type": "run", "id": rid, "source": source, "filename": filename,
+                        "device": device, **({} if steps else {"steps": False})})
+        except WorkerError:
+            pass  # the process is gone; the loop below reports the crash
+        while True:
+            try:
+                msg = self._next(deadline)
+            except queue.Empty:
+                return self._timed_out(filename, device, timeout, out)
+            if msg is None:
+                return self._crashed(filename, device, out)
+            kind = msg.get("type")
+            if msg.get("id") != rid:
+                continue
+            if kind == "output":
+                stream = msg.get("stream", "stdout")
+                text = msg.get("text", "")
+                out.setdefault(stream, []).append(text)
+                if on_output is not None:
+                    on_output(stream, text)
+            elif kind == "trace":
+                trace = Trace.from_dict(msg["trace"])
+                if trace.error is None:
+                    return RunOutcome(trace, "ok")
+                return RunOutcome(trace, "error", describe_error(trace.error, filename))
+            elif kind == "protocol_error":
+                trace = self._made_up_trace(filename, device, out, ErrorInfo(
+                    type="ProtocolError", message=msg.get("message", "protocol error"),
+                    explanation="The worker did not understand the request (a bug in Autograd Visualizer)."))
+                return RunOutcome(trace, "error", f"worker protocol error: {msg.get('message')}")
+
+    def fetch(self, tensor_id: str, timeout: float = 60.0,
+              max_values: Optional[int] = None) -> TensorSummary:
+        """Full values of a tensor from the last run. Raises FetchError (also
+        for tensors with more than `max_values` elements; default: the
+        worker's limit, 4,000,000)."""
+        if not self.alive:
+            raise FetchError("no worker is running (the last run ended with a crash or timeout)")
+        rid = next(self._ids)
+        try:
+            req = {"type": "fetch", "id": rid, "tensor": tensor_id}
+            if max_values is not None:
+                req["max_values"] = int(max_values)
+            self._send(req)
+        except WorkerError as exc:
+            raise FetchError(str(exc)) from exc
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                msg = self._next(deadline)
+            except queue.Empty:
+                raise FetchError(f"the worker did not answer within {timeout:g} s") from None
+            if msg is None:
+                rc = self._reap()
+                raise FetchError(f"the worker died with {describe_exit(rc)}")
+            if msg.get("id") != rid:
+                continue
+            if msg.get("type") == "values":
+                if msg.get("summary") is None:
+                    raise FetchError(msg.get("error") or f"no values for {tensor_id!r}")
+                return _from_dict(TensorSummary, msg["summary"])
+            if msg.get("type") == "protocol_error":
+                raise FetchError(msg.get("message", "protocol error"))
+
+    def stderr_tail(self) -> str:
+        """The last bytes the worker wrote on stderr (native output, crash dumps)."""
+        with self._stderr_lock:
+            data = b"".join(self._stderr_tail)
+        return data.decode("utf-8", "replace")
+
+    # -- outcomes ---------------------------------------------------------------
+    def _made_up_trace(self, filename, device, out, error: ErrorInfo) -> Trace:
+        info = self.ready_info or {}
+        return Trace(script=filename, device=device, torch_version=info.get("torch_version"),
+                     stdout="".join(out.get("stdout", [])), stderr="".join(out.get("stderr", [])),
+                     error=error)
+
+    def _timed_out(self, filename, device, timeout, out) -> RunOutcome:
+        proc = self._proc
+        # Ask faulthandler (registered on SIGUSR1 in the worker) where the
+        # script is, so the message can name the line that was running.
+        if proc is not None and proc.poll() is None and hasattr(signal, "SIGUSR1"):
+            try:
+                proc.send_signal(signal.SIGUSR1)
+                time.sleep(0.2)
+            except OSError:
+                pass
+        rc = self._reap()
+        line = _line_from_dump(self.stderr_tail(), filename)
+        where = f" (it was at line {line})" if line else ""
+        message = (f"the script did not finish within {timeout:g} s and was stopped{where}; "
+                   "an infinite loop? raise the limit with --timeout")
+        trace = self._made_up_trace(filename, device, out, ErrorInfo(
+            type="Timeout", message=f"the script did not finish within {timeout:g} s and was stopped",
+            line=line,
+            explanation=("The worker running the script was terminated after the time limit. "
+                         "Check for a loop that never ends, or allow more time.")))
+        return RunOutcome(trace, "timeout", message, rc)
+
+    def _crashed(self, filename, device, out) -> RunOutcome:
+        rc = self._reap()
+        line = _line_from_dump(self.stderr_tail(), filename)
+        where = f" at line {line}" if line else ""
+        how = describe_exit(rc)
+        if rc is not None and rc < 0:
+            message = f"the worker process crashed with {how}{where} while running the script"
+            explanation = ("The process running the script died from a signal, e.g. a segmentation "
+                           "fault in native code (ctypes, a C extension) or running out of memory.")
+        else:
+            message = f"the worker process exited with {how}{where} before the script finished"
+            explanation = ("The process running the script ended without finishing, e.g. the script "
+                           "called os._exit() or a native library aborted.")
+        trace = self._made_up_trace(filename, device, out, ErrorInfo(
+            type="WorkerCrashed", message=message, line=line, explanation=explanation))
+        return RunOutcome(trace, "crashed", message, rc)
+
+    # -- plumbing ----------------------------------------------------------------
+    def _send(self, msg: dict) -> None:
+        self._write((dumps_strict(msg, ensure_ascii=True) + "\n").encode("ascii"))
+
+    def _write(self, data: bytes) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            raise WorkerError("the worker is not running")
+        try:
+            proc.stdin.write(data)
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError) as exc:
+            raise WorkerError(f"the worker is not accepting requests: {exc}") from exc
+
+    def _next(self, deadline: Optional[float]) -> Optional[dict]:
+        """Next message; None when the worker's stdout closed; raises
+        queue.Empty when the deadline passes."""
+        if self._eof:
+            return None
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        msg = self._queue.get(timeout=timeout)
+        if msg is None:
+            self._eof = True
+        return msg
+
+    @staticmethod
+    def _read_stdout(proc: subprocess.Popen, q: queue.Queue) -> None:
+        try:
+            for line in proc.stdout:
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue  # cannot happen with our worker; never trust it blindly
+                if isinstance(msg, dict):
+                    q.put(msg)
+        except (OSError, ValueError):
+            pass
+        finally:
+            q.put(None)
+
+    def _read_stderr(self, proc: subprocess.Popen) -> None:
+        try:
+            while True:
+                chunk = proc.stderr.read1(65536) if hasattr(proc.stderr, "read1") else proc.stderr.read(4096)
+                if not chunk:
+                    break
+                with self._stderr_lock:
+                    self._stderr_tail.append(chunk)
+                    self._stderr_len += len(chunk)
+                    while self._stderr_len > STDERR_TAIL_BYTES and len(self._stderr_tail) > 1:
+                        self._stderr_len -= len(self._stderr_tail.popleft())
+        except (OSError, ValueError):
+            pass
+
+    def _reap(self) -> Optional[int]:
+        """Make sure the process is gone (terminate, then kill) and reaped."""
+        proc = self._proc
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            try:
+                proc.terminate()
+                proc.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            except OSError:
+                pass
+        try:
+            rc = proc.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:  # pragma: no cover - kill cannot be ignored
+            rc = None
+        for t in self._threads:
+            t.join(timeout=2.0)
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                if f is not None:
+                    f.close()
+            except OSError:
+                pass
+        self._proc = None
+        self.ready_info = None
+        return rc
+
+    def _discard(self) -> None:
+        if self._proc is not None:
+            self._reap()
+
+
+def describe_error(error: ErrorInfo, filename: str) -> str:
+    """One line: `file, line N: Type: first line of the message`."""
+    first = (error.message or "").strip().splitlines()
+    text = f"{error.type}: {first[0]}" if first else error.type
+    where = f"{filename}, line {error.line}" if error.line else filename
+    return f"{where}: {text}"
+
+
+def read_script(path: str) -> tuple[Optional[str], Optional[str]]:
+    """(source, None) or (None, one-line error) for a script path.
+
+    Honours a PEP 263 coding declaration; without one the file must be UTF-8
+    (a BOM is fine).
+    """
+    if not os.path.exists(path):
+        return None, f"{path}: no such file"
+    if os.path.isdir(path):
+        return None, f"{path}: is a directory, not a Python script"
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        return None, f"{path}: cannot read the file: {exc.strerror or exc}"
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        if isinstance(exc, UnicodeDecodeError):
+            return None, (f"{path}: not a UTF-8 text file (byte 0x{data[exc.start]:02x} at offset "
+                          f"{exc.start}); save it as UTF-8")
+        return None, f"{path}: unknown source encoding {encoding!r}"
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\x00" in text:
+        return None, f"{path}: contains NUL bytes; not a Python source file"
+    return text, None
+
+
+def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAULT_TIMEOUT,
+               on_output: Optional[OutputCallback] = None,
+               client: Optional[WorkerClient] = None, steps: bool = True) -> TraceOutcome:
+    """Run the script at `path` in a worker and return its trace and exit code.
+
+    exit 0: the script ran to the end. 1: it raised, timed out or killed the
+    worker (the trace holds `error`). 2: the file is missing, a directory,
+    unreadable or not UTF-8, the device is unavailable, or no worker could be
+    started. `message` is one line for stderr when exit_code != 0.
+    Pass `client` to reuse a warm worker (it is left running); otherwise a
+    worker is started and closed here.
+    """
+    source, problem = read_script(path)
+    if problem is not None:
+        return TraceOutcome(None, 2, problem)
+    own = client is None
+    client = client or WorkerClient()
+    try:
+        try:
+            outcome = client.run(source, filename=path, device=device, timeout=timeout,
+                                 on_output=on_output, steps=steps)
+        except WorkerError as exc:
+            return TraceOutcome(None, 2, str(exc))
+    finally:
+        if own:
+            client.close()
+    trace = outcome.trace
+    if outcome.status == "ok":
+        return TraceOutcome(trace, 0, None)
+    if trace.error is not None and trace.error.type == "CUDAUnavailable":
+        return TraceOutcome(trace, 2, trace.error.message)
+    if outcome.status == "error":
+        return TraceOutcome(trace, 1, outcome.message)
+    return TraceOutcome(trace, 1, f"{path}: {outcome.message}")

@@ -1,0 +1,775 @@
+"""Capture the grad_fn graph reachable from some roots into a trace `Graph`.
+
+Walks `next_functions` iteratively (graphs 10,000+ nodes deep), one trace
+node per autograd Node with ids we number ourselves (`id()` of a Node is
+reused across graphs; we keep strong references to every captured Node for
+the lifetime of the ScriptRun, so mapping Node objects to our ids is safe).
+
+What is known when:
+- `label`: names the user can see at capture time: module-level names of the
+  script (and tensors one level deep inside lists/tuples/dicts as `name[i]` /
+  `name['k']`), the local variables of the user's frame that called
+  backward/grad, and parameter/buffer names (`fc1.weight`) of every nn.Module
+  in the namespace.
+- `tensor` of a leaf (AccumulateGrad): the leaf itself (`node.variable`),
+  values as of capture time.
+- `tensor` of an op node: its output when that output is still reachable at
+  capture time: a named tensor (as for labels), a backward/grad root, or the
+  output of an nn.Module forward (held by CaptureState.note_output until the
+  next capture, within a byte budget, version-checked). Otherwise null.
+- `saved`: every `_saved_*` attribute (tensors as summaries, other values as
+  JSON), read before the backward frees them - except tensors saved under a
+  saved-tensors hook (non-reentrant checkpoint, or the user's own
+  saved_tensors_hooks): reading those would run the unpack hook (for
+  checkpoint: re-run the forward), so they are marked `skipped` and the node
+  `in_checkpoint` when the hook is checkpoint's.
+
+Two phases, so that a backward call pays only for what cannot wait: at the
+call, `capture_pending` walks the graph and reads what the backward will
+free or the script may change (see CapturedGraph); `CaptureState.materialize`
+builds the trace objects later - after the script, or when held memory
+passes the recorder's budget. `capture` does both at once.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Iterable, Optional
+
+import torch
+
+from autogradviz.engine.worker.summarize import Summarizer
+from autogradviz.engine.trace.model import Edge, Graph, Node, SavedValue, gc_paused
+
+ACCUMULATE_GRAD = "torch::autograd::AccumulateGrad"
+_get_edge = torch.autograd.graph.get_gradient_edge
+_Tensor = torch.Tensor
+
+SKIP_CHECKPOINT = "inside a non-reentrant checkpoint segment (reading it would re-run the forward)"
+SKIP_HOOKS = "saved with saved_tensors_hooks (reading it would call the unpack hook)"
+SKIP_FREED = "already freed by an earlier backward"
+
+MAX_CONTAINER_ITEMS = 1000
+# Module outputs held until the next capture (bytes).
+KNOWN_OUTPUT_BYTES = 256 * 1024 * 1024
+
+
+# -- names --------------------------------------------------------------------
+class Names:
+    """Labels and known tensors gathered from the user's namespaces."""
+
+    __slots__ = ("leaf", "out", "tensors", "nodes", "keep")
+
+    def __init__(self):
+        self.leaf: dict[int, str] = {}  # id(leaf tensor) -> label
+        # id(grad_fn) -> {output_nr: [labels]}; verified against `tensors`
+        self.out: dict[int, dict[int, list[str]]] = {}
+        self.tensors: dict[int, list] = {}  # id(grad_fn) -> tensors with that grad_fn
+        self.nodes: dict[int, Any] = {}  # id(grad_fn) -> grad_fn
+        self.keep: list = []
+
+    def add(self, name: str, t) -> None:
+        gf = t.grad_fn
+        if gf is None:
+            if t.requires_grad:
+                self.leaf.setdefault(id(t), name)
+                self.keep.append(t)
+            return
+        d = self.out.setdefault(id(gf), {})
+        lst = d.setdefault(t.output_nr, [])
+        if name not in lst:
+            lst.append(name)
+        self.tensors.setdefault(id(gf), []).append(t)
+        self.nodes[id(gf)] = gf
+
+    def add_namespace(self, ns: dict) -> None:
+        for name, val in list(ns.items()):
+            if name.startswith("__"):
+                continue
+            if isinstance(val, _Tensor):
+                self.add(name, val)
+            elif isinstance(val, (list, tuple)):
+                for i, v in enumerate(val[:MAX_CONTAINER_ITEMS]):
+                    if isinstance(v, _Tensor):
+                        self.add(f"{name}[{i}]", v)
+            elif isinstance(val, dict) and val is not ns:
+                try:
+                    items = list(val.items())[:MAX_CONTAINER_ITEMS]
+                except Exception:
+                    continue
+                for k, v in items:
+                    if isinstance(v, _Tensor):
+                        self.add(f"{name}[{k!r}]", v)
+
+    def add_params(self, param_names: dict[int, str], keep: list) -> None:
+        for p in keep:
+            if isinstance(p, _Tensor):
+                n = param_names.get(id(p))
+                if n is not None and p.requires_grad and p.grad_fn is None:
+                    self.leaf[id(p)] = n
+                    self.keep.append(p)
+
+    def label_of(self, node) -> Optional[str]:
+        d = self.out.get(id(node))
+        if not d:
+            return None
+        labels: list[str] = []
+        for nr in sorted(d):
+            for lab in d[nr]:
+                if lab not in labels:
+                    labels.append(lab)
+        if len(labels) > 3:
+            labels = labels[:3] + ["…"]
+        return ", ".join(labels)
+
+    def tensor_of(self, node):
+        ts = self.tensors.get(id(node))
+        if not ts:
+            return None
+        best = None
+        for t in ts:
+            if t.grad_fn is node:
+                if t.output_nr == 0:
+                    return t
+                if best is None:
+                    best = t
+        return best
+
+
+# -- saved values -------------------------------------------------------------
+_SAVED_ATTRS: dict[type, list[tuple[str, str, Optional[str]]]] = {}
+
+
+def _saved_attrs(node) -> list[tuple[str, str, Optional[str]]]:
+    """(display name, value attribute, raw attribute or None) for a node type."""
+    tp = type(node)
+    attrs = _SAVED_ATTRS.get(tp)
+    if attrs is None:
+        names = set(dir(node))
+        attrs = []
+        for a in sorted(names):
+            if a.startswith("_saved_"):
+                raw = "_raw" + a
+                attrs.append((a[len("_saved_"):], a, raw if raw in names else None))
+        if "_raw_saved_tensors" in names and "saved_tensors" in names:
+            attrs.append(("saved_tensors", "saved_tensors", "_raw_saved_tensors"))
+        _SAVED_ATTRS[tp] = attrs
+    return attrs
+
+
+def _hook_reason(raw) -> Optional[str]:
+    """Why a saved tensor must not be read (it has an unpack hook), or None."""
+    items = raw if isinstance(raw, (list, tuple)) else (raw,)
+    reason = None
+    for r in items:
+        if r is None:
+            continue
+        try:
+            uh = r.unpack_hook
+        except Exception:
+            continue
+        if uh is not None:
+            if getattr(uh, "__module__", "") == "torch.utils.checkpoint":
+                return SKIP_CHECKPOINT
+            reason = SKIP_HOOKS
+    return reason
+
+
+def _plain_value(v, depth: int = 0):
+    tp = type(v)
+    if (tp is tuple or tp is list) and depth < 3:
+        # the common case: sizes and strides (tuples of ints)
+        for x in v:
+            if type(x) is not int:
+                break
+        else:
+            return list(v[:MAX_CONTAINER_ITEMS])
+    elif v is None or tp is int or tp is float or tp is bool or tp is str:
+        return v
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
+        return str(v)
+    if isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        try:
+            return int(v) if isinstance(v, torch.SymInt) else float(v) if isinstance(v, torch.SymFloat) else bool(v)
+        except Exception:
+            return str(v)
+    if isinstance(v, (list, tuple)) and depth < 3:
+        return [_plain_value(x, depth + 1) for x in v[:MAX_CONTAINER_ITEMS]]
+    if isinstance(v, complex):
+        return [v.real, v.imag]
+    return repr(v)
+
+
+# -- capture ------------------------------------------------------------------
+# Tags of one saved entry in CapturedGraph.saved: (name, tag, a, b)
+_S_SUMMARY = 0   # a: TensorSummary (or None for a None in a tensor list)
+_S_DEFERRED = 1  # a: the tensor, b: its _version when captured
+_S_PLAIN = 2     # a: the raw Python value
+_S_SKIPPED = 3   # a: why it was not read
+SKIP_CHANGED = ("changed in place after it was captured, before its values were read "
+                "(activations the script cannot name are read after the script)")
+_LEAF = "leaf"  # _TYPE_INFO value for AccumulateGrad
+# node type -> _LEAF, or the _saved_attrs that are SavedVariables (tensors:
+# the backward frees them, so they are read at capture). The other saved
+# attributes (sizes, strides, dims, scalars) are plain members of the node
+# that outlive the backward: read at materialize.
+_TYPE_INFO: dict = {}
+
+
+def _type_info(node):
+    tp = type(node)
+    info = _TYPE_INFO.get(tp)
+    if info is None:
+        name = node.name()
+        if name == ACCUMULATE_GRAD:
+            info = _LEAF
+        else:
+            info = [a for a in _saved_attrs(node) if a[2] is not None]
+        # Every node class torch registers is named for its op; a Python
+        # class shared by several ops (none seen in torch 2.x) is not cached.
+        if name.endswith(tp.__name__):
+            _TYPE_INFO[tp] = info
+    return info
+
+
+class NodeIds:
+    """{node object: trace node id} of one capture, without a string per node
+    until one is asked for: ids are "n<k>" with k = base + position in the walk."""
+
+    __slots__ = ("index", "base")
+
+    def __init__(self, index: dict, base: int):
+        self.index = index
+        self.base = base
+
+    def get(self, node, default=None):
+        i = self.index.get(node)
+        return default if i is None else f"n{self.base + i + 1}"
+
+    def __getitem__(self, node) -> str:
+        return f"n{self.base + self.index[node] + 1}"
+
+    def __contains__(self, node) -> bool:
+        return node in self.index
+
+
+class CapturedGraph:
+    """One captured graph between the capture and `CaptureState.materialize`.
+
+    A backward call must read, before the engine frees them, the node objects,
+    their saved values and the leaves' values - and nothing more: turning
+    that into trace objects (`Node`, `Edge`, `SavedValue`, labels, module
+    paths, the summaries of saved activations) can wait until the script has
+    finished, which keeps the user's backward call fast. What is read now:
+    leaves (summarised at once: an optimizer changes them in place), tensors
+    the user can name and saved tensors the script can still change in place
+    (without a grad_fn, views of those, memory of a named tensor: summarised
+    before the call) and the other saved activations (held with their
+    version; summarised at materialize, or marked
+    SKIP_CHANGED if the script changed one in place meanwhile).
+    """
+
+    __slots__ = ("graph", "ids", "order", "nexts", "root_nodes", "leaf_info", "named", "saved",
+                 "retains", "hooks_by_node", "node_hooks", "module_of", "deferred_bytes",
+                 "leaf_indices")
+
+    def __init__(self, graph: Graph, ids: NodeIds, order: list, nexts: list):
+        self.graph = graph
+        self.ids = ids
+        self.order = order
+        self.nexts = nexts
+        self.root_nodes: list = []
+        # walk index -> (summary, label, module, module_class, hooks) of a leaf
+        self.leaf_info: dict[int, tuple] = {}
+        self.leaf_indices: list[int] = []  # walk indices of the leaves (kept after materialize)
+        # walk index -> (label, summary) of an op node the user can name
+        self.named: dict[int, tuple] = {}
+        # walk index -> [(name, tag, a, b)] (see the _S_* tags)
+        self.saved: dict[int, list] = {}
+        self.retains: set = set()
+        self.hooks_by_node: dict = {}
+        self.node_hooks: Optional[dict] = None
+        self.module_of: Optional[Callable] = None
+        self.deferred_bytes = 0
+
+
+class CaptureState:
+    """Everything captured during one script run (ids, graphs, strong refs)."""
+
+    def __init__(self, summ: Summarizer, module_of: Optional[Callable] = None):
+        self.summ = summ
+        self.module_of = module_of
+        self.graphs: list[Graph] = []
+        self.n_nodes = 0
+        # every capture, in order (node objects held: ids stay valid)
+        self.captures: list[CapturedGraph] = []
+        self._pending: list[CapturedGraph] = []  # not materialized yet
+        self.param_names: dict[int, str] = {}
+        self.module_classes: dict[str, str] = {}  # module path -> class name
+        # id(grad_fn) -> (output tensor, its version, bytes): module outputs
+        self.known_outputs: dict[int, Any] = {}
+        self.known_bytes = 0
+        # tensors that called retain_grad (weak)
+        self.retained: "weakref.WeakSet" = weakref.WeakSet()
+        # (weakref(tensor), hook name) for every user hook
+        self.tensor_hooks: list[tuple[Any, str]] = []
+        self.checkpoint_skips = 0
+        # () -> bool: were saved-tensor hooks (checkpoint, save_on_cpu, the
+        # user's own) ever active? Unknown -> assume yes.
+        self.saved_hooks_seen: Callable[[], bool] = lambda: True
+        # () -> int: how many module forward calls so far (None: unknown)
+        self.module_calls: Optional[Callable[[], int]] = None
+        # (nodes) -> {node: [names of the user's hooks registered on it with
+        # node.register_hook / register_prehook]} (None: not tracked)
+        self.node_hooks: Optional[Callable[[list], dict]] = None
+
+    # -- queries ---------------------------------------------------------------
+    def is_captured(self, node) -> bool:
+        return any(node in c.ids.index for c in self.captures)
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes of saved activations held for materialize (estimated)."""
+        return sum(c.deferred_bytes for c in self._pending)
+
+    # -- module outputs ----------------------------------------------------------
+    def note_output(self, t) -> None:
+        """Remember a module's output so its node can show it: held strongly
+        (an intermediate output is usually gone by the time backward is
+        called) until the next capture, within KNOWN_OUTPUT_BYTES (oldest
+        dropped first), with its version so an in-place change later (e.g. a
+        ReLU(inplace=True)) is not shown as this node's output."""
+        try:
+            if isinstance(t, _Tensor):
+                self._note(t)
+            elif isinstance(t, (list, tuple)):
+                for x in t[:64]:
+                    if isinstance(x, _Tensor):
+                        self._note(x)
+        except Exception:
+            pass
+
+    def _note(self, t) -> None:
+        gf = t.grad_fn
+        if gf is None:
+            return
+        nbytes = t.numel() * t.element_size()
+        ko = self.known_outputs
+        ko[id(gf)] = (t, t._version, nbytes)
+        self.known_bytes += nbytes
+        while self.known_bytes > KNOWN_OUTPUT_BYTES and ko:
+            _, (_, _, b) = _pop_oldest(ko)
+            self.known_bytes -= b
+
+    def drop_known_outputs(self) -> None:
+        self.known_outputs.clear()
+        self.known_bytes = 0
+
+    # -- materialize -------------------------------------------------------------
+    def materialize(self, cap: Optional[CapturedGraph] = None) -> None:
+        """Turn pending captures (all, or just `cap`) into trace objects. The
+        summaries they request are filled at the next `summ.flush()`."""
+        todo = self._pending if cap is None else [c for c in self._pending if c is cap]
+        if not todo:
+            return
+        with gc_paused():
+            for c in todo:
+                _materialize(self, c)
+        if cap is None:
+            self._pending = []
+        else:
+            self._pending = [c for c in self._pending if c is not cap]
+
+
+def _pop_oldest(d: dict):
+    k = next(iter(d))
+    return k, d.pop(k)
+
+
+def walk(roots: Iterable) -> tuple[list, list, dict]:
+    """Iterative DFS over next_functions. Returns (nodes, next_functions per
+    node, {node: its position})."""
+    order: list = []
+    nexts: list = []
+    index: dict = {}
+    stack = [r for r in roots if r is not None]
+    push = stack.append
+    pop = stack.pop
+    app = order.append
+    napp = nexts.append
+    while stack:
+        n = pop()
+        if n in index:
+            continue
+        index[n] = len(order)
+        app(n)
+        nf = n.next_functions
+        napp(nf)
+        for m, _ in nf:
+            if m is not None and m not in index:
+                push(m)
+    return order, nexts, index
+
+
+def root_edges(tensors) -> list[tuple[Any, int, Any]]:
+    """(node, output_nr, tensor) for each root tensor / GradientEdge."""
+    out = []
+    if isinstance(tensors, (_Tensor, torch.autograd.graph.GradientEdge)):
+        tensors = (tensors,)
+    try:
+        items = list(tensors)
+    except TypeError:
+        return out
+    for t in items:
+        try:
+            if isinstance(t, torch.autograd.graph.GradientEdge):
+                out.append((t.node, t.output_nr, None))
+            elif isinstance(t, _Tensor):
+                if t.grad_fn is not None:
+                    out.append((t.grad_fn, t.output_nr, t))
+                elif t.requires_grad:
+                    e = _get_edge(t)
+                    out.append((e.node, e.output_nr, t))
+        except Exception:
+            pass
+    return out
+
+
+def capture(state: CaptureState, roots: list[tuple[Any, int, Any]], names: Names,
+            origin: str = "backward", reuse: bool = True) -> tuple[Graph, NodeIds]:
+    """Capture the graph reachable from `roots` (see root_edges), as trace
+    objects at once. Returns the Graph and {node object: node id}."""
+    g, ids, cap = capture_pending(state, roots, names, origin, reuse)
+    state.materialize(cap)
+    return g, ids
+
+
+def capture_pending(state: CaptureState, roots: list[tuple[Any, int, Any]], names: Names,
+                    origin: str = "backward", reuse: bool = True) -> tuple[Graph, NodeIds, CapturedGraph]:
+    """Capture the graph reachable from `roots` for a backward call that is
+    about to run: read what the backward will free (see CapturedGraph); the
+    Graph's nodes and edges appear at `state.materialize()`.
+
+    With `reuse`, a walk that finds exactly the nodes of an already captured
+    graph returns that graph. Cyclic GC is paused meanwhile (its passes over
+    the many new objects would cost more than the capture itself)."""
+    with gc_paused():
+        return _capture(state, roots, names, origin, reuse)
+
+
+def _reused(state, order, root_nodes):
+    """The earlier capture with exactly these nodes, or None."""
+    first = order[0]
+    for c in reversed(state.captures):
+        if first in c.ids.index:
+            cidx = c.ids.index
+            if len(cidx) == len(order) and all(n in cidx for n in order):
+                for n in root_nodes:
+                    if n not in c.root_nodes:
+                        c.root_nodes.append(n)
+                        if c.graph.nodes:  # materialized already
+                            rid = c.ids[n]
+                            if rid not in c.graph.roots:
+                                c.graph.roots.append(rid)
+                return c
+            return None
+    return None
+
+
+def _capture(state, roots, names, origin, reuse):
+    root_nodes = []
+    for n, _, _ in roots:
+        if n is not None and n not in root_nodes:
+            root_nodes.append(n)
+    order, nexts, index = walk(root_nodes)
+
+    if reuse and order:
+        c = _reused(state, order, root_nodes)
+        if c is not None:
+            return c.graph, c.ids, c
+
+    gid = f"g{len(state.graphs) + 1}"
+    g = Graph(id=gid, origin=origin)
+    ids = NodeIds(index, state.n_nodes)
+    state.n_nodes += len(order)
+    cap = CapturedGraph(g, ids, order, nexts)
+    cap.root_nodes = root_nodes
+
+    summ = state.summ
+    request = summ.request
+    if state.module_of is not None and (state.module_calls is None or state.module_calls()):
+        cap.module_of = state.module_of  # else no module was ever called
+
+    # Op nodes the user can name: their label and output tensor, now.
+    named = cap.named
+    for gf in names.nodes.values():
+        i = index.get(gf)
+        if i is not None:
+            t = names.tensor_of(gf)
+            named[i] = (names.label_of(gf), request(t, snapshot=True) if t is not None else None)
+    for n, _, t in roots:
+        i = index.get(n) if (t is not None and n is not None) else None
+        if i is not None and (i not in named or named[i][1] is None):
+            lab = named[i][0] if i in named else None
+            named[i] = (lab, request(t, snapshot=True))
+    for t, version, _ in list(state.known_outputs.values()):
+        gf = t.grad_fn
+        i = index.get(gf) if gf is not None else None
+        if i is not None and (i not in named or named[i][1] is None) and t._version == version:
+            lab = named[i][0] if i in named else None
+            named[i] = (lab, request(t, snapshot=True))
+
+    # nodes whose tensors retain grad
+    retains = cap.retains
+    for t in list(state.retained):
+        try:
+            if t.grad_fn is not None and t.retains_grad:
+                retains.add(t.grad_fn)
+        except Exception:
+            pass
+    for lst in names.tensors.values():
+        for t in lst:
+            if t.retains_grad:
+                retains.add(t.grad_fn)
+    hooks_by_leaf: dict[int, list[str]] = {}
+    for ref, hname in state.tensor_hooks:
+        t = ref()
+        if t is None:
+            continue
+        if t.grad_fn is not None:
+            cap.hooks_by_node.setdefault(t.grad_fn, []).append(hname)
+        else:
+            hooks_by_leaf.setdefault(id(t), []).append(hname)
+    # user hooks registered on grad_fn nodes themselves (node.register_hook /
+    # register_prehook), known before they fire
+    if state.node_hooks is not None:
+        cap.node_hooks = state.node_hooks(order)
+
+    # Saved activations the script can reach by name are summarised now (the
+    # script may change them in place after the call); the rest can wait.
+    reach_ids: set = set()
+    reach_ptrs: set = set()
+    for lst in names.tensors.values():
+        for t in lst:
+            reach_ids.add(id(t))
+            try:
+                reach_ptrs.add(t.data_ptr())
+            except Exception:
+                pass
+    reach_ptrs.discard(0)
+    leaf_labels = names.leaf
+    param_names = state.param_names
+    check_hooks = state.saved_hooks_seen()
+    type_info = _TYPE_INFO
+    leaf_info = cap.leaf_info
+    saved = cap.saved
+    held: list = []  # saved activations held for materialize
+    hold = held.append
+    for i, n in enumerate(order):
+        info = type_info.get(type(n))
+        if info is None:
+            info = _type_info(n)
+        if info is _LEAF:
+            try:
+                v = n.variable
+            except Exception:
+                v = None
+            if v is None:
+                leaf_info[i] = (None, None, None, None, None)
+                continue
+            lab = leaf_labels.get(id(v))
+            pname = param_names.get(id(v))
+            module = pname.rsplit(".", 1)[0] if pname is not None and "." in pname else None
+            leaf_info[i] = (request(v, snapshot=True), lab if lab is not None else pname, module,
+                            state.module_classes.get(module) if module is not None else None,
+                            hooks_by_leaf.get(id(v)))
+            continue
+        if not info:
+            continue  # nothing the backward frees (plain attributes: at materialize)
+        sv = []
+        for name, attr, raw_attr in info:
+            if check_hooks:
+                try:
+                    raw = getattr(n, raw_attr)
+                except Exception:
+                    raw = None
+                reason = _hook_reason(raw)
+                if reason is not None:
+                    sv.append((name, _S_SKIPPED, reason, None))
+                    continue
+            try:
+                v = getattr(n, attr)
+            except Exception:
+                sv.append((name, _S_SKIPPED, SKIP_FREED, None))
+                continue
+            if isinstance(v, _Tensor):
+                try:
+                    ver = (None if v.grad_fn is None or id(v) in reach_ids or _reachable(v, reach_ptrs)
+                           else v._version)
+                except Exception:  # (sparse: no data_ptr) read it now
+                    ver = None
+                if ver is None:
+                    sv.append((name, _S_SUMMARY, request(v), None))
+                else:
+                    sv.append((name, _S_DEFERRED, v, ver))
+                    hold(v)
+            elif isinstance(v, (list, tuple)) and v and all(isinstance(x, _Tensor) or x is None for x in v):
+                group = []
+                for j, x in enumerate(v):
+                    nm = f"{name}[{j}]"
+                    try:
+                        ver = (None if x is None or x.grad_fn is None or id(x) in reach_ids
+                               or _reachable(x, reach_ptrs) else x._version)
+                    except Exception:
+                        ver = None
+                    if ver is None:
+                        group.append((nm, _S_SUMMARY, request(x) if x is not None else None, None))
+                    else:
+                        group.append((nm, _S_DEFERRED, x, ver))
+                        hold(x)
+                sv.append(group)
+            else:
+                sv.append((name, _S_PLAIN, v, None))
+        saved[i] = sv
+    if check_hooks:
+        for sv in saved.values():
+            if any(type(e) is tuple and e[2] is SKIP_CHECKPOINT for e in sv):
+                state.checkpoint_skips += 1
+    cap.leaf_indices = list(leaf_info)
+    if held:
+        cap.deferred_bytes = estimate_bytes(held)
+    state.graphs.append(g)
+    state.captures.append(cap)
+    state._pending.append(cap)
+    return g, ids, cap
+
+
+def _reachable(t, ptrs: set) -> bool:
+    """Can the script change saved activation `t` in place later? When it
+    is a view of a tensor without grad_fn (a parameter's `.t()` saved by a
+    Linear: the optimizer updates the parameter), or shares memory with a
+    tensor the script names (a saved output is a new tensor object)."""
+    b = t._base
+    if b is not None and b.grad_fn is None:
+        return True
+    return t.data_ptr() in ptrs
+
+
+def estimate_bytes(tensors: list, samples: int = 64) -> int:
+    """Bytes of `tensors`, estimated from evenly spaced samples (exact when
+    there are at most `samples`): a budget check, not worth a pass over
+    every tensor."""
+    n = len(tensors)
+    step = max(1, n // samples)
+    tot = 0
+    k = 0
+    for j in range(0, n, step):
+        try:
+            x = tensors[j]
+            tot += x.numel() * x.element_size()
+        except Exception:
+            pass
+        k += 1
+    return tot * n // max(1, k)
+
+
+def _materialize(state: CaptureState, cap: CapturedGraph) -> None:
+    g = cap.graph
+    order, nexts = cap.order, cap.nexts
+    base = cap.ids.base
+    index = cap.ids.index
+    request = state.summ.request
+    module_of = cap.module_of
+    leaf_info, named, saved = cap.leaf_info, cap.named, cap.saved
+    retains, hooks_by_node, node_hooks = cap.retains, cap.hooks_by_node, cap.node_hooks
+    saved_attrs = _SAVED_ATTRS
+    nodes = g.nodes
+    edges = g.edges
+    node_app = nodes.append
+    edge_app = edges.append
+    for i, n in enumerate(order):
+        nid = f"n{base + i + 1}"
+        li = leaf_info.get(i)
+        if li is not None:
+            summary, label, module, mclass, hooks = li
+            node = Node(nid, "AccumulateGrad", "leaf", label, summary)
+            if module is not None:
+                node.module = module
+                node.module_class = mclass
+            if hooks:
+                node.hooks = list(hooks)
+        else:
+            node = Node(nid, n.name(), "op")
+            nm = named.get(i)
+            if nm is not None:
+                node.label, node.tensor = nm
+            if module_of is not None:
+                node.module, node.module_class, node.module_call = module_of(n)
+            attrs = saved_attrs.get(type(n))
+            if attrs is None:
+                attrs = _saved_attrs(n)
+            if attrs:
+                sv = saved.get(i)
+                node.saved = _saved_values(n, attrs, sv, request)
+                if sv and any(type(e) is tuple and e[2] is SKIP_CHECKPOINT for e in sv):
+                    node.in_checkpoint = True
+            if n in retains:
+                node.retains_grad = True
+            hl = hooks_by_node.get(n)
+            if hl:
+                node.hooks = list(hl)
+        if node_hooks:
+            hl = node_hooks.get(n)
+            if hl:
+                for h in hl:
+                    if h not in node.hooks:
+                        node.hooks.append(h)
+        node_app(node)
+        slot = 0
+        for m, nr in nexts[i]:
+            if m is not None:
+                edge_app(Edge(f"n{base + index[m] + 1}", nid, nr, slot))
+            slot += 1
+    g.roots = [f"n{base + index[n] + 1}" for n in cap.root_nodes]
+    # what only materialize needed
+    cap.nexts = None
+    cap.named = cap.saved = cap.leaf_info = None
+    cap.hooks_by_node = cap.node_hooks = None
+    cap.retains = None
+
+
+def _saved_values(node, attrs: list, captured: Optional[list], request) -> list[SavedValue]:
+    """node.saved, in _saved_attrs order: the SavedVariables as captured
+    (one entry, or a list for a list of tensors, per attribute), the plain
+    attributes read now."""
+    out: list[SavedValue] = []
+    k = 0
+    for name, attr, raw_attr in attrs:
+        if raw_attr is None:
+            try:
+                v = getattr(node, attr)
+            except Exception:
+                out.append(SavedValue(name, None, None, SKIP_FREED))
+                continue
+            out.append(SavedValue(name, None, _plain_value(v)))
+            continue
+        if captured is None or k >= len(captured):
+            continue
+        e = captured[k]
+        k += 1
+        for name2, tag, a, b in (e if type(e) is list else (e,)):
+            if tag == _S_SUMMARY:
+                out.append(SavedValue(name2, a))
+            elif tag == _S_DEFERRED:
+                try:
+                    same = a._version == b
+                except Exception:
+                    same = False
+                out.append(SavedValue(name2, request(a)) if same else SavedValue(name2, None, None, SKIP_CHANGED))
+            elif tag == _S_PLAIN:
+                out.append(SavedValue(name2, None, _plain_value(a)))
+            else:
+                out.append(SavedValue(name2, None, None, a))
+    return out

@@ -1,0 +1,326 @@
+"""Run a user's script in this process and record it into a Trace.
+
+`run_script` is what the worker (engine/worker.py) calls for each run. It
+compiles the source under the user's file name (tracebacks and warnings point
+at the user's lines), executes it in a fresh `__main__` namespace with
+`device` predefined, with the module tracker and the backward recorder
+installed, captures prints through `on_output`, and removes everything it
+installed afterwards. It never raises for anything the script does.
+
+After the script, every tensor with a grad_fn left in the namespace whose
+graph was not captured yet (at a backward call) gets a graph with origin
+"namespace".
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import linecache
+import os
+import sys
+import time
+import traceback
+import warnings
+from typing import Callable, Optional
+
+import torch
+
+from autogradviz.engine.worker.capture import CaptureState, root_edges, capture
+from autogradviz.engine.worker.explain import explain, explain_warning
+from autogradviz.engine.worker.module_tracker import ModuleTracker
+from autogradviz.engine.worker.recorder import Recorder
+from autogradviz.engine.worker.recorder import user_line as _user_line
+from autogradviz.engine.worker.summarize import Summarizer, TensorStore, full_summary
+from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
+
+# Characters of stdout/stderr kept in the trace (each); the worker may cap further.
+MAX_CAPTURED_OUTPUT = 2_000_000
+
+_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class _Stream(io.TextIOBase):
+    """sys.stdout/sys.stderr stand-in: forwards text to the run as it is written."""
+
+    def __init__(self, name: str, sink: Callable[[str, str], None]):
+        self.name = name
+        self._sink = sink
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    @property
+    def errors(self):
+        return "strict"
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        raise io.UnsupportedOperation("fileno")
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        if s:
+            self._sink(self.name, s)
+        return len(s)
+
+    def flush(self):
+        pass
+
+
+class ScriptRun:
+    """The result of one run: the trace, plus the live objects for `fetch`."""
+
+    def __init__(self, trace: Trace, namespace: dict, store: TensorStore, state: Optional[CaptureState]):
+        self.trace = trace
+        self.namespace = namespace
+        self._store = store
+        self._state = state
+
+    def fetch(self, tensor_id: str) -> Optional[TensorSummary]:
+        t = self._store.get(tensor_id)
+        if t is None:
+            return None
+        s = full_summary(t)
+        if s is not None:
+            s.id = tensor_id
+        return s
+
+
+class _Output:
+    def __init__(self, trace: Trace, on_output):
+        self.trace = trace
+        self.on_output = on_output
+        self.parts = {"stdout": [], "stderr": []}
+        self.size = {"stdout": 0, "stderr": 0}
+        self.total = {"stdout": 0, "stderr": 0}
+        self._busy = False
+
+    def __call__(self, stream: str, text: str) -> None:
+        self.total[stream] += len(text)
+        room = MAX_CAPTURED_OUTPUT - self.size[stream]
+        if room > 0:
+            piece = text[:room]
+            self.parts[stream].append(piece)
+            self.size[stream] += len(piece)
+        if self.on_output is not None and not self._busy:
+            # (a callback that prints would otherwise come back here forever)
+            self._busy = True
+            try:
+                self.on_output(stream, text)
+            except Exception:
+                pass
+            finally:
+                self._busy = False
+
+    def finish(self) -> None:
+        for stream in ("stdout", "stderr"):
+            text = "".join(self.parts[stream])
+            if self.total[stream] > self.size[stream]:
+                self.trace.notes.append(
+                    f"{stream} truncated: kept the first {self.size[stream]:,} of "
+                    f"{self.total[stream]:,} characters")
+            setattr(self.trace, stream, text)
+
+
+def _format_tb(exc: BaseException) -> str:
+    """The traceback without our own frames (runner/recorder wrappers)."""
+    try:
+        te = traceback.TracebackException.from_exception(exc)
+        for t in _chain(te):
+            kept = [fr for fr in t.stack if not os.path.abspath(fr.filename).startswith(_ENGINE_DIR + os.sep)]
+            t.stack = traceback.StackSummary.from_list(kept)
+        return "".join(te.format())
+    except Exception:
+        return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+def _chain(te):
+    seen = set()
+    while te is not None and id(te) not in seen:
+        seen.add(id(te))
+        yield te
+        te = te.__cause__ or te.__context__
+
+
+def error_info(exc: BaseException, filename: str) -> ErrorInfo:
+    if isinstance(exc, SyntaxError):
+        return ErrorInfo(type=type(exc).__name__, message=exc.msg or str(exc), line=exc.lineno,
+                         explanation=explain(exc),
+                         traceback="".join(traceback.format_exception_only(type(exc), exc)))
+    if isinstance(exc, SystemExit):
+        return ErrorInfo(type="SystemExit", message=f"the script called exit({exc.code!r})",
+                         line=_user_line(exc, filename), traceback=_format_tb(exc))
+    msg = str(exc)
+    if isinstance(exc, KeyError):
+        msg = repr(exc.args[0]) if exc.args else ""
+    return ErrorInfo(type=type(exc).__name__, message=msg, line=_user_line(exc, filename),
+                     explanation=explain(exc), traceback=_format_tb(exc))
+
+
+def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
+               on_output: Optional[Callable[[str, str], None]] = None,
+               max_runs: Optional[int] = None, record_steps: bool = True) -> ScriptRun:
+    """Run `source` as __main__ and trace it. `record_steps=False`: graphs and
+    leaf_grads only, no per-step recording (cheaper, for drawing the graph)."""
+    t0 = time.perf_counter()
+    trace = Trace(script=filename, device=device, torch_version=torch.__version__,
+                  steps_recorded=record_steps)
+    store = TensorStore()
+    summ = Summarizer(store)
+    namespace: dict = {"__name__": "__main__", "__builtins__": builtins, "device": device}
+    if not (filename.startswith("<") and filename.endswith(">")):
+        namespace["__file__"] = filename
+    out = _Output(trace, on_output)
+
+    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
+        trace.error = ErrorInfo(type="ValueError", message=f"unknown device {device!r} (use cpu or cuda)")
+        return ScriptRun(trace, namespace, store, None)
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        trace.error = ErrorInfo(
+            type="CUDAUnavailable",
+            message=f"CUDA was requested but torch {torch.__version__} sees no CUDA device",
+            explanation="The script was not run. Choose the cpu device.")
+        return ScriptRun(trace, namespace, store, None)
+
+    # Make the source available to tracebacks and warnings under the user's name.
+    lines = source.splitlines(True)
+    linecache.cache[filename] = (len(source), None, lines, filename)
+
+    try:
+        code = compile(source, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:  # ValueError: null bytes
+        if isinstance(exc, SyntaxError):
+            trace.error = error_info(exc, filename)
+        else:
+            trace.error = ErrorInfo(type=type(exc).__name__, message=str(exc), line=None)
+        trace.duration_s = time.perf_counter() - t0
+        return ScriptRun(trace, namespace, store, None)
+
+    tracker = ModuleTracker(lambda: namespace, filename)
+    state = CaptureState(summ, module_of=tracker.module_of)
+    trace.graphs = state.graphs  # the same list: graphs appear as they are captured
+    recorder = Recorder(trace, state, namespace, user_filename=filename, record_steps=record_steps,
+                        **({"max_runs": max_runs} if max_runs is not None else {}))
+    tracker_post = tracker._post
+    state.module_calls = lambda: tracker._calls
+
+    def post_with_outputs(module, args, output):
+        state.note_output(output)
+        return tracker_post(module, args, output)
+
+    tracker._post = post_with_outputs  # module outputs give op nodes their tensor
+
+    old_out, old_err = sys.stdout, sys.stderr
+    seen_warnings: set = set()
+    # Global torch switches a script may flip and leave flipped: the next run
+    # in the same worker must start fresh.
+    torch_state = (torch.is_grad_enabled(), torch.get_default_dtype(),
+                   torch.is_anomaly_enabled(), torch.is_inference_mode_enabled())
+
+    with warnings.catch_warnings():
+        def showwarning(message, category, fname, lineno, file=None, line=None):
+            try:
+                note = explain_warning(str(message))
+                if note is not None:
+                    key = (str(message), lineno)
+                    if key not in seen_warnings:
+                        seen_warnings.add(key)
+                        where = f" (line {lineno})" if fname == filename else ""
+                        trace.notes.append(f"Warning{where}: {note}")
+            except Exception:
+                pass
+            # What Python's default showwarning does (sys.stderr is ours here).
+            try:
+                (file or sys.stderr).write(warnings.formatwarning(message, category, fname, lineno, line))
+            except Exception:
+                pass
+
+        warnings.showwarning = showwarning
+        sys.stdout = _Stream("stdout", out)
+        sys.stderr = _Stream("stderr", out)
+        try:
+            tracker.install()
+            recorder.install()
+            exec(code, namespace)
+        except SystemExit as exc:
+            if exc.code not in (None, 0):
+                trace.error = error_info(exc, filename)
+        except BaseException as exc:
+            trace.error = error_info(exc, filename)
+        finally:
+            recorder.remove()
+            tracker.remove()
+            try:
+                sys.stdout.flush()
+            except Exception:
+                pass
+            sys.stdout, sys.stderr = old_out, old_err
+            _restore_torch_state(torch_state)
+
+    # What the recorder left for after the script (see Recorder._finish).
+    try:
+        recorder.finalize()
+    except Exception as exc:
+        trace.notes.append(f"internal: recording not completed ({type(exc).__name__}: {exc})")
+    # Graphs of tensors left in the namespace.
+    try:
+        _namespace_graphs(recorder, state, namespace)
+    except Exception as exc:
+        trace.notes.append(f"internal: namespace graphs not captured ({type(exc).__name__}: {exc})")
+    summ.flush()
+    if state.checkpoint_skips:
+        trace.notes.append(
+            f"{state.checkpoint_skips} node(s) inside non-reentrant checkpoint segments: their saved "
+            "tensors were not read (reading them re-runs the checkpointed forward).")
+    if trace.runs_truncated:
+        trace.notes.append(
+            f"{trace.backward_calls} backward/grad calls; only the first {len(trace.backward_runs)} "
+            "were recorded in full.")
+    for e in recorder.errors:
+        trace.notes.append("internal: " + e)
+    out.finish()
+    trace.duration_s = time.perf_counter() - t0
+    return ScriptRun(trace, namespace, store, state)
+
+
+def _restore_torch_state(state) -> None:
+    grad, dtype, anomaly, _inference = state
+    try:
+        torch.set_grad_enabled(grad)
+        torch.set_default_dtype(dtype)
+        torch.autograd.set_detect_anomaly(anomaly)
+    except Exception:
+        pass
+
+
+def _namespace_graphs(recorder: Recorder, state: CaptureState, namespace: dict) -> None:
+    names = recorder._names(None)
+    roots = []
+    seen = set()
+    for name, val in list(namespace.items()):
+        vals = []
+        if isinstance(val, torch.Tensor):
+            vals = [val]
+        elif isinstance(val, (list, tuple)):
+            vals = [v for v in val[:1000] if isinstance(v, torch.Tensor)]
+        elif isinstance(val, dict) and val is not namespace:
+            try:
+                vals = [v for v in list(val.values())[:1000] if isinstance(v, torch.Tensor)]
+            except Exception:
+                vals = []
+        for t in vals:
+            gf = t.grad_fn
+            if gf is None or gf in seen or state.is_captured(gf):
+                continue
+            seen.add(gf)
+            roots.extend(root_edges(t))
+    if roots:
+        capture(state, roots, names, origin="namespace", reuse=False)

@@ -1,0 +1,414 @@
+"""The worker process: runs user scripts out of the GUI's (and CLI's) process.
+
+`python -m autogradviz.engine.worker` speaks JSON lines (docs/worker-protocol.md):
+requests on stdin, messages on stdout. Everything torch, and everything the
+user's script does, happens here, so that an infinite loop, a segfault or
+`os._exit` only ever takes down this process.
+
+Why the fd juggling at start: native code (torch's C++ warnings, a C extension's
+printf, `os.write(1, ...)` in a script) writes to file descriptor 1 directly,
+bypassing `sys.stdout`. If fd 1 were the protocol pipe, such bytes would corrupt
+the JSON stream. So before importing anything heavy we keep a private duplicate
+of the real stdout for the protocol and point fd 1 at stderr; likewise the
+protocol's stdin is moved aside and fd 0 reads /dev/null, so a script calling
+`input()` gets EOF instead of eating requests.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from autogradviz.engine.worker.std_fds import move_std_fds
+
+
+
+
+import faulthandler  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import signal  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+from typing import Any, Optional  # noqa: E402
+
+from autogradviz.engine.trace.model import ErrorInfo, Trace, dumps_strict  # noqa: E402
+
+PROTOCOL_VERSION = 1
+
+# A fetch answers with every value as JSON: ~20 bytes per element on the wire
+# and more as Python floats on both sides. Past this many elements (a request
+# may set its own `max_values`) the answer is an error, not a 1 GB line.
+FETCH_MAX_VALUES = 4_000_000
+
+# Output of one run that is forwarded (and kept in the trace), in characters,
+# over both streams. Past it we only count, so a script printing megabytes can
+# neither flood the GUI nor grow the trace without bound.
+OUTPUT_CAP = 1_000_000
+# Output is sent in batches: when this many characters are pending, or
+# FLUSH_INTERVAL_S after the first pending character (a background thread
+# flushes), whichever comes first.
+BATCH_CHARS = 16_384
+FLUSH_INTERVAL_S = 0.05
+# Up to this many writes per FLUSH_INTERVAL_S are sent at once (so the last
+# prints before a crash are not lost); past it, output is batched.
+SENDS_PER_INTERVAL = 20
+
+
+def truncation_note(total: int, cap: int = OUTPUT_CAP) -> str:
+    return (f"\n[output truncated: the script printed {total:,} characters; "
+            f"only the first {cap:,} are kept]\n")
+
+
+class Channel:
+    """Writes protocol messages (one JSON object per line) on the private fd.
+
+    Thread-safe: the output flusher thread and the main loop both send.
+    ASCII-only JSON, so that lone surrogates or odd bytes printed by a script
+    can never make a line undecodable.
+    """
+
+    def __init__(self, fd: int):
+        self._file = os.fdopen(fd, "wb", buffering=1 << 16)
+        self._lock = threading.Lock()
+        self.broken = False
+
+    def send(self, msg: dict) -> None:
+        data = (dumps_strict(msg, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+        with self._lock:
+            if self.broken:
+                return
+            try:
+                self._file.write(data)
+                self._file.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                # The reader went away: nothing sensible left to do but exit.
+                self.broken = True
+                os._exit(0)
+
+
+class OutputPump:
+    """Batches and caps a run's prints into `output` messages."""
+
+    def __init__(self, channel: Channel, run_id: Any, cap: int = OUTPUT_CAP):
+        self.channel = channel
+        self.run_id = run_id
+        self.cap = cap
+        self.total = 0  # every character printed, kept or not
+        self.kept = 0
+        self.truncated = False
+        self._pending: list[list] = []  # [stream, text] runs
+        self._pending_chars = 0
+        self._first_pending_at = 0.0
+        self._window_start = 0.0
+        self._window_sends = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._flusher, name="autogradviz-output", daemon=True)
+        self._thread.start()
+
+    def write(self, stream: str, text: str) -> None:
+        """The runner's on_output callback. Must be cheap and never raise."""
+        try:
+            if not isinstance(text, str):
+                text = str(text)
+            n = len(text)
+            if not n:
+                return
+            stream = "stderr" if stream == "stderr" else "stdout"
+            flush = False
+            with self._lock:
+                self.total += n
+                if self.truncated:
+                    return
+                room = self.cap - self.kept
+                if n > room:
+                    text = text[:room] + truncation_note(self.total, self.cap).rstrip("\n") + "\n"
+                    self.truncated = True
+                    n = room
+                self.kept += n
+                if self._pending and self._pending[-1][0] == stream:
+                    self._pending[-1][1] += text
+                else:
+                    self._pending.append([stream, text])
+                if not self._pending_chars:
+                    self._first_pending_at = time.monotonic()
+                self._pending_chars += len(text)
+                # Send at once while output is sparse (so the prints right before
+                # a crash are not lost); batch when it comes thick and fast.
+                now = time.monotonic()
+                if now - self._window_start >= FLUSH_INTERVAL_S:
+                    self._window_start, self._window_sends = now, 0
+                flush = (self._pending_chars >= BATCH_CHARS or self.truncated
+                         or self._window_sends < SENDS_PER_INTERVAL)
+            if flush:
+                self.flush()
+        except Exception:  # a print must never fail because of us
+            pass
+
+    def flush(self) -> None:
+        with self._lock:
+            self._window_sends += 1
+            batch, self._pending, self._pending_chars = self._pending, [], 0
+        for stream, text in batch:
+            self.channel.send({"type": "output", "id": self.run_id, "stream": stream, "text": text})
+
+    def _flusher(self) -> None:
+        while not self._stop.wait(FLUSH_INTERVAL_S):
+            if self._pending_chars and time.monotonic() - self._first_pending_at >= FLUSH_INTERVAL_S:
+                self.flush()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+        self.flush()
+
+
+def cap_text(text: str, total_hint: int = 0, cap: int = OUTPUT_CAP) -> str:
+    """Keep the head of a long output string, with a note saying so."""
+    if len(text) <= cap:
+        return text
+    return text[:cap] + truncation_note(max(len(text), total_hint), cap)
+
+
+class Worker:
+    def __init__(self, channel: Channel):
+        self.channel = channel
+        self.torch = None
+        self.cuda_available = False
+        self.cuda_devices: list[str] = []
+        self.last_run = None  # runner.ScriptRun of the last run, kept for fetch
+
+    # -- start ---------------------------------------------------------------
+    def start(self) -> None:
+        import torch
+
+        self.torch = torch
+        try:
+            self.cuda_available = bool(torch.cuda.is_available())
+            if self.cuda_available:
+                self.cuda_devices = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+        except Exception:
+            self.cuda_available = False
+            self.cuda_devices = []
+        self.channel.send({
+            "type": "ready",
+            "protocol": PROTOCOL_VERSION,
+            "pid": os.getpid(),
+            "torch_version": torch.__version__,
+            "cuda_available": self.cuda_available,
+            "cuda_devices": self.cuda_devices,
+            "python": platform.python_version(),
+        })
+
+    # -- requests ------------------------------------------------------------
+    def handle_line(self, line: bytes) -> bool:
+        """Handle one request line; return False to stop the loop."""
+        text = line.strip()
+        if not text:
+            return True
+        try:
+            req = json.loads(text)
+        except (ValueError, UnicodeDecodeError) as exc:
+            self._protocol_error(None, f"request is not valid JSON: {exc}")
+            return True
+        if not isinstance(req, dict):
+            self._protocol_error(None, "request must be a JSON object")
+            return True
+        rid = req.get("id")
+        kind = req.get("type")
+        if kind == "run":
+            self.handle_run(req)
+        elif kind == "fetch":
+            self.handle_fetch(req)
+        elif kind == "ping":
+            self.channel.send({"type": "pong", "id": rid})
+        elif kind == "shutdown":
+            return False
+        else:
+            self._protocol_error(rid, f"unknown request type {kind!r}")
+        return True
+
+    def _protocol_error(self, rid, message: str) -> None:
+        self.channel.send({"type": "protocol_error", "id": rid, "message": message})
+
+    def handle_run(self, req: dict) -> None:
+        rid = req.get("id")
+        source = req.get("source")
+        filename = req.get("filename") or "<editor>"
+        device = req.get("device") or "cpu"
+        steps = req.get("steps", True)
+        if not isinstance(steps, bool):
+            self._protocol_error(rid, "run: 'steps' must be true or false")
+            return
+        if not isinstance(source, str):
+            self._protocol_error(rid, "run: 'source' must be a string")
+            return
+        if not isinstance(filename, str):
+            self._protocol_error(rid, "run: 'filename' must be a string")
+            return
+        if device not in ("cpu", "cuda"):
+            self._protocol_error(rid, f"run: 'device' must be \"cpu\" or \"cuda\", not {device!r}")
+            return
+
+        # Drop the previous run (its namespace and graphs) before starting anew.
+        self.last_run = None
+        gc.collect()
+        self.channel.send({"type": "started", "id": rid})
+        t0 = time.perf_counter()
+
+        if device == "cuda" and not self.cuda_available:
+            trace = Trace(script=filename, device=device, torch_version=self.torch.__version__)
+            trace.error = ErrorInfo(
+                type="CUDAUnavailable",
+                message=(f"CUDA was requested but torch {self.torch.__version__} sees no CUDA device "
+                         "on this machine; run on the cpu instead"),
+                explanation=("The script was not run. This torch build has no CUDA support or no GPU "
+                             "is visible (check drivers and CUDA_VISIBLE_DEVICES). Choose the cpu device."),
+            )
+            trace.duration_s = time.perf_counter() - t0
+            self.send_trace(rid, trace)
+            return
+
+        pump = OutputPump(self.channel, rid)
+        trace = None
+        # As `python SCRIPT` would: argv names the script, and a script on
+        # disk can import the modules next to it.
+        saved_argv, saved_path = sys.argv, list(sys.path)
+        sys.argv = [filename]
+        if os.path.isfile(filename):
+            sys.path.insert(0, os.path.dirname(os.path.abspath(filename)))
+        try:
+            from autogradviz.engine.worker.runner import run_script
+
+            result = run_script(source, filename=filename, device=device, on_output=pump.write,
+                                record_steps=steps)
+            self.last_run = result
+            trace = result.trace
+        except BaseException as exc:  # a bug of ours; the script's errors never land here
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            trace = Trace(script=filename, device=device, torch_version=self.torch.__version__)
+            trace.error = ErrorInfo(
+                type="InternalError",
+                message=f"the visualizer failed while running the script: {type(exc).__name__}: {exc}",
+                explanation="This is a bug in Autograd Visualizer, not in your script.",
+                traceback=traceback.format_exc(),
+            )
+        finally:
+            pump.close()
+            sys.argv = saved_argv
+            sys.path[:] = saved_path
+        if trace.duration_s is None:
+            trace.duration_s = time.perf_counter() - t0
+        if not trace.device:
+            trace.device = device
+        if pump.truncated:
+            # Tell the reader how much was printed in all, now that we know.
+            self.channel.send({"type": "output", "id": rid, "stream": "stderr",
+                               "text": f"[{pump.total:,} characters printed in all]\n"})
+            notes = getattr(trace, "notes", None)
+            if isinstance(notes, list):
+                notes.append(f"The script printed {pump.total:,} characters; only the first "
+                             f"{OUTPUT_CAP:,} are kept.")
+        trace.stdout = cap_text(trace.stdout or "", pump.total)
+        trace.stderr = cap_text(trace.stderr or "", pump.total)
+        self.send_trace(rid, trace)
+
+    def send_trace(self, rid, trace: Trace) -> None:
+        try:
+            data = trace.to_dict()
+        except Exception as exc:
+            data = Trace(script=trace.script, device=trace.device, torch_version=trace.torch_version,
+                         error=ErrorInfo(type="InternalError",
+                                         message=f"the trace could not be serialised: {exc}")).to_dict()
+        self.channel.send({"type": "trace", "id": rid, "trace": data})
+
+    def _numel(self, tensor_id: str) -> Optional[int]:
+        store = getattr(self.last_run, "_store", None)
+        try:
+            t = store.get(tensor_id) if store is not None else None
+            return int(t.numel()) if t is not None else None
+        except Exception:
+            return None
+
+    def handle_fetch(self, req: dict) -> None:
+        rid = req.get("id")
+        tensor_id = req.get("tensor")
+        if not isinstance(tensor_id, str):
+            self._protocol_error(rid, "fetch: 'tensor' must be a string")
+            return
+        summary: Optional[dict] = None
+        error: Optional[str] = None
+        if self.last_run is None:
+            error = "no run to fetch from (the last run was dropped or none has finished)"
+        else:
+            limit = req.get("max_values", FETCH_MAX_VALUES)
+            numel = self._numel(tensor_id)
+            if isinstance(limit, int) and numel is not None and numel > limit:
+                error = (f"tensor {tensor_id!r} has {numel:,} elements, more than the {limit:,} "
+                         "that can be fetched at once")
+        if error is None:
+            try:
+                s = self.last_run.fetch(tensor_id)
+                if s is None:
+                    error = f"no tensor {tensor_id!r} in the last run"
+                else:
+                    from dataclasses import asdict
+
+                    summary = asdict(s)
+            except Exception as exc:
+                error = f"could not read tensor {tensor_id!r}: {type(exc).__name__}: {exc}"
+        msg = {"type": "values", "id": rid, "tensor": tensor_id, "summary": summary}
+        if error is not None:
+            msg["error"] = error
+        self.channel.send(msg)
+
+
+def _watch_parent(interval: float = 0.5) -> None:
+    """Exit when the process that started us is gone (killed GUI or CLI), even
+    while a script is stuck in a loop: the pipes alone would only tell us once
+    the script returns to reading requests."""
+    parent = os.getppid()
+    if parent <= 1:
+        return
+
+    def watch():
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="autogradviz-parent-watch", daemon=True).start()
+
+
+def main(proto_fds=None) -> int:
+    if proto_fds is None:
+        proto_fds = move_std_fds()
+    proto_in, proto_out = proto_fds
+    # A segfault prints the Python stack (with the user's line) on stderr.
+    # On SIGUSR1 (sent by the client just before it stops a run that timed
+    # out) the stacks are dumped too, so the message can name the line.
+    try:
+        faulthandler.enable(file=sys.__stderr__, all_threads=True)
+        if hasattr(signal, "SIGUSR1"):
+            faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
+    except Exception:
+        pass
+    _watch_parent()
+    channel = Channel(proto_out)
+    worker = Worker(channel)
+    worker.start()
+    reader = os.fdopen(proto_in, "rb", buffering=1 << 16)
+    for line in reader:
+        if not worker.handle_line(line):
+            break
+    # Don't wait on threads a script may have left running.
+    try:
+        sys.stderr.flush()
+    except Exception:
+        pass
+    os._exit(0)
+
