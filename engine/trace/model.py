@@ -55,8 +55,12 @@ class SavedValue:
     name: str
     tensor: Optional[TensorSummary] = None
     value: Any = None
-    # Why nothing was read (e.g. "inside a non-reentrant checkpoint segment").
+    # Why nothing was read, in English (e.g. "inside a non-reentrant checkpoint
+    # segment"), for people and tools reading the file.
     skipped: Optional[str] = None
+    # The same reason as a code the app translates: "checkpoint",
+    # "saved_tensors_hooks", "freed", "changed_in_place" (docs/trace-format.md).
+    skipped_code: Optional[str] = None
 
 
 @dataclass
@@ -172,6 +176,16 @@ class ErrorInfo:
 
 
 @dataclass
+class Note:
+    """A note as a code plus parameters: the app turns it into text in the UI
+    language (`code` names the message, `params` fill it in). The English
+    text stays in `Trace.notes` at the same index, for people and tools."""
+
+    code: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Trace:
     format: str = FORMAT
     version: int = VERSION
@@ -196,6 +210,13 @@ class Trace:
     # as reading .grad of a non-leaf, saved values skipped inside checkpoints,
     # truncated output, recording problems). Never affects the script.
     notes: list[str] = field(default_factory=list)
+    # `notes[i]` as a code and parameters (same index); see `add_note`.
+    note_codes: list[Note] = field(default_factory=list)
+
+    def add_note(self, code: str, text: str, **params: Any) -> None:
+        """Add a note in both forms: English `text` and `code` + `params`."""
+        self.notes.append(text)
+        self.note_codes.append(Note(code=code, params=params))
 
     # -- convenience (not serialised) ---------------------------------------
     def graph(self, graph_id: str) -> Graph:
