@@ -1,0 +1,79 @@
+"""The import rules of docs/architecture.md, enforced: import-linter's contracts
+(pyproject.toml, [tool.importlinter]) run here, so breaking a rule fails `make test`.
+
+import-linter (through grimp) only analyses top-level packages it finds on disk,
+and the installed `autogradviz` is spread over app/launcher, app/, engine/ and
+resources/ by setuptools' package-dir mapping. So the test assembles the
+installed layout from symlinks in a temporary folder and points PYTHONPATH at it.
+A second run, with one module added that breaks each rule, shows the contracts
+really bite (a linter that passes everything would otherwise go unnoticed).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LINT = Path(sys.executable).with_name("lint-imports")
+
+
+def _layout(tmp: Path, extra: dict[str, str] | None = None) -> Path:
+    """tmp/autogradviz laid out as installed; `extra` adds modules (path relative
+    to the package -> source) by copying the folder it goes into as symlinks."""
+    pkg = tmp / "autogradviz"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text((ROOT / "app" / "launcher" / "__init__.py").read_text())
+    folders = {"app": ROOT / "app", "engine": ROOT / "engine", "resources": ROOT / "resources"}
+    extra = extra or {}
+    extra_dirs = {str(Path(rel).parent) for rel in extra}
+    for name, src in folders.items():
+        _mirror(src, pkg / name, name, extra_dirs)
+    for rel, source in extra.items():
+        (pkg / rel).write_text(source)
+    return tmp
+
+
+def _mirror(src: Path, dst: Path, rel: str, real_dirs: set[str]) -> None:
+    """Symlink `src` at `dst`, except folders that receive extra modules: those
+    are made real with their entries symlinked, so nothing in the repo changes."""
+    if not any(d == rel or d.startswith(rel + "/") for d in real_dirs):
+        dst.symlink_to(src, target_is_directory=True)
+        return
+    dst.mkdir()
+    for child in src.iterdir():
+        if child.name == "__pycache__":
+            continue
+        if child.is_dir():
+            _mirror(child, dst / child.name, f"{rel}/{child.name}", real_dirs)
+        else:
+            (dst / child.name).symlink_to(child)
+
+
+def _lint(path: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(path))
+    return subprocess.run([str(LINT), "--no-cache", "--config", str(ROOT / "pyproject.toml")],
+                          cwd=path, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_import_contracts_hold(tmp_path):
+    out = _lint(_layout(tmp_path))
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert "3 kept, 0 broken" in out.stdout
+
+
+def test_import_contracts_catch_a_broken_rule(tmp_path):
+    bad = {
+        "app/graph/_uses_torch.py": "import torch\n",
+        "engine/worker/_uses_qt.py": "from PySide6 import QtCore\n",
+        "engine/trace/_uses_worker.py": "from autogradviz.engine.worker import runner\n",
+    }
+    out = _lint(_layout(tmp_path, bad))
+    assert out.returncode != 0
+    assert "0 kept, 3 broken" in out.stdout, out.stdout[-4000:]
+    for line in ("autogradviz.app.graph._uses_torch -> torch",
+                 "autogradviz.engine.worker._uses_qt -> PySide6",
+                 "autogradviz.engine.trace._uses_worker -> autogradviz.engine.worker"):
+        assert line in out.stdout
