@@ -34,6 +34,8 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from targets import Targets  # noqa: E402
+
 TORCHVIZ_TAIL = """
 import sys as _sys, time as _time
 import graphviz as _graphviz
@@ -178,18 +180,20 @@ def main() -> int:
         if args.only in (None, "rnn"):
             results["rnn"] = bench("rnn_1000", RNN.format(steps=1000), tmp, args.repeat)
     print()
+    targets = Targets()
     if "gpt2" in results:
         ours, ok, tv, tv_ok, ratio, _ = results["gpt2"]
         r = f"{ratio:.2f}" if ratio is not None else "n/a"
         print(f"GPT-2-small SVG: ours {ours:.2f} s, torchviz {tv:.2f} s (medians), "
-              f"ratio {r} (median of per-pair ratios; target <= 1.0)"
-              f"{'' if ratio is None or ratio <= 1.0 else '  MISSED'}")
+              f"ratio {r} (median of per-pair ratios; target <= 1.0)")
+        targets.check("GPT-2-small SVG no slower than torchviz", ok and (ratio is None or ratio <= 1.0),
+                      f"ratio {r}, SVG valid={ok}")
     if "rnn" in results:
         ours, ok, tv, tv_ok, ratio, tv_rc = results["rnn"]
         print(f"RNN 1000 steps SVG: ours {ours:.2f} s (median), valid={ok} (target < 10 s)"
-              f"{'' if ok and ours < 10 else '  MISSED'}; torchviz: "
-              + ("RecursionError" if tv_rc == 3 else f"exit {tv_rc}, {tv:.2f} s"))
-    return 0
+              "; torchviz: " + ("RecursionError" if tv_rc == 3 else f"exit {tv_rc}, {tv:.2f} s"))
+        targets.check("RNN 1000 steps SVG < 10 s", ok and ours < 10, f"{ours:.2f} s, valid={ok}")
+    return targets.exit_code()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from targets import Targets  # noqa: E402
+
 from autogradviz.engine.trace.model import (  # noqa: E402
     BackwardRun, Edge, Event, Graph, Node, Step, TensorSummary, Trace,
 )
@@ -58,6 +60,7 @@ def synthetic_trace(n_nodes: int = 1000) -> Trace:
 def main() -> int:
     from autogradviz.engine.trace import replay
 
+    targets = Targets()
     trace = synthetic_trace(1000)
     n = replay.step_count(trace, 0)
     t0 = time.perf_counter()
@@ -98,8 +101,8 @@ def main() -> int:
     allt = fwd + back
     med, p95, mx = statistics.median(allt), sorted(allt)[int(len(allt) * 0.95)], max(allt)
     print(f"step update (state_at + apply_step), 1000 nodes: median {med * 1e3:.2f} ms, "
-          f"p95 {p95 * 1e3:.2f} ms, max {mx * 1e3:.2f} ms (target < 16 ms) -> "
-          f"{'OK' if p95 < 0.016 else 'SLOW'}")
+          f"p95 {p95 * 1e3:.2f} ms, max {mx * 1e3:.2f} ms (target < 16 ms)")
+    targets.check("step update p95 < 16 ms", p95 < 0.016, f"{p95 * 1e3:.2f} ms")
     # jump first -> last (worst case: every item changes)
     t0 = time.perf_counter()
     scene.apply_step(replay.state_at(trace, 0, 0))
@@ -131,12 +134,12 @@ def main() -> int:
         frames.append(time.perf_counter() - t0)
     med, p95 = statistics.median(frames), sorted(frames)[int(len(frames) * 0.95)]
     print(f"step in GraphView incl. repaint (1200x800, 1000 nodes): median {med * 1e3:.2f} ms, "
-          f"p95 {p95 * 1e3:.2f} ms, max {max(frames) * 1e3:.2f} ms (target < 16 ms) -> "
-          f"{'OK' if p95 < 0.016 else 'SLOW'}")
+          f"p95 {p95 * 1e3:.2f} ms, max {max(frames) * 1e3:.2f} ms (target < 16 ms)")
+    targets.check("step in GraphView p95 < 16 ms", p95 < 0.016, f"{p95 * 1e3:.2f} ms")
     view.shutdown()
     view.close()
     del app
-    return 0
+    return targets.exit_code()
 
 
 if __name__ == "__main__":
