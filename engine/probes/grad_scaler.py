@@ -110,6 +110,8 @@ class GradScalerProbe:
                     handle = optimizer.register_step_pre_hook(lambda *a, **k: ran.append(True))
                 if name == "unscale_":
                     probe._norm_before(event, optimizer)
+                if name == "scale":
+                    event.value = _one_number(args[0] if args else kwargs.get("outputs"))
                 result = original(scaler, *args, **kwargs)
             except BaseException as exc:
                 event.error = ScalerError(type=type(exc).__name__, message=str(exc))
@@ -218,6 +220,15 @@ def _scale(scaler) -> float:
 
 def _growth(scaler) -> int:
     return int(scaler._get_growth_tracker())
+
+
+def _one_number(t) -> Optional[float]:
+    import torch
+
+    if isinstance(t, torch.Tensor) and t.numel() == 1:
+        with torch.no_grad():
+            return float(t.detach().float().item())
+    return None
 
 
 def _grad_norm(optimizer) -> Optional[float]:

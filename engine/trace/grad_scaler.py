@@ -39,4 +39,6 @@ class ScalerEvent:
     skipped: Optional[bool] = None  # step(): optimizer.step() did not run
     grad_norm_scaled: Optional[float] = None
     grad_norm_unscaled: Optional[float] = None
+    # scale(): the value it was given (the loss), when that is one number.
+    value: Optional[float] = None
     error: Optional[ScalerError] = None
