@@ -77,3 +77,18 @@ def test_import_contracts_catch_a_broken_rule(tmp_path):
                  "autogradviz.engine.worker._uses_qt -> PySide6",
                  "autogradviz.engine.trace._uses_worker -> autogradviz.engine.worker"):
         assert line in out.stdout
+
+
+def test_small_modules_and_a_small_app_top_level():
+    """Modules have one job each (none over 800 lines in app/ or engine/), and
+    app/ keeps at most 8 modules at its top: everything else lives in a
+    feature folder whose name says what it holds."""
+    too_long = {}
+    for folder in ("app", "engine"):
+        for path in (ROOT / folder).rglob("*.py"):
+            n = len(path.read_text(encoding="utf-8").splitlines())
+            if n > 800:
+                too_long[str(path.relative_to(ROOT))] = n
+    assert too_long == {}
+    top = sorted(p.name for p in (ROOT / "app").glob("*.py"))
+    assert len(top) <= 8, top
