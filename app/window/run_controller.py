@@ -1,30 +1,61 @@
-"""Runs scripts and reports what the worker says: run/stop, worker state,
-output, traces, crashes, timeouts, and the device selector.
+"""Runs scripts and reports what the worker says: run and stop, the script's
+output, traces, crashes, timeouts (with the line that was running), progress on
+long work, and the device selector.
 
-A mixin of `MainWindow`. Strings use the "MainWindow" translation context
-explicitly (QCoreApplication.translate) so they stay in one context for
-translators and at run time (Qt looks them up by the window's class name).
+The worker crosses the process boundary with codes and data; this module turns
+them into text in the UI language (`tr`). A note or a reason code it does not
+know is shown in the English the worker sent with it, so a newer worker still
+says something useful to an older app.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any, Callable, Mapping, Optional
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QComboBox, QInputDialog, QWidget
 
-from autogradviz.engine.trace.model import Trace
+from autogradviz.engine.trace.model import Note, Trace
 
+from autogradviz.app.panels.editor import CodeEditor
+from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.services import settings
-from autogradviz.app.services.worker_process import CRASHED, FAILED, READY, STARTING
+from autogradviz.app.services.worker_process import FAILED, WorkerProcess
+from autogradviz.app.session import TraceSession
+from autogradviz.app.window.status_bar import WindowStatus
+
+EDITOR_FILE = "<editor>"
 
 
-class RunReportsMixin:
-    """Worker wiring and run reporting for `MainWindow`."""
+class RunController(QObject):
+    """Sends the editor's text to the worker and reports the answer in the
+    output pane, the editor (error and timeout lines), the session and the
+    status bar. `script_file()` names the file the text belongs to."""
 
-    def _connect_worker(self) -> None:
-        w = self.worker
-        w.stateChanged.connect(self._on_worker_state)
-        w.readyInfo.connect(self._on_ready)
+    runFinished = Signal(object)  # Trace, after it reached the session
+    busyChanged = Signal(bool)    # a run is going (Stop is possible)
+
+    def __init__(self, window: QWidget, worker: WorkerProcess, session: TraceSession, editor: CodeEditor,
+                 output: OutputPane, status: WindowStatus, device_combo: QComboBox,
+                 script_file: Callable[[], str]):
+        super().__init__(window)
+        self._window = window
+        self.worker = worker
+        self._session = session
+        self._editor = editor
+        self._output = output
+        self._status = status
+        self._combo = device_combo
+        self._script_file = script_file
+        self._device = "cpu"  # applied when the worker says what it has (`on_ready`)
+        self._got_output = False
+        device_combo.activated.connect(self._device_chosen)  # user choices only
+        # Bound methods only: the worker may outlive this window (tests share one),
+        # and Qt drops a connection to a deleted receiver, never one to a lambda.
+        w = worker
+        w.stateChanged.connect(self._on_state)
+        w.readyInfo.connect(self.on_ready)
         w.outputReceived.connect(self._on_output)
         w.traceReady.connect(self._on_trace)
         w.traceFailed.connect(self._on_trace_failed)
@@ -32,193 +63,197 @@ class RunReportsMixin:
         w.timedOut.connect(self._on_timed_out)
         w.runStopped.connect(self._on_stopped)
         w.runCancelled.connect(self._on_cancelled)
-        w.valuesArrived.connect(self._on_values)
+        w.valuesArrived.connect(session.deliver_values)
+        session.valuesRequested.connect(w.fetch)
 
-    def _connect_session(self) -> None:
-        s = self.session
-        s.valuesRequested.connect(self.worker.fetch)
-        s.graphChanged.connect(lambda _gid: self._update_graph_label())
-        s.traceChanged.connect(self._update_graph_label)
-        gv = self.graph_view
-        box = getattr(gv, "saved_box", None)
-        if box is not None:  # keep View ▸ Show Saved Tensors and the view's checkbox in step
-            box.toggled.connect(self._sync_show_saved)
-        if hasattr(gv, "layoutStarted"):
-            gv.layoutStarted.connect(self._on_layout_started)
-            gv.layoutFinished.connect(self._on_layout_finished)
-            gv.layoutFailed.connect(self._on_layout_failed)
+    @property
+    def device(self) -> str:
+        """"cpu" or "cuda": where the next run goes."""
+        return self._device
 
+    # -- commands ------------------------------------------------------------------
     def run_script(self) -> None:
         """Send the editor's text to the worker (a run already going is cancelled)."""
-        source = self.editor.toPlainText()
-        self.editor.clear_error()
-        self.output.clear()
+        source = self._editor.toPlainText()
+        self._editor.clear_error()
+        self._editor.clear_stopped_line()
+        self._output.clear()
         self._got_output = False
-        if self._path:
-            self._run_file = self._path
-        elif self._lesson is not None:
-            self._run_file = str(self._lesson.path)
-        else:
-            self._run_file = "<editor>"
-        shown = os.path.basename(self._run_file) if self._run_file != "<editor>" else QCoreApplication.translate("MainWindow", "untitled.py")
-        self.output.append_info(QCoreApplication.translate("MainWindow", "▶ Running {name} on {device}…").format(
+        run_file = self._script_file() or EDITOR_FILE
+        shown = os.path.basename(run_file) if run_file != EDITOR_FILE else self.tr("untitled.py")
+        self._output.append_info(self.tr("▶ Running {name} on {device}…").format(
             name=shown, device=self._device.upper()))
         self.worker.timeout_s = settings.run_timeout_s()
-        self.worker.run(source, self._run_file, self._device)
-        self._tick.start()
-        self._update_worker_label()
+        self.worker.run(source, run_file, self._device)
+        self._status.run_started()
+        self.busyChanged.emit(self.worker.is_busy())
 
     def stop_script(self) -> None:
         if not self.worker.stop():
-            self.statusBar().showMessage(QCoreApplication.translate("MainWindow", "Nothing is running."), 3000)
+            self._status.show_message(self.tr("Nothing is running."), 3000)
 
-    def _on_worker_state(self, state: str) -> None:
-        if state in (READY, CRASHED, FAILED) and not self.worker.is_busy():
-            self._tick.stop()
-        self._update_worker_label()
-        self.actions["stop"].setEnabled(self.worker.is_busy())
+    def ask_timeout(self) -> None:
+        value, ok = QInputDialog.getInt(self._window, self.tr("Run timeout"),
+                                        self.tr("Stop a script after this many seconds:"),
+                                        settings.run_timeout_s(), 1, 3600)
+        if ok:
+            settings.put("run/timeout_s", value)
+            self.worker.timeout_s = value
 
-    def _on_ready(self, info: dict) -> None:
-        self._update_device_combo()
+    # -- what the worker reports ------------------------------------------------------
+    def on_ready(self, info: dict) -> None:
+        self.update_devices()
         if info.get("cuda_available") and settings.get("run/device", "cpu") == "cuda":
-            self.device_combo.setCurrentIndex(1)  # the user's last choice, now possible
+            self._combo.setCurrentIndex(1)  # the user's last choice, now possible
             self._device = "cuda"
-        self._update_worker_label()
+        self._status.update_worker()
+
+    def on_run_timed_out(self, line: Optional[int]) -> None:
+        """The worker said which line of the script was running when the run
+        timeout stopped it: mark it in the editor and say so in the output."""
+        if line is None or not self._editor.mark_stopped_line(line, self.tr(
+                "The script was running this line when the run timeout stopped it.")):
+            return
+        self._output.append_info(self.tr("It was running line {n} when it was stopped.").format(n=line))
+
+    def on_progress(self, code: str, params: Mapping[str, Any]) -> None:
+        """The worker's progress on long work (e.g. code "summarising" with
+        {"nodes": N, "done": k}), shown in the status bar while the run lasts."""
+        self._status.set_progress(code, params)
+
+    def _on_state(self, _state: str) -> None:
+        self.busyChanged.emit(self.worker.is_busy())
+
+    def _on_cancelled(self) -> None:
+        self._output.append_info(self.tr("Previous run cancelled."))
 
     def _on_output(self, stream: str, text: str) -> None:
         self._got_output = True
-        self.output.append_output(stream, text)
+        self._output.append_output(stream, text)
 
     def _on_trace(self, trace: Trace) -> None:
-        self._last_trace = trace
+        out = self._output
         if not self._got_output:
             if trace.stdout:
-                self.output.append_output("stdout", trace.stdout)
+                out.append_output("stdout", trace.stdout)
             if trace.stderr:
-                self.output.append_output("stderr", trace.stderr)
-        self.session.set_trace(trace)
+                out.append_output("stderr", trace.stderr)
+        self._session.set_trace(trace)
         err = trace.error
         if err is not None:
             message = f"{err.type}: {err.message}"
             if err.explanation:
                 message += "\n\n" + err.explanation
-            self.editor.set_error(err.line, message)
-            self.output.append_error(err.type, err.message, err.line, err.explanation,
-                                     err.traceback, line_format=QCoreApplication.translate("MainWindow", "line {n}"),
-                                     explanation_label=QCoreApplication.translate("MainWindow", "What this means:"))
-        for note in getattr(trace, "notes", None) or []:
-            if not note.startswith("internal:"):
-                self.output.append_note(note)
+            self._editor.set_error(err.line, message)
+            out.append_error(err.type, err.message, err.line, err.explanation, err.traceback,
+                             line_format=self.tr("line {n}"), explanation_label=self.tr("What this means:"))
+        for text in self.note_texts(trace):
+            out.append_note(text)
         nodes = sum(len(g.nodes) for g in trace.graphs)
         seconds = f"{trace.duration_s:.2f}" if trace.duration_s is not None else "?"
         if not trace.graphs and err is None:
-            self.output.append_info(QCoreApplication.translate("MainWindow", 
+            out.append_info(self.tr(
                 "Finished in {s} s. No autograd graph was built: no tensor in the script requires grad "
                 "(try requires_grad=True).").format(s=seconds))
         elif err is None:
-            self.output.append_success(QCoreApplication.translate("MainWindow", 
+            out.append_success(self.tr(
                 "Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). "
                 "Step through them below the graph.").format(
                 s=seconds, g=len(trace.graphs), n=nodes, r=len(trace.backward_runs)))
-        self._update_graph_label()
-        self._update_worker_label()
+        self._status.stop_clock()
         self.runFinished.emit(trace)
 
+    def note_texts(self, trace: Trace) -> list[str]:
+        """The trace's notes in the UI language, internal ones left out.
+
+        `note_codes[i]` is `notes[i]` as a code; when the two lists do not line
+        up (a trace from a worker that wrote some notes without a code) every
+        note is shown in its English form rather than pairing the wrong ones."""
+        notes = list(trace.notes or [])
+        codes = list(getattr(trace, "note_codes", None) or [])
+        paired = len(codes) == len(notes)
+        texts = []
+        for i, english in enumerate(notes):
+            note = codes[i] if paired else None
+            if english.startswith("internal:") or (note is not None and note.code.startswith("internal")):
+                continue
+            texts.append(self.note_text(note, english))
+        return texts
+
+    def note_text(self, note: Optional[Note], english: str) -> str:
+        """One note in the UI language; the English text for a code this app does not know."""
+        params = note.params if note is not None else {}
+        if note is not None and note.code == "output_truncated":
+            total, cap = params.get("total"), params.get("cap")
+            if isinstance(total, int) and isinstance(cap, int):
+                return self.tr("The script printed {total} characters; only the first {cap} are kept.").format(
+                    total=f"{total:,}", cap=f"{cap:,}")
+        return english
+
     def _on_trace_failed(self, message: str) -> None:
-        self.output.append_problem(QCoreApplication.translate("MainWindow", "The trace could not be read."), message)
-        self._update_worker_label()
+        self._output.append_problem(self.tr("The trace could not be read."), message)
+        self._status.stop_clock()
 
     def _on_crashed(self, message: str) -> None:
         if self.worker.state == FAILED:
-            self.output.append_problem(
-                QCoreApplication.translate("MainWindow", "The worker process could not be started."),
-                QCoreApplication.translate("MainWindow", "It {how}.").format(how=message) + "\n"
-                + QCoreApplication.translate("MainWindow", "Check that torch is installed in this Python (run `autogradviz doctor`), "
+            self._output.append_problem(
+                self.tr("The worker process could not be started."),
+                self.tr("It {how}.").format(how=message) + "\n"
+                + self.tr("Check that torch is installed in this Python (run `autogradviz doctor`), "
                           "then press Run to try again."))
-            self._clear_graph()
-            self._update_worker_label()
-            return
-        self.output.append_problem(
-            QCoreApplication.translate("MainWindow", "The worker process stopped unexpectedly."),
-            QCoreApplication.translate("MainWindow", "It {how}.").format(how=message) + "\n"
-            + QCoreApplication.translate("MainWindow", "Your code is safe in the editor; a fresh worker is starting."))
+        else:
+            self._output.append_problem(
+                self.tr("The worker process stopped unexpectedly."),
+                self.tr("It {how}.").format(how=message) + "\n"
+                + self.tr("Your code is safe in the editor; a fresh worker is starting."))
         self._clear_graph()
-        self._update_worker_label()
+        self._status.update_worker()
 
-    def _on_timed_out(self, seconds: float) -> None:
-        self.output.append_problem(
-            QCoreApplication.translate("MainWindow", "Stopped: the script ran longer than the run timeout ({s} s).").format(
+    def _on_timed_out(self, _seconds: float) -> None:
+        self._output.append_problem(
+            self.tr("Stopped: the script ran longer than the run timeout ({s} s).").format(
                 s=int(round(self.worker.timeout_s))),
-            QCoreApplication.translate("MainWindow", "Change it in Run ▸ Run Timeout…, or look for an endless loop."))
+            self.tr("Change it in Run ▸ Run Timeout…, or look for an endless loop."))
         self._clear_graph()
-
-    def _on_cancelled(self) -> None:
-        self.output.append_info(QCoreApplication.translate("MainWindow", "Previous run cancelled."))
 
     def _on_stopped(self) -> None:
-        self.output.append_problem(QCoreApplication.translate("MainWindow", "Stopped."), QCoreApplication.translate("MainWindow", "The script was ended by Stop."))
+        self._output.append_problem(self.tr("Stopped."), self.tr("The script was ended by Stop."))
         self._clear_graph()
-        self._tick.stop()
-        self._update_worker_label()
+        self._status.stop_clock()
 
     def _clear_graph(self) -> None:
         """The run produced no trace: the previous graph no longer matches the code."""
-        if self.session.trace is not None:
-            self.session.set_trace(None)
-        self._last_trace = None
-        self._update_graph_label()
+        if self._session.trace is not None:
+            self._session.set_trace(None)
+        self._status.update_graph()
 
-    def _on_values(self, tensor_id: str, summary, error) -> None:
-        self.session.deliver_values(tensor_id, summary, error)
+    def report_layout_failure(self, message: str) -> None:
+        self._output.append_problem(self.tr("The graph could not be laid out."), message)
 
-    def _update_worker_label(self) -> None:
-        state = self.worker.state if hasattr(self, "worker") else STARTING
-        busy = self.worker.is_busy() if hasattr(self, "worker") else False
-        if busy and state == STARTING:
-            text = QCoreApplication.translate("MainWindow", "Starting the worker (importing torch), then running…")
-        elif busy:
-            text = QCoreApplication.translate("MainWindow", "Running {s:.1f} s").format(s=self.worker.running_seconds())
-        elif state == STARTING:
-            text = QCoreApplication.translate("MainWindow", "Worker starting (importing torch)…")
-        elif state == READY:
-            version = self.worker.info.get("torch_version", "")
-            text = QCoreApplication.translate("MainWindow", "Worker ready · torch {v}").format(v=version) if version else QCoreApplication.translate("MainWindow", "Worker ready")
-        elif state == CRASHED:
-            text = QCoreApplication.translate("MainWindow", "Worker crashed · restarting")
-        elif state == FAILED:
-            text = QCoreApplication.translate("MainWindow", "Worker failed to start · press Run to retry")
-        else:
-            text = QCoreApplication.translate("MainWindow", "Worker stopped")
-        self.worker_label.setText(text)
-        self.busy.setVisible(busy or state in (STARTING, CRASHED) or self._layout_busy)
-        if hasattr(self, "actions"):
-            self.actions["stop"].setEnabled(busy)
-
-    def _update_device_combo(self) -> None:
-        if not hasattr(self, "device_combo"):
-            return
-        model = self.device_combo.model()
-        item = model.item(1)
-        info = self.worker.info if hasattr(self, "worker") else {}
+    # -- the device selector --------------------------------------------------------------
+    def update_devices(self) -> None:
+        """Enable CUDA only when the worker reported a usable GPU; say why in the tooltip."""
+        item = self._combo.model().item(1)
+        info = self.worker.info
         available = bool(info.get("cuda_available"))
         item.setEnabled(available)
         if available:
             names = ", ".join(info.get("cuda_devices") or [])
-            tip = QCoreApplication.translate("MainWindow", "Run on the GPU: {names}").format(names=names or "CUDA")
+            tip = self.tr("Run on the GPU: {names}").format(names=names or "CUDA")
         elif info:
-            tip = QCoreApplication.translate("MainWindow", "CUDA is not available: the worker's torch {v} reports no usable GPU "
+            tip = self.tr("CUDA is not available: the worker's torch {v} reports no usable GPU "
                           "(CPU-only build or no driver).").format(v=info.get("torch_version", "?"))
         else:
-            tip = QCoreApplication.translate("MainWindow", "Waiting for the worker to report whether a GPU is available.")
+            tip = self.tr("Waiting for the worker to report whether a GPU is available.")
         item.setToolTip(tip)
-        self.device_combo.setItemData(1, tip, Qt.ToolTipRole)
-        self.device_combo.setItemData(0, QCoreApplication.translate("MainWindow", "Run on the CPU"), Qt.ToolTipRole)
-        self.device_combo.setToolTip(QCoreApplication.translate("MainWindow", "Device the script runs on (its `device` variable)") + "\n" + tip)
-        if not available and self.device_combo.currentIndex() == 1:
-            self.device_combo.setCurrentIndex(0)
+        self._combo.setItemData(1, tip, Qt.ToolTipRole)
+        self._combo.setItemData(0, self.tr("Run on the CPU"), Qt.ToolTipRole)
+        self._combo.setToolTip(self.tr("Device the script runs on (its `device` variable)") + "\n" + tip)
+        if not available and self._combo.currentIndex() == 1:
+            self._combo.setCurrentIndex(0)
         if not available:
             self._device = "cpu"
 
-    def _device_changed(self, index: int) -> None:
-        self._device = self.device_combo.itemData(index) or "cpu"
+    def _device_chosen(self, index: int) -> None:
+        self._device = self._combo.itemData(index) or "cpu"
         settings.put("run/device", self._device)

@@ -48,7 +48,7 @@ def _run(qtbot, w, wait_layout=True):
         signals.append(w.graph_view.layoutFinished)
     with qtbot.waitSignals(signals, timeout=RUN_TIMEOUT_MS + LAYOUT_TIMEOUT_MS):
         w.actions["run"].trigger()
-    return w._last_trace
+    return w.session.trace
 
 
 def test_type_run_and_see_the_graph(qtbot, window):
@@ -64,7 +64,7 @@ def test_type_run_and_see_the_graph(qtbot, window):
     with qtbot.waitSignals(signals, timeout=RUN_TIMEOUT_MS + LAYOUT_TIMEOUT_MS):
         qtbot.keyClick(w.editor, Qt.Key_Return, Qt.ControlModifier)  # Ctrl+Enter runs
     assert w.editor.toPlainText().endswith(TYPED_LINE)  # ...and types no newline
-    trace = w._last_trace
+    trace = w.session.trace
     assert trace.error is None, trace.error
     graph = w.session.graph
     assert graph is not None and graph.nodes
@@ -77,9 +77,9 @@ def test_type_run_and_see_the_graph(qtbot, window):
             assert any(node.label in t for t in texts), (node.label, texts)
     labels = {n.label for n in graph.nodes}
     assert {"a", "b"} <= labels
-    assert str(len(graph.nodes)) in w.graph_label.text()
+    assert str(len(graph.nodes)) in w.status.graph_label.text()
     assert "Finished" in w.output.plain_text
-    assert w.layout_label.text()
+    assert w.status.layout_label.text()
 
 
 def test_stop_ends_endless_loop_and_next_run_works(qtbot, window, wait_until):
@@ -88,7 +88,7 @@ def test_stop_ends_endless_loop_and_next_run_works(qtbot, window, wait_until):
     with qtbot.waitSignal(w.worker.runStarted, timeout=RUN_TIMEOUT_MS):
         w.actions["run"].trigger()
     qtbot.wait(200)
-    assert "Running" in w.worker_label.text()
+    assert "Running" in w.status.worker_label.text()
     assert w.actions["stop"].isEnabled()
     t0 = time.monotonic()
     with qtbot.waitSignal(w.worker.runStopped, timeout=STOP_LIMIT_MS):
@@ -132,10 +132,10 @@ def test_unsaved_changes_prompt(qtbot, window):
     w.editor.setPlainText("keep me")
     w.editor.document().setModified(True)
     w.ask_unsaved = lambda: "cancel"
-    w.new_file()
+    w.actions["new"].trigger()
     assert w.editor.toPlainText() == "keep me"
     w.ask_unsaved = lambda: "discard"
-    w.new_file()
+    w.actions["new"].trigger()
     assert w.editor.toPlainText().startswith("import torch")
 
 
@@ -143,11 +143,11 @@ def test_open_and_save_files(qtbot, window, tmp_path):
     w = window
     path = tmp_path / "mine.py"
     path.write_text("print('hi')\n", encoding="utf-8")
-    assert w.open_file(str(path))
+    assert w.files.open_file(str(path))
     assert w.editor.toPlainText() == "print('hi')\n"
     assert "mine.py" in w.windowTitle()
     w.editor.insertPlainText("# edited\n")
-    assert w.save()
+    assert w.files.save()
     assert "# edited" in path.read_text(encoding="utf-8")
     from autogradviz.app.services import settings
     assert str(path) in settings.recent_files()
@@ -165,23 +165,23 @@ def test_theme_and_language_switches_keep_the_window_working(qtbot, window):
     assert QApplication.palette().base().color().lightness() > dark_base
     w.set_language("zh_CN")
     QApplication.processEvents()
-    assert w.file_menu.title() != "&File"
-    assert w.editor_dock.windowTitle() != "Code"
+    assert w.chrome.file_menu.title() == "文件(&F)"
+    assert w.panels.dock("editor").windowTitle() == "代码"
     assert "叶子" in w.lessons_panel.list.item(0).text()  # lesson titles follow the language
     assert "叶子" in w.lessons_panel.text.toPlainText()
     assert not w.grab().isNull()
     w.set_language("en")
     QApplication.processEvents()
-    assert w.file_menu.title() == "&File"
-    assert w.editor_dock.windowTitle() == "Code"
+    assert w.chrome.file_menu.title() == "&File"
+    assert w.panels.dock("editor").windowTitle() == "Code"
 
 
 def test_device_selector_reflects_worker(qtbot, window):
     w = window
-    item = w.device_combo.model().item(1)
+    item = w.chrome.device_combo.model().item(1)
     assert item.isEnabled() == bool(w.worker.info.get("cuda_available"))
     assert item.toolTip()
-    assert w.device_combo.currentData() == "cpu" or w.worker.cuda_available
+    assert w.chrome.device_combo.currentData() == "cpu" or w.worker.cuda_available
 
 
 def test_every_action_has_a_tooltip_with_its_shortcut(window):
@@ -199,15 +199,15 @@ def test_dock_layout_persists(qtbot, shared_worker, wait_until):
     qtbot.addWidget(first)
     first.show()
     qtbot.waitExposed(first)
-    first.lessons_dock.hide()
+    first.panels.dock("lessons").hide()
     first.close()
     second = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
     qtbot.addWidget(second)
     second.show()
     qtbot.waitExposed(second)
-    assert not second.lessons_dock.isVisible()
+    assert not second.panels.dock("lessons").isVisible()
     second.reset_layout()
-    assert second.lessons_dock.isVisible()
+    assert second.panels.dock("lessons").isVisible()
     second.close()
 
 
@@ -217,12 +217,12 @@ def test_autosave_restores_text_after_a_crash_of_the_app(qtbot, shared_worker):
     qtbot.addWidget(first)
     text = "import torch\n# unsaved work\nx = torch.ones(3, requires_grad=True)\n"
     first.editor.setPlainText(text)
-    with qtbot.waitSignal(first.autosave.saved, timeout=10_000):
+    with qtbot.waitSignal(first.files.autosave.saved, timeout=10_000):
         pass  # the autosave timer fires by itself
-    assert first.autosave.text_path.read_text(encoding="utf-8") == text
-    # Simulate a killed app: the window goes away without a clean shutdown.
-    first.autosave.set_enabled(False)
-    first._closing = True  # skip shutdown (which would discard the autosave)
+    assert first.files.autosave.text_path.read_text(encoding="utf-8") == text
+    # Simulate a killed app: a second window starts while the first never shut
+    # down cleanly (its autosave is still on disk).
+    first.files.autosave.set_enabled(False)
     first.hide()
     second = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=True)
     qtbot.addWidget(second)
@@ -231,7 +231,7 @@ def test_autosave_restores_text_after_a_crash_of_the_app(qtbot, shared_worker):
     assert second.editor.document().isModified()
     assert "Restored" in second.output.plain_text
     second.close()  # clean exit removes the autosave
-    assert not second.autosave.text_path.exists()
+    assert not second.files.autosave.text_path.exists()
 
 
 KILLED_APP = r"""
@@ -245,7 +245,7 @@ QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, sys.argv[2])
 from autogradviz.app.window.main_window import MainWindow
 w = MainWindow(start_worker=False, restore_autosave=False)
 w.show()
-w.autosave.saved.connect(lambda _p: print("SAVED", flush=True))
+w.files.autosave.saved.connect(lambda _p: print("SAVED", flush=True))
 QTimer.singleShot(100, lambda: w.editor.setPlainText(sys.argv[1]))
 app.exec()
 """
@@ -281,20 +281,20 @@ def test_cuda_choice_enabled_only_when_the_worker_reports_a_gpu(qtbot, window):
     saved = dict(w.worker.info)
     try:
         w.worker.info = dict(saved, cuda_available=True, cuda_devices=["Fake GPU"])
-        w._on_ready(w.worker.info)
-        item = w.device_combo.model().item(1)
+        w.runs.on_ready(w.worker.info)
+        item = w.chrome.device_combo.model().item(1)
         assert item.isEnabled() and "Fake GPU" in item.toolTip()
-        w.device_combo.setCurrentIndex(1)
-        w.device_combo.activated.emit(1)
-        assert w._device == "cuda"
+        w.chrome.device_combo.setCurrentIndex(1)
+        w.chrome.device_combo.activated.emit(1)
+        assert w.runs.device == "cuda"
         w.worker.info = dict(saved, cuda_available=False, cuda_devices=[])
-        w._on_ready(w.worker.info)
-        assert not w.device_combo.model().item(1).isEnabled()
-        assert w.device_combo.currentData() == "cpu" and w._device == "cpu"
-        assert "not available" in w.device_combo.model().item(1).toolTip()
+        w.runs.on_ready(w.worker.info)
+        assert not w.chrome.device_combo.model().item(1).isEnabled()
+        assert w.chrome.device_combo.currentData() == "cpu" and w.runs.device == "cpu"
+        assert "not available" in w.chrome.device_combo.model().item(1).toolTip()
     finally:
         w.worker.info = saved
-        w._on_ready(saved)
+        w.runs.on_ready(saved)
 
 
 def test_inspector_value_requests_reach_the_worker(qtbot, window):
