@@ -1109,148 +1109,148 @@
 <context>
     <name>RunController</name>
     <message>
-        <location filename="../../app/window/run_controller.py" line="63" />
+        <location filename="../../app/window/run_controller.py" line="128" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="81" />
+        <location filename="../../app/window/run_controller.py" line="83" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="82" />
+        <location filename="../../app/window/run_controller.py" line="84" />
         <source>▶ Running {name} on {device}…</source>
         <translation>▶ 正在 {device} 上运行 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="91" />
+        <location filename="../../app/window/run_controller.py" line="93" />
         <source>Nothing is running.</source>
         <translation>没有正在运行的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="94" />
+        <location filename="../../app/window/run_controller.py" line="96" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="95" />
+        <location filename="../../app/window/run_controller.py" line="97" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="113" />
+        <location filename="../../app/window/run_controller.py" line="115" />
         <source>The script was running this line when the run timeout stopped it.</source>
         <translation>运行超时使脚本停止时，它正在执行这一行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="115" />
+        <location filename="../../app/window/run_controller.py" line="117" />
         <source>It was running line {n} when it was stopped.</source>
         <translation>停止时脚本正在执行第 {n} 行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="141" />
+        <location filename="../../app/window/run_controller.py" line="149" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="141" />
+        <location filename="../../app/window/run_controller.py" line="149" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="148" />
+        <location filename="../../app/window/run_controller.py" line="156" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="152" />
+        <location filename="../../app/window/run_controller.py" line="160" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="181" />
+        <location filename="../../app/window/run_controller.py" line="189" />
         <source>The script printed {total} characters; only the first {cap} are kept.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="186" />
+        <location filename="../../app/window/run_controller.py" line="194" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="192" />
+        <location filename="../../app/window/run_controller.py" line="200" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="193" />
-        <location filename="../../app/window/run_controller.py" line="199" />
+        <location filename="../../app/window/run_controller.py" line="201" />
+        <location filename="../../app/window/run_controller.py" line="207" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="194" />
+        <location filename="../../app/window/run_controller.py" line="202" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="198" />
+        <location filename="../../app/window/run_controller.py" line="206" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="200" />
+        <location filename="../../app/window/run_controller.py" line="208" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="206" />
+        <location filename="../../app/window/run_controller.py" line="214" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="208" />
+        <location filename="../../app/window/run_controller.py" line="216" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="212" />
+        <location filename="../../app/window/run_controller.py" line="220" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="212" />
+        <location filename="../../app/window/run_controller.py" line="220" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="223" />
+        <location filename="../../app/window/run_controller.py" line="231" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="234" />
+        <location filename="../../app/window/run_controller.py" line="242" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="236" />
+        <location filename="../../app/window/run_controller.py" line="244" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="239" />
+        <location filename="../../app/window/run_controller.py" line="247" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="242" />
+        <location filename="../../app/window/run_controller.py" line="250" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="243" />
+        <location filename="../../app/window/run_controller.py" line="251" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>

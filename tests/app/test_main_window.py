@@ -7,7 +7,8 @@ import time
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel
 
 from autogradviz.app.window.main_window import MainWindow
 from autogradviz.app.theme import ThemeManager
@@ -158,22 +159,30 @@ def test_theme_and_language_switches_keep_the_window_working(qtbot, window):
     for mode in ("dark", "light", "system"):
         w.set_theme_mode(mode)
         QApplication.processEvents()
-        assert not w.grab().isNull()
+        assert w.theme_manager.mode == mode and w.actions[f"theme_{mode}"].isChecked()
     w.set_theme_mode("dark")
     dark_base = QApplication.palette().base().color().lightness()
+    assert _editor_background(w) < 80  # drawn dark
     w.set_theme_mode("light")
     assert QApplication.palette().base().color().lightness() > dark_base
+    assert _editor_background(w) > 200
     w.set_language("zh_CN")
     QApplication.processEvents()
     assert w.chrome.file_menu.title() == "文件(&F)"
     assert w.panels.dock("editor").windowTitle() == "代码"
     assert "叶子" in w.lessons_panel.list.item(0).text()  # lesson titles follow the language
     assert "叶子" in w.lessons_panel.text.toPlainText()
-    assert not w.grab().isNull()
     w.set_language("en")
     QApplication.processEvents()
     assert w.chrome.file_menu.title() == "&File"
     assert w.panels.dock("editor").windowTitle() == "Code"
+
+
+def _editor_background(w) -> int:
+    """Lightness of the editor's bottom-right corner as drawn (beyond any text)."""
+    QApplication.processEvents()
+    img = w.editor.viewport().grab().toImage()
+    return img.pixelColor(img.width() - 3, img.height() - 3).lightness()
 
 
 def test_device_selector_reflects_worker(qtbot, window):
@@ -190,7 +199,8 @@ def test_every_action_has_a_tooltip_with_its_shortcut(window):
             continue
         assert act.toolTip(), name
         if act.shortcuts():
-            assert "(" in act.toolTip(), name
+            key = act.shortcuts()[0].toString(QKeySequence.NativeText)
+            assert f"({key})" in act.toolTip(), name
 
 
 def test_dock_layout_persists(qtbot, shared_worker, wait_until):
@@ -331,3 +341,126 @@ def test_a_file_named_at_start_is_opened_not_run(qtbot, shared_worker, tmp_path)
     assert not shared_worker.is_busy() and w.session.trace is None
     assert "Press Run" in w.output.plain_text
     w.close()
+
+
+# -- the panel registry ---------------------------------------------------------------
+
+class DummyPanel(QLabel):
+    """A panel as a newcomer would write one: a widget, and a theme hook."""
+
+    def __init__(self, parent=None):
+        super().__init__("dummy", parent)
+        self.setObjectName("dummyPanel")
+        self.themes: list[str] = []
+
+    def set_theme(self, name: str) -> None:
+        self.themes.append(name)
+
+
+def test_one_registration_gives_a_dock_a_menu_entry_a_title_and_the_theme(qtbot, shared_worker):
+    from autogradviz.app.window.panel_registry import PanelSpec, register_panel, unregister_panel
+
+    register_panel(PanelSpec("dummy", "Lessons", lambda ctx: DummyPanel(ctx.parent),
+                             Qt.RightDockWidgetArea, on_theme=DummyPanel.set_theme))
+    theme = ThemeManager()
+    try:
+        w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
+    finally:
+        unregister_panel("dummy")
+    qtbot.addWidget(w)
+    w.ask_unsaved = lambda: "discard"
+    w.show()
+    qtbot.waitExposed(w)
+    dock = next(d for d in w.findChildren(QDockWidget) if d.objectName() == "dummyDock")
+    panel = dock.widget()
+    assert isinstance(panel, DummyPanel) and dock.isVisible()
+    assert w.dockWidgetArea(dock) == Qt.RightDockWidgetArea
+    assert dock.toggleViewAction() in w.chrome.panels_menu.actions()
+    assert dock.windowTitle() == "Lessons"
+    try:
+        w.set_language("zh_CN")
+        QApplication.processEvents()
+        assert dock.windowTitle() == "课程"
+        assert dock.toggleViewAction().text() == "课程"
+    finally:
+        w.set_language("en")
+        QApplication.processEvents()
+    assert dock.windowTitle() == "Lessons"
+    w.set_theme_mode("dark")
+    assert panel.themes[-1] == "dark"
+    w.set_theme_mode("light")
+    assert panel.themes[-1] == "light"
+    dock.toggleViewAction().trigger()
+    assert not dock.isVisible()
+    w.close()
+    theme.deleteLater()
+
+
+def test_registry_has_every_default_panel_once():
+    from autogradviz.app.window.panel_registry import PANELS, PanelSpec, register_panel
+
+    ids = [p.id for p in PANELS]
+    assert ids == ["lessons", "editor", "output", "inspector", "stepper"]
+    with pytest.raises(ValueError):
+        register_panel(PanelSpec("output", "Output", lambda ctx: QLabel(ctx.parent), Qt.LeftDockWidgetArea))
+    assert [p.id for p in PANELS] == ids
+
+
+# -- what the worker reports: timeout line, progress, note codes ---------------------------
+
+def test_timeout_line_is_marked_and_cleared_by_the_next_run(qtbot, window):
+    w = window
+    w.editor.setPlainText(SCRIPT + TYPED_LINE + "\n")
+    w.on_run_timed_out(4)
+    assert w.editor.stopped_line == 4
+    assert w.editor.textCursor().blockNumber() == 3
+    assert "running line 4" in w.output.plain_text
+    w.on_run_timed_out(99)  # a line the editor does not have: nothing marked, nothing said
+    assert w.editor.stopped_line is None
+    assert "line 99" not in w.output.plain_text
+    w.on_run_timed_out(2)
+    trace = _run(qtbot, w)
+    assert trace.error is None and w.editor.stopped_line is None
+
+
+def test_progress_is_shown_in_the_status_bar_in_the_ui_language(qtbot, window):
+    w = window
+    label = w.status.worker_label
+    w.on_progress("summarising", {"nodes": 10000, "done": 0})
+    assert "Summarising 10,000 nodes…" in label.text()
+    w.on_progress("summarising", {"nodes": 10000, "done": 4000})
+    assert "Summarising 10,000 nodes… (4,000 done)" in label.text()
+    try:
+        w.set_language("zh_CN")
+        QApplication.processEvents()
+        assert "正在汇总 10,000 个节点…（已完成 4,000 个）" in label.text()
+    finally:
+        w.set_language("en")
+        QApplication.processEvents()
+    w.on_progress("a_code_from_a_newer_worker", {})
+    assert "Working…" in label.text() and "Summarising" not in label.text()
+    trace = _run(qtbot, w)  # the run's end clears it
+    assert trace is not None and "Working" not in label.text()
+
+
+def test_notes_are_translated_from_their_codes(window):
+    from autogradviz.engine.trace.model import Note, Trace
+
+    runs = window.runs
+    trace = Trace(notes=["(English form of the truncation note)", "internal: recorder detail",
+                         "Warning (line 3): a warning only the worker knows how to explain"],
+                  note_codes=[Note("output_truncated", {"total": 2_000_000, "cap": 1_000_000}),
+                              Note("internal", {}), Note("a_code_this_app_does_not_know", {})])
+    expected_en = ["The script printed 2,000,000 characters; only the first 1,000,000 are kept.",
+                   "Warning (line 3): a warning only the worker knows how to explain"]
+    assert runs.note_texts(trace) == expected_en
+    try:
+        window.set_language("zh_CN")
+        assert runs.note_texts(trace) == ["脚本共输出了 2,000,000 个字符，只保留了前 1,000,000 个。",
+                                          expected_en[1]]
+    finally:
+        window.set_language("en")
+    # Codes that do not line up with the notes (an older worker): English only, none paired wrongly.
+    old = Trace(notes=["(English form of the truncation note)", "second note"],
+                note_codes=[Note("output_truncated", {"total": 2_000_000, "cap": 1_000_000})])
+    assert runs.note_texts(old) == ["(English form of the truncation note)", "second note"]
