@@ -107,6 +107,9 @@ def test_line_running_when_stopped_is_marked_and_scrolled_to(qtbot):
     assert ed.textCursor().blockNumber() == 249
     assert ed.firstVisibleBlock().blockNumber() > 200  # scrolled down to it
     assert ed.line_at_y(ed.cursorRect().center().y()) == 250
+    # centred, so that the lines around it (the loop it is in) show too
+    h = ed.viewport().height()
+    assert h / 3 < ed.cursorRect().center().y() < 2 * h / 3
     assert _tinted_lines(ed, "stopped_bg") == [250]
     assert _gutter_colour(ed, 250) == QColor(colors("light")["stopped_marker"]).name()
     assert ed.marker_tip(250) == "still running here"
