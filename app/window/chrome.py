@@ -92,7 +92,8 @@ class WindowChrome(QObject):
         if shortcuts:
             action.setShortcuts([QKeySequence(s) for s in shortcuts])
         action.setCheckable(checkable)
-        (action.toggled if checkable and name == "show_saved" else action.triggered).connect(slot)
+        # "show_saved" follows its checked state; every other action just runs
+        (action.toggled if name == "show_saved" else action.triggered).connect(slot)
         self.actions[name] = action
         return action
 
