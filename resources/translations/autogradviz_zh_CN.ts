@@ -1453,308 +1453,308 @@
 <context>
     <name>WindowChrome</name>
     <message>
-        <location filename="../../app/window/chrome.py" line="196" />
+        <location filename="../../app/window/chrome.py" line="197" />
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="196" />
+        <location filename="../../app/window/chrome.py" line="197" />
         <source>Start a new, empty script</source>
         <translation>新建一个空脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="197" />
+        <location filename="../../app/window/chrome.py" line="198" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="197" />
+        <location filename="../../app/window/chrome.py" line="198" />
         <source>Open a Python script (it runs only when you press Run)</source>
         <translation>打开 Python 脚本（只有按“运行”时才会执行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="198" />
+        <location filename="../../app/window/chrome.py" line="199" />
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="198" />
+        <location filename="../../app/window/chrome.py" line="199" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="199" />
+        <location filename="../../app/window/chrome.py" line="200" />
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="199" />
+        <location filename="../../app/window/chrome.py" line="200" />
         <source>Save the script under a new name</source>
         <translation>用新名字保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="200" />
+        <location filename="../../app/window/chrome.py" line="201" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="200" />
+        <location filename="../../app/window/chrome.py" line="201" />
         <source>Export the graph or the backward steps as images</source>
         <translation>把计算图或反向传播步骤导出为图片</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="201" />
+        <location filename="../../app/window/chrome.py" line="202" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="201" />
+        <location filename="../../app/window/chrome.py" line="202" />
         <source>Close the application</source>
         <translation>关闭应用程序</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="202" />
+        <location filename="../../app/window/chrome.py" line="203" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="202" />
+        <location filename="../../app/window/chrome.py" line="203" />
         <source>Undo the last edit</source>
         <translation>撤销上一次编辑</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="203" />
+        <location filename="../../app/window/chrome.py" line="204" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="203" />
+        <location filename="../../app/window/chrome.py" line="204" />
         <source>Redo the last undone edit</source>
         <translation>重做上一次撤销的编辑</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="204" />
+        <location filename="../../app/window/chrome.py" line="205" />
         <source>Toggle &amp;Comment</source>
         <translation>切换注释(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="204" />
+        <location filename="../../app/window/chrome.py" line="205" />
         <source>Comment out the selected lines, or uncomment them</source>
         <translation>注释掉选中的行，或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="205" />
-        <location filename="../../app/window/chrome.py" line="237" />
+        <location filename="../../app/window/chrome.py" line="206" />
+        <location filename="../../app/window/chrome.py" line="238" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="205" />
+        <location filename="../../app/window/chrome.py" line="206" />
         <source>Run the script in the worker and show its autograd graph</source>
         <translation>在工作进程中运行脚本并显示它的自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="206" />
+        <location filename="../../app/window/chrome.py" line="207" />
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="206" />
+        <location filename="../../app/window/chrome.py" line="207" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="207" />
+        <location filename="../../app/window/chrome.py" line="208" />
         <source>Run &amp;Timeout…</source>
         <translation>运行超时(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="207" />
+        <location filename="../../app/window/chrome.py" line="208" />
         <source>Stop scripts that run longer than this</source>
         <translation>脚本运行超过这个时间就停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="208" />
+        <location filename="../../app/window/chrome.py" line="209" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="208" />
+        <location filename="../../app/window/chrome.py" line="209" />
         <source>Zoom into the graph</source>
         <translation>放大计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="209" />
+        <location filename="../../app/window/chrome.py" line="210" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="209" />
+        <location filename="../../app/window/chrome.py" line="210" />
         <source>Zoom out of the graph</source>
         <translation>缩小计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="210" />
+        <location filename="../../app/window/chrome.py" line="211" />
         <source>&amp;Fit Graph</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="210" />
+        <location filename="../../app/window/chrome.py" line="211" />
         <source>Fit the whole graph into the view</source>
         <translation>让整张计算图适应视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="211" />
+        <location filename="../../app/window/chrome.py" line="212" />
         <source>&amp;Find in Graph…</source>
         <translation>在图中查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="211" />
+        <location filename="../../app/window/chrome.py" line="212" />
         <source>Search the graph by variable name or op</source>
         <translation>按变量名或运算搜索计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="212" />
+        <location filename="../../app/window/chrome.py" line="213" />
         <source>Show &amp;Saved Tensors</source>
         <translation>显示保存的张量(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="213" />
+        <location filename="../../app/window/chrome.py" line="214" />
         <source>Show what each node saved for backward, as extra boxes</source>
         <translation>以额外的方框显示每个节点为反向传播保存的内容</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="214" />
+        <location filename="../../app/window/chrome.py" line="215" />
         <source>&amp;Reset Panel Layout</source>
         <translation>重置面板布局(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="214" />
+        <location filename="../../app/window/chrome.py" line="215" />
         <source>Put every panel back where it started</source>
         <translation>把所有面板恢复到初始位置</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="215" />
+        <location filename="../../app/window/chrome.py" line="216" />
         <source>&amp;About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="215" />
+        <location filename="../../app/window/chrome.py" line="216" />
         <source>Version and credits</source>
         <translation>版本与致谢</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="216" />
+        <location filename="../../app/window/chrome.py" line="217" />
         <source>&amp;Lessons</source>
         <translation>课程(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="216" />
+        <location filename="../../app/window/chrome.py" line="217" />
         <source>Show the starter lessons</source>
         <translation>显示入门课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="217" />
+        <location filename="../../app/window/chrome.py" line="218" />
         <source>&amp;Keyboard Shortcuts</source>
         <translation>键盘快捷键(&amp;K)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="217" />
+        <location filename="../../app/window/chrome.py" line="218" />
         <source>Every key the app understands</source>
         <translation>应用支持的所有按键</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="218" />
+        <location filename="../../app/window/chrome.py" line="219" />
         <source>Follow &amp;System</source>
         <translation>跟随系统(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="218" />
+        <location filename="../../app/window/chrome.py" line="219" />
         <source>Use the desktop's light or dark setting</source>
         <translation>使用桌面系统的浅色或深色设置</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="219" />
+        <location filename="../../app/window/chrome.py" line="220" />
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="219" />
+        <location filename="../../app/window/chrome.py" line="220" />
         <source>Light theme</source>
         <translation>浅色主题</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="220" />
+        <location filename="../../app/window/chrome.py" line="221" />
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="220" />
+        <location filename="../../app/window/chrome.py" line="221" />
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="233" />
+        <location filename="../../app/window/chrome.py" line="234" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="234" />
+        <location filename="../../app/window/chrome.py" line="235" />
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="235" />
+        <location filename="../../app/window/chrome.py" line="236" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="236" />
+        <location filename="../../app/window/chrome.py" line="237" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="236" />
+        <location filename="../../app/window/chrome.py" line="237" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="237" />
+        <location filename="../../app/window/chrome.py" line="238" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="238" />
+        <location filename="../../app/window/chrome.py" line="239" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="238" />
+        <location filename="../../app/window/chrome.py" line="239" />
         <source>&amp;Panels</source>
         <translation>面板(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="239" />
+        <location filename="../../app/window/chrome.py" line="240" />
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="239" />
+        <location filename="../../app/window/chrome.py" line="240" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="240" />
+        <location filename="../../app/window/chrome.py" line="241" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="242" />
+        <location filename="../../app/window/chrome.py" line="243" />
         <source>Toolbar</source>
         <translation>工具栏</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="243" />
+        <location filename="../../app/window/chrome.py" line="244" />
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
