@@ -51,7 +51,7 @@ def _quit_on_signals(app, window) -> None:
     from PySide6.QtCore import QTimer
 
     def handler(_signum, _frame):
-        window.autosave.save_now()
+        window.files.autosave.save_now()
         window.shutdown(keep_autosave=True)
         app.quit()
 

@@ -1,8 +1,9 @@
 """Languages: English (source strings) and Simplified Chinese (.qm translation).
 
-Switching happens live: `set_language` swaps the installed QTranslator, Qt sends
-every widget a LanguageChange event, and the main window re-applies its texts
-(`retranslate`). The choice is remembered in QSettings for the next start.
+Switching happens live: `set_language` swaps the installed QTranslator and Qt
+sends every widget a LanguageChange event; each panel and dock re-applies its own
+texts on it, and the main window its menus and status bar. The choice is
+remembered in QSettings for the next start.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ t0 = time.time()
 while time.time() - t0 < 60:
     app.processEvents(); time.sleep(0.02)
     s = w.session
-    if s.trace is not None and not w._layout_busy and time.time() - t0 > 3:
+    if s.trace is not None and not w.status.layout_busy and time.time() - t0 > 3:
         break
 for _ in range(50): app.processEvents(); time.sleep(0.02)
 run = w.session.run if hasattr(w.session, "run") else None

@@ -2,12 +2,14 @@
 
 A QPlainTextEdit (as in Qt's Code Editor example) — enough for the short
 scripts a learner writes, with undo/redo from Qt. The line the last run failed
-on is marked in the gutter and tinted; hovering it shows the error message.
+on is marked in the gutter and tinted; hovering it shows the error message. A
+run stopped by the run timeout marks the line it was running the same way, in
+another colour, and scrolls to it: an endless loop is found where it loops.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QTextCursor,
                            QTextFormat)
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
@@ -31,9 +33,9 @@ class _LineNumberArea(QWidget):
 
     def event(self, event):
         if event.type() == event.Type.ToolTip:
-            line = self._editor.line_at_y(event.pos().y())
-            if line is not None and line == self._editor.error_line:
-                QToolTip.showText(event.globalPos(), self._editor.error_message, self)
+            tip = self._editor.marker_tip(self._editor.line_at_y(event.pos().y()))
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self)
             else:
                 QToolTip.hideText()
             return True
@@ -41,7 +43,8 @@ class _LineNumberArea(QWidget):
 
 
 class CodeEditor(QPlainTextEdit):
-    """Python editor. `set_error(line, message)` marks a 1-based line; `clear_error()`."""
+    """Python editor. `set_error(line, message)` marks a 1-based line; `clear_error()`.
+    `mark_stopped_line(line, message)` marks the line a stopped run was on."""
 
     errorChanged = Signal()
 
@@ -57,6 +60,8 @@ class CodeEditor(QPlainTextEdit):
         self._theme = theme
         self._error_line: int | None = None
         self._error_message = ""
+        self._stopped_line: int | None = None
+        self._stopped_message = ""
         self._numbers = _LineNumberArea(self)
         self.highlighter = PythonHighlighter(self.document(), theme)
         self.blockCountChanged.connect(self._update_margin)
@@ -64,6 +69,15 @@ class CodeEditor(QPlainTextEdit):
         self.cursorPositionChanged.connect(self._update_extra_selections)
         self._update_margin()
         self._update_extra_selections()
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setPlaceholderText(self.tr("Write PyTorch code here, then press Run (Ctrl+Enter)."))
+
+    def changeEvent(self, event):  # noqa: N802
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # -- theme ---------------------------------------------------------------
     def set_theme(self, theme: str) -> None:
@@ -94,6 +108,41 @@ class CodeEditor(QPlainTextEdit):
     def clear_error(self) -> None:
         if self._error_line is not None or self._error_message:
             self.set_error(None, "")
+
+    # -- the line a stopped run was on -------------------------------------------
+    @property
+    def stopped_line(self) -> int | None:
+        return self._stopped_line
+
+    def mark_stopped_line(self, line: int, message: str = "") -> bool:
+        """Mark 1-based `line` as running when the run was stopped (gutter marker,
+        tint; hovering shows `message`) and scroll to it. False if there is no such line."""
+        if not 1 <= line <= self.blockCount():
+            self.clear_stopped_line()
+            return False
+        self._stopped_line = line
+        self._stopped_message = message
+        block = self.document().findBlockByNumber(line - 1)
+        self.setTextCursor(QTextCursor(block))
+        self.centerCursor()
+        self._update_extra_selections()
+        self._numbers.update()
+        return True
+
+    def clear_stopped_line(self) -> None:
+        if self._stopped_line is not None:
+            self._stopped_line = None
+            self._stopped_message = ""
+            self._update_extra_selections()
+            self._numbers.update()
+
+    def marker_tip(self, line: int | None) -> str:
+        """The message of the marker on `line` (error first), or ""."""
+        if line is not None and line == self._error_line:
+            return self._error_message
+        if line is not None and line == self._stopped_line:
+            return self._stopped_message
+        return ""
 
     def go_to_line(self, line: int) -> None:
         block = self.document().findBlockByNumber(max(0, line - 1))
@@ -148,8 +197,10 @@ class CodeEditor(QPlainTextEdit):
         while block.isValid() and top <= event.rect().bottom():
             if block.isVisible() and bottom >= event.rect().top():
                 line = number + 1
-                if line == self._error_line:
-                    painter.fillRect(0, top, width, bottom - top, QColor(c["error_underline"]))
+                marker = ("error_underline" if line == self._error_line
+                          else "stopped_marker" if line == self._stopped_line else None)
+                if marker is not None:
+                    painter.fillRect(0, top, width, bottom - top, QColor(c[marker]))
                     painter.setPen(QColor("#ffffff"))
                     f = painter.font()
                     f.setBold(True)
@@ -177,6 +228,14 @@ class CodeEditor(QPlainTextEdit):
             sel.cursor = self.textCursor()
             sel.cursor.clearSelection()
             selections.append(sel)
+        if self._stopped_line is not None and self._stopped_line != self._error_line:
+            block = self.document().findBlockByNumber(self._stopped_line - 1)
+            if block.isValid():
+                sel = QTextEdit.ExtraSelection()
+                sel.format.setBackground(QColor(c["stopped_bg"]))
+                sel.format.setProperty(QTextFormat.FullWidthSelection, True)
+                sel.cursor = QTextCursor(block)
+                selections.append(sel)
         if self._error_line is not None:
             block = self.document().findBlockByNumber(self._error_line - 1)
             if block.isValid():
@@ -198,11 +257,12 @@ class CodeEditor(QPlainTextEdit):
 
     # -- hover tooltip on the error line ---------------------------------------
     def event(self, event):
-        if event.type() == event.Type.ToolTip and self._error_line is not None:
+        if event.type() == event.Type.ToolTip and (self._error_line is not None or self._stopped_line is not None):
             pos = self.viewport().mapFromGlobal(event.globalPos())
             line = self.cursorForPosition(pos).blockNumber() + 1
-            if line == self._error_line and self.line_at_y(pos.y()) == line:
-                QToolTip.showText(event.globalPos(), self._error_message, self)
+            tip = self.marker_tip(line) if self.line_at_y(pos.y()) == line else ""
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self)
             else:
                 QToolTip.hideText()
             return True

@@ -191,9 +191,6 @@ class InspectorPanel(QWidget):
         self.values_table.setToolTip(self.tr("Rows: leading indices; columns: the last dimension."))
         self._refresh()
 
-    def set_theme(self, name: str) -> None:
-        """Nothing theme-specific: the palette styles every widget here."""
-
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
             self.retranslate()
@@ -293,8 +290,8 @@ class InspectorPanel(QWidget):
         self.saved_box.setVisible(True)
         rows = []
         for sv in n.saved:
-            if sv.skipped:
-                v = self.tr("not read: {0}").format(self._skip_reason(sv.skipped))
+            if sv.skipped or sv.skipped_code:
+                v = self.tr("not read: {0}").format(self._skip_reason(sv.skipped_code, sv.skipped))
             elif sv.tensor is not None:
                 v = summary_text(sv.tensor, 8)
             else:
@@ -302,19 +299,20 @@ class InspectorPanel(QWidget):
             rows.append(f"<b>{html.escape(sv.name)}</b>: {html.escape(str(v))}")
         self.saved_label.setText("<br>".join(rows))
 
-    def _skip_reason(self, reason: str) -> str:
-        """The engine's reason (English, see docs/trace-format.md) for a
-        saved value it did not read, in the UI language."""
-        if reason.startswith("inside a non-reentrant checkpoint segment"):
+    def _skip_reason(self, code: Optional[str], english: Optional[str]) -> str:
+        """Why a saved value was not read, in the UI language, from the engine's
+        reason code; the English reason for an unknown code or a trace written
+        before codes existed (it has only the English text)."""
+        if code == "checkpoint":
             return self.tr("inside a non-reentrant checkpoint segment (reading it would re-run the forward)")
-        if reason.startswith("saved with saved_tensors_hooks"):
+        if code == "saved_tensors_hooks":
             return self.tr("saved with saved_tensors_hooks (reading it would call the unpack hook)")
-        if reason.startswith("already freed by an earlier backward"):
+        if code == "freed":
             return self.tr("already freed by an earlier backward")
-        if reason.startswith("changed in place after it was captured"):
+        if code == "changed_in_place":
             return self.tr("changed in place after it was captured, before its values were read "
                            "(activations the script cannot name are read after the script)")
-        return reason
+        return english or code or ""
 
     def _refresh_grads(self) -> None:
         n = self._node

@@ -45,11 +45,6 @@ class OutputPane(QTextBrowser):
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(FLUSH_MS)
         self._flush_timer.timeout.connect(self.flush)
-        self._skipped_text = "… {n} lines skipped (printed faster than they can be shown) …"
-
-    def set_skipped_text(self, text: str) -> None:
-        """Translated "… {n} lines skipped …" message."""
-        self._skipped_text = text
 
     def set_theme(self, theme: str) -> None:
         self._theme = theme
@@ -119,7 +114,8 @@ class OutputPane(QTextBrowser):
         total = sum(t.count("\n") for t, _ in runs)
         if total > MAX_LINES_PER_FLUSH:
             skip = total - MAX_LINES_PER_FLUSH
-            marker = (self._skipped_text.format(n=skip) + "\n", self._fmt("info"))
+            skipped = self.tr("… {n} lines skipped (printed faster than they can be shown) …")
+            marker = (skipped.format(n=skip) + "\n", self._fmt("info"))
             kept = []
             for text, fmt in runs:
                 n = text.count("\n")

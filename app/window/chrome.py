@@ -1,142 +1,127 @@
-"""Builds the main window's chrome: central graph view, docks, actions, menus,
-toolbar and status bar.
+"""The main window's actions, menus and toolbar: what the user can ask for, and
+under which keys.
 
-A mixin of `MainWindow` so that main_window.py stays about behaviour. No text is
-set here: every visible string is applied in `MainWindow.retranslate`, which
-runs again on a live language switch.
+It owns the QActions and their texts, not what they do: the window hands it one
+callable per action (`handlers`), so this module never reaches into the editor,
+the worker or the files. Texts are applied in `retranslate` (run again on a live
+language switch) and icons in `apply_theme` (their ink follows the theme).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from typing import Callable
+
+from PySide6.QtCore import QObject, QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QProgressBar, QToolBar, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QMenu, QToolBar
 
 from autogradviz.app import i18n
-from autogradviz.app.panels.editor import CodeEditor
-from autogradviz.app.panels.lessons import LessonsPanel
-from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.resources_loader import icon
-from autogradviz.app.graph.view import GraphView
-from autogradviz.app.panels.inspector import InspectorPanel
-from autogradviz.app.panels.stepper import StepperPanel
+
+THEME_MODES = ("system", "light", "dark")
+
+# name, icon, shortcuts. The graph view owns zoom/fit/find keys (its own
+# shortcuts, active while it has focus); registering them here as well would
+# make them ambiguous, so they appear as hints in the menu text only.
+ACTIONS = [
+    ("new", "new", [QKeySequence.New]),
+    ("open", "open", [QKeySequence.Open]),
+    ("save", "save", [QKeySequence.Save]),
+    ("save_as", None, [QKeySequence.SaveAs]),
+    ("export", "export", ["Ctrl+E"]),
+    ("quit", None, [QKeySequence.Quit]),
+    ("undo", None, [QKeySequence.Undo]),
+    ("redo", None, [QKeySequence.Redo]),
+    ("comment", None, ["Ctrl+/"]),
+    ("run", "run", ["Ctrl+Return", "Ctrl+Enter"]),
+    ("stop", "stop", ["Ctrl+."]),
+    ("timeout", None, []),
+    ("zoom_in", "zoom-in", []),
+    ("zoom_out", "zoom-out", []),
+    ("zoom_fit", "zoom-fit", []),
+    ("find", "search", []),
+    ("show_saved", None, []),
+    ("reset_layout", None, []),
+    ("about", "app", []),
+    ("shortcuts", None, ["Ctrl+F1"]),
+    ("lessons_help", None, ["F1"]),
+]
+KEY_HINTS = {"zoom_in": QKeySequence.ZoomIn, "zoom_out": QKeySequence.ZoomOut,
+             "zoom_fit": QKeySequence("Ctrl+0"), "find": QKeySequence.Find}
 
 
-class WindowChromeMixin:
-    """`_build_*` methods, called once from `MainWindow.__init__`."""
+class WindowChrome(QObject):
+    """Builds actions, menus and the toolbar on `window`.
 
-    def _build_central(self) -> None:
-        self.graph_view = GraphView(self.session, self)
-        self.graph_view.setObjectName("graphView")
-        self.setCentralWidget(self.graph_view)
+    `handlers` maps every action name (and "theme", "language", "recent") to
+    what it does; "show_saved" gets the new checked state, "theme" a mode,
+    "language" a code, "recent" the Open Recent menu about to be shown."""
 
-    def _dock(self, name: str, widget: QWidget, area) -> QDockWidget:
-        dock = QDockWidget(self)
-        dock.setObjectName(name)
-        dock.setWidget(widget)
-        dock.setFeatures(QDockWidget.DockWidgetClosable | QDockWidget.DockWidgetMovable
-                         | QDockWidget.DockWidgetFloatable)
-        self.addDockWidget(area, dock)
-        return dock
+    def __init__(self, window: QMainWindow, handlers: dict[str, Callable], theme_mode: str):
+        super().__init__(window)
+        self._window = window
+        self.actions: dict[str, QAction] = {}
+        for name, icon_name, keys in ACTIONS:
+            self._action(name, icon_name, keys, handlers[name], checkable=name == "show_saved")
+        for act in self.actions.values():
+            act.setShortcutContext(Qt.WindowShortcut)
+        window.addActions(list(self.actions.values()))
 
-    def _build_docks(self) -> None:
-        self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
-        self.setCorner(Qt.TopLeftCorner, Qt.LeftDockWidgetArea)
-        self.setCorner(Qt.BottomRightCorner, Qt.BottomDockWidgetArea)
-        self.setDockNestingEnabled(True)
+        self.theme_group = QActionGroup(self)
+        for mode in THEME_MODES:
+            act = self._action(f"theme_{mode}", None, [], lambda _=False, m=mode: handlers["theme"](m),
+                               checkable=True)
+            self.theme_group.addAction(act)
+        self.language_group = QActionGroup(self)
+        for code, native in i18n.LANGUAGES:
+            act = self._action(f"lang_{code}", None, [], lambda _=False, c=code: handlers["language"](c),
+                               checkable=True)
+            act.setText(native)  # language names are shown in their own language
+            self.language_group.addAction(act)
+        self.check_theme(theme_mode)
+        self.check_language(i18n.current_language())
+        self._build_menus(handlers["recent"])
+        self._build_toolbar()
 
-        self.lessons_panel = LessonsPanel(self)
-        self.lessons_panel.lessonActivated.connect(lambda lesson: self.open_lesson(lesson, run=True))
-        self.editor = CodeEditor(self, self.theme_manager.effective)
-        self.output = OutputPane(self, self.theme_manager.effective)
-        self.output.lineActivated.connect(self._go_to_line)
-        self.inspector = InspectorPanel(self.session, self)
-        self.stepper = StepperPanel(self.session, self)
-        # Left/Right/Space/Home/End step the backward pass while the graph has focus.
-        self.stepper.install_shortcuts(self.graph_view)
-
-        self.lessons_dock = self._dock("lessonsDock", self.lessons_panel, Qt.LeftDockWidgetArea)
-        self.editor_dock = self._dock("editorDock", self.editor, Qt.LeftDockWidgetArea)
-        self.output_dock = self._dock("outputDock", self.output, Qt.LeftDockWidgetArea)
-        self.inspector_dock = self._dock("inspectorDock", self.inspector, Qt.RightDockWidgetArea)
-        self.stepper_dock = self._dock("stepperDock", self.stepper, Qt.BottomDockWidgetArea)
-        self.resizeDocks([self.lessons_dock, self.editor_dock, self.output_dock], [270, 420, 170], Qt.Vertical)
-        self.resizeDocks([self.editor_dock, self.inspector_dock], [540, 290], Qt.Horizontal)
-        self.resizeDocks([self.stepper_dock], [190], Qt.Vertical)
-
-    def _action(self, name: str, icon_name: str | None = None, shortcuts=(), slot=None,
-                checkable: bool = False) -> QAction:
-        action = QAction(self)
+    def _action(self, name: str, icon_name, shortcuts, slot, checkable: bool = False) -> QAction:
+        action = QAction(self._window)
         action.setObjectName(name)
         if icon_name:
             action.setIcon(icon(icon_name))
             action.setProperty("iconName", icon_name)
         if shortcuts:
             action.setShortcuts([QKeySequence(s) for s in shortcuts])
-        if checkable:
-            action.setCheckable(True)
-        if slot is not None:
-            action.triggered.connect(slot)
+        action.setCheckable(checkable)
+        # "show_saved" follows its checked state; every other action just runs
+        (action.toggled if name == "show_saved" else action.triggered).connect(slot)
         self.actions[name] = action
         return action
 
-    def _build_actions(self) -> None:
-        self.actions: dict[str, QAction] = {}
-        a = self._action
-        a("new", "new", [QKeySequence.New], self.new_file)
-        a("open", "open", [QKeySequence.Open], self.open_file_dialog)
-        a("save", "save", [QKeySequence.Save], self.save)
-        a("save_as", None, [QKeySequence.SaveAs], self.save_as)
-        a("export", "export", ["Ctrl+E"], self.export)
-        a("quit", None, [QKeySequence.Quit], self.close)
-        a("undo", None, [QKeySequence.Undo], self.editor.undo)
-        a("redo", None, [QKeySequence.Redo], self.editor.redo)
-        a("comment", None, ["Ctrl+/"], lambda: self.editor.toggle_comment())
-        self.editor.undoAvailable.connect(self.actions["undo"].setEnabled)
-        self.editor.redoAvailable.connect(self.actions["redo"].setEnabled)
-        self.actions["undo"].setEnabled(False)
-        self.actions["redo"].setEnabled(False)
-        a("run", "run", ["Ctrl+Return", "Ctrl+Enter"], self.run_script)
-        a("stop", "stop", ["Ctrl+."], self.stop_script)
-        a("timeout", None, [], self._ask_timeout)
-        # The graph view owns these keys (its own shortcuts, active while it has focus);
-        # registering them here as well would make them ambiguous, so they are hints only.
-        a("zoom_in", "zoom-in", [], lambda: self._graph_call("zoom_in"))
-        a("zoom_out", "zoom-out", [], lambda: self._graph_call("zoom_out"))
-        a("zoom_fit", "zoom-fit", [], lambda: self._graph_call("fit"))
-        a("find", "search", [], lambda: self._graph_call("show_search"))
-        a("show_saved", None, [], None, checkable=True)
-        self.actions["show_saved"].toggled.connect(self._set_show_saved)
-        a("reset_layout", None, [], self.reset_layout)
-        a("about", "app", [], self.about)
-        a("shortcuts", None, ["Ctrl+F1"], self.show_shortcuts)
-        a("lessons_help", None, ["F1"], self._show_lessons)
-        for act in self.actions.values():
-            act.setShortcutContext(Qt.WindowShortcut)
-        self.addActions(list(self.actions.values()))
+    def check_theme(self, mode: str) -> None:
+        self.actions[f"theme_{mode}"].setChecked(True)
 
-        self.theme_group = QActionGroup(self)
-        for mode in ("system", "light", "dark"):
-            act = a(f"theme_{mode}", None, [], lambda _=False, m=mode: self.set_theme_mode(m), checkable=True)
-            self.theme_group.addAction(act)
-        self.actions[f"theme_{self.theme_manager.mode}"].setChecked(True)
-        self.language_group = QActionGroup(self)
-        for code, native in i18n.LANGUAGES:
-            act = a(f"lang_{code}", None, [], lambda _=False, c=code: self.set_language(c), checkable=True)
-            act.setText(native)  # language names are shown in their own language
-            self.language_group.addAction(act)
-        current = f"lang_{i18n.current_language()}"
-        if current in self.actions:
-            self.actions[current].setChecked(True)
+    def check_language(self, code: str) -> None:
+        act = self.actions.get(f"lang_{code}")
+        if act is not None:
+            act.setChecked(True)
 
-    def _build_menus(self) -> None:
-        mb = self.menuBar()
+    def set_show_saved_checked(self, on: bool) -> None:
+        """Mirror the session's "show saved tensors" without re-triggering it."""
+        act = self.actions["show_saved"]
+        if act.isChecked() != on:
+            act.blockSignals(True)
+            act.setChecked(on)
+            act.blockSignals(False)
+
+    # -- menus and toolbar -----------------------------------------------------
+    def _build_menus(self, fill_recent: Callable[[QMenu], None]) -> None:
+        mb = self._window.menuBar()
         act = self.actions
         self.file_menu = mb.addMenu("")
         for name in ("new", "open"):
             self.file_menu.addAction(act[name])
         self.recent_menu = self.file_menu.addMenu("")
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self.recent_menu.aboutToShow.connect(lambda: fill_recent(self.recent_menu))
         for name in ("save", "save_as"):
             self.file_menu.addAction(act[name])
         self.file_menu.addSeparator()
@@ -145,8 +130,8 @@ class WindowChromeMixin:
         self.file_menu.addAction(act["quit"])
 
         self.edit_menu = mb.addMenu("")
-        self.edit_menu.addAction(act["undo"])
-        self.edit_menu.addAction(act["redo"])
+        for name in ("undo", "redo"):
+            self.edit_menu.addAction(act[name])
         self.edit_menu.addSeparator()
         self.edit_menu.addAction(act["comment"])
 
@@ -160,10 +145,10 @@ class WindowChromeMixin:
         for name in ("zoom_in", "zoom_out", "zoom_fit", "find", "show_saved"):
             self.view_menu.addAction(act[name])
         self.view_menu.addSeparator()
-        self.panels_menu = self.view_menu.addMenu("")
+        self.panels_menu = self.view_menu.addMenu("")  # filled from the panel registry
         self.theme_menu = self.view_menu.addMenu("")
         self.theme_menu.setIcon(icon("theme"))
-        for mode in ("system", "light", "dark"):
+        for mode in THEME_MODES:
             self.theme_menu.addAction(act[f"theme_{mode}"])
         self.language_menu = self.view_menu.addMenu("")
         for code, _ in i18n.LANGUAGES:
@@ -172,12 +157,11 @@ class WindowChromeMixin:
         self.view_menu.addAction(act["reset_layout"])
 
         self.help_menu = mb.addMenu("")
-        self.help_menu.addAction(act["lessons_help"])
-        self.help_menu.addAction(act["shortcuts"])
-        self.help_menu.addAction(act["about"])
+        for name in ("lessons_help", "shortcuts", "about"):
+            self.help_menu.addAction(act[name])
 
     def _build_toolbar(self) -> None:
-        tb = QToolBar(self)
+        tb = QToolBar(self._window)
         tb.setObjectName("mainToolbar")
         tb.setMovable(False)
         tb.setIconSize(QSize(20, 20))
@@ -191,13 +175,12 @@ class WindowChromeMixin:
         tb.addAction(act["run"])
         tb.widgetForAction(act["run"]).setObjectName("runButton")
         tb.addAction(act["stop"])
-        self.device_label = QLabel(self)
+        self.device_label = QLabel(self._window)
         tb.addWidget(self.device_label)
-        self.device_combo = QComboBox(self)
+        self.device_combo = QComboBox(self._window)
         self.device_combo.setObjectName("deviceCombo")
         self.device_combo.addItem("CPU", "cpu")
         self.device_combo.addItem("CUDA", "cuda")
-        self.device_combo.activated.connect(self._device_changed)  # user choices only
         tb.addWidget(self.device_combo)
         tb.addSeparator()
         for name in ("zoom_in", "zoom_out", "zoom_fit"):
@@ -205,24 +188,65 @@ class WindowChromeMixin:
             tb.widgetForAction(act[name]).setToolButtonStyle(Qt.ToolButtonIconOnly)
         tb.addSeparator()
         tb.addAction(act["export"])
-        self.addToolBar(Qt.TopToolBarArea, tb)
+        self._window.addToolBar(Qt.TopToolBarArea, tb)
 
-    def _build_statusbar(self) -> None:
-        sb = self.statusBar()
-        self.worker_label = QLabel(self)
-        self.worker_label.setObjectName("workerLabel")
-        self.busy = QProgressBar(self)
-        self.busy.setObjectName("busyIndicator")
-        self.busy.setRange(0, 0)
-        self.busy.setMaximumWidth(90)
-        self.busy.setMaximumHeight(14)
-        self.busy.setTextVisible(False)
-        self.busy.hide()
-        self.graph_label = QLabel(self)
-        self.graph_label.setObjectName("graphLabel")
-        self.layout_label = QLabel(self)
-        self.layout_label.setObjectName("layoutLabel")
-        sb.addWidget(self.worker_label)
-        sb.addWidget(self.busy)
-        sb.addPermanentWidget(self.graph_label)
-        sb.addPermanentWidget(self.layout_label)
+    # -- texts and icons ---------------------------------------------------------
+    def retranslate(self) -> None:
+        """(Re)apply every action's text and tooltip (with its key) and the menu titles."""
+        tips = {
+            "new": (self.tr("&New"), self.tr("Start a new, empty script")),
+            "open": (self.tr("&Open…"), self.tr("Open a Python script (it runs only when you press Run)")),
+            "save": (self.tr("&Save"), self.tr("Save the script")),
+            "save_as": (self.tr("Save &As…"), self.tr("Save the script under a new name")),
+            "export": (self.tr("&Export…"), self.tr("Export the graph or the backward steps as images")),
+            "quit": (self.tr("&Quit"), self.tr("Close the application")),
+            "undo": (self.tr("&Undo"), self.tr("Undo the last edit")),
+            "redo": (self.tr("&Redo"), self.tr("Redo the last undone edit")),
+            "comment": (self.tr("Toggle &Comment"), self.tr("Comment out the selected lines, or uncomment them")),
+            "run": (self.tr("&Run"), self.tr("Run the script in the worker and show its autograd graph")),
+            "stop": (self.tr("&Stop"), self.tr("Stop the running script")),
+            "timeout": (self.tr("Run &Timeout…"), self.tr("Stop scripts that run longer than this")),
+            "zoom_in": (self.tr("Zoom &In"), self.tr("Zoom into the graph")),
+            "zoom_out": (self.tr("Zoom &Out"), self.tr("Zoom out of the graph")),
+            "zoom_fit": (self.tr("&Fit Graph"), self.tr("Fit the whole graph into the view")),
+            "find": (self.tr("&Find in Graph…"), self.tr("Search the graph by variable name or op")),
+            "show_saved": (self.tr("Show &Saved Tensors"),
+                           self.tr("Show what each node saved for backward, as extra boxes")),
+            "reset_layout": (self.tr("&Reset Panel Layout"), self.tr("Put every panel back where it started")),
+            "about": (self.tr("&About Autograd Visualizer"), self.tr("Version and credits")),
+            "lessons_help": (self.tr("&Lessons"), self.tr("Show the starter lessons")),
+            "shortcuts": (self.tr("&Keyboard Shortcuts"), self.tr("Every key the app understands")),
+            "theme_system": (self.tr("Follow &System"), self.tr("Use the desktop's light or dark setting")),
+            "theme_light": (self.tr("&Light"), self.tr("Light theme")),
+            "theme_dark": (self.tr("&Dark"), self.tr("Dark theme")),
+        }
+        for name, (text, tip) in tips.items():
+            action = self.actions[name]
+            keys = action.shortcuts()
+            if name in KEY_HINTS:
+                keys = [QKeySequence(KEY_HINTS[name])]
+                text += "\t" + keys[0].toString(QKeySequence.NativeText)
+            action.setText(text)
+            if keys:
+                tip = f"{tip} ({keys[0].toString(QKeySequence.NativeText)})"
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+        self.actions["run"].setIconText(self.tr("Run"))
+        self.actions["stop"].setIconText(self.tr("Stop"))
+        self.actions["export"].setIconText(self.tr("Export"))
+        for menu, title in ((self.file_menu, self.tr("&File")), (self.recent_menu, self.tr("Open &Recent")),
+                            (self.edit_menu, self.tr("&Edit")), (self.run_menu, self.tr("&Run")),
+                            (self.view_menu, self.tr("&View")), (self.panels_menu, self.tr("&Panels")),
+                            (self.theme_menu, self.tr("&Theme")), (self.language_menu, self.tr("&Language")),
+                            (self.help_menu, self.tr("&Help"))):
+            menu.setTitle(title)
+        self.toolbar.setWindowTitle(self.tr("Toolbar"))
+        self.device_label.setText(" " + self.tr("Device:") + " ")
+
+    def apply_theme(self, name: str) -> None:
+        """Reload the icons in the theme's ink."""
+        for act in self.actions.values():
+            icon_name = act.property("iconName")
+            if icon_name:
+                act.setIcon(icon(icon_name, name))
+        self.theme_menu.setIcon(icon("theme", name))

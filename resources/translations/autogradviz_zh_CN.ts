@@ -4,537 +4,613 @@
 <context>
     <name />
     <message>
-        <location filename="../../app/graph_items.py" line="58" />
+        <location filename="../../app/graph/items.py" line="58" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="66" />
+        <location filename="../../app/graph/items.py" line="66" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="255" />
+        <location filename="../../app/graph/items.py" line="255" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="534" />
+        <location filename="../../app/graph/items.py" line="534" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="70" />
+        <location filename="../../app/graph/scene.py" line="70" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="72" />
+        <location filename="../../app/graph/scene.py" line="72" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="74" />
+        <location filename="../../app/graph/scene.py" line="74" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="76" />
+        <location filename="../../app/graph/scene.py" line="76" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="79" />
+        <location filename="../../app/graph/scene.py" line="79" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="81" />
+        <location filename="../../app/graph/scene.py" line="81" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="83" />
+        <location filename="../../app/graph/scene.py" line="83" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="85" />
+        <location filename="../../app/graph/scene.py" line="85" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="86" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="95" />
+        <location filename="../../app/graph/scene.py" line="95" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="98" />
+        <location filename="../../app/graph/scene.py" line="98" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="268" />
+        <location filename="../../app/graph/scene.py" line="268" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="270" />
+        <location filename="../../app/graph/scene.py" line="270" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="694" />
+        <location filename="../../app/graph/scene.py" line="694" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="697" />
+        <location filename="../../app/graph/scene.py" line="697" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="699" />
+        <location filename="../../app/graph/scene.py" line="699" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="702" />
+        <location filename="../../app/graph/scene.py" line="702" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="100" />
+        <location filename="../../app/graph/scene.py" line="100" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="489" />
+        <location filename="../../app/graph/scene.py" line="489" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="497" />
+        <location filename="../../app/graph/scene.py" line="497" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="583" />
+        <location filename="../../app/graph/scene.py" line="583" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="588" />
+        <location filename="../../app/graph/scene.py" line="588" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="590" />
+        <location filename="../../app/graph/scene.py" line="590" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="62" />
+        <location filename="../../app/export/render.py" line="62" />
         <source>unsupported format {0!r}: use one of {1}</source>
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="37" />
+        <location filename="../../app/export/files.py" line="37" />
         <source>cannot write {0}: it is a directory</source>
         <translation>无法写入 {0}：它是一个文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="39" />
+        <location filename="../../app/export/files.py" line="39" />
         <source>cannot write {0}: folder {1} does not exist</source>
         <translation>无法写入 {0}：文件夹 {1} 不存在</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="41" />
+        <location filename="../../app/export/files.py" line="41" />
         <source>cannot write {0}: no permission to write in {1}</source>
         <translation>无法写入 {0}：没有在 {1} 中写入的权限</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="43" />
+        <location filename="../../app/export/files.py" line="43" />
         <source>cannot write {0}: the file is read-only</source>
         <translation>无法写入 {0}：文件是只读的</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="58" />
+        <location filename="../../app/export/files.py" line="58" />
         <source>cannot write {0}: {1}</source>
         <translation>无法写入 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="63" />
+        <location filename="../../app/export/files.py" line="63" />
         <source>cannot write {0}: nothing was rendered</source>
         <translation>无法写入 {0}：没有渲染出任何内容</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="107" />
+        <location filename="../../app/export/render.py" line="107" />
         <source>the picture is too large to render ({0} x {1} px)</source>
         <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="125" />
+        <location filename="../../app/export/render.py" line="125" />
         <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
         <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="129" />
+        <location filename="../../app/export/render.py" line="129" />
         <source>cannot write {0}: saving the PNG failed</source>
         <translation>无法写入 {0}：保存 PNG 失败</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="144" />
-        <location filename="../../app/export.py" line="168" />
+        <location filename="../../app/export/render.py" line="144" />
+        <location filename="../../app/export/render.py" line="168" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="145" />
+        <location filename="../../app/export/render.py" line="145" />
         <source>Exported by Autograd Visualizer</source>
         <translation>由 Autograd Visualizer 导出</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="148" />
+        <location filename="../../app/export/render.py" line="148" />
         <source>cannot write {0}: the SVG writer failed to start</source>
         <translation>无法写入 {0}：SVG 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="165" />
+        <location filename="../../app/export/render.py" line="165" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="176" />
+        <location filename="../../app/export/render.py" line="176" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="246" />
+        <location filename="../../app/export/render.py" line="246" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="258" />
+        <location filename="../../app/export/render.py" line="258" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="263" />
+        <location filename="../../app/export/render.py" line="263" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="289" />
+        <location filename="../../app/export/render.py" line="289" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="291" />
+        <location filename="../../app/export/render.py" line="291" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="313" />
+        <location filename="../../app/export/render.py" line="313" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="317" />
+        <location filename="../../app/export/render.py" line="317" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="320" />
+        <location filename="../../app/export/render.py" line="320" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
 </context>
 <context>
+    <name>CodeEditor</name>
+    <message>
+        <location filename="../../app/panels/editor.py" line="75" />
+        <source>Write PyTorch code here, then press Run (Ctrl+Enter).</source>
+        <translation>在这里编写 PyTorch 代码，然后按“运行”（Ctrl+Enter）。</translation>
+    </message>
+</context>
+<context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../../app/export_dialog.py" line="37" />
-        <location filename="../../app/export_dialog.py" line="170" />
+        <location filename="../../app/export/dialog.py" line="37" />
+        <location filename="../../app/export/dialog.py" line="170" />
         <source>Export graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="41" />
+        <location filename="../../app/export/dialog.py" line="41" />
         <source>PNG image</source>
         <translation>PNG 图片</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="41" />
+        <location filename="../../app/export/dialog.py" line="41" />
         <source>SVG vector image</source>
         <translation>SVG 矢量图</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="42" />
+        <location filename="../../app/export/dialog.py" line="42" />
         <source>PDF document</source>
         <translation>PDF 文档</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="42" />
+        <location filename="../../app/export/dialog.py" line="42" />
         <source>Graphviz DOT source</source>
         <translation>Graphviz DOT 源文件</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="43" />
+        <location filename="../../app/export/dialog.py" line="43" />
         <source>Animated GIF of the backward run</source>
         <translation>反向传播的 GIF 动画</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="51" />
+        <location filename="../../app/export/dialog.py" line="51" />
         <source>Whole graph</source>
         <translation>整张计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="52" />
+        <location filename="../../app/export/dialog.py" line="52" />
         <source>Visible area only</source>
         <translation>仅可见区域</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="65" />
+        <location filename="../../app/export/dialog.py" line="65" />
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="82" />
+        <location filename="../../app/export/dialog.py" line="82" />
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="83" />
+        <location filename="../../app/export/dialog.py" line="83" />
         <source>Scale:</source>
         <translation>缩放：</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="85" />
+        <location filename="../../app/export/dialog.py" line="85" />
         <source>Area:</source>
         <translation>范围：</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="87" />
+        <location filename="../../app/export/dialog.py" line="87" />
         <source>File:</source>
         <translation>文件：</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="90" />
+        <location filename="../../app/export/dialog.py" line="90" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="136" />
+        <location filename="../../app/export/dialog.py" line="136" />
         <source>Animates backward run {0}: {1} frames, one per step.</source>
         <translation>动画展示第 {0} 次反向传播：{1} 帧，每步一帧。</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="140" />
-        <location filename="../../app/export_dialog.py" line="239" />
+        <location filename="../../app/export/dialog.py" line="140" />
+        <location filename="../../app/export/dialog.py" line="239" />
         <source>There is no backward run to animate.</source>
         <translation>没有可以制作动画的反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="142" />
+        <location filename="../../app/export/dialog.py" line="142" />
         <source>The graph's structure and positions, without the stepper state.</source>
         <translation>计算图的结构和位置，不含步进状态。</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="145" />
+        <location filename="../../app/export/dialog.py" line="145" />
         <source>Exports what the view shows now: backward run {0}, step {1}.</source>
         <translation>导出视图当前显示的内容：第 {0} 次反向传播，第 {1} 步。</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="148" />
+        <location filename="../../app/export/dialog.py" line="148" />
         <source>Exports the graph as the view shows it.</source>
         <translation>按视图当前的样子导出计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="169" />
+        <location filename="../../app/export/dialog.py" line="169" />
         <source>{0} files (*.{1})</source>
         <translation>{0} 文件 (*.{1})</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="193" />
+        <location filename="../../app/export/dialog.py" line="193" />
         <source>Choose a file to export to.</source>
         <translation>选择要导出到的文件。</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="199" />
+        <location filename="../../app/export/dialog.py" line="199" />
         <source>There is no graph to export yet.</source>
         <translation>还没有可以导出的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="214" />
+        <location filename="../../app/export/dialog.py" line="214" />
         <source>Export cancelled; nothing was written.</source>
         <translation>导出已取消；没有写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="220" />
+        <location filename="../../app/export/dialog.py" line="220" />
         <source>Export failed: {0}</source>
         <translation>导出失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/export_dialog.py" line="229" />
+        <location filename="../../app/export/dialog.py" line="229" />
         <source>Wrote {0}.</source>
         <translation>已写入 {0}。</translation>
     </message>
 </context>
 <context>
+    <name>FileController</name>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="62" />
+        <source>untitled.py</source>
+        <translation>未命名.py</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="94" />
+        <source>Open a script</source>
+        <translation>打开脚本</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="95" />
+        <location filename="../../app/window/file_controller.py" line="125" />
+        <source>Python scripts (*.py);;All files (*)</source>
+        <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="107" />
+        <source>Could not open {path}:
+{error}</source>
+        <translation>无法打开 {path}：
+{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="113" />
+        <source>Opened {path}. Press Run (Ctrl+Enter) to run it.</source>
+        <translation>已打开 {path}。按“运行”（Ctrl+Enter）执行它。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="124" />
+        <source>Save the script</source>
+        <translation>保存脚本</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="139" />
+        <source>(no recent files)</source>
+        <translation>（没有最近文件）</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="142" />
+        <source>Clear Recent Files</source>
+        <translation>清除最近文件</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="165" />
+        <source>Restored the text you were editing when the app last closed unexpectedly. Press Run (Ctrl+Enter) to run it, or pick a lesson.</source>
+        <translation>已恢复应用上次意外关闭时你正在编辑的内容。按“运行”（Ctrl+Enter）执行它，或选择一节课程。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="175" />
+        <source>Could not save {path}:
+{error}</source>
+        <translation>无法保存 {path}：
+{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="180" />
+        <source>Saved {path}</source>
+        <translation>已保存 {path}</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="200" />
+        <source>The script has unsaved changes. Save them first?</source>
+        <translation>脚本有未保存的修改。要先保存吗？</translation>
+    </message>
+</context>
+<context>
     <name>GraphView</name>
     <message>
-        <location filename="../../app/graph_view.py" line="288" />
+        <location filename="../../app/graph/view.py" line="288" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="289" />
+        <location filename="../../app/graph/view.py" line="289" />
         <source>Stop laying out the graph; the previous picture stays.</source>
         <translation>停止布局计算图；保留之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="290" />
+        <location filename="../../app/graph/view.py" line="290" />
         <source>Find a node by name or operation…</source>
         <translation>按名称或运算查找节点…</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="291" />
+        <location filename="../../app/graph/view.py" line="291" />
         <source>Type part of a variable name (e.g. 'loss') or an operation (e.g. 'Mul'). Enter: next match.</source>
         <translation>输入变量名的一部分（如 'loss'）或运算名（如 'Mul'）。回车：下一个匹配。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="293" />
+        <location filename="../../app/graph/view.py" line="293" />
         <source>Previous match (Shift+F3)</source>
         <translation>上一个匹配（Shift+F3）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="294" />
+        <location filename="../../app/graph/view.py" line="294" />
         <source>Next match (F3 or Enter)</source>
         <translation>下一个匹配（F3 或回车）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="295" />
+        <location filename="../../app/graph/view.py" line="295" />
         <source>Close the search bar (Esc)</source>
         <translation>关闭搜索栏（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="296" />
+        <location filename="../../app/graph/view.py" line="296" />
         <source>Zoom in (+, Ctrl++ or the mouse wheel)</source>
         <translation>放大（+、Ctrl++ 或鼠标滚轮）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="297" />
+        <location filename="../../app/graph/view.py" line="297" />
         <source>Zoom out (-, Ctrl+- or the mouse wheel)</source>
         <translation>缩小（-、Ctrl+- 或鼠标滚轮）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="301" />
+        <location filename="../../app/graph/view.py" line="301" />
         <source>Find a node (Ctrl+F)</source>
         <translation>查找节点（Ctrl+F）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="302" />
+        <location filename="../../app/graph/view.py" line="302" />
         <source>Show saved tensors</source>
         <translation>显示保存的张量</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="303" />
+        <location filename="../../app/graph/view.py" line="303" />
         <source>Also draw the tensors each operation saved for its backward computation (like torchviz's show_saved).</source>
         <translation>同时画出每个运算为反向计算保存的张量（类似 torchviz 的 show_saved）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="305" />
+        <location filename="../../app/graph/view.py" line="305" />
         <source>Legend</source>
         <translation>图例</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="306" />
-        <location filename="../../app/graph_view.py" line="469" />
+        <location filename="../../app/graph/view.py" line="306" />
+        <location filename="../../app/graph/view.py" line="469" />
         <source>Show or hide the legend explaining colours and badges.</source>
         <translation>显示或隐藏解释颜色和标记的图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="307" />
+        <location filename="../../app/graph/view.py" line="307" />
         <source>Drag to pan, wheel or +/- to zoom, double-click to centre; click a node to inspect it.</source>
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="426" />
+        <location filename="../../app/graph/view.py" line="426" />
         <source>The legend was hidden to leave the small view to the graph; tick to show it over the graph.</source>
         <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="737" />
+        <location filename="../../app/graph/view.py" line="737" />
         <source>Layout: {0} in {1:.2f} s</source>
         <translation>布局：{0}，用时 {1:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="779" />
+        <location filename="../../app/graph/view.py" line="779" />
         <source>No graph: the last run did not finish (it was stopped, crashed or ran out of time), so the previous graph was cleared. Press Run to try again.</source>
         <translation>没有计算图：上一次运行没有完成（被停止、崩溃或超时），因此清除了之前的图。按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="784" />
+        <location filename="../../app/graph/view.py" line="784" />
         <source>{0} at line {1}</source>
         <translation>第 {1} 行的 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="788" />
+        <location filename="../../app/graph/view.py" line="788" />
         <source>No graph: the script stopped with {0} before it built an autograd graph. The Output pane says what went wrong.</source>
         <translation>没有计算图：脚本在构建 autograd 计算图之前因 {0} 停止。“输出”面板说明了出错原因。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="790" />
+        <location filename="../../app/graph/view.py" line="790" />
         <source>No autograd graph: the script created no tensor that requires grad (try requires_grad=True).</source>
         <translation>没有自动求导计算图：脚本没有创建需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="601" />
+        <location filename="../../app/graph/view.py" line="601" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="298" />
+        <location filename="../../app/graph/view.py" line="298" />
         <source>Fit the graph in the view (Ctrl+0). A long graph is fitted across at a readable size, showing where backward starts; press again to see all of it.</source>
         <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="744" />
+        <location filename="../../app/graph/view.py" line="744" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="750" />
+        <location filename="../../app/graph/view.py" line="750" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="793" />
+        <location filename="../../app/graph/view.py" line="793" />
         <source>The script stopped with {0}: the graph shows what it had built until then. The Output pane says what went wrong.</source>
         <translation>脚本因 {0} 停止：图中显示的是到那时为止构建的部分。“输出”面板说明了出错原因。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="802" />
+        <location filename="../../app/graph/view.py" line="802" />
         <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is rolled into one box (×N): click it to see one box per call; click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框。被多次调用的模块合并成一个框（×N）：点击它可按每次调用一个框显示；点击带模块名的框可查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="806" />
+        <location filename="../../app/graph/view.py" line="806" />
         <source>Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed into one box each. Click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框，每次模块调用折叠成一个框。点击带模块名的框可查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="937" />
+        <location filename="../../app/graph/view.py" line="937" />
         <source>no match</source>
         <translation>无匹配</translation>
     </message>
     <message>
-        <location filename="../../app/graph_view.py" line="939" />
+        <location filename="../../app/graph/view.py" line="939" />
         <source>{0} of {1}</source>
         <translation>第 {0} 个，共 {1} 个</translation>
     </message>
@@ -542,267 +618,267 @@
 <context>
     <name>InspectorPanel</name>
     <message>
-        <location filename="../../app/inspector.py" line="158" />
+        <location filename="../../app/panels/inspector.py" line="158" />
         <source>Operation</source>
         <translation>运算</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="158" />
+        <location filename="../../app/panels/inspector.py" line="158" />
         <source>Variable</source>
         <translation>变量</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="158" />
+        <location filename="../../app/panels/inspector.py" line="158" />
         <source>Module</source>
         <translation>模块</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="159" />
+        <location filename="../../app/panels/inspector.py" line="159" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="159" />
+        <location filename="../../app/panels/inspector.py" line="159" />
         <source>Shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="159" />
+        <location filename="../../app/panels/inspector.py" line="159" />
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="160" />
+        <location filename="../../app/panels/inspector.py" line="160" />
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="160" />
+        <location filename="../../app/panels/inspector.py" line="160" />
         <source>requires_grad</source>
         <translation>requires_grad</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="161" />
+        <location filename="../../app/panels/inspector.py" line="161" />
         <source>is_leaf</source>
         <translation>is_leaf</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="161" />
+        <location filename="../../app/panels/inspector.py" line="161" />
         <source>retains_grad</source>
         <translation>retains_grad</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="162" />
+        <location filename="../../app/panels/inspector.py" line="162" />
         <source>Hooks</source>
         <translation>钩子</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="162" />
+        <location filename="../../app/panels/inspector.py" line="162" />
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="165" />
+        <location filename="../../app/panels/inspector.py" line="165" />
         <source>The autograd node: the backward function PyTorch recorded for this operation.</source>
         <translation>自动求导节点：PyTorch 为这个运算记录的反向函数。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="166" />
+        <location filename="../../app/panels/inspector.py" line="166" />
         <source>The name your script gave this tensor (or the parameter name).</source>
         <translation>脚本给这个张量起的名字（或参数名）。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="167" />
+        <location filename="../../app/panels/inspector.py" line="167" />
         <source>The nn.Module whose forward produced it.</source>
         <translation>由哪个 nn.Module 的 forward 产生。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="168" />
+        <location filename="../../app/panels/inspector.py" line="168" />
         <source>Leaf tensors were created by you, not computed; their gradients accumulate into .grad.</source>
         <translation>叶子张量由你创建而不是计算得到；它们的梯度累加到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="170" />
+        <location filename="../../app/panels/inspector.py" line="170" />
         <source>Non-leaf tensors keep .grad only if you called retain_grad().</source>
         <translation>非叶子张量只有在调用 retain_grad() 后才保留 .grad。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="176" />
+        <location filename="../../app/panels/inspector.py" line="176" />
         <source>Click a node in the graph to see its details here: operation, variable name, shape, values and — while stepping through backward — the gradient it received and sent.</source>
         <translation>点击图中的节点，在这里查看详情：运算、变量名、形状、数值，以及逐步执行反向传播时它收到和发出的梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="179" />
+        <location filename="../../app/panels/inspector.py" line="179" />
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="180" />
+        <location filename="../../app/panels/inspector.py" line="180" />
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="181" />
+        <location filename="../../app/panels/inspector.py" line="181" />
         <source>The tensor's values as recorded when the script ran.</source>
         <translation>脚本运行时记录下的张量数值。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="182" />
+        <location filename="../../app/panels/inspector.py" line="182" />
         <source>Gradients at this step</source>
         <translation>这一步的梯度</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="183" />
+        <location filename="../../app/panels/inspector.py" line="183" />
         <source>What this node received from its output (grad_outputs) and sent to its inputs (grad_inputs) during backward.</source>
         <translation>反向传播中这个节点从输出收到的梯度（grad_outputs）和发给输入的梯度（grad_inputs）。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="185" />
+        <location filename="../../app/panels/inspector.py" line="185" />
         <source>Saved for backward</source>
         <translation>为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="186" />
+        <location filename="../../app/panels/inspector.py" line="186" />
         <source>Tensors and values this operation stored during the forward pass to compute its gradient later.</source>
         <translation>这个运算在前向传播时保存的张量和数值，用于之后计算梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="188" />
+        <location filename="../../app/panels/inspector.py" line="188" />
         <source>Load all values</source>
         <translation>加载全部数值</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="189" />
+        <location filename="../../app/panels/inspector.py" line="189" />
         <source>Only the first values were sent with the trace; fetch all of them from the worker.</source>
         <translation>随记录只发送了前面一部分数值；从工作进程获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="191" />
+        <location filename="../../app/panels/inspector.py" line="191" />
         <source>Rows: leading indices; columns: the last dimension.</source>
         <translation>行：前面的下标；列：最后一个维度。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="220" />
+        <location filename="../../app/panels/inspector.py" line="217" />
         <source>leaf tensor (AccumulateGrad)</source>
         <translation>叶子张量（AccumulateGrad）</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="221" />
+        <location filename="../../app/panels/inspector.py" line="218" />
         <source>output (backward starts here)</source>
         <translation>输出（反向传播从这里开始）</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="221" />
+        <location filename="../../app/panels/inspector.py" line="218" />
         <source>operation (non-leaf)</source>
         <translation>运算（非叶子）</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="223" />
+        <location filename="../../app/panels/inspector.py" line="220" />
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="258" />
+        <location filename="../../app/panels/inspector.py" line="255" />
         <source>Showing the first {0} of {1} values.</source>
         <translation>显示前 {0} 个数值，共 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="261" />
+        <location filename="../../app/panels/inspector.py" line="258" />
         <source>All {0} values.</source>
         <translation>全部 {0} 个数值。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="271" />
+        <location filename="../../app/panels/inspector.py" line="268" />
         <source>Loading all values from the worker…</source>
         <translation>正在从工作进程加载全部数值…</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="281" />
+        <location filename="../../app/panels/inspector.py" line="278" />
         <source>All {0} values loaded (showing {1}).</source>
         <translation>已加载全部 {0} 个数值（显示 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="285" />
+        <location filename="../../app/panels/inspector.py" line="282" />
         <source>Could not load the values: {0}</source>
         <translation>无法加载数值：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="297" />
+        <location filename="../../app/panels/inspector.py" line="294" />
         <source>not read: {0}</source>
         <translation>未读取：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="309" />
+        <location filename="../../app/panels/inspector.py" line="307" />
         <source>inside a non-reentrant checkpoint segment (reading it would re-run the forward)</source>
         <translation>位于非重入式 checkpoint 段内（读取它会重新运行前向计算）</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="311" />
+        <location filename="../../app/panels/inspector.py" line="309" />
         <source>saved with saved_tensors_hooks (reading it would call the unpack hook)</source>
         <translation>通过 saved_tensors_hooks 保存（读取它会调用 unpack 钩子）</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="313" />
+        <location filename="../../app/panels/inspector.py" line="311" />
         <source>already freed by an earlier backward</source>
         <translation>已被之前的一次 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="315" />
+        <location filename="../../app/panels/inspector.py" line="313" />
         <source>changed in place after it was captured, before its values were read (activations the script cannot name are read after the script)</source>
         <translation>在被捕获之后、数值被读取之前被原地修改了（脚本中没有变量名的激活值会在脚本结束后才读取）</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="325" />
+        <location filename="../../app/panels/inspector.py" line="323" />
         <source>No backward pass was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="331" />
+        <location filename="../../app/panels/inspector.py" line="329" />
         <source>Backward has not started yet (step 0). Step forward to see gradients.</source>
         <translation>反向传播尚未开始（第 0 步）。向前一步即可看到梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="333" />
+        <location filename="../../app/panels/inspector.py" line="331" />
         <source>This node has not run yet at step {0}.</source>
         <translation>到第 {0} 步时这个节点还没有执行。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="336" />
+        <location filename="../../app/panels/inspector.py" line="334" />
         <source>Ran at step {0}.</source>
         <translation>在第 {0} 步执行。</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="338" />
+        <location filename="../../app/panels/inspector.py" line="336" />
         <source>received grad_outputs[{0}] = {1}</source>
         <translation>收到 grad_outputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="341" />
+        <location filename="../../app/panels/inspector.py" line="339" />
         <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
         <translation>发出 grad_inputs[{0}] = None（该输入不需要梯度）</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="343" />
+        <location filename="../../app/panels/inspector.py" line="341" />
         <source>sent grad_inputs[{0}] = {1}</source>
         <translation>发出 grad_inputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="345" />
+        <location filename="../../app/panels/inspector.py" line="343" />
         <source>&lt;b&gt;.grad&lt;/b&gt; = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt; = {0}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="347" />
+        <location filename="../../app/panels/inspector.py" line="345" />
         <source>&lt;b&gt;.grad&lt;/b&gt; (retain_grad) = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt;（retain_grad）= {0}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="350" />
+        <location filename="../../app/panels/inspector.py" line="348" />
         <source>hook {0} saw {1}</source>
         <translation>钩子 {0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/inspector.py" line="353" />
+        <location filename="../../app/panels/inspector.py" line="351" />
         <source>, returned {0}</source>
         <translation>，返回 {0}</translation>
     </message>
@@ -810,67 +886,67 @@
 <context>
     <name>Legend</name>
     <message>
-        <location filename="../../app/legend.py" line="28" />
+        <location filename="../../app/graph/legend.py" line="28" />
         <source>leaf tensor (requires grad) → .grad</source>
         <translation>叶子张量（需要梯度）→ .grad</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="29" />
+        <location filename="../../app/graph/legend.py" line="29" />
         <source>leaf with retain_grad or hooks</source>
         <translation>带 retain_grad 或钩子的叶子</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="30" />
+        <location filename="../../app/graph/legend.py" line="30" />
         <source>operation (non-leaf, grad_fn)</source>
         <translation>运算（非叶子，grad_fn）</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="31" />
+        <location filename="../../app/graph/legend.py" line="31" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="32" />
+        <location filename="../../app/graph/legend.py" line="32" />
         <source>tensor saved for backward</source>
         <translation>为反向传播保存的张量</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="33" />
+        <location filename="../../app/graph/legend.py" line="33" />
         <source>R  retain_grad() was called</source>
         <translation>R  调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="34" />
+        <location filename="../../app/graph/legend.py" line="34" />
         <source>H  a hook is registered</source>
         <translation>H  注册了钩子</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="35" />
+        <location filename="../../app/graph/legend.py" line="35" />
         <source>running at this step</source>
         <translation>这一步正在执行</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="36" />
+        <location filename="../../app/graph/legend.py" line="36" />
         <source>already ran (✓)</source>
         <translation>已经执行（✓）</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="37" />
+        <location filename="../../app/graph/legend.py" line="37" />
         <source>not run yet (faded)</source>
         <translation>尚未执行（变淡）</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="38" />
+        <location filename="../../app/graph/legend.py" line="38" />
         <source>gradient flowed along this edge</source>
         <translation>梯度沿这条边流过</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="39" />
+        <location filename="../../app/graph/legend.py" line="39" />
         <source>arrows point forward; backward runs against them</source>
         <translation>箭头指向前向方向；反向传播逆着箭头进行</translation>
     </message>
     <message>
-        <location filename="../../app/legend.py" line="43" />
+        <location filename="../../app/graph/legend.py" line="43" />
         <source>Legend: how the graph is drawn. Arrows point forward (input → operation); gradients flow against them during backward.</source>
         <translation>图例：计算图的画法。箭头指向前向方向（输入 → 运算）；反向传播时梯度逆着箭头流动。</translation>
     </message>
@@ -878,17 +954,17 @@
 <context>
     <name>LessonsPanel</name>
     <message>
-        <location filename="../../app/lessons_panel.py" line="115" />
+        <location filename="../../app/panels/lessons.py" line="115" />
         <source>Open in editor</source>
         <translation>在编辑器中打开</translation>
     </message>
     <message>
-        <location filename="../../app/lessons_panel.py" line="116" />
+        <location filename="../../app/panels/lessons.py" line="116" />
         <source>Load this lesson's script into the editor and run it</source>
         <translation>把本课的脚本载入编辑器并运行</translation>
     </message>
     <message>
-        <location filename="../../app/lessons_panel.py" line="117" />
+        <location filename="../../app/panels/lessons.py" line="117" />
         <source>Click a lesson to load and run it</source>
         <translation>点击课程即可载入并运行</translation>
     </message>
@@ -896,687 +972,92 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/main_window.py" line="117" />
-        <source>&amp;New</source>
-        <translation>新建(&amp;N)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="117" />
-        <source>Start a new, empty script</source>
-        <translation>新建一个空脚本</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="118" />
-        <source>&amp;Open…</source>
-        <translation>打开(&amp;O)…</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="118" />
-        <source>Open a Python script (it runs only when you press Run)</source>
-        <translation>打开 Python 脚本（只有按“运行”时才会执行）</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="119" />
-        <source>&amp;Save</source>
-        <translation>保存(&amp;S)</translation>
-    </message>
-    <message>
-        <location filename="../../app/file_actions.py" line="86" />
-        <location filename="../../app/main_window.py" line="119" />
-        <source>Save the script</source>
-        <translation>保存脚本</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="120" />
-        <source>Save &amp;As…</source>
-        <translation>另存为(&amp;A)…</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="120" />
-        <source>Save the script under a new name</source>
-        <translation>用新名字保存脚本</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="121" />
-        <source>&amp;Export…</source>
-        <translation>导出(&amp;E)…</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="121" />
-        <source>Export the graph or the backward steps as images</source>
-        <translation>把计算图或反向传播步骤导出为图片</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="122" />
-        <source>&amp;Quit</source>
-        <translation>退出(&amp;Q)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="122" />
-        <source>Close the application</source>
-        <translation>关闭应用程序</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="123" />
-        <source>&amp;Undo</source>
-        <translation>撤销(&amp;U)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="123" />
-        <source>Undo the last edit</source>
-        <translation>撤销上一次编辑</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="124" />
-        <source>&amp;Redo</source>
-        <translation>重做(&amp;R)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="124" />
-        <source>Redo the last undone edit</source>
-        <translation>重做上一次撤销的编辑</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="125" />
-        <source>Toggle &amp;Comment</source>
-        <translation>切换注释(&amp;C)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="125" />
-        <source>Comment out the selected lines, or uncomment them</source>
-        <translation>注释掉选中的行，或取消注释</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="126" />
-        <location filename="../../app/main_window.py" line="162" />
-        <source>&amp;Run</source>
-        <translation>运行(&amp;R)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="126" />
-        <source>Run the script in the worker and show its autograd graph</source>
-        <translation>在工作进程中运行脚本并显示它的自动求导计算图</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="127" />
-        <source>&amp;Stop</source>
-        <translation>停止(&amp;S)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="127" />
-        <location filename="../../app/main_window.py" line="321" />
+        <location filename="../../app/window/main_window.py" line="234" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="128" />
-        <source>Run &amp;Timeout…</source>
-        <translation>运行超时(&amp;T)…</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="128" />
-        <source>Stop scripts that run longer than this</source>
-        <translation>脚本运行超过这个时间就停止</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="129" />
-        <source>Zoom &amp;In</source>
-        <translation>放大(&amp;I)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="129" />
-        <source>Zoom into the graph</source>
-        <translation>放大计算图</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="130" />
-        <source>Zoom &amp;Out</source>
-        <translation>缩小(&amp;O)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="130" />
-        <source>Zoom out of the graph</source>
-        <translation>缩小计算图</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="131" />
-        <source>&amp;Fit Graph</source>
-        <translation>适应窗口(&amp;F)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="131" />
-        <source>Fit the whole graph into the view</source>
-        <translation>让整张计算图适应视图</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="132" />
-        <source>&amp;Find in Graph…</source>
-        <translation>在图中查找(&amp;F)…</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="132" />
-        <source>Search the graph by variable name or op</source>
-        <translation>按变量名或运算搜索计算图</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="133" />
-        <source>Show &amp;Saved Tensors</source>
-        <translation>显示保存的张量(&amp;S)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="134" />
-        <source>Show what each node saved for backward, as extra boxes</source>
-        <translation>以额外的方框显示每个节点为反向传播保存的内容</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="135" />
-        <source>&amp;Reset Panel Layout</source>
-        <translation>重置面板布局(&amp;R)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="135" />
-        <source>Put every panel back where it started</source>
-        <translation>把所有面板恢复到初始位置</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="136" />
-        <source>&amp;About Autograd Visualizer</source>
-        <translation>关于 Autograd Visualizer(&amp;A)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="136" />
-        <source>Version and credits</source>
-        <translation>版本与致谢</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="137" />
-        <source>&amp;Lessons</source>
-        <translation>课程(&amp;L)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="137" />
-        <source>Show the starter lessons</source>
-        <translation>显示入门课程</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="138" />
-        <source>&amp;Keyboard Shortcuts</source>
-        <translation>键盘快捷键(&amp;K)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="138" />
-        <source>Every key the app understands</source>
-        <translation>应用支持的所有按键</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="139" />
-        <source>Follow &amp;System</source>
-        <translation>跟随系统(&amp;S)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="139" />
-        <source>Use the desktop's light or dark setting</source>
-        <translation>使用桌面系统的浅色或深色设置</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="140" />
-        <source>&amp;Light</source>
-        <translation>浅色(&amp;L)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="140" />
-        <source>Light theme</source>
-        <translation>浅色主题</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="141" />
-        <source>&amp;Dark</source>
-        <translation>深色(&amp;D)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="141" />
-        <source>Dark theme</source>
-        <translation>深色主题</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="156" />
-        <source>Run</source>
-        <translation>运行</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="157" />
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="158" />
-        <source>Export</source>
-        <translation>导出</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="159" />
-        <source>&amp;File</source>
-        <translation>文件(&amp;F)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="160" />
-        <source>Open &amp;Recent</source>
-        <translation>最近打开(&amp;R)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="161" />
-        <source>&amp;Edit</source>
-        <translation>编辑(&amp;E)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="163" />
-        <source>&amp;View</source>
-        <translation>视图(&amp;V)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="164" />
-        <source>&amp;Panels</source>
-        <translation>面板(&amp;P)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="165" />
-        <source>&amp;Theme</source>
-        <translation>主题(&amp;T)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="166" />
-        <source>&amp;Language</source>
-        <translation>语言(&amp;L)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="167" />
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="168" />
-        <source>Lessons</source>
-        <translation>课程</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="169" />
-        <source>Code</source>
-        <translation>代码</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="170" />
-        <source>Output</source>
-        <translation>输出</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="171" />
-        <source>Inspector</source>
-        <translation>检查器</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="172" />
-        <source>Backward steps</source>
-        <translation>反向传播步骤</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="177" />
-        <source>Toolbar</source>
-        <translation>工具栏</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="178" />
-        <source>Device:</source>
-        <translation>设备：</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="179" />
-        <source>… {n} lines skipped (printed faster than they can be shown) …</source>
-        <translation>… 跳过了 {n} 行（打印速度超过了显示速度）…</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="180" />
-        <source>Write PyTorch code here, then press Run (Ctrl+Enter).</source>
-        <translation>在这里编写 PyTorch 代码，然后按“运行”（Ctrl+Enter）。</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="199" />
-        <location filename="../../app/run_reports.py" line="63" />
-        <source>untitled.py</source>
-        <translation>未命名.py</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="134" />
-        <source>The worker process could not be started.</source>
-        <translation>无法启动工作进程。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="136" />
-        <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
-        <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="156" />
-        <source>Previous run cancelled.</source>
-        <translation>上一次运行已取消。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="178" />
-        <source>Starting the worker (importing torch), then running…</source>
-        <translation>正在启动工作进程（导入 torch），随后运行…</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="262" />
-        <source>How the graph was laid out</source>
-        <translation>计算图的布局方式</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="64" />
-        <source>▶ Running {name} on {device}…</source>
-        <translation>▶ 正在 {device} 上运行 {name}…</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="73" />
-        <source>Nothing is running.</source>
-        <translation>没有正在运行的脚本。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="107" />
-        <source>line {n}</source>
-        <translation>第 {n} 行</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="108" />
-        <source>What this means:</source>
-        <translation>这是什么意思：</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="115" />
-        <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
-        <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="119" />
-        <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
-        <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="128" />
-        <source>The trace could not be read.</source>
-        <translation>无法读取运行记录。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="142" />
-        <source>The worker process stopped unexpectedly.</source>
-        <translation>工作进程意外停止。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="135" />
-        <location filename="../../app/run_reports.py" line="143" />
-        <source>It {how}.</source>
-        <translation>原因：{how}。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="144" />
-        <source>Your code is safe in the editor; a fresh worker is starting.</source>
-        <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="150" />
-        <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
-        <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="152" />
-        <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
-        <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="159" />
-        <source>Stopped.</source>
-        <translation>已停止。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="159" />
-        <source>The script was ended by Stop.</source>
-        <translation>脚本被“停止”结束。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="180" />
-        <source>Running {s:.1f} s</source>
-        <translation>正在运行 {s:.1f} 秒</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="182" />
-        <source>Worker starting (importing torch)…</source>
-        <translation>工作进程启动中（正在导入 torch）…</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="185" />
-        <source>Worker ready · torch {v}</source>
-        <translation>工作进程就绪 · torch {v}</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="185" />
-        <source>Worker ready</source>
-        <translation>工作进程就绪</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="187" />
-        <source>Worker crashed · restarting</source>
-        <translation>工作进程崩溃 · 正在重启</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="189" />
-        <source>Worker failed to start · press Run to retry</source>
-        <translation>工作进程启动失败 · 按“运行”重试</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="191" />
-        <source>Worker stopped</source>
-        <translation>工作进程已停止</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="207" />
-        <source>Run on the GPU: {names}</source>
-        <translation>在 GPU 上运行：{names}</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="209" />
-        <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
-        <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="212" />
-        <source>Waiting for the worker to report whether a GPU is available.</source>
-        <translation>等待工作进程报告是否有可用的 GPU。</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="215" />
-        <source>Run on the CPU</source>
-        <translation>在 CPU 上运行</translation>
-    </message>
-    <message>
-        <location filename="../../app/run_reports.py" line="216" />
-        <source>Device the script runs on (its `device` variable)</source>
-        <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="254" />
-        <source>Laying out the graph…</source>
-        <translation>正在布局计算图…</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="267" />
-        <source>Layout failed</source>
-        <translation>布局失败</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="268" />
-        <source>The graph could not be laid out.</source>
-        <translation>无法布局计算图。</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="274" />
-        <source>No graph</source>
-        <translation>无计算图</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="280" />
-        <source>{n} nodes · {e} edges</source>
-        <translation>{n} 个节点 · {e} 条边</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="282" />
-        <source>Graph {i} of {k}: </source>
-        <translation>第 {i} 张图，共 {k} 张：</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="294" />
+        <location filename="../../app/window/main_window.py" line="181" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="295" />
+        <location filename="../../app/window/main_window.py" line="182" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/file_actions.py" line="53" />
-        <source>Open a script</source>
-        <translation>打开脚本</translation>
-    </message>
-    <message>
-        <location filename="../../app/file_actions.py" line="54" />
-        <location filename="../../app/file_actions.py" line="87" />
-        <source>Python scripts (*.py);;All files (*)</source>
-        <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <location filename="../../app/file_actions.py" line="65" />
-        <source>Could not open {path}:
-{error}</source>
-        <translation>无法打开 {path}：
-{error}</translation>
-    </message>
-    <message>
-        <location filename="../../app/file_actions.py" line="75" />
-        <source>Opened {path}. Press Run (Ctrl+Enter) to run it.</source>
-        <translation>已打开 {path}。按“运行”（Ctrl+Enter）执行它。</translation>
-    </message>
-    <message>
-        <location filename="../../app/file_actions.py" line="96" />
-        <source>Could not save {path}:
-{error}</source>
-        <translation>无法保存 {path}：
-{error}</translation>
-    </message>
-    <message>
-        <location filename="../../app/file_actions.py" line="105" />
-        <source>Saved {path}</source>
-        <translation>已保存 {path}</translation>
-    </message>
-    <message>
-        <location filename="../../app/file_actions.py" line="124" />
-        <source>(no recent files)</source>
-        <translation>（没有最近文件）</translation>
-    </message>
-    <message>
-        <location filename="../../app/file_actions.py" line="128" />
-        <source>Clear Recent Files</source>
-        <translation>清除最近文件</translation>
-    </message>
-    <message>
-        <location filename="../../app/file_actions.py" line="134" />
-        <source>The script has unsaved changes. Save them first?</source>
-        <translation>脚本有未保存的修改。要先保存吗？</translation>
-    </message>
-    <message>
-        <location filename="../../app/file_actions.py" line="159" />
-        <source>Restored the text you were editing when the app last closed unexpectedly. Press Run (Ctrl+Enter) to run it, or pick a lesson.</source>
-        <translation>已恢复应用上次意外关闭时你正在编辑的内容。按“运行”（Ctrl+Enter）执行它，或选择一节课程。</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="311" />
-        <source>Run timeout</source>
-        <translation>运行超时</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="312" />
-        <source>Stop a script after this many seconds:</source>
-        <translation>脚本运行超过多少秒后停止：</translation>
-    </message>
-    <message>
-        <location filename="../../app/main_window.py" line="320" />
+        <location filename="../../app/window/main_window.py" line="233" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="322" />
+        <location filename="../../app/window/main_window.py" line="235" />
         <source>Step backward pass forward / back (click the graph first)</source>
         <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="323" />
+        <location filename="../../app/window/main_window.py" line="236" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="324" />
+        <location filename="../../app/window/main_window.py" line="237" />
         <source>First / last step</source>
         <translation>第一步 / 最后一步</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="325" />
+        <location filename="../../app/window/main_window.py" line="238" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="326" />
+        <location filename="../../app/window/main_window.py" line="239" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="327" />
+        <location filename="../../app/window/main_window.py" line="240" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="328" />
+        <location filename="../../app/window/main_window.py" line="241" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="329" />
+        <location filename="../../app/window/main_window.py" line="242" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="330" />
+        <location filename="../../app/window/main_window.py" line="243" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="331" />
+        <location filename="../../app/window/main_window.py" line="244" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="337" />
+        <location filename="../../app/window/main_window.py" line="250" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="344" />
+        <location filename="../../app/window/main_window.py" line="257" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="345" />
+        <location filename="../../app/window/main_window.py" line="258" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="346" />
+        <location filename="../../app/window/main_window.py" line="259" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -1584,186 +1065,371 @@
 <context>
     <name>Minimap</name>
     <message>
-        <location filename="../../app/minimap.py" line="26" />
+        <location filename="../../app/graph/minimap.py" line="26" />
         <source>Overview of the whole graph: the frame is what the main view shows. Click or drag to move there.</source>
         <translation>整张计算图的概览：方框是主视图显示的区域。点击或拖动可移动到那里。</translation>
     </message>
 </context>
 <context>
+    <name>OutputPane</name>
+    <message>
+        <location filename="../../app/panels/output.py" line="117" />
+        <source>… {n} lines skipped (printed faster than they can be shown) …</source>
+        <translation>… 跳过了 {n} 行（打印速度超过了显示速度）…</translation>
+    </message>
+</context>
+<context>
+    <name>Panels</name>
+    <message>
+        <location filename="../../app/window/panel_registry.py" line="64" />
+        <source>Lessons</source>
+        <translation>课程</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/panel_registry.py" line="66" />
+        <source>Code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/panel_registry.py" line="68" />
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/panel_registry.py" line="70" />
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/panel_registry.py" line="72" />
+        <source>Backward steps</source>
+        <translation>反向传播步骤</translation>
+    </message>
+</context>
+<context>
+    <name>RunController</name>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="128" />
+        <source>Previous run cancelled.</source>
+        <translation>上一次运行已取消。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="83" />
+        <source>untitled.py</source>
+        <translation>未命名.py</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="84" />
+        <source>▶ Running {name} on {device}…</source>
+        <translation>▶ 正在 {device} 上运行 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="93" />
+        <source>Nothing is running.</source>
+        <translation>没有正在运行的脚本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="96" />
+        <source>Run timeout</source>
+        <translation>运行超时</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="97" />
+        <source>Stop a script after this many seconds:</source>
+        <translation>脚本运行超过多少秒后停止：</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="115" />
+        <source>The script was running this line when the run timeout stopped it.</source>
+        <translation>运行超时使脚本停止时，它正在执行这一行。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="117" />
+        <source>It was running line {n} when it was stopped.</source>
+        <translation>停止时脚本正在执行第 {n} 行。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="149" />
+        <source>line {n}</source>
+        <translation>第 {n} 行</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="149" />
+        <source>What this means:</source>
+        <translation>这是什么意思：</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="156" />
+        <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
+        <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="160" />
+        <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
+        <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="189" />
+        <source>The script printed {total} characters; only the first {cap} are kept.</source>
+        <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="194" />
+        <source>The trace could not be read.</source>
+        <translation>无法读取运行记录。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="200" />
+        <source>The worker process could not be started.</source>
+        <translation>无法启动工作进程。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="201" />
+        <location filename="../../app/window/run_controller.py" line="207" />
+        <source>It {how}.</source>
+        <translation>原因：{how}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="202" />
+        <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
+        <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="206" />
+        <source>The worker process stopped unexpectedly.</source>
+        <translation>工作进程意外停止。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="208" />
+        <source>Your code is safe in the editor; a fresh worker is starting.</source>
+        <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="214" />
+        <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
+        <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="216" />
+        <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
+        <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="220" />
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="220" />
+        <source>The script was ended by Stop.</source>
+        <translation>脚本被“停止”结束。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="231" />
+        <source>The graph could not be laid out.</source>
+        <translation>无法布局计算图。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="242" />
+        <source>Run on the GPU: {names}</source>
+        <translation>在 GPU 上运行：{names}</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="244" />
+        <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
+        <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="247" />
+        <source>Waiting for the worker to report whether a GPU is available.</source>
+        <translation>等待工作进程报告是否有可用的 GPU。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="250" />
+        <source>Run on the CPU</source>
+        <translation>在 CPU 上运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="251" />
+        <source>Device the script runs on (its `device` variable)</source>
+        <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
+    </message>
+</context>
+<context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/stepper.py" line="230" />
+        <location filename="../../app/panels/stepper.py" line="230" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="231" />
+        <location filename="../../app/panels/stepper.py" line="231" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="233" />
+        <location filename="../../app/panels/stepper.py" line="233" />
         <source>First: before backward starts (Home)</source>
         <translation>开头：反向传播开始之前（Home）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="234" />
+        <location filename="../../app/panels/stepper.py" line="234" />
         <source>Step back (Left)</source>
         <translation>后退一步（←）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="235" />
+        <location filename="../../app/panels/stepper.py" line="235" />
         <source>Step forward: run the next node (Right)</source>
         <translation>前进一步：执行下一个节点（→）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="236" />
+        <location filename="../../app/panels/stepper.py" line="236" />
         <source>Last: after the whole backward pass (End)</source>
         <translation>结尾：整个反向传播之后（End）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="237" />
+        <location filename="../../app/panels/stepper.py" line="237" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="238" />
-        <location filename="../../app/stepper.py" line="498" />
+        <location filename="../../app/panels/stepper.py" line="238" />
+        <location filename="../../app/panels/stepper.py" line="498" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="239" />
+        <location filename="../../app/panels/stepper.py" line="239" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="241" />
+        <location filename="../../app/panels/stepper.py" line="241" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="278" />
+        <location filename="../../app/panels/stepper.py" line="278" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="280" />
+        <location filename="../../app/panels/stepper.py" line="280" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="281" />
+        <location filename="../../app/panels/stepper.py" line="281" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="289" />
+        <location filename="../../app/panels/stepper.py" line="289" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="320" />
+        <location filename="../../app/panels/stepper.py" line="320" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="338" />
+        <location filename="../../app/panels/stepper.py" line="338" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="341" />
+        <location filename="../../app/panels/stepper.py" line="341" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="344" />
+        <location filename="../../app/panels/stepper.py" line="344" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="347" />
+        <location filename="../../app/panels/stepper.py" line="347" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="350" />
+        <location filename="../../app/panels/stepper.py" line="350" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="358" />
+        <location filename="../../app/panels/stepper.py" line="358" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="360" />
+        <location filename="../../app/panels/stepper.py" line="360" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="363" />
+        <location filename="../../app/panels/stepper.py" line="363" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="367" />
+        <location filename="../../app/panels/stepper.py" line="367" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="368" />
+        <location filename="../../app/panels/stepper.py" line="368" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="377" />
+        <location filename="../../app/panels/stepper.py" line="377" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="384" />
+        <location filename="../../app/panels/stepper.py" line="384" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="387" />
+        <location filename="../../app/panels/stepper.py" line="387" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="389" />
+        <location filename="../../app/panels/stepper.py" line="389" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="411" />
+        <location filename="../../app/panels/stepper.py" line="411" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="417" />
+        <location filename="../../app/panels/stepper.py" line="417" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="422" />
+        <location filename="../../app/panels/stepper.py" line="422" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="426" />
+        <location filename="../../app/panels/stepper.py" line="426" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="507" />
+        <location filename="../../app/panels/stepper.py" line="507" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/stepper.py" line="510" />
+        <location filename="../../app/panels/stepper.py" line="510" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -1771,7 +1437,7 @@
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../app/stepper.py" line="122" />
+        <location filename="../../app/panels/stepper.py" line="122" />
         <source>Step {0} of {1}. Click or drag to move through the backward pass; purple marks: a hook fired; blue dots: retain_grad filled .grad.</source>
         <translation>第 {0} 步，共 {1} 步。点击或拖动可在反向传播中移动；紫色标记：钩子被触发；蓝色圆点：retain_grad 填充了 .grad。</translation>
     </message>
@@ -1779,259 +1445,658 @@
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/trace_session.py" line="266" />
+        <location filename="../../app/session.py" line="266" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
 </context>
+<context>
+    <name>WindowChrome</name>
+    <message>
+        <location filename="../../app/window/chrome.py" line="197" />
+        <source>&amp;New</source>
+        <translation>新建(&amp;N)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="197" />
+        <source>Start a new, empty script</source>
+        <translation>新建一个空脚本</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="198" />
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="198" />
+        <source>Open a Python script (it runs only when you press Run)</source>
+        <translation>打开 Python 脚本（只有按“运行”时才会执行）</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="199" />
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="199" />
+        <source>Save the script</source>
+        <translation>保存脚本</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="200" />
+        <source>Save &amp;As…</source>
+        <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="200" />
+        <source>Save the script under a new name</source>
+        <translation>用新名字保存脚本</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="201" />
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="201" />
+        <source>Export the graph or the backward steps as images</source>
+        <translation>把计算图或反向传播步骤导出为图片</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="202" />
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="202" />
+        <source>Close the application</source>
+        <translation>关闭应用程序</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="203" />
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="203" />
+        <source>Undo the last edit</source>
+        <translation>撤销上一次编辑</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="204" />
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="204" />
+        <source>Redo the last undone edit</source>
+        <translation>重做上一次撤销的编辑</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="205" />
+        <source>Toggle &amp;Comment</source>
+        <translation>切换注释(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="205" />
+        <source>Comment out the selected lines, or uncomment them</source>
+        <translation>注释掉选中的行，或取消注释</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="206" />
+        <location filename="../../app/window/chrome.py" line="238" />
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="206" />
+        <source>Run the script in the worker and show its autograd graph</source>
+        <translation>在工作进程中运行脚本并显示它的自动求导计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="207" />
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="207" />
+        <source>Stop the running script</source>
+        <translation>停止正在运行的脚本</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="208" />
+        <source>Run &amp;Timeout…</source>
+        <translation>运行超时(&amp;T)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="208" />
+        <source>Stop scripts that run longer than this</source>
+        <translation>脚本运行超过这个时间就停止</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="209" />
+        <source>Zoom &amp;In</source>
+        <translation>放大(&amp;I)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="209" />
+        <source>Zoom into the graph</source>
+        <translation>放大计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="210" />
+        <source>Zoom &amp;Out</source>
+        <translation>缩小(&amp;O)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="210" />
+        <source>Zoom out of the graph</source>
+        <translation>缩小计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="211" />
+        <source>&amp;Fit Graph</source>
+        <translation>适应窗口(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="211" />
+        <source>Fit the whole graph into the view</source>
+        <translation>让整张计算图适应视图</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="212" />
+        <source>&amp;Find in Graph…</source>
+        <translation>在图中查找(&amp;F)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="212" />
+        <source>Search the graph by variable name or op</source>
+        <translation>按变量名或运算搜索计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="213" />
+        <source>Show &amp;Saved Tensors</source>
+        <translation>显示保存的张量(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="214" />
+        <source>Show what each node saved for backward, as extra boxes</source>
+        <translation>以额外的方框显示每个节点为反向传播保存的内容</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="215" />
+        <source>&amp;Reset Panel Layout</source>
+        <translation>重置面板布局(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="215" />
+        <source>Put every panel back where it started</source>
+        <translation>把所有面板恢复到初始位置</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="216" />
+        <source>&amp;About Autograd Visualizer</source>
+        <translation>关于 Autograd Visualizer(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="216" />
+        <source>Version and credits</source>
+        <translation>版本与致谢</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="217" />
+        <source>&amp;Lessons</source>
+        <translation>课程(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="217" />
+        <source>Show the starter lessons</source>
+        <translation>显示入门课程</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="218" />
+        <source>&amp;Keyboard Shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="218" />
+        <source>Every key the app understands</source>
+        <translation>应用支持的所有按键</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="219" />
+        <source>Follow &amp;System</source>
+        <translation>跟随系统(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="219" />
+        <source>Use the desktop's light or dark setting</source>
+        <translation>使用桌面系统的浅色或深色设置</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="220" />
+        <source>&amp;Light</source>
+        <translation>浅色(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="220" />
+        <source>Light theme</source>
+        <translation>浅色主题</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="221" />
+        <source>&amp;Dark</source>
+        <translation>深色(&amp;D)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="221" />
+        <source>Dark theme</source>
+        <translation>深色主题</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="234" />
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="235" />
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="236" />
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="237" />
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="237" />
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="238" />
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="239" />
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="239" />
+        <source>&amp;Panels</source>
+        <translation>面板(&amp;P)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="240" />
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="240" />
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="241" />
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="243" />
+        <source>Toolbar</source>
+        <translation>工具栏</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="244" />
+        <source>Device:</source>
+        <translation>设备：</translation>
+    </message>
+</context>
+<context>
+    <name>WindowStatus</name>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="102" />
+        <source>Summarising {nodes} nodes… ({done} done)</source>
+        <translation>正在汇总 {nodes} 个节点…（已完成 {done} 个）</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="105" />
+        <source>Summarising {nodes} nodes…</source>
+        <translation>正在汇总 {nodes} 个节点…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="106" />
+        <source>Working…</source>
+        <translation>正在处理…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="112" />
+        <source>Starting the worker (importing torch), then running…</source>
+        <translation>正在启动工作进程（导入 torch），随后运行…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="114" />
+        <source>Running {s:.1f} s</source>
+        <translation>正在运行 {s:.1f} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="116" />
+        <source>Worker starting (importing torch)…</source>
+        <translation>工作进程启动中（正在导入 torch）…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="119" />
+        <source>Worker ready · torch {v}</source>
+        <translation>工作进程就绪 · torch {v}</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="119" />
+        <source>Worker ready</source>
+        <translation>工作进程就绪</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="121" />
+        <source>Worker crashed · restarting</source>
+        <translation>工作进程崩溃 · 正在重启</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="123" />
+        <source>Worker failed to start · press Run to retry</source>
+        <translation>工作进程启动失败 · 按“运行”重试</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="125" />
+        <source>Worker stopped</source>
+        <translation>工作进程已停止</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="136" />
+        <source>No graph</source>
+        <translation>无计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="142" />
+        <source>{n} nodes · {e} edges</source>
+        <translation>{n} 个节点 · {e} 条边</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="144" />
+        <source>Graph {i} of {k}: </source>
+        <translation>第 {i} 张图，共 {k} 张：</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="151" />
+        <location filename="../../app/window/status_bar.py" line="172" />
+        <source>Laying out the graph…</source>
+        <translation>正在布局计算图…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="159" />
+        <location filename="../../app/window/status_bar.py" line="176" />
+        <source>How the graph was laid out</source>
+        <translation>计算图的布局方式</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="165" />
+        <source>Layout failed</source>
+        <translation>布局失败</translation>
+    </message>
+</context>
 <context><name>Export</name><message>
-        <location filename="../../app/export.py" line="62" />
+        <location filename="../../app/export/render.py" line="62" />
         <source>unsupported format {0!r}: use one of {1}</source>
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="37" />
+        <location filename="../../app/export/files.py" line="37" />
         <source>cannot write {0}: it is a directory</source>
         <translation>无法写入 {0}：它是一个文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="39" />
+        <location filename="../../app/export/files.py" line="39" />
         <source>cannot write {0}: folder {1} does not exist</source>
         <translation>无法写入 {0}：文件夹 {1} 不存在</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="41" />
+        <location filename="../../app/export/files.py" line="41" />
         <source>cannot write {0}: no permission to write in {1}</source>
         <translation>无法写入 {0}：没有在 {1} 中写入的权限</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="43" />
+        <location filename="../../app/export/files.py" line="43" />
         <source>cannot write {0}: the file is read-only</source>
         <translation>无法写入 {0}：文件是只读的</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="58" />
+        <location filename="../../app/export/files.py" line="58" />
         <source>cannot write {0}: {1}</source>
         <translation>无法写入 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/export_files.py" line="63" />
+        <location filename="../../app/export/files.py" line="63" />
         <source>cannot write {0}: nothing was rendered</source>
         <translation>无法写入 {0}：没有渲染出任何内容</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="107" />
+        <location filename="../../app/export/render.py" line="107" />
         <source>the picture is too large to render ({0} x {1} px)</source>
         <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="125" />
+        <location filename="../../app/export/render.py" line="125" />
         <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
         <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="129" />
+        <location filename="../../app/export/render.py" line="129" />
         <source>cannot write {0}: saving the PNG failed</source>
         <translation>无法写入 {0}：保存 PNG 失败</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="144" />
-        <location filename="../../app/export.py" line="168" />
+        <location filename="../../app/export/render.py" line="144" />
+        <location filename="../../app/export/render.py" line="168" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="145" />
+        <location filename="../../app/export/render.py" line="145" />
         <source>Exported by Autograd Visualizer</source>
         <translation>由 Autograd Visualizer 导出</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="148" />
+        <location filename="../../app/export/render.py" line="148" />
         <source>cannot write {0}: the SVG writer failed to start</source>
         <translation>无法写入 {0}：SVG 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="165" />
+        <location filename="../../app/export/render.py" line="165" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="176" />
+        <location filename="../../app/export/render.py" line="176" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="246" />
+        <location filename="../../app/export/render.py" line="246" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="258" />
+        <location filename="../../app/export/render.py" line="258" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="263" />
+        <location filename="../../app/export/render.py" line="263" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="289" />
+        <location filename="../../app/export/render.py" line="289" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="291" />
+        <location filename="../../app/export/render.py" line="291" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="313" />
+        <location filename="../../app/export/render.py" line="313" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="317" />
+        <location filename="../../app/export/render.py" line="317" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export.py" line="320" />
+        <location filename="../../app/export/render.py" line="320" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
 </context><context><name>GraphItems</name><message>
-        <location filename="../../app/graph_items.py" line="58" />
+        <location filename="../../app/graph/items.py" line="58" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="66" />
+        <location filename="../../app/graph/items.py" line="66" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="255" />
+        <location filename="../../app/graph/items.py" line="255" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_items.py" line="534" />
+        <location filename="../../app/graph/items.py" line="534" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     </context><context><name>GraphScene</name><message>
-        <location filename="../../app/graph_scene.py" line="70" />
+        <location filename="../../app/graph/scene.py" line="70" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="72" />
+        <location filename="../../app/graph/scene.py" line="72" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="74" />
+        <location filename="../../app/graph/scene.py" line="74" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="76" />
+        <location filename="../../app/graph/scene.py" line="76" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="79" />
+        <location filename="../../app/graph/scene.py" line="79" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="81" />
+        <location filename="../../app/graph/scene.py" line="81" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="83" />
+        <location filename="../../app/graph/scene.py" line="83" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="85" />
+        <location filename="../../app/graph/scene.py" line="85" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="86" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="95" />
+        <location filename="../../app/graph/scene.py" line="95" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="98" />
+        <location filename="../../app/graph/scene.py" line="98" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="268" />
+        <location filename="../../app/graph/scene.py" line="268" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="270" />
+        <location filename="../../app/graph/scene.py" line="270" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="694" />
+        <location filename="../../app/graph/scene.py" line="694" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="697" />
+        <location filename="../../app/graph/scene.py" line="697" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="699" />
+        <location filename="../../app/graph/scene.py" line="699" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="702" />
+        <location filename="../../app/graph/scene.py" line="702" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="100" />
+        <location filename="../../app/graph/scene.py" line="100" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="489" />
+        <location filename="../../app/graph/scene.py" line="489" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="497" />
+        <location filename="../../app/graph/scene.py" line="497" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="583" />
+        <location filename="../../app/graph/scene.py" line="583" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="588" />
+        <location filename="../../app/graph/scene.py" line="588" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_scene.py" line="590" />
+        <location filename="../../app/graph/scene.py" line="590" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>

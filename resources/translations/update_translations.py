@@ -2,30 +2,37 @@
 
     .venv/bin/python resources/translations/update_translations.py
 
-1. pyside6-lupdate app/*.py -> autogradviz_zh_CN.ts (existing translations kept);
+1. pyside6-lupdate on every module under app/ (all subfolders: `sources()`)
+   -> autogradviz_zh_CN.ts (existing translations kept);
 2. strings from module-level helpers `def tr(text): return
    QCoreApplication.translate("Ctx", text)` are filed by lupdate under an empty
    context; they are copied to the context used at runtime ("Ctx");
-3. pyside6-lrelease -> autogradviz_zh_CN.qm.
-New strings stay untranslated (shown in English) until someone translates them
-in the .ts (Qt Linguist: `pyside6-linguist resources/translations/autogradviz_zh_CN.ts`).
+3. a string that moved to another context (a class renamed or split) keeps its
+   translation: an unfinished message takes the translation the same English
+   text had before the update, in any context;
+4. pyside6-lrelease -> autogradviz_zh_CN.qm.
+Strings that are new in every sense stay untranslated (shown in English) until
+someone translates them in the .ts (Qt Linguist:
+`pyside6-linguist resources/translations/autogradviz_zh_CN.ts`);
+tests/app/test_translations.py fails until then.
 """
 
 from __future__ import annotations
 
 import copy
-import glob
 import os
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TS = os.path.join(HERE, "autogradviz_zh_CN.ts")
 QM = os.path.join(HERE, "autogradviz_zh_CN.qm")
 BIN = os.path.dirname(sys.executable)
+HELPER = re.compile(r'def tr\(text[^)]*\)[^:]*:\s*\n\s*return QCoreApplication\.translate\("(\w+)", text\)')
 
 
 def _tool(name: str) -> str:
@@ -33,14 +40,47 @@ def _tool(name: str) -> str:
     return path if os.path.exists(path) else name
 
 
+def sources() -> list[str]:
+    """Every Python module of the app, in every subfolder."""
+    return sorted(str(p) for p in Path(ROOT, "app").rglob("*.py"))
+
+
+def _key(filename: str) -> str:
+    """A module's path relative to the repository (lupdate writes ../../app/x/y.py)."""
+    return os.path.relpath(os.path.normpath(os.path.join(HERE, filename)), ROOT)
+
+
+def translation_memory(path: str = TS) -> dict[str, str]:
+    """English source text -> finished translation, over every context."""
+    memory: dict[str, str] = {}
+    for msg in ET.parse(path).getroot().iter("message"):
+        tr = msg.find("translation")
+        if tr is not None and tr.get("type") is None and tr.text:
+            memory.setdefault(msg.findtext("source"), tr.text)
+    return memory
+
+
+def fill_from_memory(memory: dict[str, str], path: str = TS) -> int:
+    tree = ET.parse(path)
+    filled = 0
+    for msg in tree.getroot().iter("message"):
+        tr = msg.find("translation")
+        text = memory.get(msg.findtext("source"))
+        if tr is not None and tr.get("type") == "unfinished" and text:
+            tr.text = text
+            del tr.attrib["type"]
+            filled += 1
+    _write(tree, path)
+    return filled
+
+
 def fix_contexts(path: str = TS) -> dict:
     context_of = {}
-    for py in glob.glob(os.path.join(ROOT, "app", "*.py")):
+    for py in sources():
         with open(py, encoding="utf-8") as f:
-            src = f.read()
-        m = re.search(r'def tr\(text[^)]*\)[^:]*:\s*\n\s*return QCoreApplication\.translate\("(\w+)", text\)', src)
+            m = HELPER.search(f.read())
         if m:
-            context_of[os.path.basename(py)] = m.group(1)
+            context_of[os.path.relpath(py, ROOT)] = m.group(1)
     tree = ET.parse(path)
     root = tree.getroot()
     for ctx in list(root.findall("context")):
@@ -52,7 +92,7 @@ def fix_contexts(path: str = TS) -> dict:
         by_ctx: dict[str, list] = {}
         for msg in ctx.findall("message"):
             for loc in msg.findall("location"):
-                name = context_of.get(os.path.basename(loc.get("filename", "")))
+                name = context_of.get(_key(loc.get("filename", "")))
                 if name:
                     by_ctx.setdefault(name, []).append(msg)
                     break
@@ -61,6 +101,11 @@ def fix_contexts(path: str = TS) -> dict:
             ET.SubElement(new, "name").text = name
             for msg in msgs:
                 new.append(copy.deepcopy(msg))
+    _write(tree, path)
+    return context_of
+
+
+def _write(tree: ET.ElementTree, path: str) -> None:
     tree.write(path, encoding="utf-8", xml_declaration=True)
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -68,13 +113,13 @@ def fix_contexts(path: str = TS) -> dict:
                         '<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>', 1)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    return context_of
 
 
 def main() -> int:
-    sources = sorted(glob.glob(os.path.join(ROOT, "app", "*.py")))
-    subprocess.run([_tool("pyside6-lupdate"), *sources, "-ts", TS, "-no-obsolete"], check=True)
+    memory = translation_memory()
+    subprocess.run([_tool("pyside6-lupdate"), *sources(), "-ts", TS, "-no-obsolete"], check=True)
     print("contexts fixed:", fix_contexts())
+    print("filled from earlier translations of the same text:", fill_from_memory(memory))
     subprocess.run([_tool("pyside6-lrelease"), TS, "-qm", QM], check=True)
     return 0
 

@@ -412,7 +412,7 @@ def run_in(qtbot, w, source, layout=True):
     with qtbot.waitSignals(signals, timeout=60_000):
         w.run_script()
     wait_layout(qtbot, w.graph_view) if layout else None
-    return w._last_trace
+    return w.session.trace
 
 
 def _luminance(c) -> float:

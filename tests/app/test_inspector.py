@@ -68,7 +68,7 @@ def test_gradients_follow_the_step(qtbot, inspector):
     s.select_node(y.id)
     k = next(i for i, st in enumerate(run.steps) if st.node == y.id) + 1
     s.set_step(k - 1)
-    assert "not run yet" in inspector.grad_label.text() or "not started" in inspector.grad_label.text()
+    assert ("not started" if k - 1 == 0 else "not run yet") in inspector.grad_label.text()
     s.set_step(k)
     text = inspector.grad_label.text()
     step = run.steps[k - 1]
@@ -125,19 +125,29 @@ with torch.no_grad():
 """
 
 
-def test_saved_value_not_read_says_why_in_the_ui_language(qtbot, inspector):
+def _sin_with_skipped_value(inspector):
+    trace = trace_of(CHANGED_AFTER)
+    inspector.session.set_trace(trace)
+    sin = next(n for n in trace.graph(inspector.session.graph_id).nodes if n.op == "SinBackward0")
+    assert [sv.skipped is not None for sv in sin.saved] == [True]
+    return sin
+
+
+def test_saved_value_not_read_says_why_from_its_code_in_the_ui_language(qtbot, inspector):
     from PySide6.QtWidgets import QApplication
 
     from autogradviz.app import i18n
 
-    trace = trace_of(CHANGED_AFTER)
-    s = inspector.session
-    s.set_trace(trace)
-    sin = next(n for n in trace.graph(s.graph_id).nodes if n.op == "SinBackward0")
-    assert [sv.skipped is not None for sv in sin.saved] == [True]
-    s.select_node(sin.id)
+    sin = _sin_with_skipped_value(inspector)
+    sv = sin.saved[0]
+    assert sv.skipped_code in (None, "changed_in_place")  # None: a worker from before the codes
+    # The app reads the code, never the English: give it English it could not match.
+    sv.skipped_code = "changed_in_place"
+    sv.skipped = "(English for people reading the file)"
+    inspector.session.select_node(sin.id)
     assert inspector.saved_box.isVisible()
-    assert "changed in place after it was captured" in inspector.saved_label.text()
+    text = inspector.saved_label.text()
+    assert "changed in place after it was captured" in text and "English for people" not in text
     try:
         assert i18n.set_language("zh_CN", save=False)
         QApplication.processEvents()
@@ -147,3 +157,48 @@ def test_saved_value_not_read_says_why_in_the_ui_language(qtbot, inspector):
         i18n.set_language("en", save=False)
         QApplication.processEvents()
     assert "changed in place after it was captured" in inspector.saved_label.text()
+
+
+@pytest.mark.parametrize("code, english, zh", [
+    ("checkpoint", "inside a non-reentrant checkpoint segment", "非重入式"),
+    ("saved_tensors_hooks", "saved with saved_tensors_hooks", "unpack 钩子"),
+    ("freed", "already freed by an earlier backward", "释放"),
+])
+def test_every_skip_code_has_its_text(qtbot, inspector, code, english, zh):
+    from PySide6.QtWidgets import QApplication
+
+    from autogradviz.app import i18n
+
+    sin = _sin_with_skipped_value(inspector)
+    sin.saved[0].skipped_code = code
+    sin.saved[0].skipped = "(English for people reading the file)"
+    inspector.session.select_node(sin.id)
+    assert english in inspector.saved_label.text()
+    try:
+        assert i18n.set_language("zh_CN", save=False)
+        QApplication.processEvents()
+        text = inspector.saved_label.text()
+        assert zh in text and english not in text
+    finally:
+        i18n.set_language("en", save=False)
+        QApplication.processEvents()
+
+
+def test_a_trace_without_skip_codes_shows_the_english_reason(qtbot, inspector):
+    """Trace files written before the codes existed carry only the English reason."""
+    from PySide6.QtWidgets import QApplication
+
+    from autogradviz.app import i18n
+
+    sin = _sin_with_skipped_value(inspector)
+    sin.saved[0].skipped_code = None
+    sin.saved[0].skipped = "an English reason from an older worker"
+    inspector.session.select_node(sin.id)
+    assert "an English reason from an older worker" in inspector.saved_label.text()
+    try:
+        assert i18n.set_language("zh_CN", save=False)
+        QApplication.processEvents()
+        assert "an English reason from an older worker" in inspector.saved_label.text()
+    finally:
+        i18n.set_language("en", save=False)
+        QApplication.processEvents()

@@ -71,8 +71,8 @@ def test_lesson_runs_shows_graph_and_correct_gradients(qtbot, lesson_window, les
     wait_until(lambda: w.worker.state == READY, READY_TIMEOUT_MS, "worker ready")
     with qtbot.waitSignals([w.runFinished, w.graph_view.layoutFinished],
                            timeout=RUN_TIMEOUT_MS + LAYOUT_TIMEOUT_MS):
-        w.open_lesson(lesson, run=True)
-    trace = w._last_trace
+        w.files.open_lesson(lesson, run=True)
+    trace = w.session.trace
     assert trace.error is None, trace.error
     assert trace.graphs and trace.backward_runs
     scene = w.graph_view.graph_scene()
@@ -104,8 +104,8 @@ def test_hook_lesson_shows_the_hook_firing_with_its_value(qtbot, lesson_window, 
     lesson = next(l for l in LESSONS if "intermediate" in l.name)
     wait_until(lambda: w.worker.state == READY, READY_TIMEOUT_MS, "worker ready")
     with qtbot.waitSignal(w.runFinished, timeout=RUN_TIMEOUT_MS):
-        w.open_lesson(lesson, run=True)
-    trace = w._last_trace
+        w.files.open_lesson(lesson, run=True)
+    trace = w.session.trace
     hooks = [e for r in trace.backward_runs for e in r.events if e.kind == "tensor_hook"]
     assert hooks, [e.kind for r in trace.backward_runs for e in r.events]
     assert hooks[0].received is not None and hooks[0].received.values == [1.0] * 4

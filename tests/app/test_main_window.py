@@ -7,7 +7,8 @@ import time
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel
 
 from autogradviz.app.window.main_window import MainWindow
 from autogradviz.app.theme import ThemeManager
@@ -48,7 +49,7 @@ def _run(qtbot, w, wait_layout=True):
         signals.append(w.graph_view.layoutFinished)
     with qtbot.waitSignals(signals, timeout=RUN_TIMEOUT_MS + LAYOUT_TIMEOUT_MS):
         w.actions["run"].trigger()
-    return w._last_trace
+    return w.session.trace
 
 
 def test_type_run_and_see_the_graph(qtbot, window):
@@ -64,7 +65,7 @@ def test_type_run_and_see_the_graph(qtbot, window):
     with qtbot.waitSignals(signals, timeout=RUN_TIMEOUT_MS + LAYOUT_TIMEOUT_MS):
         qtbot.keyClick(w.editor, Qt.Key_Return, Qt.ControlModifier)  # Ctrl+Enter runs
     assert w.editor.toPlainText().endswith(TYPED_LINE)  # ...and types no newline
-    trace = w._last_trace
+    trace = w.session.trace
     assert trace.error is None, trace.error
     graph = w.session.graph
     assert graph is not None and graph.nodes
@@ -77,9 +78,9 @@ def test_type_run_and_see_the_graph(qtbot, window):
             assert any(node.label in t for t in texts), (node.label, texts)
     labels = {n.label for n in graph.nodes}
     assert {"a", "b"} <= labels
-    assert str(len(graph.nodes)) in w.graph_label.text()
+    assert str(len(graph.nodes)) in w.status.graph_label.text()
     assert "Finished" in w.output.plain_text
-    assert w.layout_label.text()
+    assert w.status.layout_label.text()
 
 
 def test_stop_ends_endless_loop_and_next_run_works(qtbot, window, wait_until):
@@ -88,7 +89,7 @@ def test_stop_ends_endless_loop_and_next_run_works(qtbot, window, wait_until):
     with qtbot.waitSignal(w.worker.runStarted, timeout=RUN_TIMEOUT_MS):
         w.actions["run"].trigger()
     qtbot.wait(200)
-    assert "Running" in w.worker_label.text()
+    assert "Running" in w.status.worker_label.text()
     assert w.actions["stop"].isEnabled()
     t0 = time.monotonic()
     with qtbot.waitSignal(w.worker.runStopped, timeout=STOP_LIMIT_MS):
@@ -132,10 +133,10 @@ def test_unsaved_changes_prompt(qtbot, window):
     w.editor.setPlainText("keep me")
     w.editor.document().setModified(True)
     w.ask_unsaved = lambda: "cancel"
-    w.new_file()
+    w.actions["new"].trigger()
     assert w.editor.toPlainText() == "keep me"
     w.ask_unsaved = lambda: "discard"
-    w.new_file()
+    w.actions["new"].trigger()
     assert w.editor.toPlainText().startswith("import torch")
 
 
@@ -143,11 +144,11 @@ def test_open_and_save_files(qtbot, window, tmp_path):
     w = window
     path = tmp_path / "mine.py"
     path.write_text("print('hi')\n", encoding="utf-8")
-    assert w.open_file(str(path))
+    assert w.files.open_file(str(path))
     assert w.editor.toPlainText() == "print('hi')\n"
     assert "mine.py" in w.windowTitle()
     w.editor.insertPlainText("# edited\n")
-    assert w.save()
+    assert w.files.save()
     assert "# edited" in path.read_text(encoding="utf-8")
     from autogradviz.app.services import settings
     assert str(path) in settings.recent_files()
@@ -158,30 +159,38 @@ def test_theme_and_language_switches_keep_the_window_working(qtbot, window):
     for mode in ("dark", "light", "system"):
         w.set_theme_mode(mode)
         QApplication.processEvents()
-        assert not w.grab().isNull()
+        assert w.theme_manager.mode == mode and w.actions[f"theme_{mode}"].isChecked()
     w.set_theme_mode("dark")
     dark_base = QApplication.palette().base().color().lightness()
+    assert _editor_background(w) < 80  # drawn dark
     w.set_theme_mode("light")
     assert QApplication.palette().base().color().lightness() > dark_base
+    assert _editor_background(w) > 200
     w.set_language("zh_CN")
     QApplication.processEvents()
-    assert w.file_menu.title() != "&File"
-    assert w.editor_dock.windowTitle() != "Code"
+    assert w.chrome.file_menu.title() == "文件(&F)"
+    assert w.panels.dock("editor").windowTitle() == "代码"
     assert "叶子" in w.lessons_panel.list.item(0).text()  # lesson titles follow the language
     assert "叶子" in w.lessons_panel.text.toPlainText()
-    assert not w.grab().isNull()
     w.set_language("en")
     QApplication.processEvents()
-    assert w.file_menu.title() == "&File"
-    assert w.editor_dock.windowTitle() == "Code"
+    assert w.chrome.file_menu.title() == "&File"
+    assert w.panels.dock("editor").windowTitle() == "Code"
+
+
+def _editor_background(w) -> int:
+    """Lightness of the editor's bottom-right corner as drawn (beyond any text)."""
+    QApplication.processEvents()
+    img = w.editor.viewport().grab().toImage()
+    return img.pixelColor(img.width() - 3, img.height() - 3).lightness()
 
 
 def test_device_selector_reflects_worker(qtbot, window):
     w = window
-    item = w.device_combo.model().item(1)
+    item = w.chrome.device_combo.model().item(1)
     assert item.isEnabled() == bool(w.worker.info.get("cuda_available"))
     assert item.toolTip()
-    assert w.device_combo.currentData() == "cpu" or w.worker.cuda_available
+    assert w.chrome.device_combo.currentData() == "cpu" or w.worker.cuda_available
 
 
 def test_every_action_has_a_tooltip_with_its_shortcut(window):
@@ -190,7 +199,8 @@ def test_every_action_has_a_tooltip_with_its_shortcut(window):
             continue
         assert act.toolTip(), name
         if act.shortcuts():
-            assert "(" in act.toolTip(), name
+            key = act.shortcuts()[0].toString(QKeySequence.NativeText)
+            assert f"({key})" in act.toolTip(), name
 
 
 def test_dock_layout_persists(qtbot, shared_worker, wait_until):
@@ -199,15 +209,15 @@ def test_dock_layout_persists(qtbot, shared_worker, wait_until):
     qtbot.addWidget(first)
     first.show()
     qtbot.waitExposed(first)
-    first.lessons_dock.hide()
+    first.panels.dock("lessons").hide()
     first.close()
     second = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
     qtbot.addWidget(second)
     second.show()
     qtbot.waitExposed(second)
-    assert not second.lessons_dock.isVisible()
+    assert not second.panels.dock("lessons").isVisible()
     second.reset_layout()
-    assert second.lessons_dock.isVisible()
+    assert second.panels.dock("lessons").isVisible()
     second.close()
 
 
@@ -217,12 +227,12 @@ def test_autosave_restores_text_after_a_crash_of_the_app(qtbot, shared_worker):
     qtbot.addWidget(first)
     text = "import torch\n# unsaved work\nx = torch.ones(3, requires_grad=True)\n"
     first.editor.setPlainText(text)
-    with qtbot.waitSignal(first.autosave.saved, timeout=10_000):
+    with qtbot.waitSignal(first.files.autosave.saved, timeout=10_000):
         pass  # the autosave timer fires by itself
-    assert first.autosave.text_path.read_text(encoding="utf-8") == text
-    # Simulate a killed app: the window goes away without a clean shutdown.
-    first.autosave.set_enabled(False)
-    first._closing = True  # skip shutdown (which would discard the autosave)
+    assert first.files.autosave.text_path.read_text(encoding="utf-8") == text
+    # Simulate a killed app: a second window starts while the first never shut
+    # down cleanly (its autosave is still on disk).
+    first.files.autosave.set_enabled(False)
     first.hide()
     second = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=True)
     qtbot.addWidget(second)
@@ -231,7 +241,7 @@ def test_autosave_restores_text_after_a_crash_of_the_app(qtbot, shared_worker):
     assert second.editor.document().isModified()
     assert "Restored" in second.output.plain_text
     second.close()  # clean exit removes the autosave
-    assert not second.autosave.text_path.exists()
+    assert not second.files.autosave.text_path.exists()
 
 
 KILLED_APP = r"""
@@ -245,7 +255,7 @@ QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, sys.argv[2])
 from autogradviz.app.window.main_window import MainWindow
 w = MainWindow(start_worker=False, restore_autosave=False)
 w.show()
-w.autosave.saved.connect(lambda _p: print("SAVED", flush=True))
+w.files.autosave.saved.connect(lambda _p: print("SAVED", flush=True))
 QTimer.singleShot(100, lambda: w.editor.setPlainText(sys.argv[1]))
 app.exec()
 """
@@ -281,20 +291,20 @@ def test_cuda_choice_enabled_only_when_the_worker_reports_a_gpu(qtbot, window):
     saved = dict(w.worker.info)
     try:
         w.worker.info = dict(saved, cuda_available=True, cuda_devices=["Fake GPU"])
-        w._on_ready(w.worker.info)
-        item = w.device_combo.model().item(1)
+        w.runs.on_ready(w.worker.info)
+        item = w.chrome.device_combo.model().item(1)
         assert item.isEnabled() and "Fake GPU" in item.toolTip()
-        w.device_combo.setCurrentIndex(1)
-        w.device_combo.activated.emit(1)
-        assert w._device == "cuda"
+        w.chrome.device_combo.setCurrentIndex(1)
+        w.chrome.device_combo.activated.emit(1)
+        assert w.runs.device == "cuda"
         w.worker.info = dict(saved, cuda_available=False, cuda_devices=[])
-        w._on_ready(w.worker.info)
-        assert not w.device_combo.model().item(1).isEnabled()
-        assert w.device_combo.currentData() == "cpu" and w._device == "cpu"
-        assert "not available" in w.device_combo.model().item(1).toolTip()
+        w.runs.on_ready(w.worker.info)
+        assert not w.chrome.device_combo.model().item(1).isEnabled()
+        assert w.chrome.device_combo.currentData() == "cpu" and w.runs.device == "cpu"
+        assert "not available" in w.chrome.device_combo.model().item(1).toolTip()
     finally:
         w.worker.info = saved
-        w._on_ready(saved)
+        w.runs.on_ready(saved)
 
 
 def test_inspector_value_requests_reach_the_worker(qtbot, window):
@@ -331,3 +341,126 @@ def test_a_file_named_at_start_is_opened_not_run(qtbot, shared_worker, tmp_path)
     assert not shared_worker.is_busy() and w.session.trace is None
     assert "Press Run" in w.output.plain_text
     w.close()
+
+
+# -- the panel registry ---------------------------------------------------------------
+
+class DummyPanel(QLabel):
+    """A panel as a newcomer would write one: a widget, and a theme hook."""
+
+    def __init__(self, parent=None):
+        super().__init__("dummy", parent)
+        self.setObjectName("dummyPanel")
+        self.themes: list[str] = []
+
+    def set_theme(self, name: str) -> None:
+        self.themes.append(name)
+
+
+def test_one_registration_gives_a_dock_a_menu_entry_a_title_and_the_theme(qtbot, shared_worker):
+    from autogradviz.app.window.panel_registry import PanelSpec, register_panel, unregister_panel
+
+    register_panel(PanelSpec("dummy", "Lessons", lambda ctx: DummyPanel(ctx.parent),
+                             Qt.RightDockWidgetArea, on_theme=DummyPanel.set_theme))
+    theme = ThemeManager()
+    try:
+        w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
+    finally:
+        unregister_panel("dummy")
+    qtbot.addWidget(w)
+    w.ask_unsaved = lambda: "discard"
+    w.show()
+    qtbot.waitExposed(w)
+    dock = next(d for d in w.findChildren(QDockWidget) if d.objectName() == "dummyDock")
+    panel = dock.widget()
+    assert isinstance(panel, DummyPanel) and dock.isVisible()
+    assert w.dockWidgetArea(dock) == Qt.RightDockWidgetArea
+    assert dock.toggleViewAction() in w.chrome.panels_menu.actions()
+    assert dock.windowTitle() == "Lessons"
+    try:
+        w.set_language("zh_CN")
+        QApplication.processEvents()
+        assert dock.windowTitle() == "课程"
+        assert dock.toggleViewAction().text() == "课程"
+    finally:
+        w.set_language("en")
+        QApplication.processEvents()
+    assert dock.windowTitle() == "Lessons"
+    w.set_theme_mode("dark")
+    assert panel.themes[-1] == "dark"
+    w.set_theme_mode("light")
+    assert panel.themes[-1] == "light"
+    dock.toggleViewAction().trigger()
+    assert not dock.isVisible()
+    w.close()
+    theme.deleteLater()
+
+
+def test_registry_has_every_default_panel_once():
+    from autogradviz.app.window.panel_registry import PANELS, PanelSpec, register_panel
+
+    ids = [p.id for p in PANELS]
+    assert ids == ["lessons", "editor", "output", "inspector", "stepper"]
+    with pytest.raises(ValueError):
+        register_panel(PanelSpec("output", "Output", lambda ctx: QLabel(ctx.parent), Qt.LeftDockWidgetArea))
+    assert [p.id for p in PANELS] == ids
+
+
+# -- what the worker reports: timeout line, progress, note codes ---------------------------
+
+def test_timeout_line_is_marked_and_cleared_by_the_next_run(qtbot, window):
+    w = window
+    w.editor.setPlainText(SCRIPT + TYPED_LINE + "\n")
+    w.on_run_timed_out(4)
+    assert w.editor.stopped_line == 4
+    assert w.editor.textCursor().blockNumber() == 3
+    assert "running line 4" in w.output.plain_text
+    w.on_run_timed_out(99)  # a line the editor does not have: nothing marked, nothing said
+    assert w.editor.stopped_line is None
+    assert "line 99" not in w.output.plain_text
+    w.on_run_timed_out(2)
+    trace = _run(qtbot, w)
+    assert trace.error is None and w.editor.stopped_line is None
+
+
+def test_progress_is_shown_in_the_status_bar_in_the_ui_language(qtbot, window):
+    w = window
+    label = w.status.worker_label
+    w.on_progress("summarising", {"nodes": 10000, "done": 0})
+    assert "Summarising 10,000 nodes…" in label.text()
+    w.on_progress("summarising", {"nodes": 10000, "done": 4000})
+    assert "Summarising 10,000 nodes… (4,000 done)" in label.text()
+    try:
+        w.set_language("zh_CN")
+        QApplication.processEvents()
+        assert "正在汇总 10,000 个节点…（已完成 4,000 个）" in label.text()
+    finally:
+        w.set_language("en")
+        QApplication.processEvents()
+    w.on_progress("a_code_from_a_newer_worker", {})
+    assert "Working…" in label.text() and "Summarising" not in label.text()
+    trace = _run(qtbot, w)  # the run's end clears it
+    assert trace is not None and "Working" not in label.text()
+
+
+def test_notes_are_translated_from_their_codes(window):
+    from autogradviz.engine.trace.model import Note, Trace
+
+    runs = window.runs
+    trace = Trace(notes=["(English form of the truncation note)", "internal: recorder detail",
+                         "Warning (line 3): a warning only the worker knows how to explain"],
+                  note_codes=[Note("output_truncated", {"total": 2_000_000, "cap": 1_000_000}),
+                              Note("internal", {}), Note("a_code_this_app_does_not_know", {})])
+    expected_en = ["The script printed 2,000,000 characters; only the first 1,000,000 are kept.",
+                   "Warning (line 3): a warning only the worker knows how to explain"]
+    assert runs.note_texts(trace) == expected_en
+    try:
+        window.set_language("zh_CN")
+        assert runs.note_texts(trace) == ["脚本共输出了 2,000,000 个字符，只保留了前 1,000,000 个。",
+                                          expected_en[1]]
+    finally:
+        window.set_language("en")
+    # Codes that do not line up with the notes (an older worker): English only, none paired wrongly.
+    old = Trace(notes=["(English form of the truncation note)", "second note"],
+                note_codes=[Note("output_truncated", {"total": 2_000_000, "cap": 1_000_000})])
+    assert runs.note_texts(old) == ["(English form of the truncation note)", "second note"]

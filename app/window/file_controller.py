@@ -1,0 +1,204 @@
+"""The script in the editor and where it comes from: lessons, new/open/save,
+recent files, the unsaved-changes prompt and the autosave.
+
+It owns the current path (or lesson) and the autosave; the window asks it for
+the title and the file a run belongs to. Opening a file never runs it: only Run
+executes code, and a lesson runs only when the caller asks for it
+(`runRequested`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable, Optional
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
+
+from autogradviz.app.panels.editor import CodeEditor
+from autogradviz.app.panels.output import OutputPane
+from autogradviz.app.resources_loader import Lesson
+from autogradviz.app.services import settings
+from autogradviz.app.services.autosave import Autosave
+
+APP_NAME = "Autograd Visualizer"
+NEW_SCRIPT = "import torch\n\n"
+
+
+class FileController(QObject):
+    """Opening, saving and restoring the editor's script."""
+
+    documentChanged = Signal()       # the path or lesson changed (the title follows)
+    lessonOpened = Signal(str)       # lesson name
+    runRequested = Signal()          # a lesson was opened with run=True
+    statusMessage = Signal(str, int)  # text, milliseconds
+
+    def __init__(self, window: QWidget, editor: CodeEditor, output: OutputPane):
+        super().__init__(window)
+        self._window = window
+        self._editor = editor
+        self._output = output
+        self._path: Optional[str] = None
+        self._lesson: Optional[Lesson] = None
+        self.autosave = Autosave(editor, lambda: self._path, self)
+        # "save", "discard" or "cancel" for unsaved changes; a modal dialog unless replaced
+        self.ask_unsaved: Callable[[], str] = self._ask_unsaved
+
+    @property
+    def path(self) -> Optional[str]:
+        return self._path
+
+    @property
+    def lesson(self) -> Optional[Lesson]:
+        return self._lesson
+
+    def display_name(self) -> str:
+        """The file name the title shows."""
+        if self._path:
+            return os.path.basename(self._path)
+        if self._lesson is not None:
+            return self._lesson.path.name
+        return self.tr("untitled.py")
+
+    def run_file(self) -> str:
+        """The file a run of the editor's text belongs to ("" for an untitled script)."""
+        if self._path:
+            return self._path
+        if self._lesson is not None:
+            return str(self._lesson.path)
+        return ""
+
+    # -- commands -------------------------------------------------------------------
+    def open_lesson(self, lesson: Lesson, run: bool = True) -> bool:
+        if not self.maybe_save():
+            return False
+        self._set_text(lesson.source)
+        self._set_document(None, lesson)
+        self.lessonOpened.emit(lesson.name)
+        if run:
+            self.runRequested.emit()
+        return True
+
+    def new_file(self) -> None:
+        if not self.maybe_save():
+            return
+        self._set_text(NEW_SCRIPT)
+        self._set_document(None, None)
+        cursor = self._editor.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        self._editor.setTextCursor(cursor)
+
+    def open_file_dialog(self) -> None:
+        start = os.path.dirname(self._path) if self._path else str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(self._window, self.tr("Open a script"), start,
+                                              self.tr("Python scripts (*.py);;All files (*)"))
+        if path:
+            self.open_file(path)
+
+    def open_file(self, path: str, ask: bool = True) -> bool:
+        """Load `path` into the editor. It is not run: only Run executes code."""
+        if ask and not self.maybe_save():
+            return False
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            QMessageBox.warning(self._window, APP_NAME,
+                                self.tr("Could not open {path}:\n{error}").format(path=path, error=exc))
+            return False
+        self._set_text(text)
+        self._set_document(os.path.abspath(path), None)
+        settings.add_recent_file(self._path)
+        self._output.clear()
+        self._output.append_info(self.tr("Opened {path}. Press Run (Ctrl+Enter) to run it.").format(path=path))
+        return True
+
+    def save(self) -> bool:
+        if not self._path:
+            return self.save_as()
+        return self._write(self._path)
+
+    def save_as(self) -> bool:
+        home = str(Path.home())
+        suggested = self._path or os.path.join(home, self._lesson.path.name if self._lesson else "script.py")
+        path, _ = QFileDialog.getSaveFileName(self._window, self.tr("Save the script"), suggested,
+                                              self.tr("Python scripts (*.py);;All files (*)"))
+        if not path:
+            return False
+        return self._write(path)
+
+    def fill_recent_menu(self, menu: QMenu) -> None:
+        menu.clear()
+        files = settings.recent_files()
+        for path in files:
+            act = menu.addAction(os.path.basename(path))
+            act.setToolTip(path)
+            act.setStatusTip(path)
+            act.triggered.connect(lambda _=False, p=path: self.open_file(p))
+        if not files:
+            menu.addAction(self.tr("(no recent files)")).setEnabled(False)
+        else:
+            menu.addSeparator()
+            menu.addAction(self.tr("Clear Recent Files")).triggered.connect(settings.clear_recent_files)
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to replace the editor's text."""
+        if not self._editor.document().isModified():
+            return True
+        answer = self.ask_unsaved()
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    def restore_autosave(self) -> bool:
+        """Put back the text a session that ended abnormally left; False if there is none."""
+        pending = self.autosave.pending()
+        if pending is None:
+            return False
+        text, path = pending
+        self._set_text(text)
+        self._path = path if path and os.path.exists(path) else None
+        self._lesson = None
+        self._editor.document().setModified(True)
+        self.documentChanged.emit()
+        self._output.append_info(self.tr(
+            "Restored the text you were editing when the app last closed unexpectedly. "
+            "Press Run (Ctrl+Enter) to run it, or pick a lesson."))
+        return True
+
+    # -- helpers ----------------------------------------------------------------------
+    def _write(self, path: str) -> bool:
+        try:
+            Path(path).write_text(self._editor.toPlainText(), encoding="utf-8")
+        except OSError as exc:
+            QMessageBox.warning(self._window, APP_NAME,
+                                self.tr("Could not save {path}:\n{error}").format(path=path, error=exc))
+            return False
+        self._editor.document().setModified(False)
+        self._set_document(os.path.abspath(path), None)
+        settings.add_recent_file(self._path)
+        self.statusMessage.emit(self.tr("Saved {path}").format(path=path), 3000)
+        return True
+
+    def _set_document(self, path: Optional[str], lesson: Optional[Lesson]) -> None:
+        """The text now matches `path` or `lesson` (or a new script): nothing to autosave."""
+        self._path = path
+        self._lesson = lesson
+        self.autosave.mark_clean()
+        self.documentChanged.emit()
+
+    def _set_text(self, text: str) -> None:
+        self.autosave.set_enabled(False)
+        self._editor.setPlainText(text)
+        self._editor.clear_error()
+        self._editor.clear_stopped_line()
+        self._editor.document().setModified(False)
+        self.autosave.set_enabled(True)
+
+    def _ask_unsaved(self) -> str:
+        box = QMessageBox(QMessageBox.Warning, APP_NAME,
+                          self.tr("The script has unsaved changes. Save them first?"),
+                          QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, self._window)
+        box.setDefaultButton(QMessageBox.Save)
+        answer = box.exec()
+        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(answer, "cancel")

@@ -1,0 +1,160 @@
+"""The panel registry: every dock of the main window is one `PanelSpec` in `PANELS`.
+
+A new panel is a module in app/panels/ plus one line here. From that line the
+window gets the dock (placed in its default area, persisted by its object name
+`<id>Dock`), its entry in View ▸ Panels, its title in the UI language (the dock
+retitles itself on LanguageChange) and its theme (the spec's `on_theme` is
+called on every theme change). The main window never lists its panels by hand,
+so adding one cannot miss a menu, a retranslation or a theme switch.
+
+A panel's own texts are its business: it handles LanguageChange in its
+`changeEvent`, as every Qt widget can. Panels that show the trace take the
+`TraceSession` from the context and subscribe to it; they never talk to each
+other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QT_TRANSLATE_NOOP
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
+
+from autogradviz.app.panels.editor import CodeEditor
+from autogradviz.app.panels.inspector import InspectorPanel
+from autogradviz.app.panels.lessons import LessonsPanel
+from autogradviz.app.panels.output import OutputPane
+from autogradviz.app.panels.stepper import StepperPanel
+from autogradviz.app.session import TraceSession
+
+# The translation context of panel titles (`QT_TRANSLATE_NOOP("Panels", ...)`).
+TITLE_CONTEXT = "Panels"
+
+
+@dataclass(frozen=True)
+class PanelContext:
+    """What a panel factory may use: the shared session, the theme the window
+    starts in, and the window (the panel's parent)."""
+
+    session: TraceSession
+    theme: str
+    parent: QWidget
+
+
+@dataclass(frozen=True)
+class PanelSpec:
+    """One dock. `title` is English source text in the "Panels" context (write it
+    as `QT_TRANSLATE_NOOP("Panels", "…")` so that lupdate finds it); `on_theme`
+    is called as `on_theme(widget, "light" | "dark")`; `shortcut` toggles the
+    dock; `width` / `height` are its default size in pixels."""
+
+    id: str
+    title: str
+    factory: Callable[[PanelContext], QWidget]
+    area: Qt.DockWidgetArea
+    on_theme: Optional[Callable[[QWidget, str], None]] = None
+    shortcut: Optional[str] = None
+    width: Optional[int] = None
+    height: Optional[int] = None
+
+
+PANELS: list[PanelSpec] = [
+    PanelSpec("lessons", QT_TRANSLATE_NOOP("Panels", "Lessons"), lambda c: LessonsPanel(c.parent),
+              Qt.LeftDockWidgetArea, height=270),
+    PanelSpec("editor", QT_TRANSLATE_NOOP("Panels", "Code"), lambda c: CodeEditor(c.parent, c.theme),
+              Qt.LeftDockWidgetArea, on_theme=CodeEditor.set_theme, width=540, height=420),
+    PanelSpec("output", QT_TRANSLATE_NOOP("Panels", "Output"), lambda c: OutputPane(c.parent, c.theme),
+              Qt.LeftDockWidgetArea, on_theme=OutputPane.set_theme, height=170),
+    PanelSpec("inspector", QT_TRANSLATE_NOOP("Panels", "Inspector"), lambda c: InspectorPanel(c.session, c.parent),
+              Qt.RightDockWidgetArea, width=290),
+    PanelSpec("stepper", QT_TRANSLATE_NOOP("Panels", "Backward steps"), lambda c: StepperPanel(c.session, c.parent),
+              Qt.BottomDockWidgetArea, on_theme=StepperPanel.set_theme, height=190),
+]
+
+
+def register_panel(spec: PanelSpec) -> None:
+    """Add a panel to every main window created from now on (ids are unique)."""
+    if any(p.id == spec.id for p in PANELS):
+        raise ValueError(f"a panel with id {spec.id!r} is already registered")
+    PANELS.append(spec)
+
+
+def unregister_panel(panel_id: str) -> None:
+    """Remove a registered panel (windows already built keep their dock)."""
+    PANELS[:] = [p for p in PANELS if p.id != panel_id]
+
+
+class PanelDock(QDockWidget):
+    """A dock that knows its spec, so that it retitles itself on a language switch."""
+
+    def __init__(self, spec: PanelSpec, widget: QWidget, parent: QMainWindow):
+        super().__init__(parent)
+        self.spec = spec
+        self.setObjectName(f"{spec.id}Dock")
+        self.setWidget(widget)
+        self.setFeatures(QDockWidget.DockWidgetClosable | QDockWidget.DockWidgetMovable
+                         | QDockWidget.DockWidgetFloatable)
+        if spec.shortcut:
+            self.toggleViewAction().setShortcut(QKeySequence(spec.shortcut))
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(QCoreApplication.translate(TITLE_CONTEXT, self.spec.title))
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
+class PanelDocks(QObject):
+    """The docks built from the registry for one window; re-themes them when the
+    theme manager says so."""
+
+    def __init__(self, window: QMainWindow, session: TraceSession, theme_manager,
+                 specs: Optional[list[PanelSpec]] = None):
+        super().__init__(window)
+        self._window = window
+        self._docks: dict[str, PanelDock] = {}
+        window.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
+        window.setCorner(Qt.TopLeftCorner, Qt.LeftDockWidgetArea)
+        window.setCorner(Qt.BottomRightCorner, Qt.BottomDockWidgetArea)
+        window.setDockNestingEnabled(True)
+        context = PanelContext(session=session, theme=theme_manager.effective, parent=window)
+        for spec in list(PANELS if specs is None else specs):
+            dock = PanelDock(spec, spec.factory(context), window)
+            window.addDockWidget(spec.area, dock)
+            self._docks[spec.id] = dock
+        tall = [d for d in self._docks.values() if d.spec.height]
+        wide = [d for d in self._docks.values() if d.spec.width]
+        window.resizeDocks(tall, [d.spec.height for d in tall], Qt.Vertical)
+        window.resizeDocks(wide, [d.spec.width for d in wide], Qt.Horizontal)
+        theme_manager.themeChanged.connect(self.apply_theme)
+        self.apply_theme(context.theme)
+
+    def ids(self) -> list[str]:
+        return list(self._docks)
+
+    def dock(self, panel_id: str) -> PanelDock:
+        return self._docks[panel_id]
+
+    def widget(self, panel_id: str) -> QWidget:
+        return self._docks[panel_id].widget()
+
+    def fill_menu(self, menu: QMenu) -> None:
+        """One checkable entry per panel (its text follows the dock's title)."""
+        for dock in self._docks.values():
+            menu.addAction(dock.toggleViewAction())
+
+    def apply_theme(self, name: str) -> None:
+        for dock in self._docks.values():
+            if dock.spec.on_theme is not None:
+                dock.spec.on_theme(dock.widget(), name)
+
+    def show_all(self) -> None:
+        """Every panel visible and docked (Reset Panel Layout)."""
+        for dock in self._docks.values():
+            dock.show()
+            dock.setFloating(False)

@@ -1,0 +1,259 @@
+"""Runs scripts and reports what the worker says: run and stop, the script's
+output, traces, crashes, timeouts (with the line that was running), progress on
+long work, and the device selector.
+
+The worker crosses the process boundary with codes and data; this module turns
+them into text in the UI language (`tr`). A note or a reason code it does not
+know is shown in the English the worker sent with it, so a newer worker still
+says something useful to an older app.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Mapping, Optional
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QComboBox, QInputDialog, QWidget
+
+from autogradviz.engine.trace.model import Note, Trace
+
+from autogradviz.app.panels.editor import CodeEditor
+from autogradviz.app.panels.output import OutputPane
+from autogradviz.app.services import settings
+from autogradviz.app.services.worker_process import FAILED, WorkerProcess
+from autogradviz.app.session import TraceSession
+from autogradviz.app.window.status_bar import WindowStatus
+
+EDITOR_FILE = "<editor>"
+
+
+class RunController(QObject):
+    """Sends the editor's text to the worker and reports the answer in the
+    output pane, the editor (error and timeout lines), the session and the
+    status bar. `script_file()` names the file the text belongs to."""
+
+    runFinished = Signal(object)  # Trace, after it reached the session
+    busyChanged = Signal(bool)    # a run is going (Stop is possible)
+
+    def __init__(self, window: QWidget, worker: WorkerProcess, session: TraceSession, editor: CodeEditor,
+                 output: OutputPane, status: WindowStatus, device_combo: QComboBox,
+                 script_file: Callable[[], str]):
+        super().__init__(window)
+        self._window = window
+        self.worker = worker
+        self._session = session
+        self._editor = editor
+        self._output = output
+        self._status = status
+        self._combo = device_combo
+        self._script_file = script_file
+        self._device = "cpu"  # applied when the worker says what it has (`on_ready`)
+        self._got_output = False
+        device_combo.activated.connect(self._device_chosen)  # user choices only
+        # Bound methods only: the worker may outlive this window (tests share one),
+        # and Qt drops a connection to a deleted receiver, never one to a lambda.
+        w = worker
+        w.stateChanged.connect(self._on_state)
+        w.readyInfo.connect(self.on_ready)
+        w.outputReceived.connect(self._on_output)
+        w.traceReady.connect(self._on_trace)
+        w.traceFailed.connect(self._on_trace_failed)
+        w.crashed.connect(self._on_crashed)
+        w.timedOut.connect(self._on_timed_out)
+        w.runStopped.connect(self._on_stopped)
+        w.runCancelled.connect(self._on_cancelled)
+        w.valuesArrived.connect(session.deliver_values)
+        session.valuesRequested.connect(w.fetch)
+
+    @property
+    def device(self) -> str:
+        """"cpu" or "cuda": where the next run goes."""
+        return self._device
+
+    # -- commands ------------------------------------------------------------------
+    def run_script(self) -> None:
+        """Send the editor's text to the worker (a run already going is cancelled)."""
+        source = self._editor.toPlainText()
+        self._editor.clear_error()
+        self._editor.clear_stopped_line()
+        self._output.clear()
+        self._got_output = False
+        run_file = self._script_file() or EDITOR_FILE
+        shown = os.path.basename(run_file) if run_file != EDITOR_FILE else self.tr("untitled.py")
+        self._output.append_info(self.tr("▶ Running {name} on {device}…").format(
+            name=shown, device=self._device.upper()))
+        self.worker.timeout_s = settings.run_timeout_s()
+        self.worker.run(source, run_file, self._device)
+        self._status.run_started()
+        self.busyChanged.emit(self.worker.is_busy())
+
+    def stop_script(self) -> None:
+        if not self.worker.stop():
+            self._status.show_message(self.tr("Nothing is running."), 3000)
+
+    def ask_timeout(self) -> None:
+        value, ok = QInputDialog.getInt(self._window, self.tr("Run timeout"),
+                                        self.tr("Stop a script after this many seconds:"),
+                                        settings.run_timeout_s(), 1, 3600)
+        if ok:
+            settings.put("run/timeout_s", value)
+            self.worker.timeout_s = value
+
+    # -- what the worker reports ------------------------------------------------------
+    def on_ready(self, info: dict) -> None:
+        self.update_devices()
+        if info.get("cuda_available") and settings.get("run/device", "cpu") == "cuda":
+            self._combo.setCurrentIndex(1)  # the user's last choice, now possible
+            self._device = "cuda"
+        self._status.update_worker()
+
+    def on_run_timed_out(self, line: Optional[int]) -> None:
+        """The worker said which line of the script was running when the run
+        timeout stopped it: mark it in the editor and say so in the output."""
+        if line is None or not self._editor.mark_stopped_line(line, self.tr(
+                "The script was running this line when the run timeout stopped it.")):
+            return
+        self._output.append_info(self.tr("It was running line {n} when it was stopped.").format(n=line))
+
+    def on_progress(self, code: str, params: Mapping[str, Any]) -> None:
+        """The worker's progress on long work (e.g. code "summarising" with
+        {"nodes": N, "done": k}), shown in the status bar while the run lasts."""
+        self._status.set_progress(code, params)
+
+    def _on_state(self, _state: str) -> None:
+        self.busyChanged.emit(self.worker.is_busy())
+
+    def _on_cancelled(self) -> None:
+        self._output.append_info(self.tr("Previous run cancelled."))
+
+    def _on_output(self, stream: str, text: str) -> None:
+        self._got_output = True
+        self._output.append_output(stream, text)
+
+    def _on_trace(self, trace: Trace) -> None:
+        out = self._output
+        if not self._got_output:
+            if trace.stdout:
+                out.append_output("stdout", trace.stdout)
+            if trace.stderr:
+                out.append_output("stderr", trace.stderr)
+        self._session.set_trace(trace)
+        err = trace.error
+        if err is not None:
+            message = f"{err.type}: {err.message}"
+            if err.explanation:
+                message += "\n\n" + err.explanation
+            self._editor.set_error(err.line, message)
+            out.append_error(err.type, err.message, err.line, err.explanation, err.traceback,
+                             line_format=self.tr("line {n}"), explanation_label=self.tr("What this means:"))
+        for text in self.note_texts(trace):
+            out.append_note(text)
+        nodes = sum(len(g.nodes) for g in trace.graphs)
+        seconds = f"{trace.duration_s:.2f}" if trace.duration_s is not None else "?"
+        if not trace.graphs and err is None:
+            out.append_info(self.tr(
+                "Finished in {s} s. No autograd graph was built: no tensor in the script requires grad "
+                "(try requires_grad=True).").format(s=seconds))
+        elif err is None:
+            out.append_success(self.tr(
+                "Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). "
+                "Step through them below the graph.").format(
+                s=seconds, g=len(trace.graphs), n=nodes, r=len(trace.backward_runs)))
+        self._status.stop_clock()
+        self.runFinished.emit(trace)
+
+    def note_texts(self, trace: Trace) -> list[str]:
+        """The trace's notes in the UI language, internal ones left out.
+
+        `note_codes[i]` is `notes[i]` as a code; when the two lists do not line
+        up (a trace from a worker that wrote some notes without a code) every
+        note is shown in its English form rather than pairing the wrong ones."""
+        notes = list(trace.notes or [])
+        codes = list(getattr(trace, "note_codes", None) or [])
+        paired = len(codes) == len(notes)
+        texts = []
+        for i, english in enumerate(notes):
+            note = codes[i] if paired else None
+            if english.startswith("internal:") or (note is not None and note.code.startswith("internal")):
+                continue
+            texts.append(self.note_text(note, english))
+        return texts
+
+    def note_text(self, note: Optional[Note], english: str) -> str:
+        """One note in the UI language; the English text for a code this app does not know."""
+        params = note.params if note is not None else {}
+        if note is not None and note.code == "output_truncated":
+            total, cap = params.get("total"), params.get("cap")
+            if isinstance(total, int) and isinstance(cap, int):
+                return self.tr("The script printed {total} characters; only the first {cap} are kept.").format(
+                    total=f"{total:,}", cap=f"{cap:,}")
+        return english
+
+    def _on_trace_failed(self, message: str) -> None:
+        self._output.append_problem(self.tr("The trace could not be read."), message)
+        self._status.stop_clock()
+
+    def _on_crashed(self, message: str) -> None:
+        if self.worker.state == FAILED:
+            self._output.append_problem(
+                self.tr("The worker process could not be started."),
+                self.tr("It {how}.").format(how=message) + "\n"
+                + self.tr("Check that torch is installed in this Python (run `autogradviz doctor`), "
+                          "then press Run to try again."))
+        else:
+            self._output.append_problem(
+                self.tr("The worker process stopped unexpectedly."),
+                self.tr("It {how}.").format(how=message) + "\n"
+                + self.tr("Your code is safe in the editor; a fresh worker is starting."))
+        self._clear_graph()
+        self._status.update_worker()
+
+    def _on_timed_out(self, _seconds: float) -> None:
+        self._output.append_problem(
+            self.tr("Stopped: the script ran longer than the run timeout ({s} s).").format(
+                s=int(round(self.worker.timeout_s))),
+            self.tr("Change it in Run ▸ Run Timeout…, or look for an endless loop."))
+        self._clear_graph()
+
+    def _on_stopped(self) -> None:
+        self._output.append_problem(self.tr("Stopped."), self.tr("The script was ended by Stop."))
+        self._clear_graph()
+        self._status.stop_clock()
+
+    def _clear_graph(self) -> None:
+        """The run produced no trace: the previous graph no longer matches the code."""
+        if self._session.trace is not None:
+            self._session.set_trace(None)
+        self._status.update_graph()
+
+    def report_layout_failure(self, message: str) -> None:
+        self._output.append_problem(self.tr("The graph could not be laid out."), message)
+
+    # -- the device selector --------------------------------------------------------------
+    def update_devices(self) -> None:
+        """Enable CUDA only when the worker reported a usable GPU; say why in the tooltip."""
+        item = self._combo.model().item(1)
+        info = self.worker.info
+        available = bool(info.get("cuda_available"))
+        item.setEnabled(available)
+        if available:
+            names = ", ".join(info.get("cuda_devices") or [])
+            tip = self.tr("Run on the GPU: {names}").format(names=names or "CUDA")
+        elif info:
+            tip = self.tr("CUDA is not available: the worker's torch {v} reports no usable GPU "
+                          "(CPU-only build or no driver).").format(v=info.get("torch_version", "?"))
+        else:
+            tip = self.tr("Waiting for the worker to report whether a GPU is available.")
+        item.setToolTip(tip)
+        self._combo.setItemData(1, tip, Qt.ToolTipRole)
+        self._combo.setItemData(0, self.tr("Run on the CPU"), Qt.ToolTipRole)
+        self._combo.setToolTip(self.tr("Device the script runs on (its `device` variable)") + "\n" + tip)
+        if not available and self._combo.currentIndex() == 1:
+            self._combo.setCurrentIndex(0)
+        if not available:
+            self._device = "cpu"
+
+    def _device_chosen(self, index: int) -> None:
+        self._device = self._combo.itemData(index) or "cpu"
+        settings.put("run/device", self._device)
