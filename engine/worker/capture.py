@@ -38,8 +38,9 @@ from typing import Any, Callable, Iterable, Optional
 
 import torch
 
-from autogradviz.engine.worker.summarize import Summarizer
 from autogradviz.engine.trace.model import Edge, Graph, Node, SavedValue, gc_paused
+from autogradviz.engine.worker.progress import NO_PROGRESS, TICK_MASK
+from autogradviz.engine.worker.summarize import Summarizer
 
 ACCUMULATE_GRAD = "torch::autograd::AccumulateGrad"
 _get_edge = torch.autograd.graph.get_gradient_edge
@@ -210,6 +211,14 @@ _S_PLAIN = 2     # a: the raw Python value
 _S_SKIPPED = 3   # a: why it was not read
 SKIP_CHANGED = ("changed in place after it was captured, before its values were read "
                 "(activations the script cannot name are read after the script)")
+# SavedValue.skipped (English) -> SavedValue.skipped_code (the app translates it)
+SKIP_CODES = {SKIP_CHECKPOINT: "checkpoint", SKIP_HOOKS: "saved_tensors_hooks",
+              SKIP_FREED: "freed", SKIP_CHANGED: "changed_in_place"}
+
+
+def skipped(name: str, reason: str) -> SavedValue:
+    """A saved value that was not read, with its reason as text and code."""
+    return SavedValue(name, None, None, reason, skipped_code=SKIP_CODES.get(reason))
 _LEAF = "leaf"  # _TYPE_INFO value for AccumulateGrad
 # node type -> _LEAF, or the _saved_attrs that are SavedVariables (tensors:
 # the backward frees them, so they are read at capture). The other saved
@@ -324,6 +333,8 @@ class CaptureState:
         # (nodes) -> {node: [names of the user's hooks registered on it with
         # node.register_hook / register_prehook]} (None: not tracked)
         self.node_hooks: Optional[Callable[[list], dict]] = None
+        # long captures and materializes report here (worker/progress.py)
+        self.progress = NO_PROGRESS
 
     # -- queries ---------------------------------------------------------------
     def is_captured(self, node) -> bool:
@@ -567,7 +578,10 @@ def _capture(state, roots, names, origin, reuse):
     saved = cap.saved
     held: list = []  # saved activations held for materialize
     hold = held.append
+    phase = state.progress.phase("capturing", len(order))
     for i, n in enumerate(order):
+        if not i & TICK_MASK:
+            phase.tick(i)
         info = type_info.get(type(n))
         if info is None:
             info = _type_info(n)
@@ -689,7 +703,10 @@ def _materialize(state: CaptureState, cap: CapturedGraph) -> None:
     edges = g.edges
     node_app = nodes.append
     edge_app = edges.append
+    phase = state.progress.phase("building", len(order))
     for i, n in enumerate(order):
+        if not i & TICK_MASK:
+            phase.tick(i)
         nid = f"n{base + i + 1}"
         li = leaf_info.get(i)
         if li is not None:
@@ -751,7 +768,7 @@ def _saved_values(node, attrs: list, captured: Optional[list], request) -> list[
             try:
                 v = getattr(node, attr)
             except Exception:
-                out.append(SavedValue(name, None, None, SKIP_FREED))
+                out.append(skipped(name, SKIP_FREED))
                 continue
             out.append(SavedValue(name, None, _plain_value(v)))
             continue
@@ -767,9 +784,9 @@ def _saved_values(node, attrs: list, captured: Optional[list], request) -> list[
                     same = a._version == b
                 except Exception:
                     same = False
-                out.append(SavedValue(name2, request(a)) if same else SavedValue(name2, None, None, SKIP_CHANGED))
+                out.append(SavedValue(name2, request(a)) if same else skipped(name2, SKIP_CHANGED))
             elif tag == _S_PLAIN:
                 out.append(SavedValue(name2, None, _plain_value(a)))
             else:
-                out.append(SavedValue(name2, None, None, a))
+                out.append(skipped(name2, a))
     return out

@@ -10,6 +10,7 @@ import math
 import pytest
 import torch
 
+from autogradviz.engine.probes.probe_set import ProbeSet, context_for
 from autogradviz.engine.worker import recorder as recorder_mod
 from autogradviz.engine.worker.capture import SKIP_CHANGED, CaptureState
 from autogradviz.engine.worker.recorder import Recorder
@@ -115,13 +116,15 @@ def _recorded(build, budget=recorder_mod.DEFER_BYTES):
     ns: dict = {}
     rec = Recorder(trace, state, ns)
     rec.defer_bytes = budget
-    rec.install()  # before build(): hooks it registers are the user's
+    probes = ProbeSet(context_for(rec))
+    probes.install()  # before build(): hooks it registers are the user's
     try:
         loss, names = build()
         ns.update(names)
         loss.backward()
     finally:
-        rec.remove()
+        probes.remove()
+    assert not probes.ctx.errors, probes.ctx.errors
     return trace, state, rec, ns
 
 
