@@ -1,8 +1,9 @@
 """Install, remove and collect a run's probes, whatever each of them does.
 
 One probe's failure must neither reach the script nor leave torch patched:
-every probe that began installing is removed (newest first) even if its own
-install raised halfway, and every failure becomes an internal note of the
+a probe whose install raises is removed at once (it may have patched
+something before failing) and takes no further part; the others are removed
+newest first after the script; every failure becomes an internal note of the
 run (`ProbeContext.internal_error`, stage "<probe>.install" / ".remove" /
 ".contribute" / ".create").
 """
@@ -41,11 +42,18 @@ class ProbeSet:
             if isinstance(probe, BaseException):
                 ctx.internal_error(f"{name}.create", probe)
                 continue
-            self.installed.append((name, probe))
             try:
                 probe.install(ctx)
             except Exception as exc:
+                # Undo what it did before failing: a half-installed probe
+                # must not stay active while the script runs.
                 ctx.internal_error(f"{name}.install", exc)
+                try:
+                    probe.remove()
+                except Exception as exc2:
+                    ctx.internal_error(f"{name}.remove", exc2)
+                continue
+            self.installed.append((name, probe))
 
     def remove(self) -> None:
         while self.installed:

@@ -204,6 +204,7 @@ with torch.no_grad():
     _close(_saved(exp, "result").tensor.values, z0.tolist())  # z changed later
     sin = _node(trace, gid, "SinBackward0")
     assert _saved(sin, "self").skipped == SKIP_CHANGED  # changed, unnamed: no stale values
+    assert _saved(sin, "self").skipped_code == "changed_in_place"
 
     run_ = trace.backward_runs[0]
     by_node = {s.node: s for s in run_.steps}

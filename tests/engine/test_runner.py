@@ -221,6 +221,9 @@ def test_nonleaf_grad_warning_is_explained():
     assert r.trace.stdout == "None\n"
     assert "not a leaf" in r.trace.stderr
     assert any("retain_grad" in n and "line 5" in n for n in r.trace.notes)
+    k = next(i for i, n in enumerate(r.trace.notes) if "retain_grad" in n)
+    assert r.trace.note_codes[k].code == "nonleaf_grad_read"
+    assert r.trace.note_codes[k].params == {"line": 5}
 
 
 def test_unavailable_cuda_is_a_clear_error():
@@ -289,3 +292,7 @@ def test_empty_script_and_megabytes_of_output():
     assert sum(got) == 30000 * 100  # everything streamed
     assert len(r.trace.stdout) == MAX_CAPTURED_OUTPUT  # the trace keeps the head
     assert any("stdout truncated" in n for n in r.trace.notes)
+    k = next(i for i, n in enumerate(r.trace.notes) if "stdout truncated" in n)
+    assert r.trace.note_codes[k].code == "output_truncated"
+    assert r.trace.note_codes[k].params == {"stream": "stdout", "kept": MAX_CAPTURED_OUTPUT,
+                                            "total": 30000 * 100}
