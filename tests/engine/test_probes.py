@@ -158,13 +158,14 @@ def test_order_lower_installs_first_and_is_removed_last():
     registry.register("early", _Early)
     try:
         assert run_script("x = 1\n", filename=FILENAME).trace.error is None
+        # registered last, "early" (order -1) comes before the core probes
+        # (order 0) and "late" (5) after them
+        names = [n for n, _ in registry.create()]
     finally:
         registry.unregister("late")
         registry.unregister("early")
     assert _Logged.log == [("install", "early"), ("install", "late"), ("remove", "late"), ("remove", "early")]
-    # the core probes install before any default-ordered feature probe
-    names = [n for n, _ in registry.create()]
-    assert names.index("backward") < len(names) and "early" not in names
+    assert names[0] == "early" and names[-1] == "late" and "backward" in names
 
 
 class _Broken(Probe):
