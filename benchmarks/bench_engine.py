@@ -151,7 +151,7 @@ def bench(name, build, args) -> None:
         assert len(trace.backward_runs) == 1 and len(trace.backward_runs[0].steps) == n
         assert not rec.errors and not probes.ctx.errors, (rec.errors, probes.ctx.errors)
         assert len(state.graphs[0].nodes) == n
-        del trace, state, rec
+        del trace, state, rec, probes
         if i == 0:
             plain.clear(), recorded.clear(), rec_cap.clear(), final.clear()
 

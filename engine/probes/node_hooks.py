@@ -44,8 +44,8 @@ class NodeHooksProbe(Probe):
 
         def make(orig):
             def _register_hook(backward_hooks, hook):
-                if rec._internal:  # ours: no RemovableHandle (see Recorder._prepare)
-                    return rec.register_own(backward_hooks, hook, rec._own_hooks)
+                if rec.registering_own:  # ours: no RemovableHandle (see Recorder._prepare)
+                    return rec.register_own(backward_hooks, hook)
                 probe.user_hooks += 1
                 return orig(backward_hooks, probe.wrap_node_hook(hook))
             try:

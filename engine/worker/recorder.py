@@ -57,10 +57,12 @@ from typing import Any, Optional
 
 import torch
 
+from autogradviz.engine.probes.base import BackwardPosition
 from autogradviz.engine.trace.model import MAX_RECORDED_RUNS, BackwardRun, ErrorInfo, Event, Step, Trace, gc_paused
-from autogradviz.engine.worker.capture import CaptureState, Names, capture_pending, estimate_bytes, root_edges
+from autogradviz.engine.worker.capture import CaptureState, capture_pending, estimate_bytes, root_edges
 from autogradviz.engine.worker.hook_events import error_text as _error_text
 from autogradviz.engine.worker.module_tracker import namespace_module_paths
+from autogradviz.engine.worker.names import Names
 from autogradviz.engine.worker.progress import TICK_MASK
 
 # Plain runs' gradients and captured activations held for finalize() (see
@@ -128,7 +130,7 @@ class Recorder:
         # registration is installed: our own post-hooks then go straight into
         # each node's hook dict (`register_own`), no RemovableHandle.
         self.own_hooks_fast = False
-        self._internal = False  # registering our own node hooks right now
+        self.registering_own = False  # registering our own node hooks right now
         self._own_hooks: list = []
         # Runs whose steps wait for finalize(): (run, raw (node, grad_inputs,
         # grad_outputs) list, node ids), and the bytes they hold.
@@ -136,22 +138,23 @@ class Recorder:
         self._pending_bytes = 0
         self.defer_bytes = DEFER_BYTES
 
-    def position(self):
+    def position(self) -> BackwardPosition:
         """(calls so far, run being recorded, its steps so far): see
-        probes.base.BackwardPosition."""
-        from autogradviz.engine.probes.base import BackwardPosition
+        probes.base.BackwardPosition. (With record_steps=False no step is
+        recorded: `step` stays 0 during a call.)"""
         act = self.active
         if act is None or act.run is None:
             return BackwardPosition(self.trace.backward_calls)
         return BackwardPosition(self.trace.backward_calls, act.run.index, len(act.raw))
 
-    def register_own(self, backward_hooks, hook, entries: list):
-        """The node-hooks probe hands our own registrations here: the hook
-        goes into the node's dict under _OWN_KEY, deleted by _remove_own."""
+    def register_own(self, backward_hooks, hook):
+        """While `registering_own`, the node-hooks probe hands torch's
+        registration of our post-hook here: the hook goes into the node's
+        dict under _OWN_KEY (deleted by _remove_own after the call)."""
         if backward_hooks is None:
             backward_hooks = {}
         backward_hooks[_OWN_KEY] = hook
-        entries.append(backward_hooks)
+        self._own_hooks.append(backward_hooks)
         return backward_hooks, None
 
     # -- the intercepted call ------------------------------------------------
@@ -276,7 +279,7 @@ class Recorder:
         if self.own_hooks_fast:
             # Fast path: our hook goes straight into each node's hook dict.
             self._own_hooks = own
-            self._internal = True
+            self.registering_own = True
             try:
                 for n in nodes:
                     n.register_hook(post)
@@ -284,7 +287,7 @@ class Recorder:
                 _remove_own(own)
                 raise
             finally:
-                self._internal = False
+                self.registering_own = False
         else:  # (no node-hooks probe, or torch without _HookMixin._register_hook)
             own = [_Handle(n.register_hook(post)) for n in nodes]
         return run, g, cap, act, own
