@@ -5,7 +5,7 @@
 Prints, for a graph of ~N autograd nodes (two shapes, see build_chain and
 build_rnn):
 - plain backward: the real Tensor.backward, no app;
-- recorded backward: the same call made while the recorder is installed
+- recorded backward: the same call made while the probes are installed
   (capture + one hook per node + the real call + what the script could
   change later: leaves, their .grad), and its ratio to plain (target <= 2x);
   "of which capture": the graph capture inside that call, per node
@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
+from autogradviz.engine.probes.probe_set import ProbeSet, context_for  # noqa: E402
 from autogradviz.engine.worker.capture import CaptureState  # noqa: E402
 from autogradviz.engine.worker import recorder as recorder_mod  # noqa: E402
 from autogradviz.engine.worker.recorder import Recorder  # noqa: E402
@@ -124,7 +125,8 @@ def bench(name, build, args) -> None:
         trace = Trace()
         state = CaptureState(Summarizer())
         rec = Recorder(trace, state, ns, user_filename=__file__)
-        rec.install()
+        probes = ProbeSet(context_for(rec))  # every registered probe, as the runner installs them
+        probes.install()
         in_capture = []
         real_capture = recorder_mod.capture_pending
 
@@ -139,7 +141,7 @@ def bench(name, build, args) -> None:
         try:
             recorded.append(timed_backward(loss))
         finally:
-            rec.remove()
+            probes.remove()
             recorder_mod.capture_pending = real_capture
         rec_cap.append(in_capture[0])
         # What waited for the end of the script (the runner calls this).
@@ -147,9 +149,9 @@ def bench(name, build, args) -> None:
         rec.finalize()
         final.append(clock() - t0)
         assert len(trace.backward_runs) == 1 and len(trace.backward_runs[0].steps) == n
-        assert not rec.errors, rec.errors
+        assert not rec.errors and not probes.ctx.errors, (rec.errors, probes.ctx.errors)
         assert len(state.graphs[0].nodes) == n
-        del trace, state, rec
+        del trace, state, rec, probes
         if i == 0:
             plain.clear(), recorded.clear(), rec_cap.clear(), final.clear()
 

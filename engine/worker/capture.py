@@ -6,7 +6,7 @@ reused across graphs; we keep strong references to every captured Node for
 the lifetime of the ScriptRun, so mapping Node objects to our ids is safe).
 
 What is known when:
-- `label`: names the user can see at capture time: module-level names of the
+- `label`: names the user can see at capture time (names.py): module-level names of the
   script (and tensors one level deep inside lists/tuples/dicts as `name[i]` /
   `name['k']`), the local variables of the user's frame that called
   backward/grad, and parameter/buffer names (`fc1.weight`) of every nn.Module
@@ -38,8 +38,10 @@ from typing import Any, Callable, Iterable, Optional
 
 import torch
 
-from autogradviz.engine.worker.summarize import Summarizer
 from autogradviz.engine.trace.model import Edge, Graph, Node, SavedValue, gc_paused
+from autogradviz.engine.worker.progress import NO_PROGRESS, TICK_MASK
+from autogradviz.engine.worker.names import MAX_CONTAINER_ITEMS, Names
+from autogradviz.engine.worker.summarize import Summarizer
 
 ACCUMULATE_GRAD = "torch::autograd::AccumulateGrad"
 _get_edge = torch.autograd.graph.get_gradient_edge
@@ -49,91 +51,8 @@ SKIP_CHECKPOINT = "inside a non-reentrant checkpoint segment (reading it would r
 SKIP_HOOKS = "saved with saved_tensors_hooks (reading it would call the unpack hook)"
 SKIP_FREED = "already freed by an earlier backward"
 
-MAX_CONTAINER_ITEMS = 1000
 # Module outputs held until the next capture (bytes).
 KNOWN_OUTPUT_BYTES = 256 * 1024 * 1024
-
-
-# -- names --------------------------------------------------------------------
-class Names:
-    """Labels and known tensors gathered from the user's namespaces."""
-
-    __slots__ = ("leaf", "out", "tensors", "nodes", "keep")
-
-    def __init__(self):
-        self.leaf: dict[int, str] = {}  # id(leaf tensor) -> label
-        # id(grad_fn) -> {output_nr: [labels]}; verified against `tensors`
-        self.out: dict[int, dict[int, list[str]]] = {}
-        self.tensors: dict[int, list] = {}  # id(grad_fn) -> tensors with that grad_fn
-        self.nodes: dict[int, Any] = {}  # id(grad_fn) -> grad_fn
-        self.keep: list = []
-
-    def add(self, name: str, t) -> None:
-        gf = t.grad_fn
-        if gf is None:
-            if t.requires_grad:
-                self.leaf.setdefault(id(t), name)
-                self.keep.append(t)
-            return
-        d = self.out.setdefault(id(gf), {})
-        lst = d.setdefault(t.output_nr, [])
-        if name not in lst:
-            lst.append(name)
-        self.tensors.setdefault(id(gf), []).append(t)
-        self.nodes[id(gf)] = gf
-
-    def add_namespace(self, ns: dict) -> None:
-        for name, val in list(ns.items()):
-            if name.startswith("__"):
-                continue
-            if isinstance(val, _Tensor):
-                self.add(name, val)
-            elif isinstance(val, (list, tuple)):
-                for i, v in enumerate(val[:MAX_CONTAINER_ITEMS]):
-                    if isinstance(v, _Tensor):
-                        self.add(f"{name}[{i}]", v)
-            elif isinstance(val, dict) and val is not ns:
-                try:
-                    items = list(val.items())[:MAX_CONTAINER_ITEMS]
-                except Exception:
-                    continue
-                for k, v in items:
-                    if isinstance(v, _Tensor):
-                        self.add(f"{name}[{k!r}]", v)
-
-    def add_params(self, param_names: dict[int, str], keep: list) -> None:
-        for p in keep:
-            if isinstance(p, _Tensor):
-                n = param_names.get(id(p))
-                if n is not None and p.requires_grad and p.grad_fn is None:
-                    self.leaf[id(p)] = n
-                    self.keep.append(p)
-
-    def label_of(self, node) -> Optional[str]:
-        d = self.out.get(id(node))
-        if not d:
-            return None
-        labels: list[str] = []
-        for nr in sorted(d):
-            for lab in d[nr]:
-                if lab not in labels:
-                    labels.append(lab)
-        if len(labels) > 3:
-            labels = labels[:3] + ["…"]
-        return ", ".join(labels)
-
-    def tensor_of(self, node):
-        ts = self.tensors.get(id(node))
-        if not ts:
-            return None
-        best = None
-        for t in ts:
-            if t.grad_fn is node:
-                if t.output_nr == 0:
-                    return t
-                if best is None:
-                    best = t
-        return best
 
 
 # -- saved values -------------------------------------------------------------
@@ -210,6 +129,14 @@ _S_PLAIN = 2     # a: the raw Python value
 _S_SKIPPED = 3   # a: why it was not read
 SKIP_CHANGED = ("changed in place after it was captured, before its values were read "
                 "(activations the script cannot name are read after the script)")
+# SavedValue.skipped (English) -> SavedValue.skipped_code (the app translates it)
+SKIP_CODES = {SKIP_CHECKPOINT: "checkpoint", SKIP_HOOKS: "saved_tensors_hooks",
+              SKIP_FREED: "freed", SKIP_CHANGED: "changed_in_place"}
+
+
+def skipped(name: str, reason: str) -> SavedValue:
+    """A saved value that was not read, with its reason as text and code."""
+    return SavedValue(name, None, None, reason, skipped_code=SKIP_CODES.get(reason))
 _LEAF = "leaf"  # _TYPE_INFO value for AccumulateGrad
 # node type -> _LEAF, or the _saved_attrs that are SavedVariables (tensors:
 # the backward frees them, so they are read at capture). The other saved
@@ -324,6 +251,8 @@ class CaptureState:
         # (nodes) -> {node: [names of the user's hooks registered on it with
         # node.register_hook / register_prehook]} (None: not tracked)
         self.node_hooks: Optional[Callable[[list], dict]] = None
+        # long captures and materializes report here (worker/progress.py)
+        self.progress = NO_PROGRESS
 
     # -- queries ---------------------------------------------------------------
     def is_captured(self, node) -> bool:
@@ -567,7 +496,10 @@ def _capture(state, roots, names, origin, reuse):
     saved = cap.saved
     held: list = []  # saved activations held for materialize
     hold = held.append
+    phase = state.progress.phase("capturing", len(order))
     for i, n in enumerate(order):
+        if not i & TICK_MASK:
+            phase.tick(i)
         info = type_info.get(type(n))
         if info is None:
             info = _type_info(n)
@@ -689,7 +621,10 @@ def _materialize(state: CaptureState, cap: CapturedGraph) -> None:
     edges = g.edges
     node_app = nodes.append
     edge_app = edges.append
+    phase = state.progress.phase("building", len(order))
     for i, n in enumerate(order):
+        if not i & TICK_MASK:
+            phase.tick(i)
         nid = f"n{base + i + 1}"
         li = leaf_info.get(i)
         if li is not None:
@@ -751,7 +686,7 @@ def _saved_values(node, attrs: list, captured: Optional[list], request) -> list[
             try:
                 v = getattr(node, attr)
             except Exception:
-                out.append(SavedValue(name, None, None, SKIP_FREED))
+                out.append(skipped(name, SKIP_FREED))
                 continue
             out.append(SavedValue(name, None, _plain_value(v)))
             continue
@@ -767,9 +702,9 @@ def _saved_values(node, attrs: list, captured: Optional[list], request) -> list[
                     same = a._version == b
                 except Exception:
                     same = False
-                out.append(SavedValue(name2, request(a)) if same else SavedValue(name2, None, None, SKIP_CHANGED))
+                out.append(SavedValue(name2, request(a)) if same else skipped(name2, SKIP_CHANGED))
             elif tag == _S_PLAIN:
                 out.append(SavedValue(name2, None, _plain_value(a)))
             else:
-                out.append(SavedValue(name2, None, None, a))
+                out.append(skipped(name2, a))
     return out

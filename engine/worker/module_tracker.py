@@ -92,9 +92,12 @@ def namespace_module_paths(namespace: dict) -> tuple[dict[int, str], dict[int, s
 class ModuleTracker:
     """Installs global module hooks; answers module_of(node) afterwards."""
 
-    def __init__(self, namespace_getter: Callable[[], dict], user_filename: Optional[str] = None):
+    def __init__(self, namespace_getter: Callable[[], dict], user_filename: Optional[str] = None,
+                 on_output: Optional[Callable] = None):
         self._ns = namespace_getter
         self._filename = user_filename
+        # called with each module call's output (capture shows it on its node)
+        self._on_output = on_output
         self._handles: list = []
         # sorted by sequence number: (seq, path, class name)
         self._seqs: list[int] = []
@@ -180,7 +183,14 @@ class ModuleTracker:
             pass
         return None
 
+    @property
+    def calls(self) -> int:
+        """Module forward calls so far."""
+        return self._calls
+
     def _post(self, module, args, output):
+        if self._on_output is not None:
+            self._on_output(output)
         try:
             if self._stack and self._stack[-1][0] is module:
                 self._stack.pop()

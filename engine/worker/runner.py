@@ -1,15 +1,27 @@
 """Run a user's script in this process and record it into a Trace.
 
-`run_script` is what the worker (engine/worker.py) calls for each run. It
+`run_script` is what the worker service (service.py) calls for each run. It
 compiles the source under the user's file name (tracebacks and warnings point
 at the user's lines), executes it in a fresh `__main__` namespace with
-`device` predefined, with the module tracker and the backward recorder
-installed, captures prints through `on_output`, and removes everything it
-installed afterwards. It never raises for anything the script does.
+`device` predefined, with every registered probe installed (engine/probes:
+backward calls, the user's hooks, module calls, and any feature probe),
+captures prints through `on_output`, and removes every probe afterwards -
+also when the script raises or calls sys.exit. It never raises for anything
+the script does.
 
-After the script, every tensor with a grad_fn left in the namespace whose
-graph was not captured yet (at a backward call) gets a graph with origin
-"namespace".
+After the script: the recorder builds what it left for later (the trace
+objects and summaries of plain backward calls), every tensor with a grad_fn
+left in the namespace whose graph was not captured yet gets a graph with
+origin "namespace", and each probe contributes its fields. `on_progress`
+hears about long work meanwhile (see progress.py).
+
+Notes written to the trace carry a code and parameters beside the English
+text (`Trace.add_note`), so the app shows them in the user's language:
+  output_truncated   {"stream", "kept", "total"}
+  nonleaf_grad_read  {"line"}: the script read .grad of a non-leaf (None)
+  checkpoint_not_read {"nodes"}: saved tensors in non-reentrant checkpoints
+  runs_truncated     {"calls", "recorded"}
+  internal_error     {"stage", "error"}: a failure of ours; the script ran as usual
 """
 
 from __future__ import annotations
@@ -26,13 +38,14 @@ from typing import Callable, Optional
 
 import torch
 
-from autogradviz.engine.worker.capture import CaptureState, root_edges, capture
+from autogradviz.engine.probes.probe_set import ProbeSet, context_for
+from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
+from autogradviz.engine.worker.capture import CaptureState, capture, root_edges
 from autogradviz.engine.worker.explain import explain, explain_warning
-from autogradviz.engine.worker.module_tracker import ModuleTracker
+from autogradviz.engine.worker.progress import Progress, ProgressCallback
 from autogradviz.engine.worker.recorder import Recorder
 from autogradviz.engine.worker.recorder import user_line as _user_line
 from autogradviz.engine.worker.summarize import Summarizer, TensorStore, full_summary
-from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
 
 # Characters of stdout/stderr kept in the trace (each); the worker may cap further.
 MAX_CAPTURED_OUTPUT = 2_000_000
@@ -124,9 +137,11 @@ class _Output:
         for stream in ("stdout", "stderr"):
             text = "".join(self.parts[stream])
             if self.total[stream] > self.size[stream]:
-                self.trace.notes.append(
+                self.trace.add_note(
+                    "output_truncated",
                     f"{stream} truncated: kept the first {self.size[stream]:,} of "
-                    f"{self.total[stream]:,} characters")
+                    f"{self.total[stream]:,} characters",
+                    stream=stream, kept=self.size[stream], total=self.total[stream])
             setattr(self.trace, stream, text)
 
 
@@ -165,11 +180,30 @@ def error_info(exc: BaseException, filename: str) -> ErrorInfo:
                      explanation=explain(exc), traceback=_format_tb(exc))
 
 
+def device_error(device: str) -> Optional[ErrorInfo]:
+    """Why a script cannot run on `device` (the error the trace carries
+    instead of running it), or None when it can. The one source of this
+    error for every caller (the runner, the worker service)."""
+    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
+        return ErrorInfo(type="ValueError", message=f"unknown device {device!r} (use cpu or cuda)")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        return ErrorInfo(
+            type="CUDAUnavailable",
+            message=(f"CUDA was requested but torch {torch.__version__} sees no CUDA device "
+                     "on this machine; run on the cpu instead"),
+            explanation=("The script was not run. This torch build has no CUDA support or no GPU "
+                         "is visible (check drivers and CUDA_VISIBLE_DEVICES). Choose the cpu device."))
+    return None
+
+
 def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
                on_output: Optional[Callable[[str, str], None]] = None,
-               max_runs: Optional[int] = None, record_steps: bool = True) -> ScriptRun:
+               max_runs: Optional[int] = None, record_steps: bool = True,
+               on_progress: Optional[ProgressCallback] = None) -> ScriptRun:
     """Run `source` as __main__ and trace it. `record_steps=False`: graphs and
-    leaf_grads only, no per-step recording (cheaper, for drawing the graph)."""
+    leaf_grads only, no per-step recording (cheaper, for drawing the graph).
+    `on_progress(code, params)`: long capture/summarising of big graphs,
+    at most about 5 calls a second (codes in progress.py)."""
     t0 = time.perf_counter()
     trace = Trace(script=filename, device=device, torch_version=torch.__version__,
                   steps_recorded=record_steps)
@@ -180,14 +214,9 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
         namespace["__file__"] = filename
     out = _Output(trace, on_output)
 
-    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
-        trace.error = ErrorInfo(type="ValueError", message=f"unknown device {device!r} (use cpu or cuda)")
-        return ScriptRun(trace, namespace, store, None)
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        trace.error = ErrorInfo(
-            type="CUDAUnavailable",
-            message=f"CUDA was requested but torch {torch.__version__} sees no CUDA device",
-            explanation="The script was not run. Choose the cpu device.")
+    err = device_error(device)
+    if err is not None:
+        trace.error = err
         return ScriptRun(trace, namespace, store, None)
 
     # Make the source available to tracebacks and warnings under the user's name.
@@ -204,19 +233,14 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
         trace.duration_s = time.perf_counter() - t0
         return ScriptRun(trace, namespace, store, None)
 
-    tracker = ModuleTracker(lambda: namespace, filename)
-    state = CaptureState(summ, module_of=tracker.module_of)
+    progress = Progress(on_progress)
+    state = CaptureState(summ)
+    state.progress = summ.progress = progress
     trace.graphs = state.graphs  # the same list: graphs appear as they are captured
     recorder = Recorder(trace, state, namespace, user_filename=filename, record_steps=record_steps,
                         **({"max_runs": max_runs} if max_runs is not None else {}))
-    tracker_post = tracker._post
-    state.module_calls = lambda: tracker._calls
-
-    def post_with_outputs(module, args, output):
-        state.note_output(output)
-        return tracker_post(module, args, output)
-
-    tracker._post = post_with_outputs  # module outputs give op nodes their tensor
+    ctx = context_for(recorder, progress)
+    probes = ProbeSet(ctx)
 
     old_out, old_err = sys.stdout, sys.stderr
     seen_warnings: set = set()
@@ -233,8 +257,10 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
                     key = (str(message), lineno)
                     if key not in seen_warnings:
                         seen_warnings.add(key)
-                        where = f" (line {lineno})" if fname == filename else ""
-                        trace.notes.append(f"Warning{where}: {note}")
+                        mine = fname == filename
+                        where = f" (line {lineno})" if mine else ""
+                        trace.add_note("nonleaf_grad_read", f"Warning{where}: {note}",
+                                       line=lineno if mine else None)
             except Exception:
                 pass
             # What Python's default showwarning does (sys.stderr is ours here).
@@ -247,8 +273,7 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
         sys.stdout = _Stream("stdout", out)
         sys.stderr = _Stream("stderr", out)
         try:
-            tracker.install()
-            recorder.install()
+            probes.install()
             exec(code, namespace)
         except SystemExit as exc:
             if exc.code not in (None, 0):
@@ -256,8 +281,7 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
         except BaseException as exc:
             trace.error = error_info(exc, filename)
         finally:
-            recorder.remove()
-            tracker.remove()
+            probes.remove()
             try:
                 sys.stdout.flush()
             except Exception:
@@ -269,23 +293,29 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     try:
         recorder.finalize()
     except Exception as exc:
-        trace.notes.append(f"internal: recording not completed ({type(exc).__name__}: {exc})")
+        ctx.internal_error("finalize", exc)
     # Graphs of tensors left in the namespace.
     try:
         _namespace_graphs(recorder, state, namespace)
     except Exception as exc:
-        trace.notes.append(f"internal: namespace graphs not captured ({type(exc).__name__}: {exc})")
+        ctx.internal_error("namespace_graphs", exc)
     summ.flush()
+    probes.contribute()
+    summ.flush()  # (what the probes asked for)
     if state.checkpoint_skips:
-        trace.notes.append(
+        trace.add_note(
+            "checkpoint_not_read",
             f"{state.checkpoint_skips} node(s) inside non-reentrant checkpoint segments: their saved "
-            "tensors were not read (reading them re-runs the checkpointed forward).")
+            "tensors were not read (reading them re-runs the checkpointed forward).",
+            nodes=state.checkpoint_skips)
     if trace.runs_truncated:
-        trace.notes.append(
+        trace.add_note(
+            "runs_truncated",
             f"{trace.backward_calls} backward/grad calls; only the first {len(trace.backward_runs)} "
-            "were recorded in full.")
-    for e in recorder.errors:
-        trace.notes.append("internal: " + e)
+            "were recorded in full.",
+            calls=trace.backward_calls, recorded=len(trace.backward_runs))
+    for stage, text in recorder.errors + ctx.errors:
+        trace.add_note("internal_error", f"internal: {stage}: {text}", stage=stage, error=text)
     out.finish()
     trace.duration_s = time.perf_counter() - t0
     return ScriptRun(trace, namespace, store, state)
@@ -302,7 +332,7 @@ def _restore_torch_state(state) -> None:
 
 
 def _namespace_graphs(recorder: Recorder, state: CaptureState, namespace: dict) -> None:
-    names = recorder._names(None)
+    names = recorder.names(None)
     roots = []
     seen = set()
     for name, val in list(namespace.items()):

@@ -27,6 +27,7 @@ from typing import Any, Optional
 import torch
 
 from autogradviz.engine.trace.model import MAX_INLINE_VALUES, TensorSummary
+from autogradviz.engine.worker.progress import NO_PROGRESS, TICK_MASK
 
 # Memory the store may keep alive for later fetches (bytes).
 MAX_KEPT_BYTES = 512 * 1024 * 1024
@@ -243,6 +244,7 @@ class Summarizer:
         # (dtype, device) -> (dtype name, device name, batchable)
         self._meta: dict = {}
         self._bufs: dict = {}  # dtype -> CPU stacking buffer (see CPU_CHUNK_BYTES)
+        self.progress = NO_PROGRESS  # long flushes report here (worker/progress.py)
 
     def _meta_of(self, dt, dev):
         m = self._meta[(dt, dev)] = (
@@ -386,6 +388,9 @@ class Summarizer:
         self._seen = {}
         self._hold = []
         self._by_id = {}
+        phase = self.progress.phase(
+            "summarising", sum(len(g[0]) for g in groups.values()) + len(singles), "tensors")
+        done = 0
         if groups:
             with torch.no_grad():
                 for (dt, dev, shape), (ts, ss) in groups.items():
@@ -408,13 +413,17 @@ class Summarizer:
                             singles.extend(zip(ts, ss))
                             continue
                     for k in range(0, n, per):
+                        phase.tick(done + k)
                         ct, cs = ts[k:k + per], ss[k:k + per]
                         try:
                             self._fill_batch(ct, cs, None if buf is None else
                                              buf[:len(ct) * numel].view(len(ct), *shape))
                         except Exception:
                             singles.extend(zip(ct, cs))
-        for t, s in singles:
+                    done += n
+        for i, (t, s) in enumerate(singles):
+            if not i & TICK_MASK:
+                phase.tick(done + i)
             if s.truncated:
                 s.id = self.store.add(t.detach())
             self._fill(s, t)

@@ -81,9 +81,13 @@ def test_checkpoint_is_not_recomputed_by_recording(reentrant):
             tensors = [s for s in n.saved if s.tensor is not None]
             assert tensors == []
             assert any(s.skipped and "checkpoint" in s.skipped for s in n.saved)
+            assert {s.skipped_code for s in n.saved if s.skipped} == {"checkpoint"}
         outside = next(n for n in g.nodes if n.op == "MulBackward0" and not n.in_checkpoint)
         assert not outside.in_checkpoint
         assert any("checkpoint" in note for note in tr.notes)
+        k = next(i for i, note in enumerate(tr.notes) if "checkpoint" in note)
+        assert tr.note_codes[k].code == "checkpoint_not_read"
+        assert tr.note_codes[k].params == {"nodes": len(inside)}
         # the steps still cover every node, in the engine's order
         assert len(run.steps) == len(g.nodes)
 
@@ -112,6 +116,7 @@ y.backward()
     mul = next(n for n in g.nodes if n.op == "MulBackward0")
     assert all(s.tensor is None for s in mul.saved)
     assert any(s.skipped and "saved_tensors_hooks" in s.skipped for s in mul.saved)
+    assert {s.skipped_code for s in mul.saved if s.skipped} == {"saved_tensors_hooks"}
 
 
 def test_saved_values_read_after_free_are_marked():
@@ -126,6 +131,7 @@ z = y * 2
     ns_graph = [g for g in r.trace.graphs if g.origin == "namespace"][0]
     exp = next(n for n in ns_graph.nodes if n.op == "ExpBackward0")
     assert exp.saved and all(s.skipped and "freed" in s.skipped for s in exp.saved)
+    assert all(s.skipped_code == "freed" for s in exp.saved)
 
 
 def test_retains_grad_and_hooks_on_nodes():

@@ -10,6 +10,7 @@ import math
 import pytest
 import torch
 
+from autogradviz.engine.probes.probe_set import ProbeSet, context_for
 from autogradviz.engine.worker import recorder as recorder_mod
 from autogradviz.engine.worker.capture import SKIP_CHANGED, CaptureState
 from autogradviz.engine.worker.recorder import Recorder
@@ -115,13 +116,15 @@ def _recorded(build, budget=recorder_mod.DEFER_BYTES):
     ns: dict = {}
     rec = Recorder(trace, state, ns)
     rec.defer_bytes = budget
-    rec.install()  # before build(): hooks it registers are the user's
+    probes = ProbeSet(context_for(rec))
+    probes.install()  # before build(): hooks it registers are the user's
     try:
         loss, names = build()
         ns.update(names)
         loss.backward()
     finally:
-        rec.remove()
+        probes.remove()
+    assert not probes.ctx.errors, probes.ctx.errors
     return trace, state, rec, ns
 
 
@@ -201,6 +204,7 @@ with torch.no_grad():
     _close(_saved(exp, "result").tensor.values, z0.tolist())  # z changed later
     sin = _node(trace, gid, "SinBackward0")
     assert _saved(sin, "self").skipped == SKIP_CHANGED  # changed, unnamed: no stale values
+    assert _saved(sin, "self").skipped_code == "changed_in_place"
 
     run_ = trace.backward_runs[0]
     by_node = {s.node: s for s in run_.steps}

@@ -221,6 +221,9 @@ def test_nonleaf_grad_warning_is_explained():
     assert r.trace.stdout == "None\n"
     assert "not a leaf" in r.trace.stderr
     assert any("retain_grad" in n and "line 5" in n for n in r.trace.notes)
+    k = next(i for i, n in enumerate(r.trace.notes) if "retain_grad" in n)
+    assert r.trace.note_codes[k].code == "nonleaf_grad_read"
+    assert r.trace.note_codes[k].params == {"line": 5}
 
 
 def test_unavailable_cuda_is_a_clear_error():
@@ -289,3 +292,19 @@ def test_empty_script_and_megabytes_of_output():
     assert sum(got) == 30000 * 100  # everything streamed
     assert len(r.trace.stdout) == MAX_CAPTURED_OUTPUT  # the trace keeps the head
     assert any("stdout truncated" in n for n in r.trace.notes)
+    k = next(i for i, n in enumerate(r.trace.notes) if "stdout truncated" in n)
+    assert r.trace.note_codes[k].code == "output_truncated"
+    assert r.trace.note_codes[k].params == {"stream": "stdout", "kept": MAX_CAPTURED_OUTPUT,
+                                            "total": 30000 * 100}
+
+
+def test_notes_carry_codes_and_params():
+    r = run("import torch\nx = torch.ones(2, requires_grad=True)\nfor i in range(3):\n"
+            "    (x * i).sum().backward()\n", max_runs=2)
+    tr = r.trace
+    assert tr.backward_calls == 3 and len(tr.backward_runs) == 2
+    assert len(tr.notes) == len(tr.note_codes)
+    k = next(i for i, n in enumerate(tr.note_codes) if n.code == "runs_truncated")
+    assert tr.note_codes[k].params == {"calls": 3, "recorded": 2}
+    assert tr.notes[k] == "3 backward/grad calls; only the first 2 were recorded in full."
+    assert [n.code for n in tr.note_codes] == ["runs_truncated"]

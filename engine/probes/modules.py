@@ -1,0 +1,33 @@
+"""Which nn.Module's forward made each node, and the modules' outputs.
+
+Installs the ModuleTracker's global module forward hooks (see
+worker/module_tracker.py) and tells capture how to ask it: `module_of(node)`
+for each node's module path and call number, and the number of module calls
+so far (none: capture skips the lookups). Each module's output is also
+handed to capture (`CaptureState.note_output`) so the op node that made it
+can show it, although the script never named it.
+"""
+
+from __future__ import annotations
+
+from autogradviz.engine.probes.base import CORE_ORDER, Probe
+from autogradviz.engine.worker.module_tracker import ModuleTracker
+
+
+class ModulesProbe(Probe):
+    name = "modules"
+    order = CORE_ORDER
+
+    def install(self, ctx) -> None:
+        super().install(ctx)
+        ns = ctx.namespace
+        tracker = self.tracker = ModuleTracker(lambda: ns, ctx.filename, on_output=ctx.state.note_output)
+        ctx.state.module_of = tracker.module_of
+        ctx.state.module_calls = lambda: tracker.calls
+        tracker.install()
+
+    def remove(self) -> None:
+        tracker = getattr(self, "tracker", None)
+        if tracker is not None:
+            tracker.remove()
+        super().remove()
