@@ -29,21 +29,23 @@ import sys
 import threading
 from typing import Any, Optional
 
+from autogradviz.engine.probes.base import Probe
 from autogradviz.engine.trace.grad_scaler import ScalerError, ScalerEvent
 
 _METHODS = ("scale", "unscale_", "step", "update")
 
 
-class GradScalerProbe:
+class GradScalerProbe(Probe):
     """Wraps torch.amp.GradScaler's public methods while installed."""
 
     name = "grad_scaler"
 
     def __init__(self, filename: Optional[str] = None) -> None:
+        super().__init__()
         self.filename = filename
         self.events: list[ScalerEvent] = []
-        self._originals: dict[str, Any] = {}
-        self._cls = None
+        # (backward call index, scale event index): runs started from a scaled tensor
+        self.scaled_runs: list[tuple[int, int]] = []
         self._local = threading.local()
         self._scalers: dict[int, str] = {}
         self._optimizers: dict[int, str] = {}
@@ -54,29 +56,48 @@ class GradScalerProbe:
         self._scaled: dict[int, tuple] = {}
 
     # -- probe interface -------------------------------------------------------
-    def install(self, context=None) -> None:
+    def install(self, ctx=None) -> None:
+        super().install(ctx)
         try:
             from torch.amp.grad_scaler import GradScaler
         except ImportError:  # older torch: nothing to record
             return
-        if context is not None and getattr(context, "filename", None):
-            self.filename = context.filename
-        self._cls = GradScaler
-        for name in _METHODS:
-            original = GradScaler.__dict__[name]
-            self._originals[name] = original
-            setattr(GradScaler, name, self._wrap(name, original))
+        import torch
 
-    def remove(self) -> None:
-        if self._cls is None:
-            return
-        for name, original in self._originals.items():
-            setattr(self._cls, name, original)
-        self._originals.clear()
-        self._cls = None
+        if ctx is not None and ctx.filename:
+            self.filename = ctx.filename
+        for name in _METHODS:
+            self.patches.wrap(GradScaler, name, lambda original, name=name: self._wrap(name, original))
+        if ctx is not None:
+            # Around the recorder's own wrappers (this probe installs after the
+            # core): which backward call starts from a tensor scale() returned.
+            self.patches.wrap(torch.Tensor, "backward", self._wrap_backward)
+            self.patches.wrap(torch.autograd, "backward", self._wrap_backward)
 
     def contribute(self, trace) -> None:
         trace.scaler_events = list(self.events)
+        by_call = dict(self.scaled_runs)
+        for run in trace.backward_runs:
+            if run.index in by_call:
+                run.scaled_by = by_call[run.index]
+
+    def _wrap_backward(self, original):
+        probe = self
+
+        def backward(*args, **kwargs):
+            roots = args[0] if args else kwargs.get("tensors", kwargs.get("self"))
+            roots = roots if isinstance(roots, (list, tuple)) else [roots]
+            index = probe.scaled_by(roots) if probe._scaled else None
+            if index is not None:
+                # the run this call will record gets the next index in backward_runs
+                probe.scaled_runs.append((len(probe.ctx.trace.backward_runs), index))
+            return original(*args, **kwargs)
+
+        backward.__wrapped__ = original
+        backward.__name__ = getattr(original, "__name__", "backward")
+        backward.__qualname__ = getattr(original, "__qualname__", "backward")
+        backward.__doc__ = getattr(original, "__doc__", None)
+        return backward
 
     def scaled_by(self, roots) -> Optional[int]:
         """Index of the scale() event whose returned tensor is one of `roots`
