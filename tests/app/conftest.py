@@ -17,8 +17,8 @@ os.environ["XDG_CONFIG_HOME"] = os.path.join(_TMP, "config")
 import pytest  # noqa: E402
 
 # PySide6 6.12 on Python < 3.12 drops references to None/True/False (see
-# graph_style.keep_none_alive); long test sessions would otherwise crash.
-from autogradviz.app.graph.style import keep_none_alive  # noqa: E402
+# app/startup.py); long test sessions would otherwise crash.
+from autogradviz.app.startup import keep_none_alive  # noqa: E402
 
 keep_none_alive()
 

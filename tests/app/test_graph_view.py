@@ -177,7 +177,7 @@ def test_search_finds_nodes_next_previous(qtbot, view):
     assert view.session.selected_node == first
     view.search_edit.clear()
     qtbot.keyClicks(view.search_edit, "no-such-node")
-    assert view.search_hits() == [] and view.search_count.text()
+    assert view.search_hits() == [] and view.search_bar.count.text()
 
 
 def test_zoom_fit_and_theme(qtbot, view):
@@ -206,9 +206,7 @@ def test_failed_layout_keeps_previous_picture(qtbot, view, monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("layout exploded")
 
-    from autogradviz.engine.layout import LayoutCancelled, LayoutOptions
-
-    monkeypatch.setattr(lr, "_real_layout", lambda: (boom, LayoutOptions, LayoutCancelled))
+    monkeypatch.setattr(lr, "layout_graph", boom)
     with qtbot.waitSignal(view.layoutFailed, timeout=10_000) as blocker:
         view.session.set_show_saved(True)
     assert "layout exploded" in blocker.args[0]
@@ -313,14 +311,14 @@ def test_cancel_layout_keeps_previous_picture(qtbot, view, monkeypatch):
     import time as _time
 
     import autogradviz.app.services.layout_runner as lr
-    from autogradviz.engine.layout import LayoutCancelled, LayoutOptions
+    from autogradviz.engine.layout import LayoutCancelled
 
     def slow(graph, options, progress=None, cancelled=None):
         while not cancelled():
             _time.sleep(0.01)
         raise LayoutCancelled()
 
-    monkeypatch.setattr(lr, "_real_layout", lambda: (slow, LayoutOptions, LayoutCancelled))
+    monkeypatch.setattr(lr, "layout_graph", slow)
     with qtbot.waitSignal(view.layoutStarted, timeout=5000):
         view.session.set_show_saved(True)
     assert view.busy.isVisible()
