@@ -232,6 +232,44 @@ def test_show_saved_relayouts_with_saved_boxes(qtbot, view):
     assert all(view.graph_scene().key_items[b.key].isVisible() for b in saved)
 
 
+def test_show_saved_has_one_owner_the_session(qtbot, view):
+    """The box, the view's old entry point and the session agree because the
+    box only shows the session's option (no copy to keep in step)."""
+    show(qtbot, view, LESSON)
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        view.session.set_show_saved(True)
+    assert view.saved_box.isChecked()
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        view.saved_box.setChecked(False)
+    assert view.session.show_saved is False
+    assert not [b for b in view.graph_scene().layout.boxes if b.kind == "saved"]
+    with qtbot.waitSignal(view.session.showSavedChanged, timeout=1000) as blocker:
+        view.set_show_saved(True)
+    assert blocker.args == [True] and view.saved_box.isChecked()
+    wait_layout(qtbot, view)
+
+
+def test_misspelled_layout_option_is_an_error_not_ignored(qtbot, view):
+    from autogradviz.app.services.layout_runner import LayoutRunner
+
+    show(qtbot, view, LESSON)
+    runner = LayoutRunner()
+    with pytest.raises(ValueError, match="show_saves"):
+        runner.start(view.session.graph, {"show_saves": True})
+    assert not runner.is_running()
+
+
+def test_large_graph_banner_is_made_from_the_note_code(qtbot, view):
+    """The banner's text comes from the layout's note code and parameters."""
+    trace = show(qtbot, view, RNN_LONG)
+    codes = view.graph_scene().layout.note_codes
+    code, params = codes[0]
+    assert code == "large_graph" and params["rolled"] == {"cell": 320}
+    text = view.banner_text()
+    assert f"({params['nodes']} nodes)" in text and f"{params['boxes']} boxes" in text
+    assert "×N" in text and trace.graphs
+
+
 MODEL = """\
 import torch
 from torch import nn
