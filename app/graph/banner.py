@@ -24,24 +24,23 @@ from autogradviz.app.session import TraceSession
 def trace_banner(session: TraceSession) -> tuple[str, bool]:
     """What the banner says about the session's trace: (text, is_error);
     ("", False) when there is nothing to say."""
-    t = QCoreApplication.translate
     trace = session.trace
     if trace is None:
-        return (t("GraphView", "No graph: the last run did not finish (it was stopped, crashed or ran out "
+        return (QCoreApplication.translate("GraphView", "No graph: the last run did not finish (it was stopped, crashed or ran out "
                                "of time), so the previous graph was cleared. Press Run to try again."), True)
     err = trace.error
     where = ""
     if err is not None:
-        where = (t("GraphView", "{0} at line {1}").format(err.type, err.line) if err.line
+        where = (QCoreApplication.translate("GraphView", "{0} at line {1}").format(err.type, err.line) if err.line
                  else str(err.type))
     if session.graph is None:
         if err is not None:
-            return (t("GraphView", "No graph: the script stopped with {0} before it built an autograd "
+            return (QCoreApplication.translate("GraphView", "No graph: the script stopped with {0} before it built an autograd "
                                    "graph. The Output pane says what went wrong.").format(where), True)
-        return (t("GraphView", "No autograd graph: the script created no tensor that requires "
+        return (QCoreApplication.translate("GraphView", "No autograd graph: the script created no tensor that requires "
                                "grad (try requires_grad=True)."), False)
     if err is not None:
-        return (t("GraphView", "The script stopped with {0}: the graph shows what it had built until "
+        return (QCoreApplication.translate("GraphView", "The script stopped with {0}: the graph shows what it had built until "
                                "then. The Output pane says what went wrong.").format(where), True)
     return "", False
 
@@ -50,15 +49,14 @@ def note_text(code: str, params: dict) -> str:
     """A layout note a learner needs, in their language: how a large graph was
     simplified ("" for notes the banner leaves to the status bar, such as
     which layout engine ran)."""
-    t = QCoreApplication.translate
     if code != "large_graph":
         return ""
     nodes, boxes = params.get("nodes", 0), params.get("boxes", 0)
     if params.get("rolled"):
-        return t("GraphView", "Large graph ({0} nodes): drawn as {1} boxes. A module called many times is "
+        return QCoreApplication.translate("GraphView", "Large graph ({0} nodes): drawn as {1} boxes. A module called many times is "
                               "rolled into one box (×N): click it to see one box per call; click a box "
                               "with a module name to look inside.").format(nodes, boxes)
-    return t("GraphView", "Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed "
+    return QCoreApplication.translate("GraphView", "Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed "
                           "into one box each. Click a box with a module name to look inside.").format(nodes, boxes)
 
 
@@ -70,20 +68,19 @@ def notes_text(notes: Iterable) -> str:
 def stage_text(stage: str) -> str:
     """The busy bar's words for a layout progress stage (a code from
     engine/layout); unknown stages keep the general words."""
-    t = QCoreApplication.translate
     texts = {
-        "preparing": t("GraphView", "Preparing the graph…"),
-        "prepared": t("GraphView", "Preparing the graph…"),
-        "graphviz": t("GraphView", "Graphviz is placing the boxes…"),
-        "graphviz_output": t("GraphView", "Reading the Graphviz result…"),
-        "layout": t("GraphView", "Placing the boxes…"),
-        "ranks": t("GraphView", "Placing the boxes…"),
-        "ordering": t("GraphView", "Ordering the boxes…"),
-        "placing": t("GraphView", "Placing the boxes…"),
-        "routing": t("GraphView", "Drawing the edges…"),
-        "done": t("GraphView", "Drawing the graph…"),
+        "preparing": QCoreApplication.translate("GraphView", "Preparing the graph…"),
+        "prepared": QCoreApplication.translate("GraphView", "Preparing the graph…"),
+        "graphviz": QCoreApplication.translate("GraphView", "Graphviz is placing the boxes…"),
+        "graphviz_output": QCoreApplication.translate("GraphView", "Reading the Graphviz result…"),
+        "layout": QCoreApplication.translate("GraphView", "Placing the boxes…"),
+        "ranks": QCoreApplication.translate("GraphView", "Placing the boxes…"),
+        "ordering": QCoreApplication.translate("GraphView", "Ordering the boxes…"),
+        "placing": QCoreApplication.translate("GraphView", "Placing the boxes…"),
+        "routing": QCoreApplication.translate("GraphView", "Drawing the edges…"),
+        "done": QCoreApplication.translate("GraphView", "Drawing the graph…"),
     }
-    return texts.get(stage, t("GraphView", "Laying out the graph…"))
+    return texts.get(stage, QCoreApplication.translate("GraphView", "Laying out the graph…"))
 
 
 class Banner(QLabel):
@@ -162,6 +159,5 @@ class BusyBar(QFrame):
             self.raise_()
 
     def retranslate(self) -> None:
-        t = QCoreApplication.translate
-        self.cancel_btn.setText(t("GraphView", "Cancel"))
-        self.cancel_btn.setToolTip(t("GraphView", "Stop laying out the graph; the previous picture stays."))
+        self.cancel_btn.setText(QCoreApplication.translate("GraphView", "Cancel"))
+        self.cancel_btn.setToolTip(QCoreApplication.translate("GraphView", "Stop laying out the graph; the previous picture stays."))

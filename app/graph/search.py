@@ -115,20 +115,18 @@ class SearchBar(QWidget):
         self._go(self._pos - 1)
 
     def _update_count(self) -> None:
-        t = QCoreApplication.translate
         if not self.edit.text().strip():
             self.count.setText("")
         elif not self._hits:
-            self.count.setText(t("GraphView", "no match"))
+            self.count.setText(QCoreApplication.translate("GraphView", "no match"))
         else:
-            self.count.setText(t("GraphView", "{0} of {1}").format(self._pos + 1, len(self._hits)))
+            self.count.setText(QCoreApplication.translate("GraphView", "{0} of {1}").format(self._pos + 1, len(self._hits)))
 
     def retranslate(self) -> None:
-        t = QCoreApplication.translate
-        self.edit.setPlaceholderText(t("GraphView", "Find a node by name or operation…"))
-        self.edit.setToolTip(t("GraphView", "Type part of a variable name (e.g. 'loss') or an operation "
+        self.edit.setPlaceholderText(QCoreApplication.translate("GraphView", "Find a node by name or operation…"))
+        self.edit.setToolTip(QCoreApplication.translate("GraphView", "Type part of a variable name (e.g. 'loss') or an operation "
                                             "(e.g. 'Mul'). Enter: next match."))
-        self.prev_btn.setToolTip(t("GraphView", "Previous match (Shift+F3)"))
-        self.next_btn.setToolTip(t("GraphView", "Next match (F3 or Enter)"))
-        self.close_btn.setToolTip(t("GraphView", "Close the search bar (Esc)"))
+        self.prev_btn.setToolTip(QCoreApplication.translate("GraphView", "Previous match (Shift+F3)"))
+        self.next_btn.setToolTip(QCoreApplication.translate("GraphView", "Next match (F3 or Enter)"))
+        self.close_btn.setToolTip(QCoreApplication.translate("GraphView", "Close the search bar (Esc)"))
         self._update_count()

@@ -70,15 +70,14 @@ class GraphToolbar(QWidget):
                 "GraphView", "Show or hide the legend explaining colours and badges."))
 
     def retranslate(self) -> None:
-        t = QCoreApplication.translate
-        self.zoom_in_btn.setToolTip(t("GraphView", "Zoom in (+, Ctrl++ or the mouse wheel)"))
-        self.zoom_out_btn.setToolTip(t("GraphView", "Zoom out (-, Ctrl+- or the mouse wheel)"))
-        self.fit_btn.setToolTip(t("GraphView", "Fit the graph in the view (Ctrl+0). A long graph is fitted "
+        self.zoom_in_btn.setToolTip(QCoreApplication.translate("GraphView", "Zoom in (+, Ctrl++ or the mouse wheel)"))
+        self.zoom_out_btn.setToolTip(QCoreApplication.translate("GraphView", "Zoom out (-, Ctrl+- or the mouse wheel)"))
+        self.fit_btn.setToolTip(QCoreApplication.translate("GraphView", "Fit the graph in the view (Ctrl+0). A long graph is fitted "
                                                "across at a readable size, showing where backward starts; "
                                                "press again to see all of it."))
-        self.search_btn.setToolTip(t("GraphView", "Find a node (Ctrl+F)"))
-        self.saved_box.setText(t("GraphView", "Show saved tensors"))
-        self.saved_box.setToolTip(t("GraphView", "Also draw the tensors each operation saved for its backward "
+        self.search_btn.setToolTip(QCoreApplication.translate("GraphView", "Find a node (Ctrl+F)"))
+        self.saved_box.setText(QCoreApplication.translate("GraphView", "Show saved tensors"))
+        self.saved_box.setToolTip(QCoreApplication.translate("GraphView", "Also draw the tensors each operation saved for its backward "
                                                  "computation (like torchviz's show_saved)."))
-        self.legend_box.setText(t("GraphView", "Legend"))
+        self.legend_box.setText(QCoreApplication.translate("GraphView", "Legend"))
         self.set_legend_tip(False)

@@ -388,6 +388,41 @@
 <context>
     <name>GraphView</name>
     <message>
+        <location filename="../../app/graph/banner.py" line="0" />
+        <source>Preparing the graph…</source>
+        <translation>正在准备计算图…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="0" />
+        <source>Graphviz is placing the boxes…</source>
+        <translation>Graphviz 正在摆放方框…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="0" />
+        <source>Reading the Graphviz result…</source>
+        <translation>正在读取 Graphviz 的结果…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="0" />
+        <source>Placing the boxes…</source>
+        <translation>正在摆放方框…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="0" />
+        <source>Ordering the boxes…</source>
+        <translation>正在排列方框顺序…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="0" />
+        <source>Drawing the edges…</source>
+        <translation>正在绘制连线…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="0" />
+        <source>Drawing the graph…</source>
+        <translation>正在绘制计算图…</translation>
+    </message>
+    <message>
         <location filename="../../app/graph_view.py" line="288" />
         <source>Cancel</source>
         <translation>取消</translation>
