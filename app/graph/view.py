@@ -22,7 +22,7 @@ from autogradviz.app.graph import groups
 from autogradviz.app.graph.banner import Banner, BusyBar, notes_text, trace_banner
 from autogradviz.app.graph.builder import SceneBuilder
 from autogradviz.app.graph.canvas import GraphCanvas
-from autogradviz.app.graph.fit import MIN_OVERVIEW_ZOOM, MIN_READABLE_ZOOM, backward_start, plan_fit  # noqa: F401
+from autogradviz.app.graph.fit import backward_start, plan_fit
 from autogradviz.app.graph.scene import OVERVIEW_MAX_SCALE, OVERVIEW_MIN_BOXES, GraphScene
 from autogradviz.app.graph.search import SearchBar
 from autogradviz.app.graph.style import style_for

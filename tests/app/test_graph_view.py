@@ -586,7 +586,7 @@ loss.backward()
 
 
 def test_fit_keeps_a_long_chain_readable_and_fit_again_shows_all(qtbot, view):
-    from autogradviz.app.graph.view import MIN_READABLE_ZOOM
+    from autogradviz.app.graph.fit import MIN_READABLE_ZOOM
 
     trace = show(qtbot, view, CHAIN_600)
     g = view.session.graph
@@ -744,3 +744,26 @@ def test_node_hooks_show_a_badge_and_fire_in_a_callout(qtbot, view):
     assert summary_text(pre.returned) in text  # the pre-hook replaced the gradient
     view.session.set_step(0)
     assert not c.isVisible()
+
+
+def test_a_broken_layout_package_fails_loudly_not_with_a_lesser_picture():
+    """An ImportError of engine/layout reaches whoever imports the runner (it
+    used to be caught, with a makeshift third layout drawn instead)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "sys.modules['autogradviz.engine.layout'] = None  # importing it raises ImportError\n"
+            "try:\n"
+            "    import autogradviz.app.services.layout_runner\n"
+            "except ImportError as exc:\n"
+            "    print('ImportError', exc)\n"
+            "else:\n"
+            "    print('imported')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert proc.stdout.startswith("ImportError") and "autogradviz.engine.layout" in proc.stdout, \
+        (proc.stdout, proc.stderr[-1000:])
+    from autogradviz.app.services import layout_runner
+
+    assert not hasattr(layout_runner, "placeholder_layout")
