@@ -11,9 +11,7 @@ import sys
 
 
 def run_gui(argv: list[str] | None = None, open_path: str | None = None) -> int:
-    from autogradviz.app.graph.style import keep_none_alive  # PySide6 6.12 / Python < 3.12 refcount bug
-
-    keep_none_alive()
+    # (importing autogradviz.app applied app/startup.py's workaround before any Qt call)
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 

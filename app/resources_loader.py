@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSize, Qt
+from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
@@ -87,10 +87,6 @@ def icon_or_standard(name: str, fallback, theme: str | None = None) -> QIcon:
     return QApplication.style().standardIcon(fallback)
 
 
-def icon_names() -> list[str]:
-    return sorted(p.stem for p in ICONS.glob("*.svg"))
-
-
 # -- lessons -------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -144,14 +140,7 @@ def style_sheet(theme: str) -> str:
     return path.read_text(encoding="utf-8").replace("@STYLES@", STYLES.as_posix())
 
 
-def translations_dir() -> Path:
-    return TRANSLATIONS
-
-
 def translation_file(language: str) -> Path:
     """Compiled translation (.qm) for `language`, e.g. "zh_CN"."""
     return TRANSLATIONS / f"autogradviz_{language}.qm"
 
-
-def icon_size() -> QSize:
-    return QSize(20, 20)

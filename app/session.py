@@ -1,8 +1,11 @@
-"""The view model every graph widget shares: which trace, graph, run and step.
+"""The view model every widget shares: which trace, graph, run and step, and
+the view state (selected node, "show saved tensors", collapsed and unrolled
+module groups: the layout options).
 
-Widgets never talk to each other; they subscribe to a `TraceSession`
-(model first, view second). Moving the step recomputes the replay state once
-(`engine.replay.state_at`, a pure function of the step) and announces it.
+This is the one owner of that state: widgets never talk to each other and
+keep no copies; they change it here and subscribe to its signals (model
+first, view second). Moving the step recomputes the replay state once
+(`engine.trace.replay.state_at`, a pure function of the step) and announces it.
 """
 
 from __future__ import annotations
@@ -11,8 +14,6 @@ import gc
 from typing import Any, Optional
 
 from PySide6.QtCore import QObject, QTimer, Signal
-
-from autogradviz.app.graph import style as graph_style  # noqa: F401  (applies the PySide6 None-refcount workaround)
 
 from autogradviz.engine.trace import replay
 from autogradviz.engine.trace.replay import StepState
@@ -38,7 +39,9 @@ class TraceSession(QObject):
     nodeSelected = Signal(object)  # node id or None
     valuesRequested = Signal(str)
     valuesArrived = Signal(str, object)  # tensor id, TensorSummary or error text
-    # Additions: layout options (collapsed groups, show saved) changed.
+    showSavedChanged = Signal(bool)
+    # Any layout option changed (show saved, collapsed/unrolled groups): a new
+    # layout of the graph is due.
     layoutOptionsChanged = Signal()
 
     def __init__(self, parent: Optional[QObject] = None):
@@ -50,9 +53,9 @@ class TraceSession(QObject):
         self._state: Optional[StepState] = None
         self._selected: Optional[str] = None
         self._nodes: dict[str, Node] = {}
-        self.collapsed: Optional[set[str]] = None  # None = layout's default
-        self.unrolled: Optional[set[str]] = None
-        self.show_saved: bool = False
+        self._collapsed: Optional[set[str]] = None  # None = the layout's default
+        self._unrolled: Optional[set[str]] = None
+        self._show_saved: bool = False
         self.values_cache: dict[str, TensorSummary] = {}
         self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
 
@@ -80,6 +83,25 @@ class TraceSession(QObject):
     @property
     def selected_node(self) -> Optional[str]:
         return self._selected
+
+    @property
+    def show_saved(self) -> bool:
+        """Draw the tensors each operation saved for backward."""
+        return self._show_saved
+
+    @property
+    def collapsed(self) -> Optional[set[str]]:
+        """Module paths drawn as one box (None: the layout decides)."""
+        return None if self._collapsed is None else set(self._collapsed)
+
+    @property
+    def unrolled(self) -> Optional[set[str]]:
+        """Repeated modules drawn one box per call (None: the layout decides)."""
+        return None if self._unrolled is None else set(self._unrolled)
+
+    def layout_options(self) -> dict[str, Any]:
+        """The layout options of the current picture, as `LayoutOptions` fields."""
+        return {"collapsed": self.collapsed, "unrolled": self.unrolled, "show_saved": self._show_saved}
 
     @property
     def graph(self) -> Optional[Graph]:
@@ -129,8 +151,8 @@ class TraceSession(QObject):
         self._trace = trace
         self._selected = None
         self.values_cache = {}
-        self.collapsed = None
-        self.unrolled = None
+        self._collapsed = None
+        self._unrolled = None
         self._graph_id = ""
         self._run_index = -1
         self._step = 0
@@ -161,8 +183,8 @@ class TraceSession(QObject):
         if graph_id == self._graph_id and not force:
             return False
         if graph_id != self._graph_id:
-            self.collapsed = None
-            self.unrolled = None
+            self._collapsed = None
+            self._unrolled = None
         self._graph_id = graph_id
         g = self.graph
         self._nodes = {n.id: n for n in g.nodes} if g is not None else {}
@@ -218,32 +240,16 @@ class TraceSession(QObject):
 
     # -- layout options ------------------------------------------------------------
     def set_show_saved(self, on: bool) -> None:
-        if bool(on) != self.show_saved:
-            self.show_saved = bool(on)
+        if bool(on) != self._show_saved:
+            self._show_saved = bool(on)
+            self.showSavedChanged.emit(self._show_saved)
             self.layoutOptionsChanged.emit()
-
-    def set_groups(self, collapsed: set[str], unroll: Optional[str] = None) -> None:
-        """Take over the layout's current collapsed set (without relayout), so that
-        toggling one group keeps the others as they are."""
-        self.collapsed = set(collapsed)
-        if unroll:
-            self.unrolled = set(self.unrolled or ()) | {unroll}
 
     def set_layout_groups(self, collapsed: set[str], unrolled: set[str]) -> None:
         """Lay out again with exactly these module paths collapsed and these
         repeated modules drawn one call at a time (see LayoutOptions)."""
-        self.collapsed = set(collapsed)
-        self.unrolled = set(unrolled)
-        self.layoutOptionsChanged.emit()
-
-    def toggle_group(self, module: str, collapsed: bool) -> None:
-        """Expand or collapse one module group (a new layout follows)."""
-        cur = set(self.collapsed or ())
-        if collapsed:
-            cur.add(module)
-        else:
-            cur.discard(module)
-        self.collapsed = cur
+        self._collapsed = set(collapsed)
+        self._unrolled = set(unrolled)
         self.layoutOptionsChanged.emit()
 
     # -- values fetched from the worker ---------------------------------------------

@@ -1,4 +1,4 @@
-"""GUI benchmarks (H4): launch-to-visible, Run-to-graph-painted, big-graph overview.
+"""GUI benchmarks: launch-to-visible, Run-to-graph-painted, big-graph overview.
 
     python benchmarks/bench_gui.py [--repeats N] [--only launch,run,overview]
 
@@ -10,7 +10,7 @@
 2. Run to graph painted with a warm worker: a ~100-node script (a 12-layer
    MLP-ish chain) is run repeatedly in one window; time from Run to the graph
    scene holding the new graph and the view having painted. Target < 1 s.
-3. A 10,000-node trace shows a usable overview (issue 4): in the main
+3. A 10,000-node trace shows a usable overview: in the main
    window (no worker; the trace is handed over as the worker's parser thread
    does), time from the trace's arrival to the first paint of the whole-graph
    overview, and the longest gap of a 5 ms heartbeat timer on the GUI thread

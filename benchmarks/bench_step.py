@@ -76,14 +76,10 @@ def main() -> int:
 
     from PySide6.QtWidgets import QApplication
     from autogradviz.app.graph.scene import GraphScene
-    from autogradviz.app.services.layout_runner import placeholder_layout
+    from autogradviz.engine.layout import LayoutOptions, layout_graph
 
     app = QApplication.instance() or QApplication(sys.argv)
-    try:
-        from autogradviz.engine.layout import LayoutOptions, layout_graph
-        layout = layout_graph(trace.graphs[0], LayoutOptions(group="none"))
-    except Exception:
-        layout = placeholder_layout(trace.graphs[0])
+    layout = layout_graph(trace.graphs[0], LayoutOptions(group="none"))
     scene = GraphScene()
     t0 = time.perf_counter()
     scene.set_graph(trace.graphs[0], layout)

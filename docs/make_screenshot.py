@@ -4,7 +4,7 @@ step to STEP (default: the middle), select the node labelled NODE, grab the wind
     xvfb-run -a .venv/bin/python docs/make_screenshot.py light|dark OUT.png [en|zh_CN]
 """
 import os, sys, time
-from autogradviz.app.graph.style import keep_none_alive
+from autogradviz.app.startup import keep_none_alive
 keep_none_alive()
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QApplication

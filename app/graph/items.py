@@ -353,9 +353,6 @@ class EdgeItem(QGraphicsRectItem):
         nx, ny = -uy * size * 0.45, ux * size * 0.45
         return QPolygonF([tip, QPointF(base.x() + nx, base.y() + ny), QPointF(base.x() - nx, base.y() - ny)])
 
-    def midpoint(self) -> QPointF:
-        return self.path().pointAtPercent(0.5)
-
     def set_flags(self, **kw) -> None:
         changed = False
         for k, v in kw.items():

@@ -118,7 +118,6 @@ class GraphScene(QGraphicsScene):
         self.graph: Optional[Graph] = None
         self.layout: Optional[LayoutResult] = None
         self.state: Optional[StepState] = None
-        self.show_saved = False
         # The GraphView turns this on: boxes are painted once into a pixmap and
         # blitted afterwards (a step repaints the neighbours of the changed
         # boxes; antialiased text is the costly part of a frame). Off for the
@@ -148,7 +147,6 @@ class GraphScene(QGraphicsScene):
         self.overview_mode = False
         self.overview_locked = False
         self._grid: dict = {}
-        self._saved_items: list = []  # saved-tensor boxes and their edges
         self._edge_layer = None
         self._node_layer = None
         self.group_boxes: dict[str, NodeItem] = {}  # node id inside a collapsed group -> its box
@@ -177,7 +175,7 @@ class GraphScene(QGraphicsScene):
         # tables of 30,000 entries at once is itself a 20 ms pause)
         old_maps = [self.node_items, self.key_items, self.edge_items, self.trace_edge_items,
                     self.in_edges, self.out_edges, self._grid, self.group_boxes, self._group_members,
-                    self._nodes, self._saved_items, self.grad_labels, self.callouts]
+                    self._nodes, self.grad_labels, self.callouts]
         self._clear_maps()
         if old_layer is not None:
             old_layer.setVisible(False)
@@ -298,8 +296,6 @@ class GraphScene(QGraphicsScene):
             elif box.kind == "saved":
                 item.node_id = None  # saved boxes are not trace nodes
                 item.owner = nid
-                item.setVisible(self.show_saved)
-                self._saved_items.append(item)
             elif nid is not None:
                 self.node_items.setdefault(nid, []).append(item)
                 s0 = status.get(nid)
@@ -332,8 +328,6 @@ class GraphScene(QGraphicsScene):
             src, dst = key_items.get(le.src), key_items.get(le.dst)
             if (src is not None and src.box.kind == "saved") or (dst is not None and dst.box.kind == "saved"):
                 ei.is_saved_edge = True
-                ei.setVisible(self.show_saved)
-                self._saved_items.append(ei)
             ei.setParentItem(edge_layer)
         # the items show `state` already; big graphs then only apply what differs
         self.state = state if (state is not None and self._many()) else None
@@ -385,11 +379,6 @@ class GraphScene(QGraphicsScene):
             self.layer.setVisible(not on)
         if self.overview is not None:
             self.overview.setVisible(on)
-
-    def set_show_saved(self, on: bool) -> None:
-        self.show_saved = bool(on)
-        for item in self._saved_items:
-            item.setVisible(self.show_saved)
 
     # -- stepping --------------------------------------------------------------------------
     def _many(self) -> bool:
@@ -728,9 +717,6 @@ class GraphScene(QGraphicsScene):
             it.set_flags(search_hit=True)
         self._search_hits = hits
         return hits
-
-    def items_for(self, node_id: str) -> list[NodeItem]:
-        return list(self.node_items.get(node_id, ()))
 
     def center_of(self, node_id: str) -> Optional[QPointF]:
         """Centre of the node's box (its first copy), or of the collapsed group

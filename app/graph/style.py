@@ -8,33 +8,7 @@ rounded, ops are square, outputs have a double border).
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
-
-
-def keep_none_alive() -> None:
-    """Work around a PySide6 6.12 refcount bug on Python < 3.12.
-
-    Every PySide6 call that returns None (any void method: setZValue,
-    setToolTip, setObjectName...) drops one reference to None without taking
-    one, and some signal emits do the same to True; after ~5,000-20,000 such
-    calls CPython 3.11 aborts with "none_dealloc: deallocating None" (or
-    bool_dealloc). From 3.12 these singletons are immortal and the bug is
-    harmless; before that, give None/True/False a reference count they can
-    never lose (they are static objects, so the count has no other meaning).
-    """
-    if sys.version_info >= (3, 12) or getattr(keep_none_alive, "done", False):
-        return
-    try:
-        import ctypes
-        for obj in (None, True, False):
-            ctypes.c_ssize_t.from_address(id(obj)).value += 1 << 40
-    except Exception:  # pragma: no cover - non-CPython
-        pass
-    keep_none_alive.done = True
-
-
-keep_none_alive()
 
 from PySide6.QtGui import QColor, QFont
 

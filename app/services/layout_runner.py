@@ -5,18 +5,22 @@ Graphviz on a big graph can take seconds; the GUI must keep painting. One
 layout cancels the previous one (its result is dropped). Results come back
 through queued signals. A cancelled or failed layout only emits a message: the
 caller keeps showing the previous picture.
+
+There are two layout algorithms, both in engine/layout: Graphviz and the fast
+layered layout; `LayoutResult.engine` says which one ran. The layout package
+is imported at module level: if it is broken, importing this module fails
+loudly instead of drawing a lesser picture.
 """
 
 from __future__ import annotations
 
 import gc
-import time
 import traceback
 from typing import Any, Optional
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
 
-from autogradviz.engine.layout.model import LayoutBox, LayoutEdge, LayoutResult
+from autogradviz.engine.layout import LayoutCancelled, LayoutOptions, check_option_names, layout_graph
 from autogradviz.engine.trace.model import Graph
 
 from autogradviz.app.graph.items import OverviewData
@@ -27,97 +31,13 @@ class _Cancelled(Exception):
     pass
 
 
-def _real_layout():
-    """H3's layout engine, when present (imported lazily; Qt-free)."""
-    try:
-        from autogradviz.engine.layout import LayoutCancelled, LayoutOptions, layout_graph
-    except Exception:
-        return None
-    return layout_graph, LayoutOptions, LayoutCancelled
-
-
-def _label_lines(node) -> list[str]:
-    lines = []
-    if node.label:
-        lines.append(node.label)
-    lines.append(node.op)
-    if node.tensor is not None:
-        lines.append("(" + ", ".join(str(s) for s in node.tensor.shape) + ")")
-    return lines
-
-
-def placeholder_layout(graph: Graph, cancelled=None) -> LayoutResult:
-    """A trivial layered layout (used only when the real engine is missing).
-
-    Ranks by longest path from the sources in forward direction; boxes in a rank
-    side by side. Good enough to keep the picture alive, not pretty.
-    """
-    t0 = time.perf_counter()
-    preds: dict[str, list[str]] = {n.id: [] for n in graph.nodes}
-    for e in graph.edges:
-        if e.dst in preds and e.src in preds:
-            preds[e.dst].append(e.src)
-    rank: dict[str, int] = {}
-    order = [n.id for n in graph.nodes]
-    # iterative longest path (graphs are DAGs)
-    indeg = {k: 0 for k in preds}
-    succ: dict[str, list[str]] = {k: [] for k in preds}
-    for d, ps in preds.items():
-        for p in ps:
-            succ[p].append(d)
-            indeg[d] += 1
-    queue = [k for k in order if indeg[k] == 0]
-    for k in queue:
-        rank.setdefault(k, 0)
-    i = 0
-    while i < len(queue):
-        if cancelled is not None and i % 256 == 0 and cancelled():
-            raise _Cancelled()
-        k = queue[i]
-        i += 1
-        for s in succ[k]:
-            rank[s] = max(rank.get(s, 0), rank[k] + 1)
-            indeg[s] -= 1
-            if indeg[s] == 0:
-                queue.append(s)
-    for k in order:
-        rank.setdefault(k, 0)
-    by_rank: dict[int, list[str]] = {}
-    for k in order:
-        by_rank.setdefault(rank[k], []).append(k)
-    nodes = {n.id: n for n in graph.nodes}
-    boxes = []
-    pos = {}
-    y = 20.0
-    width = 0.0
-    for r in sorted(by_rank):
-        x = 20.0
-        for k in by_rank[r]:
-            lines = _label_lines(nodes[k])
-            w = max(60.0, 7.0 * max(len(s) for s in lines) + 16)
-            h = 16.0 * len(lines) + 10
-            boxes.append(LayoutBox(key=k, kind=nodes[k].kind, node=k, x=x, y=y, w=w, h=h, lines=lines))
-            pos[k] = (x + w / 2, y, y + h)
-            x += w + 30
-        width = max(width, x)
-        y += 90.0
-    edges = []
-    for i, e in enumerate(graph.edges):
-        if e.src in pos and e.dst in pos:
-            sx, _, sb = pos[e.src]
-            dx, dt, _ = pos[e.dst]
-            edges.append(LayoutEdge(src=e.src, dst=e.dst, points=[(sx, sb), (dx, dt)], trace_edges=[i]))
-    return LayoutResult(boxes=boxes, edges=edges, width=width + 20, height=y,
-                        engine="placeholder", seconds=time.perf_counter() - t0)
-
-
 class _LayoutThread(QThread):
     progressed = Signal(float, str)
-    done = Signal(object)
+    done = Signal(object, object)  # LayoutResult, OverviewData or None
     failed = Signal(str)
     was_cancelled = Signal()
 
-    def __init__(self, graph: Graph, options: dict, parent: Optional[QObject] = None):
+    def __init__(self, graph: Graph, options: LayoutOptions, parent: Optional[QObject] = None):
         super().__init__(parent)
         self.graph = graph
         self.options = options
@@ -147,7 +67,7 @@ class _LayoutThread(QThread):
                 gc.enable()
         kind, value = outcome
         if kind == "done":
-            self.done.emit(value)
+            self.done.emit(*value)
         elif kind == "cancelled":
             self.was_cancelled.emit()
         else:
@@ -155,33 +75,28 @@ class _LayoutThread(QThread):
 
     def _compute(self) -> tuple:
         try:
-            real = _real_layout()
-            if real is None:
-                result = placeholder_layout(self.graph, lambda: self._cancel)
-            else:
-                layout_graph, LayoutOptions, LayoutCancelled = real
-                opts = LayoutOptions()
-                for k, v in self.options.items():
-                    if hasattr(opts, k):
-                        setattr(opts, k, v)
-                try:
-                    result = layout_graph(
-                        self.graph, opts,
-                        progress=lambda f, msg: self.progressed.emit(float(f), str(msg)),
-                        cancelled=lambda: self._cancel,
-                    )
-                except LayoutCancelled:
-                    raise _Cancelled()
+            try:
+                # looked up at call time (module global), so a test can put a
+                # failing or slow layout in its place
+                result = layout_graph(
+                    self.graph, self.options,
+                    progress=lambda f, msg: self.progressed.emit(float(f), str(msg)),
+                    cancelled=lambda: self._cancel,
+                )
+            except LayoutCancelled:
+                raise _Cancelled()
             if self._cancel:
                 raise _Cancelled()
+            overview = None
             if len(result.boxes) >= OVERVIEW_MIN_BOXES:
                 # a big graph's overview as plain Qt values, made here so that
-                # the GUI can show it the moment the result arrives
-                result.overview_data = OverviewData(result)
+                # the GUI can show it the moment the result arrives (handed over
+                # beside the result: engine objects get no attributes from app/)
+                overview = OverviewData(result)
                 self._big = True
             if self._cancel:
                 raise _Cancelled()
-            return "done", result
+            return "done", (result, overview)
         except _Cancelled:
             return "cancelled", None
         except Exception as exc:  # report, never crash the GUI
@@ -189,12 +104,21 @@ class _LayoutThread(QThread):
             return "failed", f"{type(exc).__name__}: {exc}"
 
 
+def layout_options(options: Optional[dict[str, Any]]) -> LayoutOptions:
+    """`LayoutOptions` from a dict; an unknown (misspelled) key raises
+    ValueError naming it, instead of being dropped."""
+    options = dict(options or {})
+    check_option_names(options)
+    return LayoutOptions(**options)
+
+
 class LayoutRunner(QObject):
-    """Start/cancel layouts; emits `finished(graph_id, LayoutResult)`."""
+    """Start/cancel layouts; emits `finished(graph_id, LayoutResult, overview)`
+    where overview is the big graph's `OverviewData` (None for a small one)."""
 
     started = Signal()
     progress = Signal(float, str)
-    finished = Signal(str, object)
+    finished = Signal(str, object, object)
     failed = Signal(str)
     cancelled = Signal()
 
@@ -211,8 +135,11 @@ class LayoutRunner(QObject):
         return self._thread is not None and self._thread.isRunning()
 
     def start(self, graph: Graph, options: Optional[dict[str, Any]] = None) -> None:
+        """Lay out `graph` in the background. `options` are `LayoutOptions`
+        fields; an unknown name raises ValueError here, in the caller."""
+        opts = layout_options(options)
         self._drop_current()
-        t = _LayoutThread(graph, dict(options or {}))
+        t = _LayoutThread(graph, opts)
         self._thread = t
         self._graph_id = graph.id
         t.progressed.connect(self._on_progress)
@@ -238,9 +165,9 @@ class LayoutRunner(QObject):
         if self.sender() is self._thread:
             self.progress.emit(f, msg)
 
-    def _on_done(self, result) -> None:
+    def _on_done(self, result, overview) -> None:
         if self.sender() is self._thread:
-            self.finished.emit(self._graph_id, result)
+            self.finished.emit(self._graph_id, result, overview)
 
     def _on_failed(self, msg: str) -> None:
         if self.sender() is self._thread:

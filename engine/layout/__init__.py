@@ -12,25 +12,28 @@ to place it:
   layered layout; and, as a safety net, when Graphviz runs past
   `time_limit_s` it is stopped and the layered layout is used (with a note).
 
-Progress is reported as `progress(fraction, message)`; `cancelled()` is polled
+Progress is reported as `progress(fraction, stage)`, the stage a code the GUI
+translates ("preparing", "prepared", "graphviz", "graphviz_output", "layout",
+"ranks", "ordering", "placing", "routing", "done"); `cancelled()` is polled
 and a cancelled layout raises `LayoutCancelled` (Graphviz is stopped too).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable, Optional
 
 from autogradviz.engine.trace.model import Graph, gc_paused
 from . import graphviz_backend as _gv
 from .layered import LayoutCancelled, layout_layered
-from .model import LayoutBox, LayoutEdge, LayoutGroup, LayoutResult, layout_groups
+from .model import LayoutBox, LayoutEdge, LayoutGroup, LayoutNote, LayoutResult, layout_groups
 from .prepare import DrawGraph, prepare
 
 __all__ = [
     "LayoutOptions", "layout_graph", "LayoutCancelled", "graphviz_backend", "BackendInfo",
-    "LayoutResult", "LayoutBox", "LayoutEdge", "LayoutGroup", "prepare", "DrawGraph",
+    "LayoutResult", "LayoutBox", "LayoutEdge", "LayoutGroup", "LayoutNote", "prepare", "DrawGraph",
+    "check_option_names",
 ]
 
 BackendInfo = _gv.BackendInfo
@@ -40,6 +43,9 @@ GRAPHVIZ_MAX_EDGES = 1600
 # edges took 6.9 s although the picture had only 200 boxes (measured)
 GRAPHVIZ_MAX_DEGREE = 60
 MARGIN = 20.0
+# Two algorithms and no third: Graphviz for small pictures, our layered layout
+# for big ones (and whenever Graphviz fails or times out: a note says so).
+ENGINES = ("auto", "graphviz", "layered")
 
 
 @dataclass
@@ -51,6 +57,16 @@ class LayoutOptions:
     show_saved: bool = False
     per_use_leaves: bool = True
     time_limit_s: float = 8.0
+
+
+def check_option_names(names) -> None:
+    """Raise ValueError naming every unknown layout option in `names` (and the
+    known ones): a misspelled option must not be silently ignored."""
+    known = [f.name for f in fields(LayoutOptions)]
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise ValueError(f"unknown layout option(s) {', '.join(unknown)}; "
+                         f"known: {', '.join(known)}")
 
 
 class _BackendAccessor:
@@ -96,6 +112,8 @@ def layout_graph(graph: Graph, options: Optional[LayoutOptions] = None,
 def _layout_graph(graph, options, progress, cancelled) -> LayoutResult:
     t0 = time.perf_counter()
     opts = options or LayoutOptions()
+    if opts.engine not in ENGINES:
+        raise ValueError(f"unknown layout engine {opts.engine!r}; known: {', '.join(ENGINES)}")
     prog = progress or (lambda f, m: None)
     if cancelled is not None and cancelled():
         raise LayoutCancelled()
@@ -107,15 +125,22 @@ def _layout_graph(graph, options, progress, cancelled) -> LayoutResult:
     prog(0.1, "prepared")
 
     notes = list(dg.notes)
+    codes = list(dg.note_codes)
+
+    def note(text: str, code: str, **params) -> None:
+        notes.append(text)
+        codes.append(LayoutNote(code, params))
+
     engine = opts.engine
     if engine == "auto":
         small = len(dg.nodes) <= GRAPHVIZ_MAX_BOXES and len(dg.edges) <= GRAPHVIZ_MAX_EDGES
         hub = _max_degree(dg) > GRAPHVIZ_MAX_DEGREE
         engine = "graphviz" if small and not hub else "layered"
         if not small:
-            notes.append(f"{len(dg.nodes)} boxes: used the fast layered layout.")
+            note(f"{len(dg.nodes)} boxes: used the fast layered layout.", "layered_many_boxes",
+                 boxes=len(dg.nodes))
         elif hub:
-            notes.append("A box with very many edges: used the fast layered layout.")
+            note("A box with very many edges: used the fast layered layout.", "layered_hub")
     result = None
     if engine == "graphviz":
         try:
@@ -124,13 +149,15 @@ def _layout_graph(graph, options, progress, cancelled) -> LayoutResult:
         except _gv.GraphvizCancelled:
             raise LayoutCancelled() from None
         except _gv.GraphvizTimeout:
-            notes.append(f"Graphviz took longer than {opts.time_limit_s:g} s; "
-                         "used the fast layered layout.")
+            note(f"Graphviz took longer than {opts.time_limit_s:g} s; used the fast layered layout.",
+                 "graphviz_timeout", limit_s=opts.time_limit_s)
         except (_gv.GraphvizError, _gv.GraphvizUnavailable, OSError, ImportError) as exc:
-            notes.append(f"Graphviz failed ({exc}); used the fast layered layout.")
+            note(f"Graphviz failed ({exc}); used the fast layered layout.", "graphviz_failed",
+                 error=type(exc).__name__, reason=str(exc))
     if result is None:
         result = layout_layered(dg, lambda f, m: prog(0.1 + 0.85 * f, m), cancelled)
     result.notes = notes
+    result.note_codes = codes
     _add_effective(result, dg)
     result.seconds = time.perf_counter() - t0
     prog(1.0, "done")
@@ -158,9 +185,9 @@ def _layout_graphviz(dg: DrawGraph, time_limit_s, cancelled, prog) -> LayoutResu
         return LayoutResult(engine="graphviz", seconds=0.0)
     source, names = _gv.layout_source(dg)
     info = _gv.backend_info()
-    prog(0.05, f"Graphviz ({info.name})")
+    prog(0.05, "graphviz")
     data = _gv.run_dot(source, "json0", time_limit_s, cancelled)
-    prog(0.9, "reading Graphviz output")
+    prog(0.9, "graphviz_output")
     W, H, pos, eroutes, clusters = _gv.parse_json0(data, names, len(dg.edges))
     boxes = []
     for dn in dg.nodes:

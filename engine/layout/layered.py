@@ -50,7 +50,7 @@ DUMMY_W = 6.0
 RANK_GAP = 40.0
 PORT_GAP = 18.0  # between a group's border ports and its first/last rank
 GROUP_PAD = 10.0
-GROUP_LABEL = 16.0  # the frame's title strip (app/graph_items.GroupFrameItem)
+GROUP_LABEL = 16.0  # the frame's title strip (app/graph/items.py, GroupFrameItem)
 TITLE_CHAR_W = 6.2  # bold 9 px title text, generous
 MARGIN = 20.0
 SWEEPS = 4
@@ -319,7 +319,8 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
     prog(1.0, "done")
     return LayoutResult(boxes=boxes, edges=edges, groups=groups, width=round(width, 2),
                         height=round(height, 2), engine="layered",
-                        seconds=time.perf_counter() - t0, notes=list(dg.notes))
+                        seconds=time.perf_counter() - t0, notes=list(dg.notes),
+                        note_codes=list(dg.note_codes))
 
 
 def _title_width(g) -> float:

@@ -13,7 +13,21 @@ Coordinates: origin top-left, y grows downwards, units are points (1/72 in);
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, NamedTuple, Optional
+
+
+class LayoutNote(NamedTuple):
+    """A layout note as a code plus parameters, so that the GUI can say it in
+    the user's language without reading the English `notes` (which stay for
+    the command line and for people reading a result).
+
+    Codes: "large_graph" (nodes, boxes, rolled: {module path: calls},
+    collapsed_groups: int), "layered_many_boxes" (boxes), "layered_hub" (),
+    "graphviz_timeout" (limit_s), "graphviz_failed" (error: the exception's
+    class name, reason: its text)."""
+
+    code: str
+    params: dict[str, Any]
 
 
 @dataclass
@@ -70,6 +84,8 @@ class LayoutResult:
     engine: str = ""  # e.g. "graphviz dot 12.2 (system)", "graphviz (wasm)", "layered"
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)  # e.g. "Graphviz timed out; used the layered layout"
+    # `notes[i]` as a code and parameters (same index): what the GUI translates.
+    note_codes: list[LayoutNote] = field(default_factory=list)
     # The module paths actually collapsed / unrolled in this picture (the
     # defaults resolved), so a GUI can toggle one group and lay out again with
     # LayoutOptions(collapsed=set(...), unrolled=set(...)).

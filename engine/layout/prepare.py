@@ -35,6 +35,7 @@ from typing import Optional
 from autogradviz.engine.trace.model import Graph, Node
 from . import text_metrics as tm
 from .calls import infer_calls
+from .model import LayoutNote
 
 LARGE_GRAPH = 300  # trace nodes; above this "auto" rolls and collapses
 TARGET_BOXES = 300  # what auto-collapsing aims for
@@ -84,6 +85,7 @@ class DrawGraph:
     unrolled: set[str] = field(default_factory=set)  # effective module paths
     internal_edges: list[int] = field(default_factory=list)  # hidden inside a group box
     notes: list[str] = field(default_factory=list)
+    note_codes: list[LayoutNote] = field(default_factory=list)  # notes[i] as a code (same index)
 
 
 def _prefixes(path: str) -> list[str]:
@@ -362,6 +364,10 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
         out.notes.append(
             f"Large graph ({len(graph.nodes)} nodes): {'; '.join(what)}; {n_boxes} boxes drawn. "
             "Expand a group to see inside.")
+        out.note_codes.append(LayoutNote("large_graph", {
+            "nodes": len(graph.nodes), "boxes": n_boxes,
+            "rolled": {p: chains.repeated[p] for p in sorted(rolled_paths)},
+            "collapsed_groups": n_coll}))
     return out
 
 

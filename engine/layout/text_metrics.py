@@ -2,7 +2,7 @@
 
 The layout runs in a background thread (or in a process with no display) and
 must size every box before any font is loaded, so sizes are *estimates* for a
-fixed font: DejaVu Sans at `FONT_SIZE` points, the font `app/graph_style.py`
+fixed font: DejaVu Sans at `FONT_SIZE` points, the font `app/graph/style.py`
 draws with. The per-character width is generous (wider than DejaVu's average,
 enough for its bold capitals) so the drawn text never spills out of its box;
 a few points of empty margin cost nothing, clipped text is a bug.
@@ -15,7 +15,7 @@ from typing import Optional
 from autogradviz.engine.trace.model import Node, TensorSummary
 
 FONT_FAMILY = "DejaVu Sans"
-FONT_SIZE = 10.0  # points; app/graph_style.GraphStyle.font_size
+FONT_SIZE = 10.0  # points; app/graph/style.py, GraphStyle.font_size
 CHAR_WIDTH = 0.66 * FONT_SIZE  # generous average advance of one character
 LINE_HEIGHT = 1.4 * FONT_SIZE
 PAD_X = 8.0

@@ -19,7 +19,7 @@
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="534" />
+        <location filename="../../app/graph/items.py" line="531" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -79,32 +79,32 @@
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="268" />
+        <location filename="../../app/graph/scene.py" line="266" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="270" />
+        <location filename="../../app/graph/scene.py" line="268" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="694" />
+        <location filename="../../app/graph/scene.py" line="683" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="697" />
+        <location filename="../../app/graph/scene.py" line="686" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="699" />
+        <location filename="../../app/graph/scene.py" line="688" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="702" />
+        <location filename="../../app/graph/scene.py" line="691" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
@@ -114,27 +114,27 @@
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="489" />
+        <location filename="../../app/graph/scene.py" line="478" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="497" />
+        <location filename="../../app/graph/scene.py" line="486" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="583" />
+        <location filename="../../app/graph/scene.py" line="572" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="588" />
+        <location filename="../../app/graph/scene.py" line="577" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="590" />
+        <location filename="../../app/graph/scene.py" line="579" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
@@ -253,6 +253,46 @@
         <location filename="../../app/export/render.py" line="320" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="56" />
+        <source>loss scale</source>
+        <translation>损失缩放系数</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="57" />
+        <source>iteration (update() calls)</source>
+        <translation>迭代（update() 调用次数）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="36" />
+        <source>unscale_()</source>
+        <translation>unscale_()</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="37" />
+        <source>step()</source>
+        <translation>step()</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="38" />
+        <source>step() — unscales first</source>
+        <translation>step() —— 先自行反缩放</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="39" />
+        <source>update()</source>
+        <translation>update()</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="133" />
+        <source>Optimizer {0}</source>
+        <translation>优化器 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="163" />
+        <source>{0} refused</source>
+        <translation>{0} 被拒绝</translation>
     </message>
 </context>
 <context>
@@ -462,155 +502,326 @@
     </message>
 </context>
 <context>
+    <name>GradScalerPanel</name>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="100" />
+        <source>Each GradScaler call the script made, in order. Per optimizer the stage goes READY → UNSCALED → STEPPED and back to READY at update(). Left/Right step through the calls.</source>
+        <translation>脚本按顺序进行的每一次 GradScaler 调用。每个优化器的阶段依次为 READY → UNSCALED → STEPPED，调用 update() 后回到 READY。用左/右方向键逐个查看调用。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
+        <source>iteration</source>
+        <translation>迭代</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
+        <source>scale</source>
+        <translation>缩放系数</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
+        <source>found inf/NaN</source>
+        <translation>发现 inf/NaN</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="104" />
+        <source>step skipped</source>
+        <translation>跳过 step</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="104" />
+        <source>grad norm (scaled)</source>
+        <translation>梯度范数（缩放后）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="104" />
+        <source>grad norm (unscaled)</source>
+        <translation>梯度范数（反缩放后）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="105" />
+        <source>Click a call to see the stages after it and its line in the editor</source>
+        <translation>点击一次调用，查看它之后各优化器的阶段，并在编辑器中定位到它所在的行</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="143" />
+        <source>line {0}</source>
+        <translation>第 {0} 行</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="145" />
+        <source>refused: {0}</source>
+        <translation>被拒绝：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="149" />
+        <source>optimizer.step() skipped</source>
+        <translation>跳过了 optimizer.step()</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="151" />
+        <source>scale {0} → {1}</source>
+        <translation>缩放系数 {0} → {1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="153" />
+        <source>× {0}</source>
+        <translation>× {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="173" />
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="173" />
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="209" />
+        <source>No GradScaler calls were recorded.</source>
+        <translation>没有记录到 GradScaler 调用。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="224" />
+        <source>&lt;b&gt;{0}()&lt;/b&gt; was refused: &lt;span style='color:{1}'&gt;{2}: {3}&lt;/span&gt;</source>
+        <translation>&lt;b&gt;{0}()&lt;/b&gt; 被拒绝：&lt;span style='color:{1}'&gt;{2}: {3}&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="227" />
+        <source>&lt;b&gt;scale()&lt;/b&gt; multiplied the loss by {0}: every gradient of this backward is {0} times too large until it is unscaled.</source>
+        <translation>&lt;b&gt;scale()&lt;/b&gt; 把损失乘以 {0}：这次反向传播得到的每个梯度都放大了 {0} 倍，直到被反缩放为止。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="230" />
+        <source>&lt;b&gt;unscale_()&lt;/b&gt; divided the gradients by {0} (norm {1} → {2}) and checked them for inf/NaN.</source>
+        <translation>&lt;b&gt;unscale_()&lt;/b&gt; 把梯度除以 {0}（范数 {1} → {2}），并检查其中是否有 inf/NaN。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="234" />
+        <source>It unscaled the gradients itself first. </source>
+        <translation>它先自行对梯度做了反缩放。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="236" />
+        <source>&lt;b&gt;step()&lt;/b&gt; found inf/NaN in the gradients and &lt;b&gt;skipped&lt;/b&gt; optimizer.step(): the parameters did not change.</source>
+        <translation>&lt;b&gt;step()&lt;/b&gt; 在梯度中发现了 inf/NaN，于是&lt;b&gt;跳过&lt;/b&gt;了 optimizer.step()：参数没有改变。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="238" />
+        <source>&lt;b&gt;step()&lt;/b&gt; called optimizer.step() with the unscaled gradients.</source>
+        <translation>&lt;b&gt;step()&lt;/b&gt; 用反缩放后的梯度调用了 optimizer.step()。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="240" />
+        <source>&lt;b&gt;update()&lt;/b&gt;: a step had inf/NaN gradients, so the scale backs off {0} → {1}.</source>
+        <translation>&lt;b&gt;update()&lt;/b&gt;：有一步的梯度出现 inf/NaN，所以缩放系数回退 {0} → {1}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="243" />
+        <source>&lt;b&gt;update()&lt;/b&gt;: enough clean iterations in a row, so the scale grows {0} → {1}.</source>
+        <translation>&lt;b&gt;update()&lt;/b&gt;：已连续足够多次迭代没有溢出，所以缩放系数增大 {0} → {1}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="245" />
+        <source>&lt;b&gt;update()&lt;/b&gt;: no inf/NaN; clean iterations in a row: {0}.</source>
+        <translation>&lt;b&gt;update()&lt;/b&gt;：没有 inf/NaN；连续无溢出的迭代次数：{0}。</translation>
+    </message>
+</context>
+<context>
     <name>GraphView</name>
     <message>
-        <location filename="../../app/graph/view.py" line="288" />
+        <location filename="../../app/graph/banner.py" line="162" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="289" />
+        <location filename="../../app/graph/banner.py" line="163" />
         <source>Stop laying out the graph; the previous picture stays.</source>
         <translation>停止布局计算图；保留之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="290" />
+        <location filename="../../app/graph/search.py" line="126" />
         <source>Find a node by name or operation…</source>
         <translation>按名称或运算查找节点…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="291" />
+        <location filename="../../app/graph/search.py" line="127" />
         <source>Type part of a variable name (e.g. 'loss') or an operation (e.g. 'Mul'). Enter: next match.</source>
         <translation>输入变量名的一部分（如 'loss'）或运算名（如 'Mul'）。回车：下一个匹配。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="293" />
+        <location filename="../../app/graph/search.py" line="129" />
         <source>Previous match (Shift+F3)</source>
         <translation>上一个匹配（Shift+F3）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="294" />
+        <location filename="../../app/graph/search.py" line="130" />
         <source>Next match (F3 or Enter)</source>
         <translation>下一个匹配（F3 或回车）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="295" />
+        <location filename="../../app/graph/search.py" line="131" />
         <source>Close the search bar (Esc)</source>
         <translation>关闭搜索栏（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="296" />
+        <location filename="../../app/graph/toolbar.py" line="73" />
         <source>Zoom in (+, Ctrl++ or the mouse wheel)</source>
         <translation>放大（+、Ctrl++ 或鼠标滚轮）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="297" />
+        <location filename="../../app/graph/toolbar.py" line="74" />
         <source>Zoom out (-, Ctrl+- or the mouse wheel)</source>
         <translation>缩小（-、Ctrl+- 或鼠标滚轮）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="301" />
+        <location filename="../../app/graph/toolbar.py" line="78" />
         <source>Find a node (Ctrl+F)</source>
         <translation>查找节点（Ctrl+F）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="302" />
+        <location filename="../../app/graph/toolbar.py" line="79" />
         <source>Show saved tensors</source>
         <translation>显示保存的张量</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="303" />
+        <location filename="../../app/graph/toolbar.py" line="80" />
         <source>Also draw the tensors each operation saved for its backward computation (like torchviz's show_saved).</source>
         <translation>同时画出每个运算为反向计算保存的张量（类似 torchviz 的 show_saved）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="305" />
+        <location filename="../../app/graph/toolbar.py" line="82" />
         <source>Legend</source>
         <translation>图例</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="306" />
-        <location filename="../../app/graph/view.py" line="469" />
+        <location filename="../../app/graph/toolbar.py" line="69" />
         <source>Show or hide the legend explaining colours and badges.</source>
         <translation>显示或隐藏解释颜色和标记的图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="307" />
+        <location filename="../../app/graph/view.py" line="139" />
         <source>Drag to pan, wheel or +/- to zoom, double-click to centre; click a node to inspect it.</source>
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="426" />
+        <location filename="../../app/graph/toolbar.py" line="65" />
         <source>The legend was hidden to leave the small view to the graph; tick to show it over the graph.</source>
         <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="737" />
+        <location filename="../../app/graph/view.py" line="458" />
         <source>Layout: {0} in {1:.2f} s</source>
         <translation>布局：{0}，用时 {1:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="779" />
+        <location filename="../../app/graph/banner.py" line="29" />
         <source>No graph: the last run did not finish (it was stopped, crashed or ran out of time), so the previous graph was cleared. Press Run to try again.</source>
         <translation>没有计算图：上一次运行没有完成（被停止、崩溃或超时），因此清除了之前的图。按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="784" />
+        <location filename="../../app/graph/banner.py" line="34" />
         <source>{0} at line {1}</source>
         <translation>第 {1} 行的 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="788" />
+        <location filename="../../app/graph/banner.py" line="38" />
         <source>No graph: the script stopped with {0} before it built an autograd graph. The Output pane says what went wrong.</source>
         <translation>没有计算图：脚本在构建 autograd 计算图之前因 {0} 停止。“输出”面板说明了出错原因。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="790" />
+        <location filename="../../app/graph/banner.py" line="40" />
         <source>No autograd graph: the script created no tensor that requires grad (try requires_grad=True).</source>
         <translation>没有自动求导计算图：脚本没有创建需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="601" />
+        <location filename="../../app/graph/banner.py" line="72" />
+        <location filename="../../app/graph/banner.py" line="73" />
+        <source>Preparing the graph…</source>
+        <translation>正在准备计算图…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="74" />
+        <source>Graphviz is placing the boxes…</source>
+        <translation>Graphviz 正在摆放方框…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="75" />
+        <source>Reading the Graphviz result…</source>
+        <translation>正在读取 Graphviz 的结果…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="76" />
+        <location filename="../../app/graph/banner.py" line="77" />
+        <location filename="../../app/graph/banner.py" line="79" />
+        <source>Placing the boxes…</source>
+        <translation>正在摆放方框…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="78" />
+        <source>Ordering the boxes…</source>
+        <translation>正在排列方框顺序…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="80" />
+        <source>Drawing the edges…</source>
+        <translation>正在绘制连线…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="81" />
+        <source>Drawing the graph…</source>
+        <translation>正在绘制计算图…</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="83" />
+        <location filename="../../app/graph/banner.py" line="143" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="298" />
+        <location filename="../../app/graph/toolbar.py" line="75" />
         <source>Fit the graph in the view (Ctrl+0). A long graph is fitted across at a readable size, showing where backward starts; press again to see all of it.</source>
         <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="744" />
+        <location filename="../../app/graph/view.py" line="393" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="750" />
+        <location filename="../../app/graph/view.py" line="399" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="793" />
+        <location filename="../../app/graph/banner.py" line="43" />
         <source>The script stopped with {0}: the graph shows what it had built until then. The Output pane says what went wrong.</source>
         <translation>脚本因 {0} 停止：图中显示的是到那时为止构建的部分。“输出”面板说明了出错原因。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="802" />
+        <location filename="../../app/graph/banner.py" line="56" />
         <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is rolled into one box (×N): click it to see one box per call; click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框。被多次调用的模块合并成一个框（×N）：点击它可按每次调用一个框显示；点击带模块名的框可查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="806" />
+        <location filename="../../app/graph/banner.py" line="59" />
         <source>Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed into one box each. Click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框，每次模块调用折叠成一个框。点击带模块名的框可查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="937" />
+        <location filename="../../app/graph/search.py" line="121" />
         <source>no match</source>
         <translation>无匹配</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="939" />
+        <location filename="../../app/graph/search.py" line="123" />
         <source>{0} of {1}</source>
         <translation>第 {0} 个，共 {1} 个</translation>
     </message>
@@ -1445,7 +1656,7 @@
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="266" />
+        <location filename="../../app/session.py" line="272" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -1965,7 +2176,7 @@
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
-</context><context><name>GraphItems</name><message>
+    </context><context><name>GraphItems</name><message>
         <location filename="../../app/graph/items.py" line="58" />
         <source>None</source>
         <translation>None</translation>
@@ -1981,7 +2192,7 @@
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="534" />
+        <location filename="../../app/graph/items.py" line="531" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -2041,32 +2252,32 @@
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="268" />
+        <location filename="../../app/graph/scene.py" line="266" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="270" />
+        <location filename="../../app/graph/scene.py" line="268" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="694" />
+        <location filename="../../app/graph/scene.py" line="683" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="697" />
+        <location filename="../../app/graph/scene.py" line="686" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="699" />
+        <location filename="../../app/graph/scene.py" line="688" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="702" />
+        <location filename="../../app/graph/scene.py" line="691" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
@@ -2076,28 +2287,68 @@
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="489" />
+        <location filename="../../app/graph/scene.py" line="478" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="497" />
+        <location filename="../../app/graph/scene.py" line="486" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="583" />
+        <location filename="../../app/graph/scene.py" line="572" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="588" />
+        <location filename="../../app/graph/scene.py" line="577" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="590" />
+        <location filename="../../app/graph/scene.py" line="579" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
-    </context></TS>
+    </context><context><name>ScaleChart</name><message>
+        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="56" />
+        <source>loss scale</source>
+        <translation>损失缩放系数</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="57" />
+        <source>iteration (update() calls)</source>
+        <translation>迭代（update() 调用次数）</translation>
+    </message>
+    </context><context><name>ScalerStateDiagram</name><message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="36" />
+        <source>unscale_()</source>
+        <translation>unscale_()</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="37" />
+        <source>step()</source>
+        <translation>step()</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="38" />
+        <source>step() — unscales first</source>
+        <translation>step() —— 先自行反缩放</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="39" />
+        <source>update()</source>
+        <translation>update()</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="133" />
+        <source>Optimizer {0}</source>
+        <translation>优化器 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="163" />
+        <source>{0} refused</source>
+        <translation>{0} 被拒绝</translation>
+    </message>
+</context></TS>

@@ -17,8 +17,8 @@ os.environ["XDG_CONFIG_HOME"] = os.path.join(_TMP, "config")
 import pytest  # noqa: E402
 
 # PySide6 6.12 on Python < 3.12 drops references to None/True/False (see
-# app/graph/style.py, keep_none_alive); long test sessions would otherwise crash.
-from autogradviz.app.graph.style import keep_none_alive  # noqa: E402
+# app/startup.py); long test sessions would otherwise crash.
+from autogradviz.app.startup import keep_none_alive  # noqa: E402
 
 keep_none_alive()
 
@@ -68,16 +68,10 @@ def shared_worker(qapp):
     from autogradviz.app.services.worker_process import READY, WorkerProcess
 
     worker = WorkerProcess(timeout_s=60)
-    pids: set[int] = set()  # every worker process this module started (restarts included)
-
-    def note_pid(_state: str) -> None:
-        if worker.pid() is not None:
-            pids.add(worker.pid())
-
-    worker.stateChanged.connect(note_pid)
     worker.start()
     _wait_until(lambda: worker.state == READY, WORKER_READY_TIMEOUT_MS, "the worker's ready message")
     yield worker
+    pids = list(worker.pid_history)
     worker.shutdown()
     assert not worker._parse_thread.isRunning(), "trace parser thread left running"
     worker.deleteLater()

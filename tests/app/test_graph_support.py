@@ -1,7 +1,7 @@
 """Traces for the graph/inspector/stepper tests (helpers, no tests here).
 
-The GUI process must not import torch, so real traces are produced by H1's
-`engine.runner.run_script` in a helper subprocess (`python -c ...`) and sent
+The GUI process must not import torch, so real traces are produced by
+`engine.worker.runner.run_script` in a helper subprocess (`python -c ...`) and sent
 back as JSON; each script is traced once per test session (cached).
 """
 

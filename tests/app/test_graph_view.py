@@ -177,7 +177,7 @@ def test_search_finds_nodes_next_previous(qtbot, view):
     assert view.session.selected_node == first
     view.search_edit.clear()
     qtbot.keyClicks(view.search_edit, "no-such-node")
-    assert view.search_hits() == [] and view.search_count.text()
+    assert view.search_hits() == [] and view.search_bar.count.text()
 
 
 def test_zoom_fit_and_theme(qtbot, view):
@@ -206,9 +206,7 @@ def test_failed_layout_keeps_previous_picture(qtbot, view, monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("layout exploded")
 
-    from autogradviz.engine.layout import LayoutCancelled, LayoutOptions
-
-    monkeypatch.setattr(lr, "_real_layout", lambda: (boom, LayoutOptions, LayoutCancelled))
+    monkeypatch.setattr(lr, "layout_graph", boom)
     with qtbot.waitSignal(view.layoutFailed, timeout=10_000) as blocker:
         view.session.set_show_saved(True)
     assert "layout exploded" in blocker.args[0]
@@ -232,6 +230,44 @@ def test_show_saved_relayouts_with_saved_boxes(qtbot, view):
     saved = [b for b in view.graph_scene().layout.boxes if b.kind == "saved"]
     assert saved, "MulBackward0 saves its inputs: saved boxes expected"
     assert all(view.graph_scene().key_items[b.key].isVisible() for b in saved)
+
+
+def test_show_saved_has_one_owner_the_session(qtbot, view):
+    """The box, the view's old entry point and the session agree because the
+    box only shows the session's option (no copy to keep in step)."""
+    show(qtbot, view, LESSON)
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        view.session.set_show_saved(True)
+    assert view.saved_box.isChecked()
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        view.saved_box.setChecked(False)
+    assert view.session.show_saved is False
+    assert not [b for b in view.graph_scene().layout.boxes if b.kind == "saved"]
+    with qtbot.waitSignal(view.session.showSavedChanged, timeout=1000) as blocker:
+        view.set_show_saved(True)
+    assert blocker.args == [True] and view.saved_box.isChecked()
+    wait_layout(qtbot, view)
+
+
+def test_misspelled_layout_option_is_an_error_not_ignored(qtbot, view):
+    from autogradviz.app.services.layout_runner import LayoutRunner
+
+    show(qtbot, view, LESSON)
+    runner = LayoutRunner()
+    with pytest.raises(ValueError, match="show_saves"):
+        runner.start(view.session.graph, {"show_saves": True})
+    assert not runner.is_running()
+
+
+def test_large_graph_banner_is_made_from_the_note_code(qtbot, view):
+    """The banner's text comes from the layout's note code and parameters."""
+    trace = show(qtbot, view, RNN_LONG)
+    codes = view.graph_scene().layout.note_codes
+    code, params = codes[0]
+    assert code == "large_graph" and params["rolled"] == {"cell": 320}
+    text = view.banner_text()
+    assert f"({params['nodes']} nodes)" in text and f"{params['boxes']} boxes" in text
+    assert "×N" in text and trace.graphs
 
 
 MODEL = """\
@@ -313,14 +349,14 @@ def test_cancel_layout_keeps_previous_picture(qtbot, view, monkeypatch):
     import time as _time
 
     import autogradviz.app.services.layout_runner as lr
-    from autogradviz.engine.layout import LayoutCancelled, LayoutOptions
+    from autogradviz.engine.layout import LayoutCancelled
 
     def slow(graph, options, progress=None, cancelled=None):
         while not cancelled():
             _time.sleep(0.01)
         raise LayoutCancelled()
 
-    monkeypatch.setattr(lr, "_real_layout", lambda: (slow, LayoutOptions, LayoutCancelled))
+    monkeypatch.setattr(lr, "layout_graph", slow)
     with qtbot.waitSignal(view.layoutStarted, timeout=5000):
         view.session.set_show_saved(True)
     assert view.busy.isVisible()
@@ -550,7 +586,7 @@ loss.backward()
 
 
 def test_fit_keeps_a_long_chain_readable_and_fit_again_shows_all(qtbot, view):
-    from autogradviz.app.graph.view import MIN_READABLE_ZOOM
+    from autogradviz.app.graph.fit import MIN_READABLE_ZOOM
 
     trace = show(qtbot, view, CHAIN_600)
     g = view.session.graph
@@ -708,3 +744,26 @@ def test_node_hooks_show_a_badge_and_fire_in_a_callout(qtbot, view):
     assert summary_text(pre.returned) in text  # the pre-hook replaced the gradient
     view.session.set_step(0)
     assert not c.isVisible()
+
+
+def test_a_broken_layout_package_fails_loudly_not_with_a_lesser_picture():
+    """An ImportError of engine/layout reaches whoever imports the runner (it
+    used to be caught, with a makeshift third layout drawn instead)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "sys.modules['autogradviz.engine.layout'] = None  # importing it raises ImportError\n"
+            "try:\n"
+            "    import autogradviz.app.services.layout_runner\n"
+            "except ImportError as exc:\n"
+            "    print('ImportError', exc)\n"
+            "else:\n"
+            "    print('imported')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert proc.stdout.startswith("ImportError") and "autogradviz.engine.layout" in proc.stdout, \
+        (proc.stdout, proc.stderr[-1000:])
+    from autogradviz.app.services import layout_runner
+
+    assert not hasattr(layout_runner, "placeholder_layout")

@@ -450,6 +450,31 @@ def test_time_limit_falls_back_to_layered(monkeypatch):
     check_layout(g, r)
     assert r.engine == "layered"
     assert any("longer than" in n for n in r.notes)
+    # the same note as a code for the GUI, at the same index as the English text
+    i = next(i for i, n in enumerate(r.notes) if "longer than" in n)
+    assert r.note_codes[i] == ("graphviz_timeout", {"limit_s": 0.001})
+
+
+def test_notes_come_as_codes_beside_the_english_text():
+    """The GUI reads codes and parameters, never the English sentences."""
+    r = layout_graph(S.rnn(100))
+    assert len(r.note_codes) == len(r.notes) >= 1
+    code, params = r.note_codes[0]
+    assert code == "large_graph" and "Large graph" in r.notes[0]
+    assert params["nodes"] == len(S.rnn(100).nodes) and params["boxes"] == len(r.boxes)
+    assert f"({params['nodes']} nodes)" in r.notes[0] and f"{params['boxes']} boxes drawn" in r.notes[0]
+    small = layout_graph(S.rnn(10))
+    assert small.notes == [] and small.note_codes == []
+
+
+def test_unknown_engine_or_option_name_is_an_error():
+    from autogradviz.engine.layout import check_option_names
+
+    with pytest.raises(ValueError, match="grapviz"):
+        layout_graph(S.rnn(3), LayoutOptions(engine="grapviz"))
+    with pytest.raises(ValueError, match="show_saves"):
+        check_option_names(["collapsed", "show_saves"])
+    check_option_names(["collapsed", "unrolled", "show_saved", "engine", "group"])
 
 
 def test_cancel_stops_graphviz_and_layered(monkeypatch):

@@ -1,0 +1,154 @@
+"""Where "fit" puts the graph: the zoom, the centre, and where the legend goes.
+
+A long, narrow graph (a 600-step chain) fitted whole would be a hairline
+with unreadable boxes. Unless the whole graph is asked for, such a graph is
+fitted across its narrow side at a readable zoom and shows where backward
+starts (the output); the minimap shows the rest, and fitting again (the Fit
+button, Ctrl+0) shows the whole graph. A graph too big both ways is fitted
+whole: that is the overview of a big graph - unless it is so long that the
+whole would be a line (a 10,000-step chain): then it is fitted across, zoomed
+out, at its output. The legend goes where it costs the graph least: a column
+on the left (tall graphs), two columns along the bottom (wide graphs), or
+away (a small view).
+
+`plan_fit` only computes (no widget is touched), so the GraphView applies
+the plan and the rules can be read in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from PySide6.QtCore import QPointF, QRectF, QSize
+
+# Below this zoom a box's 10-unit text is under 6 px: a "fit" that would go
+# lower on a long, narrow graph fits its narrow side instead.
+MIN_READABLE_ZOOM = 0.6
+# Below this a whole-graph fit shows boxes under 2 px: only worth it when the
+# graph is not much longer than wide (then it is the overview of a big graph).
+MIN_OVERVIEW_ZOOM = 0.03
+MAX_ZOOM = 1.6  # small graphs are not blown up beyond this
+
+
+@dataclass
+class FitPlan:
+    scale: float
+    center: QPointF  # scene point to centre on
+    legend_columns: int  # 0: hide the legend
+    readable: bool  # fitted across a long graph (not all of it shown)
+
+
+def _margins(rect: QRectF) -> QRectF:
+    # room for what stepping adds: gradient labels beside the edges and the
+    # .grad / hook callouts to the right of the boxes
+    return rect.adjusted(-40, -10, 170, 10)
+
+
+def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[tuple[QSize, QSize]],
+             layout=None, start: Optional[QPointF] = None) -> Optional[FitPlan]:
+    """The fit of the graph's `rect` into a viewport of this size.
+    `legend_sizes`: the legend's size in one and in two columns (None: no
+    legend shown); `start`: where backward starts (see `backward_start`)."""
+    if rect.isEmpty():
+        return None
+    rect = _margins(rect)
+    vw, vh = viewport.width(), viewport.height()
+    cands = [(0, 0, 2)]
+    if legend_sizes is not None:
+        tall, wide = legend_sizes
+        cands = [(tall.width() + 12, 0, 1)]
+        if wide.width() + 16 <= vw:  # two columns only where they fit
+            cands.append((0, wide.height() + 12, 2))
+        cands.append((0, 0, 0))  # no room for it: hidden (a small view)
+
+    def choose(cands):
+        best = None
+        for l_, b_, cols in cands:
+            aw = max(vw - l_ - 32, 40)
+            ah = max(vh - b_ - 32, 40)
+            sw, sh = aw / rect.width(), ah / rect.height()
+            sc = min(sw, sh, MAX_ZOOM)
+            long_side = None
+            big = max(sw, sh)
+            if not whole and sc < MIN_READABLE_ZOOM and (
+                    big >= MIN_READABLE_ZOOM or (sc < MIN_OVERVIEW_ZOOM and big > 4 * sc)):
+                # readable across, or (an extremely long graph, whose whole
+                # would be a hairline) at least its structure across
+                long_side = "v" if sw > sh else "h"
+                sc = min(big, 1.0)
+            # readable first, then the whole graph, then bigger
+            key = (sc >= MIN_READABLE_ZOOM, long_side is None, sc) if not whole else (sc,)
+            if best is None or key > best[0]:
+                best = (key, sc, l_, b_, cols, long_side)
+        return best
+
+    best = choose([c for c in cands if c[2]])
+    if legend_sizes is not None:
+        bare = choose([(0, 0, 0)])
+        # the legend goes away when keeping it would shrink the graph by
+        # more than a third (a small view: it would fill half of it)
+        if bare[0] > best[0] and bare[1] > best[1] * 1.5:
+            best = bare
+    _, scale, left, bottom, cols, long_side = best
+    scale = max(scale, 0.002)
+    cx, cy = rect.center().x(), rect.center().y()
+    if long_side is not None:
+        # fitted across what is around the start (a long graph may drift
+        # sideways: its whole width can be many times the width of any one part)
+        local = extent_near(start, long_side, viewport, layout)
+        if local is not None:
+            local = _margins(local)
+            aw = max(vw - left - 32, 40)
+            ah = max(vh - bottom - 32, 40)
+            across = aw / local.width() if long_side == "v" else ah / local.height()
+            scale = max(scale, min(across, 1.0))
+            if long_side == "v":
+                cx = local.center().x()
+            else:
+                cy = local.center().y()
+        vis_w = (vw - left) / scale
+        vis_h = (vh - bottom) / scale
+        if long_side == "v":
+            y = start.y() if start is not None else rect.bottom()
+            cy = min(max(y, rect.top() + vis_h / 2), rect.bottom() - vis_h / 2)
+        else:
+            x = start.x() if start is not None else rect.right()
+            cx = min(max(x, rect.left() + vis_w / 2), rect.right() - vis_w / 2)
+    # centre the graph in the part of the viewport the legend leaves free
+    center = QPointF(cx - left / 2 / scale, cy + bottom / 2 / scale)
+    return FitPlan(scale=scale, center=center, legend_columns=cols, readable=long_side is not None)
+
+
+def extent_near(start: Optional[QPointF], long_side: str, viewport: QSize, layout) -> Optional[QRectF]:
+    """Bounding box of the boxes within what a readable view shows along the
+    long side around `start`."""
+    if start is None or layout is None or not layout.boxes:
+        return None
+    if long_side == "v":
+        band = viewport.height() / MIN_READABLE_ZOOM
+        lo, hi = start.y() - band, start.y() + band
+        near = [b for b in layout.boxes if b.y + b.h >= lo and b.y <= hi]
+    else:
+        band = viewport.width() / MIN_READABLE_ZOOM
+        lo, hi = start.x() - band, start.x() + band
+        near = [b for b in layout.boxes if b.x + b.w >= lo and b.x <= hi]
+    if not near:
+        return None
+    x0 = min(b.x for b in near)
+    y0 = min(b.y for b in near)
+    return QRectF(x0, y0, max(b.x + b.w for b in near) - x0, max(b.y + b.h for b in near) - y0)
+
+
+def backward_start(graph, layout) -> Optional[QPointF]:
+    """Centre of the box of the graph's output (where backward starts), or of
+    the collapsed group holding it; from the layout, so that it works while a
+    big scene is still being built."""
+    if graph is None or layout is None or not graph.roots:
+        return None
+    roots = set(graph.roots)
+    keys = {grp.id for grp in layout.groups if grp.collapsed and roots & set(grp.members)}
+    for b in layout.boxes:
+        if b.node in roots or b.key in keys:
+            return QRectF(b.x, b.y, b.w, b.h).center()
+    return None
