@@ -40,6 +40,10 @@ class TraceSession(QObject):
     valuesRequested = Signal(str)
     valuesArrived = Signal(str, object)  # tensor id, TensorSummary or error text
     showSavedChanged = Signal(bool)
+    # A panel asks to show a line of the script (a GradScaler call, a node's
+    # line): the window scrolls the editor there without taking focus, so the
+    # panel keeps its keys.
+    lineRequested = Signal(int)
     # Any layout option changed (show saved, collapsed/unrolled groups): a new
     # layout of the graph is due.
     layoutOptionsChanged = Signal()
@@ -58,6 +62,11 @@ class TraceSession(QObject):
         self._show_saved: bool = False
         self.values_cache: dict[str, TensorSummary] = {}
         self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
+
+    def request_line(self, line: int) -> None:
+        """Ask the window to show script line `line` (1-based) in the editor."""
+        if line and line > 0:
+            self.lineRequested.emit(int(line))
 
     # -- read-only properties -------------------------------------------------
     @property

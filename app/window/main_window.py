@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
             self.resize(1500, 950)
         self._default_state = self.saveState(STATE_VERSION)
         self._restore_layout()
+        self.panels.show_for_trace()  # a restored layout must not show a panel with nothing to show
         self._built = True
         self.retranslate()
         self.runs.update_devices()
@@ -125,6 +126,7 @@ class MainWindow(QMainWindow):
         self.editor.document().modificationChanged.connect(self._update_title)
         self.lessons_panel.lessonActivated.connect(lambda lesson: files.open_lesson(lesson, run=True))
         self.output.lineActivated.connect(self._go_to_line)
+        self.session.lineRequested.connect(self._show_line)
         files.documentChanged.connect(self._update_title)
         files.lessonOpened.connect(self.lessons_panel.select)
         files.runRequested.connect(self.run_script)
@@ -187,6 +189,10 @@ class MainWindow(QMainWindow):
         self.panels.dock("editor").show()
         self.editor.go_to_line(line)
         self.editor.setFocus()
+
+    def _show_line(self, line: int) -> None:
+        """A panel asked to show a script line: scroll there, leave the focus where it is."""
+        self.editor.go_to_line(line)
 
     def _show_lessons(self) -> None:
         dock = self.panels.dock("lessons")

@@ -23,6 +23,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
 from autogradviz.app.panels.editor import CodeEditor
+from autogradviz.app.panels.grad_scaler import GradScalerPanel
 from autogradviz.app.panels.inspector import InspectorPanel
 from autogradviz.app.panels.lessons import LessonsPanel
 from autogradviz.app.panels.output import OutputPane
@@ -58,6 +59,14 @@ class PanelSpec:
     shortcut: Optional[str] = None
     width: Optional[int] = None
     height: Optional[int] = None
+    # For panels that only make sense for some traces: called with each new
+    # trace (or None); the dock is shown when it returns True and hidden when
+    # False. None: the dock's visibility is the user's alone.
+    show_when: Optional[Callable[[object], bool]] = None
+
+
+def _has_scaler_events(trace) -> bool:
+    return bool(getattr(trace, "scaler_events", None))
 
 
 PANELS: list[PanelSpec] = [
@@ -71,6 +80,9 @@ PANELS: list[PanelSpec] = [
               Qt.RightDockWidgetArea, width=290),
     PanelSpec("stepper", QT_TRANSLATE_NOOP("Panels", "Backward steps"), lambda c: StepperPanel(c.session, c.parent),
               Qt.BottomDockWidgetArea, on_theme=StepperPanel.set_theme, height=190),
+    PanelSpec("gradScaler", QT_TRANSLATE_NOOP("Panels", "GradScaler"),
+              lambda c: GradScalerPanel(c.session, c.parent), Qt.BottomDockWidgetArea,
+              on_theme=GradScalerPanel.set_theme, height=260, show_when=_has_scaler_events),
 ]
 
 
@@ -133,6 +145,21 @@ class PanelDocks(QObject):
         window.resizeDocks(wide, [d.spec.width for d in wide], Qt.Horizontal)
         theme_manager.themeChanged.connect(self.apply_theme)
         self.apply_theme(context.theme)
+        self._session = session
+        session.traceChanged.connect(self.show_for_trace)
+        self.show_for_trace()
+
+    def show_for_trace(self) -> None:
+        """Show or hide the docks whose spec has `show_when`, for the session's trace."""
+        trace = self._session.trace
+        for dock in self._docks.values():
+            if dock.spec.show_when is None:
+                continue
+            wanted = bool(dock.spec.show_when(trace)) if trace is not None else False
+            if wanted != dock.isVisible():
+                dock.setVisible(wanted)
+            if wanted and dock.spec.area == Qt.BottomDockWidgetArea:
+                dock.raise_()
 
     def ids(self) -> list[str]:
         return list(self._docks)
@@ -158,3 +185,4 @@ class PanelDocks(QObject):
         for dock in self._docks.values():
             dock.show()
             dock.setFloating(False)
+        self.show_for_trace()

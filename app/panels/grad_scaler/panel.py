@@ -39,7 +39,6 @@ class GradScalerPanel(QWidget):
     """Takes the session (the trace's owner); shows its `scaler_events`."""
 
     lineRequested = Signal(int)
-    hasContentChanged = Signal(bool)
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
@@ -135,7 +134,6 @@ class GradScalerPanel(QWidget):
         self.index = -1
         if self.events:
             self.calls.setCurrentRow(0)
-        self.hasContentChanged.emit(bool(self.events))
 
     def _call_text(self, e) -> str:
         opt = f"({e.optimizer})" if e.optimizer else "()"
@@ -218,6 +216,7 @@ class GradScalerPanel(QWidget):
         self.caption.setText(self._caption(e))
         if e.line:
             self.lineRequested.emit(e.line)
+            self.session.request_line(e.line)
 
     def _caption(self, e) -> str:
         if e.error is not None:
