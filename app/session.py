@@ -15,9 +15,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from autogradviz.app.graph import style as graph_style  # noqa: F401  (applies the PySide6 None-refcount workaround)
 
 from autogradviz.engine.trace import replay
+from autogradviz.engine.trace.codec import from_builtins
 from autogradviz.engine.trace.replay import StepState
 from autogradviz.engine.trace.model import (
-    BackwardRun, Graph, Node, TensorSummary, Trace, _from_dict,
+    BackwardRun, Graph, Node, TensorSummary, Trace,
 )
 
 
@@ -256,7 +257,7 @@ class TraceSession(QObject):
     def deliver_values(self, tensor_id: str, summary: Any, error: Optional[str] = None) -> None:
         if isinstance(summary, dict):
             try:
-                summary = _from_dict(TensorSummary, summary)
+                summary = from_builtins(TensorSummary, summary)
             except Exception as exc:  # malformed message: show it as an error
                 summary, error = None, str(exc)
         if summary is not None:
