@@ -21,7 +21,7 @@ from typing import Any, Optional
 import msgspec
 
 from autogradviz.engine.trace import codec
-from autogradviz.engine.trace.model import TensorSummary, Trace
+from autogradviz.engine.trace.model import TensorSummary
 
 # Sent in `ready`; a client that finds another number refuses the worker
 # (ProtocolVersionError). 2: `progress` carries code + params; parts of a

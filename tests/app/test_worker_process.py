@@ -193,3 +193,22 @@ def test_a_worker_that_cannot_start_gives_up_after_three_tries(qtbot, qapp, wait
     assert "code 1" in messages[0] and "no torch here" in messages[0]
     worker.shutdown()
     worker.deleteLater()
+
+
+def test_a_worker_of_another_protocol_version_is_refused(qtbot, qapp, wait_until, pid_alive):
+    from autogradviz.app.services.worker_process import FAILED
+    from autogradviz.engine.protocol.messages import PROTOCOL_VERSION
+
+    code = ("import autogradviz.engine.protocol.messages as m; m.PROTOCOL_VERSION = 99; "
+            "import runpy; runpy.run_module('autogradviz.engine.worker', run_name='__main__')")
+    worker = WorkerProcess(arguments=["-c", code])
+    pids = []
+    worker.readyInfo.connect(lambda info: pids.append(info["pid"]))
+    with qtbot.waitSignal(worker.crashed, timeout=RESTART_TIMEOUT_MS) as blocker:
+        worker.start()
+    assert f"protocol version 99, this client version {PROTOCOL_VERSION}" in blocker.args[0]
+    assert worker.state == FAILED and not pids, "a refused worker is never ready"
+    qtbot.wait(500)
+    assert worker.state == FAILED, "a refused worker is not restarted"
+    worker.shutdown()
+    worker.deleteLater()
