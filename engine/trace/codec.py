@@ -177,11 +177,81 @@ def _swap_trace(trace: Trace, swaps: _Swaps) -> None:
         swaps.set(trace, "duration_s", None)
 
 
+def _swap_refs(trace: Trace, swaps: _Swaps) -> None:
+    """Write each summary object once per run's steps and once per graph's
+    nodes: a repeat (the same object, as the worker shares them) becomes a
+    null plus a `same_as` reference to where it was written first."""
+    for g in trace.graphs:
+        seen: dict = {}
+        for pos, n in enumerate(g.nodes):
+            if n.tensor is not None:
+                seen.setdefault(id(n.tensor), [pos, -1])
+            for k, sv in enumerate(n.saved):
+                t = sv.tensor
+                if t is None:
+                    continue
+                loc = seen.get(id(t))
+                if loc is None:
+                    seen[id(t)] = [pos, k]
+                elif sv.same_as is None:
+                    swaps.set(sv, "tensor", None)
+                    swaps.set(sv, "same_as", loc)
+    for run in trace.backward_runs:
+        seen = {}
+        for pos, st in enumerate(run.steps):
+            if st.same_as:
+                continue  # references of its own already (not ours): leave them
+            refs = []
+            for side, name in ((0, "grad_outputs"), (1, "grad_inputs")):
+                grads = getattr(st, name)
+                copy = None
+                for j, t in enumerate(grads):
+                    if t is None:
+                        continue
+                    loc = seen.get(id(t))
+                    if loc is None:
+                        seen[id(t)] = (pos, side, j)
+                        continue
+                    if copy is None:
+                        copy = list(grads)
+                    copy[j] = None
+                    refs.append([side, j, *loc])
+                if copy is not None:
+                    swaps.set(st, name, copy)
+            if refs:
+                swaps.set(st, "same_as", refs)
+
+
+def _resolve_refs(trace: Trace) -> None:
+    """Undo _swap_refs after decoding (references point only backwards, so
+    one pass in document order resolves them)."""
+    for g in trace.graphs:
+        nodes = g.nodes
+        for n in nodes:
+            for sv in n.saved:
+                ref = sv.same_as
+                if ref is not None:
+                    pos, k = ref
+                    src = nodes[pos]
+                    sv.tensor = src.tensor if k < 0 else src.saved[k].tensor
+                    sv.same_as = None
+    for run in trace.backward_runs:
+        steps = run.steps
+        for st in steps:
+            if st.same_as:
+                for side, j, pos, side2, j2 in st.same_as:
+                    src = steps[pos]
+                    t = (src.grad_outputs if side2 == 0 else src.grad_inputs)[j2]
+                    (st.grad_outputs if side == 0 else st.grad_inputs)[j] = t
+                st.same_as = []
+
+
 def _swap_any(obj, swaps: _Swaps):
     """The file form of a protocol message's value: dicts and lists copied
     with names for non-finite floats, summaries and traces swapped in place."""
     if isinstance(obj, Trace):
         _swap_trace(obj, swaps)
+        _swap_refs(obj, swaps)
         return obj
     if isinstance(obj, TensorSummary):
         _swap_summary(obj, swaps)
@@ -228,12 +298,18 @@ def to_builtins(obj) -> Any:
 
 # -- decoding ----------------------------------------------------------------------------------------
 def _fix_saved_values(trace: Trace) -> Trace:
+    """What typed decoding leaves to do: free-form saved values with names of
+    non-finite floats, and the `same_as` references of the file."""
     for g in trace.graphs:
         for n in g.nodes:
             for sv in n.saved:
                 v = sv.value
                 if v.__class__ is str or v.__class__ is list:
                     sv.value = decode_value(v)
+    try:
+        _resolve_refs(trace)
+    except (IndexError, TypeError, ValueError, AttributeError) as exc:
+        raise TraceDecodeError(f"not a readable trace: a broken same_as reference ({exc})") from None
     return trace
 
 

@@ -80,6 +80,11 @@ class SavedValue(_Part):
     # The same reason as a code the app translates: "checkpoint",
     # "saved_tensors_hooks", "freed", "changed_in_place" (docs/trace-format.md).
     skipped_code: Optional[str] = None
+    # Only in files: `tensor` is the very summary written earlier in the same
+    # graph, at [node position, saved index] (saved index -1: that node's
+    # `tensor`), and is left out here. The loader fills `tensor` back in and
+    # clears this (codec.py); in memory it is always None.
+    same_as: Optional[list[int]] = None
 
 
 class Node(_Part):
@@ -145,6 +150,13 @@ class Step(_Part):
     # hook of the user's on it) raised. Always the run's last step; what is
     # known of its gradients is filled, the rest left empty.
     error: Optional[str] = None
+    # Only in files: [side, j, step, side2, j2] for each gradient of this step
+    # written as null because it is the very summary written earlier in the
+    # run (side 0: grad_outputs, 1: grad_inputs; `step`: position in `steps`).
+    # The engine hands one gradient tensor to the node that made it and the
+    # node that receives it, so most gradients would be written twice. The
+    # loader fills them back in and clears this; in memory it is always empty.
+    same_as: list[list[int]] = msgspec.field(default_factory=list)
 
 
 class Event(_Part):

@@ -12,8 +12,8 @@ import msgspec
 import pytest
 
 from autogradviz.engine.trace import codec
-from autogradviz.engine.trace.model import (FORMAT, Edge, Graph, Node, SavedValue, TensorSummary,
-                                            Trace)
+from autogradviz.engine.trace.model import (FORMAT, BackwardRun, Edge, Graph, Node, SavedValue, Step,
+                                            TensorSummary, Trace)
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 # Written by `autogradviz trace tests/data/trace_v1_script.py` with the
@@ -31,8 +31,13 @@ def _same(loaded, raw, path="trace"):
         assert isinstance(raw, dict), path
         names = loaded.__struct_fields__
         assert set(raw) <= set(names), f"{path}: keys not loaded: {set(raw) - set(names)}"
+        defaults = {f.name: f for f in msgspec.structs.fields(type(loaded))}
         for name in names:
-            assert name in raw, f"{path}.{name} missing from the old file"
+            if name not in raw:  # a field newer than the file: its default
+                f = defaults[name]
+                want = f.default_factory() if f.default is msgspec.NODEFAULT else f.default
+                assert getattr(loaded, name) == want, f"{path}.{name} not at its default"
+                continue
             _same(getattr(loaded, name), raw[name], f"{path}.{name}")
     elif isinstance(loaded, dict):
         assert isinstance(raw, dict) and list(loaded) == list(raw), path
@@ -155,3 +160,40 @@ def test_int_bool_and_float_values_keep_their_types():
     assert [type(v) for v in nodes[1].tensor.values] == [bool, bool]
     assert type(nodes[2].tensor.values[0]) is float
     assert Trace(format=FORMAT).format == FORMAT
+
+
+def test_a_shared_summary_is_written_once_and_shared_again_after_loading():
+    g = TensorSummary([2], "float32", "cpu", values=[1.0, 2.0], numel=2, min=1.0, max=2.0)
+    h = TensorSummary([2], "float32", "cpu", values=[3.0, float("nan")], numel=2, min=float("nan"))
+    w = TensorSummary([2], "float32", "cpu", values=[5.0, 6.0], numel=2, min=5.0, max=6.0)
+    t = Trace(graphs=[Graph(id="g1", nodes=[
+        Node("n1", "MulBackward0", "op", saved=[SavedValue("other", w), SavedValue("self", h)]),
+        Node("n2", "AccumulateGrad", "leaf", tensor=w),
+        Node("n3", "MulBackward0", "op", saved=[SavedValue("self", h), SavedValue("other", w)])])],
+        backward_runs=[BackwardRun(0, "g1", steps=[
+            Step(0, "n1", [g], [h, h]),   # the engine hands one tensor to both inputs
+            Step(1, "n3", [h], [g]),
+            Step(2, "n2", [g], [])])])
+    text = t.to_json()
+    # once per graph (w, h, and w again as the leaf node's own tensor: node
+    # tensors are always written) and once per run (g, h)
+    assert text.count('"values"') == 5, text
+    assert t.backward_runs[0].steps[0].grad_inputs == [h, h] and not t.backward_runs[0].steps[0].same_as
+    assert t.graphs[0].nodes[2].saved[1].tensor is w and t.graphs[0].nodes[2].saved[1].same_as is None
+    back = Trace.from_json(text)
+    steps = back.backward_runs[0].steps
+    assert steps[0].grad_inputs[0] is steps[0].grad_inputs[1] is steps[1].grad_outputs[0]
+    assert steps[0].grad_outputs[0] is steps[1].grad_inputs[0] is steps[2].grad_outputs[0]
+    assert all(not s.same_as for s in steps)
+    nodes = back.graphs[0].nodes
+    assert nodes[2].saved[1].tensor is nodes[0].saved[0].tensor and nodes[1].tensor == w
+    assert all(sv.same_as is None for n in nodes for sv in n.saved)
+    assert back.to_json() == text
+
+
+def test_a_broken_reference_is_a_clear_error():
+    data = {"format": FORMAT, "version": 1, "backward_runs": [
+        {"index": 0, "graph": "g1", "steps": [{"index": 0, "node": "n1", "grad_outputs": [None],
+                                               "same_as": [[0, 0, 5, 1, 0]]}]}]}
+    with pytest.raises(ValueError, match="same_as"):
+        Trace.from_json(json.dumps(data))
