@@ -185,17 +185,17 @@ def _swap_refs(trace: Trace, swaps: _Swaps) -> None:
         seen: dict = {}
         for pos, n in enumerate(g.nodes):
             if n.tensor is not None:
-                seen.setdefault(id(n.tensor), [pos, -1])
+                seen.setdefault(id(n.tensor), (pos, -1))
             for k, sv in enumerate(n.saved):
                 t = sv.tensor
                 if t is None:
                     continue
                 loc = seen.get(id(t))
                 if loc is None:
-                    seen[id(t)] = [pos, k]
+                    seen[id(t)] = (pos, k)
                 elif sv.same_as is None:
                     swaps.set(sv, "tensor", None)
-                    swaps.set(sv, "same_as", loc)
+                    swaps.set(sv, "same_as", list(loc))
     for run in trace.backward_runs:
         seen = {}
         for pos, st in enumerate(run.steps):
@@ -270,15 +270,17 @@ def encode_json(obj, indent: Optional[int] = None) -> bytes:
     """Strict JSON bytes (UTF-8) of a Trace, a summary, or plain data holding
     them (a protocol message); non-finite floats as their names."""
     swaps = _Swaps()
-    try:
-        form = _swap_any(obj, swaps)
+    # The swaps make many small lists: no GC passes over a big trace meanwhile.
+    with gc_paused():
         try:
-            data = _ENCODER.encode(form)
-        except UnicodeEncodeError:  # a lone surrogate: only json can write it (as \\u escapes)
-            plain = encode_nonfinite(msgspec.to_builtins(form, enc_hook=_enc_hook))
-            return json.dumps(plain, indent=indent, ensure_ascii=True, allow_nan=False).encode("ascii")
-    finally:
-        swaps.restore()
+            form = _swap_any(obj, swaps)
+            try:
+                data = _ENCODER.encode(form)
+            except UnicodeEncodeError:  # a lone surrogate: only json can write it (as \\u escapes)
+                plain = encode_nonfinite(msgspec.to_builtins(form, enc_hook=_enc_hook))
+                return json.dumps(plain, indent=indent, ensure_ascii=True, allow_nan=False).encode("ascii")
+        finally:
+            swaps.restore()
     if indent is not None:
         data = msgspec.json.format(data, indent=indent)
     return data
