@@ -16,9 +16,10 @@ from typing import Any, Optional
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from autogradviz.engine.trace import replay
+from autogradviz.engine.trace.codec import from_builtins
 from autogradviz.engine.trace.replay import StepState
 from autogradviz.engine.trace.model import (
-    BackwardRun, Graph, Node, TensorSummary, Trace, _from_dict,
+    BackwardRun, Graph, Node, TensorSummary, Trace,
 )
 
 
@@ -271,7 +272,7 @@ class TraceSession(QObject):
     def deliver_values(self, tensor_id: str, summary: Any, error: Optional[str] = None) -> None:
         if isinstance(summary, dict):
             try:
-                summary = _from_dict(TensorSummary, summary)
+                summary = from_builtins(TensorSummary, summary)
             except Exception as exc:  # malformed message: show it as an error
                 summary, error = None, str(exc)
         if summary is not None:

@@ -1,13 +1,18 @@
-"""Whole `autogradviz trace` on a GPT-2-small-shaped model.
+"""Whole `autogradviz trace` against a plain `python` run of the same script.
 
-12 transformer blocks, width 768, 12 heads, MLP 3072, vocabulary 50257 (tied
-LM head), random init, batch 1 x 16 tokens, one cross-entropy backward: about
-700 autograd nodes. Built from plain nn modules in the script itself, so the
-benchmark needs nothing but torch.
+Targets (exit 1 when one is missed):
+- the 10,000-node chain (benchmarks/workloads.py DEEP_CHAIN): `autogradviz
+  trace` within 2x the plain run's wall time; the 50,000-node chain within 3x;
+- the trace file at most 1 KB per node for both.
 
-Prints: the CLI's wall time (worker start + run + capture/record + JSON), the
-same script run by plain `python` for comparison, and the trace's size.
-Run: .venv/bin/python benchmarks/bench_trace_cli.py [--repeat N]
+Then, for information, a GPT-2-small-shaped model: 12 transformer blocks,
+width 768, 12 heads, MLP 3072, vocabulary 50257 (tied LM head), random init,
+batch 1 x 16 tokens, one cross-entropy backward: about 700 autograd nodes
+(`--no-gpt2` skips it).
+
+Wall times include the worker's start (importing torch) and the plain run's
+too: that is what a user waits for.
+Run: .venv/bin/python benchmarks/bench_trace_cli.py [--repeat N] [--no-gpt2]
 """
 
 from __future__ import annotations
@@ -19,6 +24,68 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from workloads import DEEP_CHAIN  # noqa: E402
+
+# (name, chain steps (3 nodes each), max ratio to plain python, max bytes per node)
+CHAINS = [("10,000-node chain", 3300, 2.0, 1000), ("50,000-node chain", 16600, 3.0, 1000)]
+
+
+def chain_script(steps: int) -> str:
+    """DEEP_CHAIN with `steps` iterations (3 autograd nodes each)."""
+    assert "range(3300)" in DEEP_CHAIN
+    return DEEP_CHAIN.replace("range(3300)", f"range({steps})")
+
+
+def _timed(cmd) -> tuple[float, subprocess.CompletedProcess]:
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return time.perf_counter() - t0, r
+
+
+def bench_chains(repeat: int) -> list[str]:
+    """Run the chain targets; return the names of those missed."""
+    missed = []
+    for name, steps, max_ratio, max_bytes in CHAINS:
+        with tempfile.TemporaryDirectory() as tmp:
+            script = os.path.join(tmp, "chain.py")
+            out = os.path.join(tmp, "trace.json")
+            with open(script, "w") as f:
+                f.write(chain_script(steps))
+            plain, traced = [], []
+            for _ in range(repeat):  # alternate, so both see the same machine load
+                t, r = _timed([sys.executable, script])
+                if r.returncode != 0:
+                    print(r.stderr, file=sys.stderr)
+                    return [name]
+                plain.append(t)
+                t, r = _timed([sys.executable, "-m", "autogradviz", "trace", script, "-o", out,
+                               "--timeout", "600"])
+                if r.returncode != 0:
+                    print(f"autogradviz trace failed (exit {r.returncode}): {r.stderr.strip()}",
+                          file=sys.stderr)
+                    return [name]
+                traced.append(t)
+            size = os.path.getsize(out)
+            with open(out, "rb") as f:
+                data = json.load(f)
+        nodes = sum(len(g["nodes"]) for g in data["graphs"])
+        ratio = min(traced) / min(plain)
+        per_node = size / max(nodes, 1)
+        print(f"{name}: {nodes:,} nodes; plain python {min(plain):.2f} s, autogradviz trace "
+              f"{min(traced):.2f} s (in-worker run {data.get('duration_s') or 0:.2f} s): "
+              f"{ratio:.2f}x (target <= {max_ratio:g}x); trace {size / 1e6:.1f} MB, "
+              f"{per_node:.0f} bytes/node (target <= {max_bytes})")
+        if ratio > max_ratio:
+            print(f"  SLOWER THAN TARGET: {name} {ratio:.2f}x > {max_ratio:g}x")
+            missed.append(f"{name} time")
+        if per_node > max_bytes:
+            print(f"  LARGER THAN TARGET: {name} {per_node:.0f} bytes/node > {max_bytes}")
+            missed.append(f"{name} size")
+    return missed
 
 SCRIPT = '''\
 import math
@@ -105,8 +172,21 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--no-gpt2", action="store_true", help="only the chain targets")
     args = ap.parse_args()
 
+    missed = bench_chains(args.repeat)
+    if not args.no_gpt2:
+        if bench_gpt2(args) != 0:
+            missed.append("gpt2 run")
+    if missed:
+        print(f"targets missed: {', '.join(missed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def bench_gpt2(args) -> int:
+    """The GPT-2-shaped model: figures only (no target)."""
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "gpt2_small.py")
         out = os.path.join(tmp, "trace.json")
@@ -137,8 +217,8 @@ def main() -> int:
             data = json.load(f)
 
     # Where the time goes: the same run through the client, phase by phase.
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from autogradviz.engine.protocol.client import WorkerClient
+    from autogradviz.engine.trace.model import Trace
 
     with WorkerClient() as client:
         t0 = time.perf_counter()
@@ -150,6 +230,9 @@ def main() -> int:
     t0 = time.perf_counter()
     outcome.trace.to_json()
     json_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    Trace.from_json(outcome.trace.to_json())
+    load_s = time.perf_counter() - t0 - json_s
 
     nodes = sum(len(g["nodes"]) for g in data["graphs"])
     edges = sum(len(g["edges"]) for g in data["graphs"])
@@ -162,7 +245,8 @@ def main() -> int:
           f"in-worker run {data.get('duration_s') or 0:.2f} s")
     print(f"  plain python run:  {plain_s:.2f} s wall (same script, no recording)")
     print(f"  phases via WorkerClient: worker start {start_s:.2f} s, run request {run_s:.2f} s "
-          f"(in worker {outcome.trace.duration_s or 0:.2f} s), trace -> JSON {json_s:.2f} s")
+          f"(in worker {outcome.trace.duration_s or 0:.2f} s), trace -> JSON {json_s:.2f} s, "
+          f"JSON -> trace {load_s:.2f} s")
     print(f"  trace size: {size / 1e6:.2f} MB ({size:,} bytes)")
     return 0
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from typing import Optional, Sequence
 
 PROG = "autogradviz"
@@ -133,14 +132,23 @@ def _trace(args) -> int:
             sys.stderr.write(text)
             sys.stderr.flush()
 
-    outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output)
+    outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
+                         keep_json=True)
     if outcome.trace is not None:
-        text = outcome.trace.to_json(indent=args.indent)
+        data = _trace_bytes(outcome, args.indent)
         try:
             if out is None:
-                _write_stdout(text + "\n")
+                _write_stdout(data)
             else:
-                write_atomic(out, text + "\n")
+                from autogradviz.app.export.files import ExportError, atomic_path
+
+                try:
+                    with atomic_path(out) as tmp:
+                        with open(tmp, "wb") as f:
+                            f.write(data)
+                except ExportError as exc:
+                    _err("trace", str(exc))
+                    return 2
         except OSError as exc:
             _err("trace", f"cannot write {out or 'stdout'}: {exc.strerror or exc}")
             return 2
@@ -149,9 +157,30 @@ def _trace(args) -> int:
     return outcome.exit_code
 
 
-def _write_stdout(text: str) -> None:
+def _trace_bytes(outcome, indent: Optional[int]) -> bytes:
+    """The trace file's bytes: those the worker encoded when it sent them (the
+    trace is not encoded a second time here), else (a trace made up here for a
+    timeout or crash) the trace encoded now."""
+    from autogradviz.engine.trace import codec
+
+    data = outcome.trace_json
+    if data is None:
+        return codec.encode_trace(outcome.trace, indent=indent) + b"\n"
+    if indent is not None:
+        import msgspec
+
+        try:
+            data = msgspec.json.format(data, indent=indent)
+        except msgspec.DecodeError:  # \u escapes of lone surrogates: only json reads them
+            import json
+
+            data = json.dumps(json.loads(data), indent=indent).encode("ascii")
+    return data + b"\n"
+
+
+def _write_stdout(data: bytes) -> None:
     try:
-        sys.stdout.write(text)
+        sys.stdout.buffer.write(data)
         sys.stdout.flush()
     except BrokenPipeError:  # `autogradviz trace x.py | head`
         try:
@@ -159,25 +188,6 @@ def _write_stdout(text: str) -> None:
             os.dup2(devnull, sys.stdout.fileno())
         except (OSError, ValueError):
             pass
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write `text` to `path` via a temporary file in the same folder and
-    os.replace, so a reader never sees a half-written trace."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 # -- export -----------------------------------------------------------------------------------

@@ -1,11 +1,14 @@
-"""Writing export files safely, without rendering anything (no QtGui).
+"""Writing files safely, without rendering anything (no QtGui): the one
+atomic file writer of the app.
 
-Every exported file is written to a temporary file in the destination folder
-and `os.replace`d over the target only when complete: an error, a crash in a
-renderer or Ctrl+C never leaves a half-written file, and the temporary is
-removed. An unwritable destination fails *before* any rendering work, with one
-clear line naming the path. Used by the exporter and by the DOT path of
-`autogradviz export`, which needs no GUI libraries.
+Every exported file, and the trace `autogradviz trace -o` writes, is written
+to a temporary file in the destination folder and `os.replace`d over the
+target only when complete: an error, a crash in a renderer or Ctrl+C never
+leaves a half-written file, and the temporary is removed. An unwritable
+destination fails *before* any rendering work, with one clear line naming the
+path. Used by the exporter, by the DOT path of `autogradviz export` and by
+`autogradviz trace`, which need no GUI libraries: Qt is imported only to
+translate a message, and not at all where PySide6 is missing.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import os
 import tempfile
 from typing import Iterator
 
-from PySide6.QtCore import QCoreApplication
-
 
 def tr(text: str) -> str:
+    try:
+        from PySide6.QtCore import QCoreApplication
+    except ImportError:  # `autogradviz trace` without PySide6: English it is
+        return text
     return QCoreApplication.translate("Export", text)
 
 
@@ -61,6 +66,7 @@ def atomic_path(path: str) -> Iterator[str]:
         yield tmp
         if not os.path.exists(tmp) or os.path.getsize(tmp) == 0:
             raise ExportError(tr("cannot write {0}: nothing was rendered").format(path))
+        _fsync(tmp)
         try:
             mode = 0o666 & ~_UMASK
             os.chmod(tmp, mode)
@@ -71,6 +77,21 @@ def atomic_path(path: str) -> Iterator[str]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _fsync(path: str) -> None:
+    """Data on disk before the rename: after a power cut the target holds the
+    old file or the new one, never an empty one."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:

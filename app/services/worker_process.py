@@ -1,30 +1,36 @@
 """The GUI's side of the worker: a QProcess speaking docs/worker-protocol.md.
 
 User code never runs in the GUI process. The worker (`python -m
-autogradviz.engine.worker.service`) imports torch once and then waits ("warm"), so Run
+autogradviz.engine.worker`) imports torch once and then waits ("warm"), so Run
 answers fast. Everything here is asynchronous (QProcess signals); the only
-potentially slow step — turning a large trace's JSON into dataclasses — runs on
-a private QThread so the GUI never blocks.
+potentially slow step, decoding a trace (engine/protocol/messages.py, the
+framing both clients share), runs on a private QThread so the GUI never blocks.
 
 Lifecycle rules (from the issue):
 - a second Run cancels the first: the busy worker is killed and a fresh one
   started; the new run is sent as soon as it is ready;
 - Stop terminates, then kills after a grace period, then starts a fresh worker;
 - a worker that exits on its own is reported (`crashed`) and replaced;
-- a run longer than `timeout_s` is stopped and reported (`timedOut`).
+- a run longer than `timeout_s` is stopped and reported (`timedOut`, with
+  the line it was running: asked of the worker as the CLI does, see
+  `_on_timeout`).
 """
 
 from __future__ import annotations
 
-import json
+import os
+import signal
 import sys
 from typing import Optional
 
 from PySide6.QtCore import (QCoreApplication, QElapsedTimer, QObject, QProcess,
                             QProcessEnvironment, Qt, QThread, QTimer, Signal, Slot)
 
+from autogradviz.engine.protocol.messages import (
+    DUMP_WAIT_S, STDERR_TAIL_BYTES, ProtocolDecodeError, ProtocolVersionError, check_ready,
+    decode_message, encode_message, line_from_dump)
 from autogradviz.engine.trace import replay
-from autogradviz.engine.trace.model import TensorSummary, Trace, _from_dict, gc_paused
+from autogradviz.engine.trace.model import TensorSummary, Trace, gc_paused
 
 STARTING = "starting"
 READY = "ready"
@@ -33,47 +39,31 @@ CRASHED = "crashed"
 STOPPED = "stopped"   # shut down (app closing)
 FAILED = "failed"     # could not start repeatedly; Run retries
 
-KILL_GRACE_MS = 700
-LARGE_LINE = 256 * 1024      # protocol lines longer than this are decoded off the GUI thread          # terminate -> kill
+KILL_GRACE_MS = 700           # terminate -> kill
+LARGE_LINE = 256 * 1024      # protocol lines longer than this are decoded off the GUI thread
 MAX_START_FAILURES = 3       # consecutive crashes before a worker ever became ready
-
-
-def _parsed(data: dict) -> Trace:
-    """The Trace of a protocol dict, with the stepper tables of the run shown
-    first already built: here, on the parser thread, not on the GUI thread
-    when the trace arrives (~50 ms on a 10,000-step run). The GC stays paused
-    throughout: a collection here would hold the GIL over a million new objects."""
-    with gc_paused():
-        trace = Trace.from_dict(data)
-        replay.prepare(trace)
-    return trace
+_TRACE_PREFIX = b'{"type":"trace"'  # encode_message puts `type` first
 
 
 class _TraceParser(QObject):
-    """Lives on a private QThread: Trace.from_dict off the GUI thread (a large
-    trace takes a noticeable time). Requests and results travel as queued signals."""
-
-    done = Signal(int, object, str)  # run id, Trace or None, error text
+    """Lives on a private QThread: decodes a trace line (or any large line) off
+    the GUI thread and builds the stepper tables of the run shown first
+    (~50 ms on a 10,000-step run), so the GUI does not stall when a big trace
+    arrives. The GC stays paused throughout: a collection here would hold the
+    GIL over a million new objects. Requests and results travel as queued signals."""
 
     decoded = Signal(int, object, str)  # generation, message (trace as Trace) or None, error
 
     @Slot(int, object)
     def decode(self, generation: int, line) -> None:
-        """A large protocol line: json.loads and, for a trace, Trace.from_dict."""
         try:
-            message = json.loads(bytes(line).decode("utf-8", "replace"))
-            if isinstance(message, dict) and message.get("type") == "trace":
-                message["trace"] = _parsed(message.get("trace") or {})
+            with gc_paused():
+                message = decode_message(bytes(line))
+                if message.get("type") == "trace":
+                    replay.prepare(message["trace"])
             self.decoded.emit(generation, message, "")
-        except Exception as exc:
-            self.decoded.emit(generation, None, f"{type(exc).__name__}: {exc}")
-
-    @Slot(int, object)
-    def parse(self, run_id: int, data) -> None:
-        try:
-            self.done.emit(run_id, _parsed(data), "")
         except Exception as exc:  # a malformed trace must not kill the GUI
-            self.done.emit(run_id, None, f"{type(exc).__name__}: {exc}")
+            self.decoded.emit(generation, None, f"{type(exc).__name__}: {exc}")
 
 
 class WorkerProcess(QObject):
@@ -83,15 +73,18 @@ class WorkerProcess(QObject):
     readyInfo = Signal(dict)             # the worker's `ready` message
     runStarted = Signal(int)             # run id (the worker said `started`)
     outputReceived = Signal(str, str)    # stream, text
-    progressReceived = Signal(str, str)  # phase, detail
+    # A long capture or finalize: code ("summarising", "encoding", ...) and
+    # params ({"nodes": 10000}) for the app to turn into tr() text.
+    progress = Signal(str, dict)
     traceReady = Signal(object)          # Trace
     traceFailed = Signal(str)            # the trace could not be read
     crashed = Signal(str)                # the worker died on its own (message)
-    timedOut = Signal(float)             # seconds the run had been going
+    # Seconds the run had been going, and the line of the script it was
+    # running when stopped (int, from the worker's faulthandler dump), or None.
+    timedOut = Signal(float, object)
     runStopped = Signal()                # Stop ended a run
     runCancelled = Signal()              # a second Run replaced a busy one
     valuesArrived = Signal(str, object, object)  # tensor id, TensorSummary|None, error|None
-    _parse_requested = Signal(int, object)  # to the parser thread
     _decode_requested = Signal(int, object)  # (generation, bytes) to the parser thread
 
     def __init__(self, parent: Optional[QObject] = None, program: Optional[str] = None,
@@ -106,6 +99,7 @@ class WorkerProcess(QObject):
         self._stderr_tail = b""
         self._next_id = 0
         self._current_run: Optional[int] = None
+        self._run_filename = "<editor>"
         self._pending: Optional[dict] = None
         self._fetches: dict[int, str] = {}
         self._expected_exit: Optional[str] = None  # "stop", "cancel", "timeout", "shutdown"
@@ -119,22 +113,23 @@ class WorkerProcess(QObject):
         self._kill_timer = QTimer(self)
         self._kill_timer.setSingleShot(True)
         self._kill_timer.timeout.connect(self._kill_now)
+        self._dump_timer = QTimer(self)  # at a timeout: wait for the worker's stack dump
+        self._dump_timer.setSingleShot(True)
+        self._dump_timer.timeout.connect(self._finish_timeout)
+        self._timeout_seconds = 0.0
         self._parse_thread = QThread(self)
         self._parse_thread.setObjectName("trace-parser")
         self._parser = _TraceParser()
         self._parser.moveToThread(self._parse_thread)
-        self._parse_requested.connect(self._parser.parse, Qt.QueuedConnection)
-        self._parser.done.connect(self._on_parsed, Qt.QueuedConnection)
         self._decode_requested.connect(self._parser.decode, Qt.QueuedConnection)
         self._parser.decoded.connect(self._on_decoded, Qt.QueuedConnection)
         self._generation = 0     # bumped per worker process: stale results are dropped
-        self._decoding = False   # a large line is being decoded; later lines wait
+        self._decoding = False   # a line is being decoded on the parser thread; later lines wait
         self.large_lines_decoded = 0  # for tests and benchmarks
         self._parse_thread.finished.connect(self._parser.deleteLater)
         app = QCoreApplication.instance()
         if app is not None:  # never leave a running QThread behind at exit
             app.aboutToQuit.connect(self._stop_parser)
-        self.pid_history: list[int] = []  # every worker pid started (tests check cleanup)
 
     # -- public API --------------------------------------------------------------
     @property
@@ -187,8 +182,6 @@ class WorkerProcess(QObject):
         self._expected_exit = None
         self._set_state(STARTING)
         proc.start()
-        if proc.waitForStarted(5000):
-            self.pid_history.append(int(proc.processId()))
 
     def run(self, source: str, filename: str = "<editor>", device: str = "cpu") -> None:
         """Run `source` in the worker. A run already going is cancelled first."""
@@ -247,6 +240,7 @@ class WorkerProcess(QObject):
         self._current_run = None
         self._timeout_timer.stop()
         self._kill_timer.stop()
+        self._dump_timer.stop()
         proc = self._proc
         if proc is not None and proc.state() != QProcess.NotRunning:
             self._expected_exit = "shutdown"
@@ -276,7 +270,7 @@ class WorkerProcess(QObject):
     def _write(self, message: dict) -> None:
         if self._proc is None or self._proc.state() == QProcess.NotRunning:
             return
-        self._proc.write((json.dumps(message) + "\n").encode("utf-8"))
+        self._proc.write(encode_message(message))
 
     def _send_run(self, request: dict) -> None:
         self._next_id += 1
@@ -284,6 +278,7 @@ class WorkerProcess(QObject):
         self._pending = None
         self._fail_fetches("a new run replaced the values")
         self._elapsed.start()  # the run's own time (not the wait for a fresh worker)
+        self._run_filename = request.get("filename") or "<editor>"
         self._write(dict(request, id=self._next_id))
         self._set_state(RUNNING)
         if self.timeout_s > 0:
@@ -309,12 +304,28 @@ class WorkerProcess(QObject):
             self._proc.kill()
 
     def _on_timeout(self) -> None:
-        if self._state != RUNNING:
+        """Ask the worker where the script is, as the CLI does: SIGUSR1 makes
+        its faulthandler dump every stack on stderr; DUMP_WAIT_S later
+        (`_finish_timeout`) the dump names the line, then the worker is ended."""
+        if self._state != RUNNING or self._proc is None:
             return
-        seconds = self.running_seconds()
+        self._timeout_seconds = self.running_seconds()
         self._current_run = None
         self._fail_fetches("the run timed out")
-        self.timedOut.emit(seconds)
+        pid = self.pid()
+        if pid is not None and hasattr(signal, "SIGUSR1"):
+            try:
+                os.kill(pid, signal.SIGUSR1)
+            except OSError:
+                pass
+        self._dump_timer.start(int(DUMP_WAIT_S * 1000))
+
+    def _finish_timeout(self) -> None:
+        if self._state != RUNNING or self._expected_exit is not None or self._proc is None:
+            return  # Stop, a new Run or an exit came first
+        self._read_stderr(self._proc)
+        line = line_from_dump(self._stderr_tail.decode("utf-8", "replace"), self._run_filename)
+        self.timedOut.emit(self._timeout_seconds, line)
         self._end_process("timeout")
 
     def _on_stdout(self) -> None:
@@ -332,19 +343,20 @@ class WorkerProcess(QObject):
             line = line.strip()
             if not line:
                 continue
-            if len(line) > LARGE_LINE:
+            if len(line) > LARGE_LINE or line.startswith(_TRACE_PREFIX):
                 self._decoding = True
                 self._ensure_parser()
                 self._decode_requested.emit(self._generation, line)
                 return
             try:
-                message = json.loads(line.decode("utf-8", "replace"))
-            except ValueError:
+                message = decode_message(line)
+            except ProtocolDecodeError:
                 # Not protocol: show it rather than lose it.
                 self.outputReceived.emit("stderr", line.decode("utf-8", "replace") + "\n")
                 continue
-            if isinstance(message, dict):
-                self._handle(message)
+            except ValueError as exc:  # a `values` summary that does not fit
+                message = {"type": "values", "id": None, "summary": None, "error": str(exc)}
+            self._handle(message)
 
     def _on_decoded(self, generation: int, message, error: str) -> None:
         if generation != self._generation or self._closing:
@@ -352,10 +364,18 @@ class WorkerProcess(QObject):
         self._decoding = False
         self.large_lines_decoded += 1
         if message is None:
-            self.traceFailed.emit(error)
+            self._trace_failed(error)
         elif isinstance(message, dict):
             self._handle(message)
         self._drain()
+
+    def _trace_failed(self, error: str) -> None:
+        """An unreadable trace line ends the current run like a trace would."""
+        if self._current_run is not None:
+            self._current_run = None
+            self._timeout_timer.stop()
+            self._set_state(READY)
+        self.traceFailed.emit(error)
 
     def _ensure_parser(self) -> None:
         if not self._parse_thread.isRunning():
@@ -365,12 +385,20 @@ class WorkerProcess(QObject):
         proc = self.sender()
         if proc is not self._proc:
             return
-        self._stderr_tail = (self._stderr_tail + bytes(proc.readAllStandardError()))[-4000:]
+        self._read_stderr(proc)
+
+    def _read_stderr(self, proc: QProcess) -> None:
+        self._stderr_tail = (self._stderr_tail + bytes(proc.readAllStandardError()))[-STDERR_TAIL_BYTES:]
 
     def _handle(self, message: dict) -> None:
         kind = message.get("type")
         msg_id = message.get("id")
         if kind == "ready":
+            try:
+                check_ready(message)
+            except ProtocolVersionError as exc:
+                self._refuse(str(exc))
+                return
             self.info = message
             self._start_failures = 0
             self._set_state(READY)
@@ -385,27 +413,20 @@ class WorkerProcess(QObject):
                 self.outputReceived.emit(message.get("stream", "stdout"), message.get("text", ""))
         elif kind == "progress":
             if msg_id == self._current_run:
-                self.progressReceived.emit(message.get("phase", ""), message.get("detail", ""))
+                params = message.get("params")
+                self.progress.emit(str(message.get("code", "")), params if isinstance(params, dict) else {})
         elif kind == "trace":
             if msg_id == self._current_run:
                 self._timeout_timer.stop()
                 self._current_run = None
                 self._set_state(READY)
-                data = message.get("trace") or {}
-                if isinstance(data, Trace):  # decoded on the parser thread already
-                    self._on_parsed(msg_id, data, "")
-                else:
-                    self._ensure_parser()
-                    self._parse_requested.emit(msg_id, data)
+                self._on_parsed(message["trace"])
         elif kind == "values":
             tensor_id = self._fetches.pop(msg_id, message.get("tensor", ""))
             summary = message.get("summary")
             error = message.get("error")
-            if summary is not None:
-                try:
-                    summary = _from_dict(TensorSummary, summary)
-                except Exception as exc:
-                    summary, error = None, f"{type(exc).__name__}: {exc}"
+            if not isinstance(summary, TensorSummary):
+                summary = None
             self.valuesArrived.emit(tensor_id, summary, error if summary is None else None)
         elif kind == "protocol_error":
             if msg_id in self._fetches:
@@ -416,17 +437,22 @@ class WorkerProcess(QObject):
                 self._set_state(READY)
                 self.traceFailed.emit(message.get("message", "protocol error"))
 
-    def _on_parsed(self, run_id: int, trace, error: str) -> None:
-        if self._closing:
-            return
-        if self._current_run is not None and self._current_run != run_id:
-            return  # a newer run was started while this trace was being read
-        if self._pending is not None:
-            return  # a newer run is waiting for a fresh worker
-        if trace is not None:
-            self.traceReady.emit(trace)
-        else:
-            self.traceFailed.emit(error)
+    def _on_parsed(self, trace: Trace) -> None:
+        if self._closing or self._pending is not None:
+            return  # closing, or a newer run is waiting for a fresh worker
+        self.traceReady.emit(trace)
+
+    def _refuse(self, message: str) -> None:
+        """A worker of another protocol version: say so and do not restart it
+        (it would only be refused again); Run tries once more."""
+        self._pending = None
+        self._current_run = None
+        self._start_failures = MAX_START_FAILURES
+        self._expected_exit = "refused"
+        if self._proc is not None:
+            self._proc.kill()
+        self._set_state(FAILED)
+        self.crashed.emit(message)
 
     def _on_proc_finished(self, code: int, status) -> None:
         proc = self.sender()
@@ -455,7 +481,7 @@ class WorkerProcess(QObject):
         self._timeout_timer.stop()
         # Drain anything left (a final trace may arrive just before exit).
         try:
-            self._stderr_tail = (self._stderr_tail + bytes(proc.readAllStandardError()))[-4000:]
+            self._read_stderr(proc)
         except RuntimeError:
             pass
         reason = self._expected_exit
@@ -463,6 +489,9 @@ class WorkerProcess(QObject):
         proc.deleteLater()
         if self._closing or reason == "shutdown":
             self._set_state(STOPPED)
+            return
+        if reason == "refused":
+            self._expected_exit = None
             return
         if reason in ("stop", "cancel", "timeout"):
             if reason == "stop":

@@ -18,10 +18,8 @@ from __future__ import annotations
 import collections
 import io
 import itertools
-import json
 import os
 import queue
-import re
 import signal
 import subprocess
 import sys
@@ -31,13 +29,17 @@ import tokenize
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace, _from_dict, dumps_strict
+from autogradviz.engine.protocol.messages import (
+    DEFAULT_RUN_TIMEOUT_S, DUMP_WAIT_S, KILL_GRACE_S, START_TIMEOUT_S, STDERR_TAIL_BYTES,
+    ProtocolDecodeError, ProtocolVersionError, check_ready, decode_message, encode_message,
+    line_from_dump)
+from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
 
 OutputCallback = Callable[[str, str], None]
+ProgressCallback = Callable[[str, dict], None]
 
-DEFAULT_TIMEOUT = 60.0
-START_TIMEOUT = 180.0  # importing torch on a cold disk can take a while
-STDERR_TAIL_BYTES = 64 * 1024
+DEFAULT_TIMEOUT = DEFAULT_RUN_TIMEOUT_S
+START_TIMEOUT = START_TIMEOUT_S
 
 
 class WorkerError(Exception):
@@ -62,6 +64,9 @@ class RunOutcome:
     status: str
     message: Optional[str] = None  # one line for the user when status != "ok"
     returncode: Optional[int] = None  # the dead worker's exit code (negative: signal)
+    # The trace exactly as the worker encoded it (the trace file's bytes), when
+    # the run asked for it (`keep_json`); None for made-up traces.
+    trace_json: Optional[bytes] = None
 
 
 @dataclass
@@ -69,6 +74,9 @@ class TraceOutcome:
     trace: Optional[Trace]
     exit_code: int  # 0 ran, 1 raised/timeout/crash, 2 unusable input/environment
     message: Optional[str] = None
+    # The trace file's bytes as the worker encoded them (with keep_json), so
+    # that the CLI writes them without encoding the trace a second time.
+    trace_json: Optional[bytes] = None
 
 
 def describe_exit(returncode: Optional[int]) -> str:
@@ -81,17 +89,6 @@ def describe_exit(returncode: Optional[int]) -> str:
             name = "unknown signal"
         return f"signal {-returncode} ({name})"
     return f"exit code {returncode}"
-
-
-_FRAME_RE = re.compile(r'File "(?P<file>[^"]*)", line (?P<line>\d+)')
-
-
-def _line_from_dump(text: str, filename: str) -> Optional[int]:
-    """The user's line in a faulthandler dump (most recent call first)."""
-    for m in _FRAME_RE.finditer(text):
-        if m.group("file") == filename:
-            return int(m.group("line"))
-    return None
 
 
 class WorkerClient:
@@ -115,6 +112,7 @@ class WorkerClient:
         self._stderr_lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._eof = False
+        self._keep_trace_json = False  # read by the stdout thread: set per run
 
     # -- lifecycle -------------------------------------------------------------
     @property
@@ -166,6 +164,11 @@ class WorkerClient:
                     raise WorkerError(f"the worker did not start within {self.start_timeout:g} s")
                 raise WorkerError(f"the worker exited during start-up with {describe_exit(rc)}{last}")
             if msg.get("type") == "ready":
+                try:
+                    check_ready(msg)
+                except ProtocolVersionError as exc:
+                    self._reap()
+                    raise WorkerError(str(exc)) from None
                 self.ready_info = msg
                 return msg
 
@@ -223,13 +226,17 @@ class WorkerClient:
 
     def run(self, source: str, filename: str = "<editor>", device: str = "cpu",
             timeout: Optional[float] = DEFAULT_TIMEOUT,
-            on_output: Optional[OutputCallback] = None, steps: bool = True) -> RunOutcome:
+            on_output: Optional[OutputCallback] = None, steps: bool = True,
+            on_progress: Optional[ProgressCallback] = None, keep_json: bool = False) -> RunOutcome:
         """Run `source` in the worker and wait for its trace.
 
         steps=False: the worker records graphs but no backward steps (smaller
         trace, less recording work; for drawing the plain graph).
 
-        on_output(stream, text) is called (in this thread) as the script prints.
+        on_output(stream, text) and on_progress(code, params) are called (in
+        this thread) as the script prints and as the worker reports progress.
+        keep_json: also return the trace's bytes as the worker sent them
+        (`RunOutcome.trace_json`, the trace file's content).
         Raises WorkerError only when no worker could be started.
         """
         self.start()
@@ -237,6 +244,7 @@ class WorkerClient:
         out: dict[str, list[str]] = {"stdout": [], "stderr": []}
         t0 = time.monotonic()
         deadline = None if timeout is None else t0 + timeout
+        self._keep_trace_json = keep_json
         try:
             self._send({"type": "run", "id": rid, "source": source, "filename": filename,
                         "device": device, **({} if steps else {"steps": False})})
@@ -258,11 +266,20 @@ class WorkerClient:
                 out.setdefault(stream, []).append(text)
                 if on_output is not None:
                     on_output(stream, text)
+            elif kind == "progress":
+                if on_progress is not None:
+                    on_progress(str(msg.get("code", "")), dict(msg.get("params") or {}))
             elif kind == "trace":
-                trace = Trace.from_dict(msg["trace"])
+                trace = msg["trace"]
+                if not isinstance(trace, Trace):  # unreadable: said by the reader thread
+                    trace = self._made_up_trace(filename, device, out, ErrorInfo(
+                        type="ProtocolError", message=f"the worker's trace could not be read: {trace}",
+                        explanation="A bug in Autograd Visualizer, not in your script."))
+                    return RunOutcome(trace, "error", f"unreadable trace from the worker: {msg['trace']}")
+                raw = msg.get("trace_json")
                 if trace.error is None:
-                    return RunOutcome(trace, "ok")
-                return RunOutcome(trace, "error", describe_error(trace.error, filename))
+                    return RunOutcome(trace, "ok", trace_json=raw)
+                return RunOutcome(trace, "error", describe_error(trace.error, filename), trace_json=raw)
             elif kind == "protocol_error":
                 trace = self._made_up_trace(filename, device, out, ErrorInfo(
                     type="ProtocolError", message=msg.get("message", "protocol error"),
@@ -296,9 +313,10 @@ class WorkerClient:
             if msg.get("id") != rid:
                 continue
             if msg.get("type") == "values":
-                if msg.get("summary") is None:
+                summary = msg.get("summary")
+                if not isinstance(summary, TensorSummary):
                     raise FetchError(msg.get("error") or f"no values for {tensor_id!r}")
-                return _from_dict(TensorSummary, msg["summary"])
+                return summary
             if msg.get("type") == "protocol_error":
                 raise FetchError(msg.get("message", "protocol error"))
 
@@ -322,11 +340,11 @@ class WorkerClient:
         if proc is not None and proc.poll() is None and hasattr(signal, "SIGUSR1"):
             try:
                 proc.send_signal(signal.SIGUSR1)
-                time.sleep(0.2)
+                time.sleep(DUMP_WAIT_S)
             except OSError:
                 pass
         rc = self._reap()
-        line = _line_from_dump(self.stderr_tail(), filename)
+        line = line_from_dump(self.stderr_tail(), filename)
         where = f" (it was at line {line})" if line else ""
         message = (f"the script did not finish within {timeout:g} s and was stopped{where}; "
                    "an infinite loop? raise the limit with --timeout")
@@ -339,7 +357,7 @@ class WorkerClient:
 
     def _crashed(self, filename, device, out) -> RunOutcome:
         rc = self._reap()
-        line = _line_from_dump(self.stderr_tail(), filename)
+        line = line_from_dump(self.stderr_tail(), filename)
         where = f" at line {line}" if line else ""
         how = describe_exit(rc)
         if rc is not None and rc < 0:
@@ -356,7 +374,7 @@ class WorkerClient:
 
     # -- plumbing ----------------------------------------------------------------
     def _send(self, msg: dict) -> None:
-        self._write((dumps_strict(msg, ensure_ascii=True) + "\n").encode("ascii"))
+        self._write(encode_message(msg))
 
     def _write(self, data: bytes) -> None:
         proc = self._proc
@@ -379,16 +397,18 @@ class WorkerClient:
             self._eof = True
         return msg
 
-    @staticmethod
-    def _read_stdout(proc: subprocess.Popen, q: queue.Queue) -> None:
+    def _read_stdout(self, proc: subprocess.Popen, q: queue.Queue) -> None:
         try:
             for line in proc.stdout:
                 try:
-                    msg = json.loads(line)
-                except ValueError:
+                    msg = decode_message(line.rstrip(b"\n"), keep_trace_json=self._keep_trace_json)
+                except ProtocolDecodeError:
                     continue  # cannot happen with our worker; never trust it blindly
-                if isinstance(msg, dict):
-                    q.put(msg)
+                except ValueError as exc:  # a message whose trace or summary is unreadable
+                    if not line.startswith(b'{"type":"trace"'):
+                        continue
+                    msg = {"type": "trace", "id": _id_of(line), "trace": str(exc)}
+                q.put(msg)
         except (OSError, ValueError):
             pass
         finally:
@@ -416,7 +436,7 @@ class WorkerClient:
         if proc.poll() is None:
             try:
                 proc.terminate()
-                proc.wait(timeout=2.0)
+                proc.wait(timeout=KILL_GRACE_S)
             except subprocess.TimeoutExpired:
                 proc.kill()
             except OSError:
@@ -440,6 +460,15 @@ class WorkerClient:
     def _discard(self) -> None:
         if self._proc is not None:
             self._reap()
+
+
+def _id_of(line: bytes):
+    """The `id` of a message whose body could not be read, so the waiting
+    run still gets its answer."""
+    try:
+        return decode_message(line.split(b',"trace"', 1)[0] + b"}").get("id")
+    except ValueError:
+        return None
 
 
 def describe_error(error: ErrorInfo, filename: str) -> str:
@@ -485,7 +514,8 @@ def read_script(path: str) -> tuple[Optional[str], Optional[str]]:
 
 def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAULT_TIMEOUT,
                on_output: Optional[OutputCallback] = None,
-               client: Optional[WorkerClient] = None, steps: bool = True) -> TraceOutcome:
+               client: Optional[WorkerClient] = None, steps: bool = True,
+               keep_json: bool = False) -> TraceOutcome:
     """Run the script at `path` in a worker and return its trace and exit code.
 
     exit 0: the script ran to the end. 1: it raised, timed out or killed the
@@ -503,17 +533,17 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     try:
         try:
             outcome = client.run(source, filename=path, device=device, timeout=timeout,
-                                 on_output=on_output, steps=steps)
+                                 on_output=on_output, steps=steps, keep_json=keep_json)
         except WorkerError as exc:
             return TraceOutcome(None, 2, str(exc))
     finally:
         if own:
             client.close()
-    trace = outcome.trace
+    trace, raw = outcome.trace, outcome.trace_json
     if outcome.status == "ok":
-        return TraceOutcome(trace, 0, None)
+        return TraceOutcome(trace, 0, None, raw)
     if trace.error is not None and trace.error.type == "CUDAUnavailable":
-        return TraceOutcome(trace, 2, trace.error.message)
+        return TraceOutcome(trace, 2, trace.error.message, raw)
     if outcome.status == "error":
-        return TraceOutcome(trace, 1, outcome.message)
-    return TraceOutcome(trace, 1, f"{path}: {outcome.message}")
+        return TraceOutcome(trace, 1, outcome.message, raw)
+    return TraceOutcome(trace, 1, f"{path}: {outcome.message}", raw)

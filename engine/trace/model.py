@@ -3,16 +3,22 @@
 The worker records a script once into a `Trace`; everything else (the GUI's
 stepper, the exporter, the CLI, the tests) only reads it. Nothing here imports
 torch or Qt, so the GUI process can load traces and the tests can check them
-without either. `docs/trace-format.md` documents every field; JSON is the only
-wire format (`to_json` / `from_json`), never pickle.
+without either. `docs/trace-format.md` documents every field.
+
+The classes are `msgspec.Struct`s: the schema is the class, and
+engine/trace/codec.py encodes and decodes it in C (JSON for files and the
+worker protocol), instead of converting dataclasses by hand - which cost
+seconds per trace of 10,000 nodes. Structs behave like the dataclasses they
+replace (same names, fields, defaults, positional order; mutable; `==`);
+`dataclasses.fields/asdict/replace` do not apply: use `msgspec.structs`.
 """
 
 from __future__ import annotations
 
 import gc
-import json
-from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Optional, Union, get_args, get_origin, get_type_hints
+from typing import Any, Optional, Union
+
+import msgspec
 
 FORMAT = "autogradviz-trace"
 VERSION = 1
@@ -22,9 +28,23 @@ MAX_RECORDED_RUNS = 50
 # Tensors with at most this many elements carry all their values in a summary.
 MAX_INLINE_VALUES = 64
 
+# One element of `TensorSummary.values`: a number, a bool, or a complex
+# number as [re, im]. Typed (not Any) so that decoding turns the strings
+# "NaN"/"Infinity"/"-Infinity" of the file back into floats in C.
+Value = Union[int, float, bool, list[float]]
 
-@dataclass
-class TensorSummary:
+
+class _Part(msgspec.Struct, omit_defaults=True, gc=False):
+    """Base of every part of a trace.
+
+    omit_defaults: a field at its default is not written (about half of a
+    big trace's bytes were `"id":null`, `"truncated":false`, ...); loaders
+    fill it back in (docs/trace-format.md). gc=False: the parts form a tree
+    of plain data, never a cycle, so the cyclic GC need not track the
+    millions of them a big trace holds."""
+
+
+class TensorSummary(_Part):
     """What crosses the process boundary instead of a tensor.
 
     `id` names the tensor in the live worker so full values can be fetched
@@ -36,7 +56,7 @@ class TensorSummary:
     shape: list[int]
     dtype: str
     device: str
-    values: list[Any] = field(default_factory=list)
+    values: list[Value] = msgspec.field(default_factory=list)
     truncated: bool = False
     numel: int = 0
     min: Optional[float] = None
@@ -48,8 +68,7 @@ class TensorSummary:
     is_leaf: Optional[bool] = None
 
 
-@dataclass
-class SavedValue:
+class SavedValue(_Part):
     """One thing a node saved for backward: a tensor (`tensor`) or a plain value."""
 
     name: str
@@ -61,10 +80,14 @@ class SavedValue:
     # The same reason as a code the app translates: "checkpoint",
     # "saved_tensors_hooks", "freed", "changed_in_place" (docs/trace-format.md).
     skipped_code: Optional[str] = None
+    # Only in files: `tensor` is the very summary written earlier in the same
+    # graph, at [node position, saved index] (saved index -1: that node's
+    # `tensor`), and is left out here. The loader fills `tensor` back in and
+    # clears this (codec.py); in memory it is always None.
+    same_as: Optional[list[int]] = None
 
 
-@dataclass
-class Node:
+class Node(_Part):
     """One autograd Node (grad_fn or AccumulateGrad)."""
 
     id: str
@@ -73,10 +96,10 @@ class Node:
     label: Optional[str] = None
     tensor: Optional[TensorSummary] = None
     retains_grad: bool = False
-    saved: list[SavedValue] = field(default_factory=list)
+    saved: list[SavedValue] = msgspec.field(default_factory=list)
     module: Optional[str] = None
     # Names of the user's hooks on this node or its tensor, for badges.
-    hooks: list[str] = field(default_factory=list)
+    hooks: list[str] = msgspec.field(default_factory=list)
     # Class name of the module in `module` (e.g. "Linear"), when known.
     module_class: Optional[str] = None
     # True for checkpoint-recomputed segments and other nodes whose saved
@@ -91,8 +114,7 @@ class Node:
     module_call: Optional[int] = None
 
 
-@dataclass
-class Edge:
+class Edge(_Part):
     """Forward-direction edge: `src`'s output is consumed by `dst`.
 
     `input_nr` is the second element of torch's next_functions tuple (which
@@ -107,33 +129,37 @@ class Edge:
     slot: int = 0
 
 
-@dataclass
-class Graph:
+class Graph(_Part):
     id: str
-    nodes: list[Node] = field(default_factory=list)
-    edges: list[Edge] = field(default_factory=list)
+    nodes: list[Node] = msgspec.field(default_factory=list)
+    edges: list[Edge] = msgspec.field(default_factory=list)
     # Node ids where the graph was entered: backward roots or namespace tensors.
-    roots: list[str] = field(default_factory=list)
+    roots: list[str] = msgspec.field(default_factory=list)
     # "backward", "grad" or "namespace" (tensors left alive at the end).
     origin: str = "backward"
 
 
-@dataclass
-class Step:
+class Step(_Part):
     """One node executed by the engine, in real execution order."""
 
     index: int
     node: str
-    grad_outputs: list[Optional[TensorSummary]] = field(default_factory=list)
-    grad_inputs: list[Optional[TensorSummary]] = field(default_factory=list)
+    grad_outputs: list[Optional[TensorSummary]] = msgspec.field(default_factory=list)
+    grad_inputs: list[Optional[TensorSummary]] = msgspec.field(default_factory=list)
     # Set when the node did not complete: "Type: message" of what it (or a
     # hook of the user's on it) raised. Always the run's last step; what is
     # known of its gradients is filled, the rest left empty.
     error: Optional[str] = None
+    # Only in files: [side, j, step, side2, j2] for each gradient of this step
+    # written as null because it is the very summary written earlier in the
+    # run (side 0: grad_outputs, 1: grad_inputs; `step`: position in `steps`).
+    # The engine hands one gradient tensor to the node that made it and the
+    # node that receives it, so most gradients would be written twice. The
+    # loader fills them back in and clears this; in memory it is always empty.
+    same_as: list[list[int]] = msgspec.field(default_factory=list)
 
 
-@dataclass
-class Event:
+class Event(_Part):
     """A hook firing or a retain_grad fill, tied to the step during which it ran.
 
     kind: "tensor_hook", "retain_grad", "node_prehook", "node_hook",
@@ -151,23 +177,21 @@ class Event:
     error: Optional[str] = None
 
 
-@dataclass
-class BackwardRun:
+class BackwardRun(_Part):
     index: int
     graph: str
     kind: str = "backward"  # "backward" or "grad"
     line: Optional[int] = None  # the user's line that called backward/grad
-    steps: list[Step] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    leaf_grads: dict[str, TensorSummary] = field(default_factory=dict)
+    steps: list[Step] = msgspec.field(default_factory=list)
+    events: list[Event] = msgspec.field(default_factory=list)
+    leaf_grads: dict[str, TensorSummary] = msgspec.field(default_factory=dict)
     # For torch.autograd.grad: summaries of the returned gradients, in order.
-    results: list[Optional[TensorSummary]] = field(default_factory=list)
+    results: list[Optional[TensorSummary]] = msgspec.field(default_factory=list)
     # The exception the call raised (the script saw it unchanged), else None.
     error: Optional["ErrorInfo"] = None
 
 
-@dataclass
-class ErrorInfo:
+class ErrorInfo(_Part):
     type: str
     message: str
     line: Optional[int] = None
@@ -175,25 +199,30 @@ class ErrorInfo:
     traceback: Optional[str] = None
 
 
-@dataclass
-class Note:
+class Note(_Part):
     """A note as a code plus parameters: the app turns it into text in the UI
     language (`code` names the message, `params` fill it in). The English
     text stays in `Trace.notes` at the same index, for people and tools."""
 
     code: str
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-@dataclass
-class Trace:
+class Trace(msgspec.Struct, dict=True):
+    """One run of a script (docs/trace-format.md).
+
+    Not `omit_defaults`, unlike the parts: every top-level field is written,
+    so `format` and `version` always lead the file. `dict=True` lets
+    engine/trace/replay.py cache its step tables in `trace.__dict__` (not
+    serialised); drop it once that cache moves out of the trace."""
+
     format: str = FORMAT
     version: int = VERSION
     script: Optional[str] = None
     device: str = "cpu"
     torch_version: Optional[str] = None
-    graphs: list[Graph] = field(default_factory=list)
-    backward_runs: list[BackwardRun] = field(default_factory=list)
+    graphs: list[Graph] = msgspec.field(default_factory=list)
+    backward_runs: list[BackwardRun] = msgspec.field(default_factory=list)
     # Every backward/grad call the script made; runs past MAX_RECORDED_RUNS are
     # counted here but not recorded.
     backward_calls: int = 0
@@ -206,12 +235,12 @@ class Trace:
     stderr: str = ""
     error: Optional[ErrorInfo] = None
     duration_s: Optional[float] = None
-    # Added by H1: plain-language notes about the run (explained warnings such
+    # Plain-language notes about the run (explained warnings such
     # as reading .grad of a non-leaf, saved values skipped inside checkpoints,
     # truncated output, recording problems). Never affects the script.
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
     # `notes[i]` as a code and parameters (same index); see `add_note`.
-    note_codes: list[Note] = field(default_factory=list)
+    note_codes: list[Note] = msgspec.field(default_factory=list)
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""
@@ -226,26 +255,33 @@ class Trace:
         raise KeyError(graph_id)
 
     def to_dict(self) -> dict:
-        # same result as dataclasses.asdict(self), several times faster
-        with gc_paused():
-            return _plain(self)
+        """Plain data (dicts, lists, numbers, strings) as in the file, fields
+        at their default omitted below the top level; floats stay floats."""
+        from autogradviz.engine.trace import codec
+
+        return codec.to_builtins(self)
 
     def to_json(self, indent: Optional[int] = None) -> str:
-        """Strict JSON: non-finite floats become "NaN"/"Infinity"/"-Infinity"
-        strings (see `encode_nonfinite`); `from_json` turns them back."""
-        return dumps_strict(self.to_dict(), indent=indent)
+        """The trace file's text: strict JSON, non-finite floats as the strings
+        "NaN"/"Infinity"/"-Infinity" (`codec.encode_trace`)."""
+        from autogradviz.engine.trace import codec
+
+        return codec.encode_trace(self, indent=indent).decode("utf-8")
 
     @classmethod
     def from_dict(cls, data: dict) -> "Trace":
-        if data.get("format") != FORMAT:
-            raise ValueError(f"not an autogradviz trace (format={data.get('format')!r})")
-        with gc_paused():
-            return _from_dict(cls, data)
+        """The Trace of plain data (`to_dict`'s or a parsed file's); raises
+        ValueError for anything that is not a trace."""
+        from autogradviz.engine.trace import codec
+
+        return codec.trace_from_builtins(data)
 
     @classmethod
-    def from_json(cls, text: str) -> "Trace":
-        with gc_paused():
-            return cls.from_dict(json.loads(text))
+    def from_json(cls, text: "str | bytes") -> "Trace":
+        """Load a trace file's text (or bytes); see `codec.decode_trace`."""
+        from autogradviz.engine.trace import codec
+
+        return codec.decode_trace(text)
 
 
 class gc_paused:
@@ -263,162 +299,3 @@ class gc_paused:
         if self.was:
             gc.enable()
         return False
-
-
-# Strict JSON has no NaN/Infinity. On the wire and in trace files a
-# non-finite float is the string "NaN", "Infinity" or "-Infinity" (the names
-# JavaScript and Python's lenient json use); loading turns them back into
-# floats wherever a float is expected (statistics, tensor values).
-NONFINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
-
-
-def _encode_float(x: float):
-    if x != x:
-        return "NaN"
-    if x == float("inf"):
-        return "Infinity"
-    if x == float("-inf"):
-        return "-Infinity"
-    return x
-
-
-def encode_nonfinite(obj):
-    """Return `obj` (plain JSON data) with every non-finite float replaced by
-    its string name, so that json.dumps(..., allow_nan=False) accepts it."""
-    if isinstance(obj, float):
-        return _encode_float(obj)
-    if isinstance(obj, dict):
-        return {k: encode_nonfinite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [encode_nonfinite(v) for v in obj]
-    return obj
-
-
-def dumps_strict(obj, indent: Optional[int] = None, **kwargs) -> str:
-    """json.dumps that never emits NaN/Infinity tokens (fast path first)."""
-    try:
-        return json.dumps(obj, indent=indent, allow_nan=False, **kwargs)
-    except ValueError:
-        return json.dumps(encode_nonfinite(obj), indent=indent, allow_nan=False, **kwargs)
-
-
-def _decode_value(v):
-    if isinstance(v, str) and v in NONFINITE:
-        return NONFINITE[v]
-    if isinstance(v, list):
-        return [_decode_value(x) for x in v]
-    return v
-
-
-_HINTS: dict = {}
-_FIELDS: dict = {}
-
-
-def _hints(cls) -> dict:
-    """get_type_hints(cls), once per class: it re-evaluates every annotation
-    on each call, which made loading an 8,000-node trace take 9 s instead of 1 s."""
-    h = _HINTS.get(cls)
-    if h is None:
-        h = _HINTS[cls] = get_type_hints(cls)
-    return h
-
-
-def _field_converters(cls) -> list:
-    """[(field name, converter)] for a dataclass, built once per class."""
-    fc = _FIELDS.get(cls)
-    if fc is None:
-        hints = _hints(cls)
-        fc = _FIELDS[cls] = [(f.name, _converter(hints[f.name])) for f in fields(cls)]
-    return fc
-
-
-def _from_dict(cls, data):
-    """Build dataclass `cls` from plain JSON data; unknown keys are ignored so
-    that newer traces (with added fields) still load."""
-    kwargs = {}
-    for name, conv in _field_converters(cls):
-        if name in data:
-            kwargs[name] = conv(data[name])
-    if cls is TensorSummary and kwargs.get("values"):
-        vals = kwargs["values"]
-        for v in vals:  # decode only lists that hold names of non-finite floats
-            if isinstance(v, (str, list)):
-                kwargs["values"] = [_decode_value(x) for x in vals]
-                break
-    if cls is SavedValue and "value" in kwargs:
-        kwargs["value"] = _decode_value(kwargs["value"])
-    return cls(**kwargs)
-
-
-def _convert(tp, value):
-    return _converter(tp)(value)
-
-
-# Converters are made once per type (loading a trace converts millions of
-# values; asking typing about each one made that take seconds).
-_CONVERTERS: dict = {}
-
-
-def _identity(value):
-    return value
-
-
-def _float_value(value):
-    if isinstance(value, str) and value in NONFINITE:
-        return NONFINITE[value]
-    return value
-
-
-def _converter(tp):
-    try:
-        c = _CONVERTERS.get(tp)
-    except TypeError:  # unhashable annotation: build each time
-        return _make_converter(tp)
-    if c is None:
-        c = _CONVERTERS[tp] = _make_converter(tp)
-    return c
-
-
-def _make_converter(tp):
-    if tp is float:
-        return _float_value
-    origin = get_origin(tp)
-    if origin is Union:
-        args = [a for a in get_args(tp) if a is not type(None)]
-        return _converter(args[0]) if len(args) == 1 else _identity
-    if origin is list:
-        (arg,) = get_args(tp)
-        inner = _converter(arg)
-        if inner is _identity:
-            return lambda value: None if value is None else list(value)
-        return lambda value: None if value is None else [None if v is None else inner(v) for v in value]
-    if origin is dict:
-        _, arg = get_args(tp)
-        inner = _converter(arg)
-        return lambda value: (None if value is None else
-                              {k: (None if v is None else inner(v)) for k, v in value.items()})
-    if isinstance(tp, type) and is_dataclass(tp):
-        return lambda value: None if value is None else _from_dict(tp, value)
-    return _identity
-
-
-_NAMES: dict = {}
-
-
-def _plain(obj):
-    """dataclasses.asdict without its deep copies (the same structure: dicts
-    for dataclasses, lists/tuples/dicts rebuilt, other values as they are)."""
-    names = _NAMES.get(type(obj))
-    if names is None and is_dataclass(obj) and not isinstance(obj, type):
-        names = _NAMES[type(obj)] = [f.name for f in fields(obj)]
-    if names is not None:
-        return {name: _plain(getattr(obj, name)) for name in names}
-    if isinstance(obj, list):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, tuple):
-        if hasattr(obj, "_fields"):  # namedtuple, as asdict does
-            return type(obj)(*[_plain(v) for v in obj])
-        return type(obj)(_plain(v) for v in obj)
-    return obj

@@ -1,7 +1,8 @@
 """The worker process: runs user scripts out of the GUI's (and CLI's) process.
 
-`python -m autogradviz.engine.worker` speaks JSON lines (docs/worker-protocol.md):
-requests on stdin, messages on stdout. Everything torch, and everything the
+`python -m autogradviz.engine.worker` speaks the protocol of
+engine/protocol/messages.py (docs/worker-protocol.md): requests on stdin,
+messages on stdout. Everything torch, and everything the
 user's script does, happens here, so that an infinite loop, a segfault or
 `os._exit` only ever takes down this process.
 
@@ -21,12 +22,9 @@ import sys
 
 from autogradviz.engine.worker.std_fds import move_std_fds
 
-
-
-
 import faulthandler  # noqa: E402
 import gc  # noqa: E402
-import json  # noqa: E402
+import inspect  # noqa: E402
 import platform  # noqa: E402
 import signal  # noqa: E402
 import threading  # noqa: E402
@@ -34,19 +32,12 @@ import time  # noqa: E402
 import traceback  # noqa: E402
 from typing import Any, Optional  # noqa: E402
 
-from autogradviz.engine.trace.model import ErrorInfo, Trace, dumps_strict  # noqa: E402
+from autogradviz.engine.protocol.messages import (  # noqa: E402
+    FETCH_MAX_VALUES, OUTPUT_CAP, PROGRESS, PROTOCOL_VERSION, ProtocolDecodeError, decode_message,
+    encode_message, trace_message)
+from autogradviz.engine.trace import codec  # noqa: E402
+from autogradviz.engine.trace.model import ErrorInfo, Trace  # noqa: E402
 
-PROTOCOL_VERSION = 1
-
-# A fetch answers with every value as JSON: ~20 bytes per element on the wire
-# and more as Python floats on both sides. Past this many elements (a request
-# may set its own `max_values`) the answer is an error, not a 1 GB line.
-FETCH_MAX_VALUES = 4_000_000
-
-# Output of one run that is forwarded (and kept in the trace), in characters,
-# over both streams. Past it we only count, so a script printing megabytes can
-# neither flood the GUI nor grow the trace without bound.
-OUTPUT_CAP = 1_000_000
 # Output is sent in batches: when this many characters are pending, or
 # FLUSH_INTERVAL_S after the first pending character (a background thread
 # flushes), whichever comes first.
@@ -55,6 +46,9 @@ FLUSH_INTERVAL_S = 0.05
 # Up to this many writes per FLUSH_INTERVAL_S are sent at once (so the last
 # prints before a crash are not lost); past it, output is batched.
 SENDS_PER_INTERVAL = 20
+# A trace with at least this many nodes is announced (`progress`, code
+# "encoding") before it is encoded and sent: the GUI can say what it waits for.
+PROGRESS_MIN_NODES = 1000
 
 
 def truncation_note(total: int, cap: int = OUTPUT_CAP) -> str:
@@ -63,11 +57,9 @@ def truncation_note(total: int, cap: int = OUTPUT_CAP) -> str:
 
 
 class Channel:
-    """Writes protocol messages (one JSON object per line) on the private fd.
+    """Writes protocol lines (messages.encode_message) on the private fd.
 
     Thread-safe: the output flusher thread and the main loop both send.
-    ASCII-only JSON, so that lone surrogates or odd bytes printed by a script
-    can never make a line undecodable.
     """
 
     def __init__(self, fd: int):
@@ -76,7 +68,9 @@ class Channel:
         self.broken = False
 
     def send(self, msg: dict) -> None:
-        data = (dumps_strict(msg, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+        self.send_line(encode_message(msg))
+
+    def send_line(self, data: bytes) -> None:
         with self._lock:
             if self.broken:
                 return
@@ -210,12 +204,9 @@ class Worker:
         if not text:
             return True
         try:
-            req = json.loads(text)
-        except (ValueError, UnicodeDecodeError) as exc:
-            self._protocol_error(None, f"request is not valid JSON: {exc}")
-            return True
-        if not isinstance(req, dict):
-            self._protocol_error(None, "request must be a JSON object")
+            req = decode_message(text)
+        except ProtocolDecodeError as exc:
+            self._protocol_error(None, f"not a request: {exc}")
             return True
         rid = req.get("id")
         kind = req.get("type")
@@ -283,8 +274,11 @@ class Worker:
         try:
             from autogradviz.engine.worker.runner import run_script
 
+            extra = {}
+            if _accepts(run_script, "on_progress"):
+                extra["on_progress"] = self._progress_sender(rid)
             result = run_script(source, filename=filename, device=device, on_output=pump.write,
-                                record_steps=steps)
+                                record_steps=steps, **extra)
             self.last_run = result
             trace = result.trace
         except BaseException as exc:  # a bug of ours; the script's errors never land here
@@ -317,14 +311,29 @@ class Worker:
         trace.stderr = cap_text(trace.stderr or "", pump.total)
         self.send_trace(rid, trace)
 
+    def _progress_sender(self, rid):
+        """The runner's on_progress(code, params): a `progress` message, e.g.
+        code "summarising" with params {"nodes": 10000}. Never raises (it is
+        called from inside the recording)."""
+        def on_progress(code: str, params: Optional[dict] = None) -> None:
+            try:
+                self.channel.send({"type": PROGRESS, "id": rid, "code": str(code),
+                                   "params": dict(params or {})})
+            except Exception:
+                pass
+        return on_progress
+
     def send_trace(self, rid, trace: Trace) -> None:
+        nodes = sum(len(g.nodes) for g in trace.graphs)
+        if nodes >= PROGRESS_MIN_NODES:
+            self._progress_sender(rid)("encoding", {"nodes": nodes})
         try:
-            data = trace.to_dict()
+            data = codec.encode_trace(trace)
         except Exception as exc:
-            data = Trace(script=trace.script, device=trace.device, torch_version=trace.torch_version,
-                         error=ErrorInfo(type="InternalError",
-                                         message=f"the trace could not be serialised: {exc}")).to_dict()
-        self.channel.send({"type": "trace", "id": rid, "trace": data})
+            data = codec.encode_trace(Trace(
+                script=trace.script, device=trace.device, torch_version=trace.torch_version,
+                error=ErrorInfo(type="InternalError", message=f"the trace could not be serialised: {exc}")))
+        self.channel.send_line(trace_message(rid, data))
 
     def _numel(self, tensor_id: str) -> Optional[int]:
         store = getattr(self.last_run, "_store", None)
@@ -340,7 +349,7 @@ class Worker:
         if not isinstance(tensor_id, str):
             self._protocol_error(rid, "fetch: 'tensor' must be a string")
             return
-        summary: Optional[dict] = None
+        summary = None
         error: Optional[str] = None
         if self.last_run is None:
             error = "no run to fetch from (the last run was dropped or none has finished)"
@@ -356,15 +365,22 @@ class Worker:
                 if s is None:
                     error = f"no tensor {tensor_id!r} in the last run"
                 else:
-                    from dataclasses import asdict
-
-                    summary = asdict(s)
+                    summary = s
             except Exception as exc:
                 error = f"could not read tensor {tensor_id!r}: {type(exc).__name__}: {exc}"
         msg = {"type": "values", "id": rid, "tensor": tensor_id, "summary": summary}
         if error is not None:
             msg["error"] = error
         self.channel.send(msg)
+
+
+def _accepts(func, name: str) -> bool:
+    """`func` takes keyword `name` (the runner gains arguments over time)."""
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 def _watch_parent(interval: float = 0.5) -> None:

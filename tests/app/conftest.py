@@ -68,10 +68,11 @@ def shared_worker(qapp):
     from autogradviz.app.services.worker_process import READY, WorkerProcess
 
     worker = WorkerProcess(timeout_s=60)
+    pids: list[int] = []  # every worker process started, as each says in `ready`
+    worker.readyInfo.connect(lambda info: pids.append(info["pid"]))
     worker.start()
     _wait_until(lambda: worker.state == READY, WORKER_READY_TIMEOUT_MS, "the worker's ready message")
     yield worker
-    pids = list(worker.pid_history)
     worker.shutdown()
     assert not worker._parse_thread.isRunning(), "trace parser thread left running"
     worker.deleteLater()

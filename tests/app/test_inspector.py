@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from autogradviz.app.graph.items import summary_text
 from autogradviz.app.panels.inspector import InspectorPanel
 from autogradviz.app.session import TraceSession
+from autogradviz.engine.trace.codec import to_builtins
 from autogradviz.engine.trace.model import TensorSummary
 
 from test_graph_support import BIG, LESSON, node_by_label, trace_of
@@ -93,7 +94,7 @@ def test_load_all_values(qtbot, inspector):
     full = TensorSummary(shape=[10, 10], dtype=m.tensor.dtype, device="cpu",
                          values=[float(i) for i in range(100)], numel=100, id=m.tensor.id)
     with qtbot.waitSignal(s.valuesArrived, timeout=2000):
-        s.deliver_values(m.tensor.id, full.__dict__ | {}, None)
+        s.deliver_values(m.tensor.id, to_builtins(full), None)
     assert table_values(inspector.values_table) == [float(i) for i in range(100)]
     assert inspector.values_table.rowCount() == 10 and inspector.values_table.columnCount() == 10
     assert not inspector.load_btn.isVisible()

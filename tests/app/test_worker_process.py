@@ -62,7 +62,7 @@ def test_stop_ends_endless_loop_within_two_seconds_and_next_run_works(qtbot, sha
 def test_crash_is_reported_and_next_run_works(qtbot, shared_worker, wait_until, pid_alive):
     with qtbot.waitSignal(shared_worker.crashed, timeout=RUN_TIMEOUT_MS) as blocker:
         shared_worker.run("import os\nos._exit(3)\n", "crash.py", "cpu")
-    assert "3" in blocker.args[0]
+    assert blocker.args[0].startswith("exited with code 3"), blocker.args[0]
     _wait_ready(shared_worker, wait_until)
     with qtbot.waitSignal(shared_worker.traceReady, timeout=RUN_TIMEOUT_MS) as blocker:
         shared_worker.run(SIMPLE, "simple.py", "cpu")
@@ -77,19 +77,41 @@ def test_second_run_cancels_the_first(qtbot, shared_worker, wait_until, pid_aliv
     with qtbot.waitSignal(shared_worker.runCancelled, timeout=1000):
         shared_worker.run("print('second')\n", "second.py", "cpu")
     wait_until(lambda: traces, RESTART_TIMEOUT_MS, "the second run's trace")
+    qtbot.wait(200)  # a stale trace of the cancelled run would arrive about now
     shared_worker.traceReady.disconnect(traces.append)
-    assert len(traces) == 1 and traces[0].script in ("second.py", None)
-    assert "second" in traces[0].stdout or traces[0].error is None
+    assert len(traces) == 1, [t.script for t in traces]
+    assert traces[0].script == "second.py" and traces[0].error is None
+    assert traces[0].stdout == "second\n"
 
 
-def test_timeout_stops_the_run(qtbot, shared_worker, wait_until, pid_alive):
+def test_timeout_stops_the_run_and_names_the_running_line(qtbot, shared_worker, wait_until, pid_alive):
     shared_worker.timeout_s = 1.5
+    old_pid = shared_worker.pid()
     try:
-        with qtbot.waitSignal(shared_worker.timedOut, timeout=RUN_TIMEOUT_MS):
-            shared_worker.run("while True:\n    pass\n", "loop.py", "cpu")
+        with qtbot.waitSignal(shared_worker.timedOut, timeout=RUN_TIMEOUT_MS) as blocker:
+            shared_worker.run("x = 0\nwhile True:\n    x += 1\n", "loop.py", "cpu")
     finally:
         shared_worker.timeout_s = 60
+    seconds, line = blocker.args
+    assert 1.4 <= seconds < 10
+    assert line in (2, 3), "the line the loop was running, from the worker's stack dump"
+    wait_until(lambda: not pid_alive(old_pid), 5000, "the timed-out worker to be gone")
     _wait_ready(shared_worker, wait_until)
+
+
+def test_progress_is_reported_for_a_big_graph(qtbot, shared_worker, wait_until, pid_alive):
+    from autogradviz.engine.worker.service import PROGRESS_MIN_NODES
+
+    seen = []
+    shared_worker.progress.connect(lambda code, params: seen.append((code, params)))
+    source = ("import torch\nx = torch.ones(2, requires_grad=True)\ny = x\n"
+              f"for i in range({PROGRESS_MIN_NODES}):\n    y = y * 1.001\ny.sum().backward()\n")
+    with qtbot.waitSignal(shared_worker.traceReady, timeout=RUN_TIMEOUT_MS) as blocker:
+        shared_worker.run(source, "chain.py", "cpu")
+    shared_worker.progress.disconnect()
+    nodes = sum(len(g.nodes) for g in blocker.args[0].graphs)
+    assert ("encoding", {"nodes": nodes}) in seen, seen
+    assert all(isinstance(code, str) and isinstance(params, dict) for code, params in seen)
 
 
 def test_script_error_comes_back_in_the_trace(qtbot, shared_worker, wait_until, pid_alive):
@@ -169,5 +191,24 @@ def test_a_worker_that_cannot_start_gives_up_after_three_tries(qtbot, qapp, wait
     wait_until(lambda: worker.state == FAILED, RESTART_TIMEOUT_MS, "the worker to give up")
     assert len(messages) == MAX_START_FAILURES
     assert "code 1" in messages[0] and "no torch here" in messages[0]
+    worker.shutdown()
+    worker.deleteLater()
+
+
+def test_a_worker_of_another_protocol_version_is_refused(qtbot, qapp, wait_until, pid_alive):
+    from autogradviz.app.services.worker_process import FAILED
+    from autogradviz.engine.protocol.messages import PROTOCOL_VERSION
+
+    code = ("import autogradviz.engine.protocol.messages as m; m.PROTOCOL_VERSION = 99; "
+            "import runpy; runpy.run_module('autogradviz.engine.worker', run_name='__main__')")
+    worker = WorkerProcess(arguments=["-c", code])
+    pids = []
+    worker.readyInfo.connect(lambda info: pids.append(info["pid"]))
+    with qtbot.waitSignal(worker.crashed, timeout=RESTART_TIMEOUT_MS) as blocker:
+        worker.start()
+    assert f"protocol version 99, this client version {PROTOCOL_VERSION}" in blocker.args[0]
+    assert worker.state == FAILED and not pids, "a refused worker is never ready"
+    qtbot.wait(500)
+    assert worker.state == FAILED, "a refused worker is not restarted"
     worker.shutdown()
     worker.deleteLater()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 
 import pytest
@@ -347,3 +348,46 @@ def test_close_reaps_a_worker_stuck_in_a_thread(gone):
     client.close()
     assert time.monotonic() - t0 < 6
     gone(pid)
+
+
+# -- protocol module: progress, version ------------------------------------------------------------
+def test_progress_is_sent_for_a_big_graph(worker):
+    from autogradviz.engine.worker.service import PROGRESS_MIN_NODES
+
+    seen = []
+    src = ("import torch\nx = torch.ones(2, requires_grad=True)\ny = x\n"
+           f"for i in range({PROGRESS_MIN_NODES}):\n    y = y * 1.001\ny.sum().backward()\n")
+    out = worker.run(src, timeout=60, on_progress=lambda code, params: seen.append((code, params)))
+    assert out.status == "ok", out.message
+    nodes = sum(len(g.nodes) for g in out.trace.graphs)
+    assert ("encoding", {"nodes": nodes}) in seen, seen
+    small = []
+    worker.run("x = 1\n", timeout=30, on_progress=lambda code, params: small.append(code))
+    assert "encoding" not in small, "a small trace is not announced"
+
+
+def test_trace_bytes_are_the_file_form(worker):
+    out = worker.run("import torch\nx = torch.tensor([float('nan'), 1.0], requires_grad=True)\n"
+                     "(x * 2).sum().backward()\n", timeout=30, keep_json=True)
+    assert out.status == "ok", out.message
+    assert out.trace_json.startswith(b'{"format":"autogradviz-trace","version":')
+    assert Trace.from_json(out.trace_json).to_json() == out.trace.to_json()
+    assert out.trace.to_json().encode() == out.trace_json
+
+
+def test_a_worker_of_another_protocol_version_is_refused(tmp_path):
+    from autogradviz.engine.protocol.client import WorkerError
+    from autogradviz.engine.protocol.messages import PROTOCOL_VERSION
+
+    fake = tmp_path / "python"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"exec {sys.executable} -c 'import autogradviz.engine.protocol.messages as m; "
+        "m.PROTOCOL_VERSION = 99; import runpy; runpy.run_module(\"autogradviz.engine.worker\", "
+        "run_name=\"__main__\")'\n")
+    fake.chmod(0o755)
+    client = WorkerClient(python=str(fake))
+    with pytest.raises(WorkerError) as info:
+        client.start()
+    assert f"protocol version 99, this client version {PROTOCOL_VERSION}" in str(info.value)
+    assert not client.alive
