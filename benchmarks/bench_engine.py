@@ -36,6 +36,7 @@ from autogradviz.engine.worker import recorder as recorder_mod  # noqa: E402
 from autogradviz.engine.worker.recorder import Recorder  # noqa: E402
 from autogradviz.engine.worker.summarize import Summarizer  # noqa: E402
 from autogradviz.engine.trace.model import Trace  # noqa: E402
+from targets import Targets  # noqa: E402
 
 
 def build_chain(n_nodes: int, width: int = 4):
@@ -105,7 +106,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     for name in (["chain", "rnn"] if args.graph == "all" else [args.graph]):
         bench(name, GRAPHS[name], args)
-    return 0
+    return targets.exit_code()
 
 
 def bench(name, build, args) -> None:
@@ -163,7 +164,11 @@ def bench(name, build, args) -> None:
     print(f"after the script:     {f * 1e3:8.1f} ms   trace objects and summaries of the graph and steps "
           f"(Recorder.finalize)")
     print(f"recorded, all of it:  {(r + f) * 1e3:8.1f} ms   ratio {(r + f) / p:.2f}x")
+    targets.check(f"{name}: recorded backward <= 2x plain", r / p <= 2.0, f"{r / p:.2f}x")
+    targets.check(f"{name}: capture <= 3 us/node", rc / n * 1e6 <= 3.0, f"{rc / n * 1e6:.2f} us/node")
 
+
+targets = Targets()
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -47,6 +47,7 @@ import sys, time, json
 t_start = float(sys.argv[1])
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
+from targets import Targets  # noqa: E402
 import autogradviz.app.window.main_window as mw
 orig_show = mw.MainWindow.show
 def show(self):
@@ -296,8 +297,9 @@ def main(argv=None) -> int:
             print(f"  (not included above: parsing the real trace's JSON, done in the worker client's "
                   f"parser thread, {parse:.2f} s)")
         ok &= max(ov) < 2.0 and max(gap) < 100
-    print("OK" if ok else "SLOWER THAN TARGET")
-    return 0
+    targets = Targets()
+    targets.check("GUI benchmarks within their targets", ok)
+    return targets.exit_code()
 
 
 if __name__ == "__main__":

@@ -61,6 +61,7 @@ class RunController(QObject):
         w.traceFailed.connect(self._on_trace_failed)
         w.crashed.connect(self._on_crashed)
         w.timedOut.connect(self._on_timed_out)
+        w.progress.connect(self.on_progress)
         w.runStopped.connect(self._on_stopped)
         w.runCancelled.connect(self._on_cancelled)
         w.valuesArrived.connect(session.deliver_values)
@@ -183,11 +184,29 @@ class RunController(QObject):
     def note_text(self, note: Optional[Note], english: str) -> str:
         """One note in the UI language; the English text for a code this app does not know."""
         params = note.params if note is not None else {}
-        if note is not None and note.code == "output_truncated":
-            total, cap = params.get("total"), params.get("cap")
-            if isinstance(total, int) and isinstance(cap, int):
-                return self.tr("The script printed {total} characters; only the first {cap} are kept.").format(
-                    total=f"{total:,}", cap=f"{cap:,}")
+        code = note.code if note is not None else None
+
+        def count(name):
+            value = params.get(name)
+            return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else None
+
+        if code in ("output_capped", "output_truncated") and count("total") and (count("cap") or count("kept")):
+            return self.tr("The script printed {total} characters; only the first {cap} are kept.").format(
+                total=count("total"), cap=count("cap") or count("kept"))
+        if code == "nonleaf_grad_read":
+            line = params.get("line")
+            where = self.tr(" (line {0})").format(line) if isinstance(line, int) else ""
+            return self.tr("Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores "
+                           "gradients in the .grad of leaf tensors (the ones you created with "
+                           "requires_grad=True), so this is None. To keep the gradient of an intermediate "
+                           "tensor, call t.retain_grad() before backward(), or use "
+                           "torch.autograd.grad(output, t).").format(where=where)
+        if code == "checkpoint_not_read" and count("nodes"):
+            return self.tr("{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were "
+                           "not read (reading them re-runs the checkpointed forward).").format(n=count("nodes"))
+        if code == "runs_truncated" and count("calls") and count("recorded"):
+            return self.tr("{calls} backward/grad calls; only the first {recorded} were recorded in full.").format(
+                calls=count("calls"), recorded=count("recorded"))
         return english
 
     def _on_trace_failed(self, message: str) -> None:
@@ -209,12 +228,14 @@ class RunController(QObject):
         self._clear_graph()
         self._status.update_worker()
 
-    def _on_timed_out(self, _seconds: float) -> None:
+    def _on_timed_out(self, _seconds: float, line: Optional[int] = None) -> None:
         self._output.append_problem(
             self.tr("Stopped: the script ran longer than the run timeout ({s} s).").format(
                 s=int(round(self.worker.timeout_s))),
             self.tr("Change it in Run ▸ Run Timeout…, or look for an endless loop."))
         self._clear_graph()
+        self._status.set_progress(None, {})
+        self.on_run_timed_out(line if isinstance(line, int) else None)
 
     def _on_stopped(self) -> None:
         self._output.append_problem(self.tr("Stopped."), self.tr("The script was ended by Stop."))

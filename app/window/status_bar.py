@@ -8,7 +8,7 @@ the run and file logic never format status text. The running clock ticks every
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar
@@ -85,24 +85,35 @@ class WindowStatus(QObject):
         self._progress = None
         self.update_worker()
 
-    def set_progress(self, code: str, params: Mapping[str, Any]) -> None:
+    def set_progress(self, code: Optional[str], params: Mapping[str, Any]) -> None:
         """The worker's progress on long work (a code and its parameters), shown
-        beside the running time until the run ends."""
-        self._progress = (code, dict(params or {}))
+        beside the running time until the run ends; None clears it."""
+        self._progress = None if code is None else (code, dict(params or {}))
         self.update_worker()
 
     def progress_text(self) -> str:
         if self._progress is None:
             return ""
         code, params = self._progress
-        if code == "summarising":
-            nodes = params.get("nodes")
-            done = params.get("done")
-            if isinstance(nodes, int) and isinstance(done, int) and 0 < done < nodes:
+        nodes, done = params.get("nodes"), params.get("done")
+        tensors = params.get("tensors")
+        partial = isinstance(done, int) and 0 < done < (nodes if isinstance(nodes, int) else
+                                                       tensors if isinstance(tensors, int) else 0)
+        if code == "summarising" and isinstance(nodes, int):
+            if partial:
                 return self.tr("Summarising {nodes} nodes… ({done} done)").format(
                     nodes=f"{nodes:,}", done=f"{done:,}")
-            if isinstance(nodes, int):
-                return self.tr("Summarising {nodes} nodes…").format(nodes=f"{nodes:,}")
+            return self.tr("Summarising {nodes} nodes…").format(nodes=f"{nodes:,}")
+        if code == "summarising" and isinstance(tensors, int):
+            if partial:
+                return self.tr("Summarising {n} tensors… ({done} done)").format(n=f"{tensors:,}", done=f"{done:,}")
+            return self.tr("Summarising {n} tensors…").format(n=f"{tensors:,}")
+        if code == "capturing" and isinstance(nodes, int):
+            return self.tr("Capturing a graph of {nodes} nodes…").format(nodes=f"{nodes:,}")
+        if code == "building" and isinstance(nodes, int):
+            return self.tr("Building the trace of {nodes} nodes…").format(nodes=f"{nodes:,}")
+        if code == "encoding" and isinstance(nodes, int):
+            return self.tr("Sending the trace ({nodes} nodes)…").format(nodes=f"{nodes:,}")
         return self.tr("Working…")
 
     def update_worker(self) -> None:

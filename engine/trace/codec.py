@@ -170,6 +170,12 @@ def _swap_trace(trace: Trace, swaps: _Swaps) -> None:
             summary(s, swaps)
         for s in run.results:
             summary(s, swaps)
+    for ev in trace.scaler_events:  # an overflow gives inf/NaN norms and losses
+        for name in ("scale_before", "scale_after", "grad_norm_scaled", "grad_norm_unscaled", "value"):
+            if _bad(getattr(ev, name)):
+                swaps.set(ev, name, _float_name(getattr(ev, name)))
+        if ev.found_inf and _has_nonfinite(ev.found_inf):
+            swaps.set(ev, "found_inf", encode_nonfinite(ev.found_inf))
     for note in trace.note_codes:
         if _has_nonfinite(note.params):
             swaps.set(note, "params", encode_nonfinite(note.params))

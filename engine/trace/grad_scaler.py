@@ -6,23 +6,24 @@ One `ScalerEvent` per GradScaler call the script made; what torch did inside it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Optional
+
+import msgspec
+
+from autogradviz.engine.trace.part import _Part
 
 STAGES = ("READY", "UNSCALED", "STEPPED")
 CALLS = ("scale", "unscale_", "step", "update")
 
 
-@dataclass
-class ScalerError:
+class ScalerError(_Part):
     """The exception a GradScaler call raised, exactly as torch worded it."""
 
     type: str
     message: str
 
 
-@dataclass
-class ScalerEvent:
+class ScalerEvent(_Part):
     scaler: str  # "s1", "s2", ... in order of first use
     call: str  # one of CALLS
     line: Optional[int] = None  # the script's line that made the call
@@ -35,7 +36,7 @@ class ScalerEvent:
     scale_after: Optional[float] = None
     growth_tracker_before: Optional[int] = None
     growth_tracker: Optional[int] = None  # after the call
-    found_inf: dict[str, float] = field(default_factory=dict)  # device -> 0.0 / 1.0
+    found_inf: dict[str, float] = msgspec.field(default_factory=dict)  # device -> 0.0 / 1.0
     skipped: Optional[bool] = None  # step(): optimizer.step() did not run
     grad_norm_scaled: Optional[float] = None
     grad_norm_unscaled: Optional[float] = None

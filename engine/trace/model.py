@@ -20,6 +20,9 @@ from typing import Any, Optional, Union
 
 import msgspec
 
+from autogradviz.engine.trace.grad_scaler import ScalerEvent
+from autogradviz.engine.trace.part import _Part
+
 FORMAT = "autogradviz-trace"
 VERSION = 1
 
@@ -32,16 +35,6 @@ MAX_INLINE_VALUES = 64
 # number as [re, im]. Typed (not Any) so that decoding turns the strings
 # "NaN"/"Infinity"/"-Infinity" of the file back into floats in C.
 Value = Union[int, float, bool, list[float]]
-
-
-class _Part(msgspec.Struct, omit_defaults=True, gc=False):
-    """Base of every part of a trace.
-
-    omit_defaults: a field at its default is not written (about half of a
-    big trace's bytes were `"id":null`, `"truncated":false`, ...); loaders
-    fill it back in (docs/trace-format.md). gc=False: the parts form a tree
-    of plain data, never a cycle, so the cyclic GC need not track the
-    millions of them a big trace holds."""
 
 
 class TensorSummary(_Part):
@@ -189,6 +182,10 @@ class BackwardRun(_Part):
     results: list[Optional[TensorSummary]] = msgspec.field(default_factory=list)
     # The exception the call raised (the script saw it unchanged), else None.
     error: Optional["ErrorInfo"] = None
+    # Index in Trace.scaler_events of the GradScaler.scale() call that made the
+    # tensor this backward started from: every gradient of the run is that
+    # call's `scale_before` times the unscaled one. None otherwise.
+    scaled_by: Optional[int] = None
 
 
 class ErrorInfo(_Part):
@@ -208,13 +205,13 @@ class Note(_Part):
     params: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-class Trace(msgspec.Struct, dict=True):
+class Trace(msgspec.Struct, weakref=True):
     """One run of a script (docs/trace-format.md).
 
     Not `omit_defaults`, unlike the parts: every top-level field is written,
-    so `format` and `version` always lead the file. `dict=True` lets
-    engine/trace/replay.py cache its step tables in `trace.__dict__` (not
-    serialised); drop it once that cache moves out of the trace."""
+    so `format` and `version` always lead the file. `weakref=True` lets
+    readers keep caches about a trace beside it (engine/trace/replay.py) that
+    go away with it; nothing but the trace's own fields lives on it."""
 
     format: str = FORMAT
     version: int = VERSION
@@ -241,6 +238,8 @@ class Trace(msgspec.Struct, dict=True):
     notes: list[str] = msgspec.field(default_factory=list)
     # `notes[i]` as a code and parameters (same index); see `add_note`.
     note_codes: list[Note] = msgspec.field(default_factory=list)
+    # One per GradScaler call the script made (engine/probes/grad_scaler.py).
+    scaler_events: list[ScalerEvent] = msgspec.field(default_factory=list)
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""

@@ -18,6 +18,8 @@ No torch and no Qt here: the GUI process and the exporter import this.
 
 from __future__ import annotations
 
+import weakref
+
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -156,11 +158,33 @@ class _RunTables:
         )
 
 
+# Step tables per trace, kept here rather than on the trace (a trace is plain
+# data: the contract between processes, never a place for a reader's caches).
+# Keyed by id() with a weak reference whose callback drops the entry when the
+# trace is freed, so a replaced trace takes its tables with it.
+_CACHE: dict[int, tuple[weakref.ref, dict[int, _RunTables]]] = {}
+
+
+def _cache_for(trace: Trace, create: bool = True) -> Optional[dict[int, _RunTables]]:
+    key = id(trace)
+    entry = _CACHE.get(key)
+    if entry is not None and entry[0]() is trace:
+        return entry[1]
+    if not create:
+        return None
+    tables: dict[int, _RunTables] = {}
+    _CACHE[key] = (weakref.ref(trace, lambda _ref, key=key: _forget(key, _ref)), tables)
+    return tables
+
+
+def _forget(key: int, ref: weakref.ref) -> None:
+    entry = _CACHE.get(key)
+    if entry is not None and entry[0] is ref:
+        del _CACHE[key]
+
+
 def _tables(trace: Trace, run_index: int) -> _RunTables:
-    cache = trace.__dict__.get("_replay_cache")
-    if cache is None:
-        cache = {}
-        trace.__dict__["_replay_cache"] = cache
+    cache = _cache_for(trace)
     t = cache.get(run_index)
     if t is None:
         run = trace.backward_runs[run_index]
@@ -186,7 +210,7 @@ def prepare(trace: Trace, run_index: int = 0) -> None:
 
 def is_prepared(trace: Trace, run_index: int = 0) -> bool:
     """Whether run `run_index`'s tables are built already (see `prepare`)."""
-    return run_index in (trace.__dict__.get("_replay_cache") or {})
+    return run_index in (_cache_for(trace, create=False) or {})
 
 
 def step_count(trace: Trace, run_index: int) -> int:

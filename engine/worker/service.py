@@ -250,15 +250,12 @@ class Worker:
         self.channel.send({"type": "started", "id": rid})
         t0 = time.perf_counter()
 
-        if device == "cuda" and not self.cuda_available:
+        from autogradviz.engine.worker.runner import device_error
+
+        unusable = device_error(device) if device == "cuda" and not self.cuda_available else None
+        if unusable is not None:  # the one source of this error: the runner's
             trace = Trace(script=filename, device=device, torch_version=self.torch.__version__)
-            trace.error = ErrorInfo(
-                type="CUDAUnavailable",
-                message=(f"CUDA was requested but torch {self.torch.__version__} sees no CUDA device "
-                         "on this machine; run on the cpu instead"),
-                explanation=("The script was not run. This torch build has no CUDA support or no GPU "
-                             "is visible (check drivers and CUDA_VISIBLE_DEVICES). Choose the cpu device."),
-            )
+            trace.error = unusable
             trace.duration_s = time.perf_counter() - t0
             self.send_trace(rid, trace)
             return
@@ -303,10 +300,8 @@ class Worker:
             # Tell the reader how much was printed in all, now that we know.
             self.channel.send({"type": "output", "id": rid, "stream": "stderr",
                                "text": f"[{pump.total:,} characters printed in all]\n"})
-            notes = getattr(trace, "notes", None)
-            if isinstance(notes, list):
-                notes.append(f"The script printed {pump.total:,} characters; only the first "
-                             f"{OUTPUT_CAP:,} are kept.")
+            trace.add_note("output_capped", f"The script printed {pump.total:,} characters; only the "
+                           f"first {OUTPUT_CAP:,} are kept.", total=pump.total, cap=OUTPUT_CAP)
         trace.stdout = cap_text(trace.stdout or "", pump.total)
         trace.stderr = cap_text(trace.stderr or "", pump.total)
         self.send_trace(rid, trace)

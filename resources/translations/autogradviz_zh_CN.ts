@@ -144,32 +144,32 @@
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
     </message>
     <message>
-        <location filename="../../app/export/files.py" line="37" />
+        <location filename="../../app/export/files.py" line="42" />
         <source>cannot write {0}: it is a directory</source>
         <translation>无法写入 {0}：它是一个文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/export/files.py" line="39" />
+        <location filename="../../app/export/files.py" line="44" />
         <source>cannot write {0}: folder {1} does not exist</source>
         <translation>无法写入 {0}：文件夹 {1} 不存在</translation>
     </message>
     <message>
-        <location filename="../../app/export/files.py" line="41" />
+        <location filename="../../app/export/files.py" line="46" />
         <source>cannot write {0}: no permission to write in {1}</source>
         <translation>无法写入 {0}：没有在 {1} 中写入的权限</translation>
     </message>
     <message>
-        <location filename="../../app/export/files.py" line="43" />
+        <location filename="../../app/export/files.py" line="48" />
         <source>cannot write {0}: the file is read-only</source>
         <translation>无法写入 {0}：文件是只读的</translation>
     </message>
     <message>
-        <location filename="../../app/export/files.py" line="58" />
+        <location filename="../../app/export/files.py" line="63" />
         <source>cannot write {0}: {1}</source>
         <translation>无法写入 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/export/files.py" line="63" />
+        <location filename="../../app/export/files.py" line="68" />
         <source>cannot write {0}: nothing was rendered</source>
         <translation>无法写入 {0}：没有渲染出任何内容</translation>
     </message>
@@ -504,132 +504,132 @@
 <context>
     <name>GradScalerPanel</name>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="100" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="99" />
         <source>Each GradScaler call the script made, in order. Per optimizer the stage goes READY → UNSCALED → STEPPED and back to READY at update(). Left/Right step through the calls.</source>
         <translation>脚本按顺序进行的每一次 GradScaler 调用。每个优化器的阶段依次为 READY → UNSCALED → STEPPED，调用 update() 后回到 READY。用左/右方向键逐个查看调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="102" />
         <source>iteration</source>
         <translation>迭代</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="102" />
         <source>loss</source>
         <translation>损失</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="102" />
         <source>scale</source>
         <translation>缩放系数</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="102" />
         <source>found inf/NaN</source>
         <translation>发现 inf/NaN</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="104" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
         <source>step skipped</source>
         <translation>跳过 step</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="104" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
         <source>grad norm (scaled)</source>
         <translation>梯度范数（缩放后）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="104" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
         <source>grad norm (unscaled)</source>
         <translation>梯度范数（反缩放后）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="105" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="104" />
         <source>Click a call to see the stages after it and its line in the editor</source>
         <translation>点击一次调用，查看它之后各优化器的阶段，并在编辑器中定位到它所在的行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="143" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="141" />
         <source>line {0}</source>
         <translation>第 {0} 行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="145" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="143" />
         <source>refused: {0}</source>
         <translation>被拒绝：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="149" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="147" />
         <source>optimizer.step() skipped</source>
         <translation>跳过了 optimizer.step()</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="151" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="149" />
         <source>scale {0} → {1}</source>
         <translation>缩放系数 {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="153" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="151" />
         <source>× {0}</source>
         <translation>× {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="173" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="171" />
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="173" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="171" />
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="209" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="207" />
         <source>No GradScaler calls were recorded.</source>
         <translation>没有记录到 GradScaler 调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="224" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="223" />
         <source>&lt;b&gt;{0}()&lt;/b&gt; was refused: &lt;span style='color:{1}'&gt;{2}: {3}&lt;/span&gt;</source>
         <translation>&lt;b&gt;{0}()&lt;/b&gt; 被拒绝：&lt;span style='color:{1}'&gt;{2}: {3}&lt;/span&gt;</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="227" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="226" />
         <source>&lt;b&gt;scale()&lt;/b&gt; multiplied the loss by {0}: every gradient of this backward is {0} times too large until it is unscaled.</source>
         <translation>&lt;b&gt;scale()&lt;/b&gt; 把损失乘以 {0}：这次反向传播得到的每个梯度都放大了 {0} 倍，直到被反缩放为止。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="230" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="229" />
         <source>&lt;b&gt;unscale_()&lt;/b&gt; divided the gradients by {0} (norm {1} → {2}) and checked them for inf/NaN.</source>
         <translation>&lt;b&gt;unscale_()&lt;/b&gt; 把梯度除以 {0}（范数 {1} → {2}），并检查其中是否有 inf/NaN。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="234" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="233" />
         <source>It unscaled the gradients itself first. </source>
         <translation>它先自行对梯度做了反缩放。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="236" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="235" />
         <source>&lt;b&gt;step()&lt;/b&gt; found inf/NaN in the gradients and &lt;b&gt;skipped&lt;/b&gt; optimizer.step(): the parameters did not change.</source>
         <translation>&lt;b&gt;step()&lt;/b&gt; 在梯度中发现了 inf/NaN，于是&lt;b&gt;跳过&lt;/b&gt;了 optimizer.step()：参数没有改变。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="238" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="237" />
         <source>&lt;b&gt;step()&lt;/b&gt; called optimizer.step() with the unscaled gradients.</source>
         <translation>&lt;b&gt;step()&lt;/b&gt; 用反缩放后的梯度调用了 optimizer.step()。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="240" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="239" />
         <source>&lt;b&gt;update()&lt;/b&gt;: a step had inf/NaN gradients, so the scale backs off {0} → {1}.</source>
         <translation>&lt;b&gt;update()&lt;/b&gt;：有一步的梯度出现 inf/NaN，所以缩放系数回退 {0} → {1}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="243" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="242" />
         <source>&lt;b&gt;update()&lt;/b&gt;: enough clean iterations in a row, so the scale grows {0} → {1}.</source>
         <translation>&lt;b&gt;update()&lt;/b&gt;：已连续足够多次迭代没有溢出，所以缩放系数增大 {0} → {1}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="245" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="244" />
         <source>&lt;b&gt;update()&lt;/b&gt;: no inf/NaN; clean iterations in a row: {0}.</source>
         <translation>&lt;b&gt;update()&lt;/b&gt;：没有 inf/NaN；连续无溢出的迭代次数：{0}。</translation>
     </message>
@@ -1183,92 +1183,92 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="234" />
+        <location filename="../../app/window/main_window.py" line="240" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="181" />
+        <location filename="../../app/window/main_window.py" line="183" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="182" />
+        <location filename="../../app/window/main_window.py" line="184" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="233" />
+        <location filename="../../app/window/main_window.py" line="239" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="235" />
+        <location filename="../../app/window/main_window.py" line="241" />
         <source>Step backward pass forward / back (click the graph first)</source>
         <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="236" />
+        <location filename="../../app/window/main_window.py" line="242" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="237" />
+        <location filename="../../app/window/main_window.py" line="243" />
         <source>First / last step</source>
         <translation>第一步 / 最后一步</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="238" />
+        <location filename="../../app/window/main_window.py" line="244" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="239" />
+        <location filename="../../app/window/main_window.py" line="245" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="240" />
+        <location filename="../../app/window/main_window.py" line="246" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="241" />
+        <location filename="../../app/window/main_window.py" line="247" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="242" />
+        <location filename="../../app/window/main_window.py" line="248" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="243" />
+        <location filename="../../app/window/main_window.py" line="249" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="244" />
+        <location filename="../../app/window/main_window.py" line="250" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="250" />
+        <location filename="../../app/window/main_window.py" line="256" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="257" />
+        <location filename="../../app/window/main_window.py" line="263" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="258" />
+        <location filename="../../app/window/main_window.py" line="264" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="259" />
+        <location filename="../../app/window/main_window.py" line="265" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -1292,176 +1292,201 @@
 <context>
     <name>Panels</name>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="64" />
+        <location filename="../../app/window/panel_registry.py" line="73" />
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="66" />
+        <location filename="../../app/window/panel_registry.py" line="75" />
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="68" />
+        <location filename="../../app/window/panel_registry.py" line="77" />
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="70" />
+        <location filename="../../app/window/panel_registry.py" line="79" />
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="72" />
+        <location filename="../../app/window/panel_registry.py" line="81" />
         <source>Backward steps</source>
         <translation>反向传播步骤</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/panel_registry.py" line="83" />
+        <source>GradScaler</source>
+        <translation>GradScaler 梯度缩放</translation>
     </message>
 </context>
 <context>
     <name>RunController</name>
     <message>
-        <location filename="../../app/window/run_controller.py" line="128" />
+        <location filename="../../app/window/run_controller.py" line="129" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="83" />
+        <location filename="../../app/window/run_controller.py" line="84" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="84" />
+        <location filename="../../app/window/run_controller.py" line="85" />
         <source>▶ Running {name} on {device}…</source>
         <translation>▶ 正在 {device} 上运行 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="93" />
+        <location filename="../../app/window/run_controller.py" line="94" />
         <source>Nothing is running.</source>
         <translation>没有正在运行的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="96" />
+        <location filename="../../app/window/run_controller.py" line="97" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="97" />
+        <location filename="../../app/window/run_controller.py" line="98" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="115" />
+        <location filename="../../app/window/run_controller.py" line="116" />
         <source>The script was running this line when the run timeout stopped it.</source>
         <translation>运行超时使脚本停止时，它正在执行这一行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="117" />
+        <location filename="../../app/window/run_controller.py" line="118" />
         <source>It was running line {n} when it was stopped.</source>
         <translation>停止时脚本正在执行第 {n} 行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="149" />
+        <location filename="../../app/window/run_controller.py" line="150" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="149" />
+        <location filename="../../app/window/run_controller.py" line="150" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="156" />
+        <location filename="../../app/window/run_controller.py" line="157" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="160" />
+        <location filename="../../app/window/run_controller.py" line="161" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="189" />
+        <location filename="../../app/window/run_controller.py" line="194" />
         <source>The script printed {total} characters; only the first {cap} are kept.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="194" />
+        <location filename="../../app/window/run_controller.py" line="198" />
+        <source> (line {0})</source>
+        <translation>（第 {0} 行）</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="199" />
+        <source>Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad of leaf tensors (the ones you created with requires_grad=True), so this is None. To keep the gradient of an intermediate tensor, call t.retain_grad() before backward(), or use torch.autograd.grad(output, t).</source>
+        <translation>警告{where}：读取了非叶子张量的 .grad。autograd 只把梯度存进叶子张量（你用 requires_grad=True 创建的张量）的 .grad，所以这里是 None。要保留中间张量的梯度，请在 backward() 之前调用 t.retain_grad()，或者使用 torch.autograd.grad(output, t)。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="205" />
+        <source>{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were not read (reading them re-runs the checkpointed forward).</source>
+        <translation>有 {n} 个节点位于非重入式 checkpoint 段中：没有读取它们保存的张量（读取会重新运行被 checkpoint 的前向计算）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="208" />
+        <source>{calls} backward/grad calls; only the first {recorded} were recorded in full.</source>
+        <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="213" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="200" />
+        <location filename="../../app/window/run_controller.py" line="219" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="201" />
-        <location filename="../../app/window/run_controller.py" line="207" />
+        <location filename="../../app/window/run_controller.py" line="220" />
+        <location filename="../../app/window/run_controller.py" line="226" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="202" />
+        <location filename="../../app/window/run_controller.py" line="221" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="206" />
+        <location filename="../../app/window/run_controller.py" line="225" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="208" />
+        <location filename="../../app/window/run_controller.py" line="227" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="214" />
+        <location filename="../../app/window/run_controller.py" line="233" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="216" />
+        <location filename="../../app/window/run_controller.py" line="235" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="220" />
+        <location filename="../../app/window/run_controller.py" line="241" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="220" />
+        <location filename="../../app/window/run_controller.py" line="241" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="231" />
+        <location filename="../../app/window/run_controller.py" line="252" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="242" />
+        <location filename="../../app/window/run_controller.py" line="263" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="244" />
+        <location filename="../../app/window/run_controller.py" line="265" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="247" />
+        <location filename="../../app/window/run_controller.py" line="268" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="250" />
+        <location filename="../../app/window/run_controller.py" line="271" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="251" />
+        <location filename="../../app/window/run_controller.py" line="272" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -1656,7 +1681,7 @@
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="272" />
+        <location filename="../../app/session.py" line="282" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -1973,89 +1998,114 @@
 <context>
     <name>WindowStatus</name>
     <message>
-        <location filename="../../app/window/status_bar.py" line="102" />
+        <location filename="../../app/window/status_bar.py" line="104" />
         <source>Summarising {nodes} nodes… ({done} done)</source>
         <translation>正在汇总 {nodes} 个节点…（已完成 {done} 个）</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="105" />
+        <location filename="../../app/window/status_bar.py" line="106" />
         <source>Summarising {nodes} nodes…</source>
         <translation>正在汇总 {nodes} 个节点…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="106" />
+        <location filename="../../app/window/status_bar.py" line="109" />
+        <source>Summarising {n} tensors… ({done} done)</source>
+        <translation>正在汇总 {n} 个张量…（已完成 {done} 个）</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="110" />
+        <source>Summarising {n} tensors…</source>
+        <translation>正在汇总 {n} 个张量…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="112" />
+        <source>Capturing a graph of {nodes} nodes…</source>
+        <translation>正在捕获一个有 {nodes} 个节点的计算图…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="114" />
+        <source>Building the trace of {nodes} nodes…</source>
+        <translation>正在构建 {nodes} 个节点的记录…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="116" />
+        <source>Sending the trace ({nodes} nodes)…</source>
+        <translation>正在发送记录（{nodes} 个节点）…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="117" />
         <source>Working…</source>
         <translation>正在处理…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="112" />
+        <location filename="../../app/window/status_bar.py" line="123" />
         <source>Starting the worker (importing torch), then running…</source>
         <translation>正在启动工作进程（导入 torch），随后运行…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="114" />
+        <location filename="../../app/window/status_bar.py" line="125" />
         <source>Running {s:.1f} s</source>
         <translation>正在运行 {s:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="116" />
+        <location filename="../../app/window/status_bar.py" line="127" />
         <source>Worker starting (importing torch)…</source>
         <translation>工作进程启动中（正在导入 torch）…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="119" />
+        <location filename="../../app/window/status_bar.py" line="130" />
         <source>Worker ready · torch {v}</source>
         <translation>工作进程就绪 · torch {v}</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="119" />
+        <location filename="../../app/window/status_bar.py" line="130" />
         <source>Worker ready</source>
         <translation>工作进程就绪</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="121" />
+        <location filename="../../app/window/status_bar.py" line="132" />
         <source>Worker crashed · restarting</source>
         <translation>工作进程崩溃 · 正在重启</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="123" />
+        <location filename="../../app/window/status_bar.py" line="134" />
         <source>Worker failed to start · press Run to retry</source>
         <translation>工作进程启动失败 · 按“运行”重试</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="125" />
+        <location filename="../../app/window/status_bar.py" line="136" />
         <source>Worker stopped</source>
         <translation>工作进程已停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="136" />
+        <location filename="../../app/window/status_bar.py" line="147" />
         <source>No graph</source>
         <translation>无计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="142" />
+        <location filename="../../app/window/status_bar.py" line="153" />
         <source>{n} nodes · {e} edges</source>
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="144" />
+        <location filename="../../app/window/status_bar.py" line="155" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="151" />
-        <location filename="../../app/window/status_bar.py" line="172" />
+        <location filename="../../app/window/status_bar.py" line="162" />
+        <location filename="../../app/window/status_bar.py" line="183" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="159" />
-        <location filename="../../app/window/status_bar.py" line="176" />
+        <location filename="../../app/window/status_bar.py" line="170" />
+        <location filename="../../app/window/status_bar.py" line="187" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="165" />
+        <location filename="../../app/window/status_bar.py" line="176" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
@@ -2064,36 +2114,6 @@
         <location filename="../../app/export/render.py" line="62" />
         <source>unsupported format {0!r}: use one of {1}</source>
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="37" />
-        <source>cannot write {0}: it is a directory</source>
-        <translation>无法写入 {0}：它是一个文件夹</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="39" />
-        <source>cannot write {0}: folder {1} does not exist</source>
-        <translation>无法写入 {0}：文件夹 {1} 不存在</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="41" />
-        <source>cannot write {0}: no permission to write in {1}</source>
-        <translation>无法写入 {0}：没有在 {1} 中写入的权限</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="43" />
-        <source>cannot write {0}: the file is read-only</source>
-        <translation>无法写入 {0}：文件是只读的</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="58" />
-        <source>cannot write {0}: {1}</source>
-        <translation>无法写入 {0}：{1}</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="63" />
-        <source>cannot write {0}: nothing was rendered</source>
-        <translation>无法写入 {0}：没有渲染出任何内容</translation>
     </message>
     <message>
         <location filename="../../app/export/render.py" line="107" />
