@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+import msgspec
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF,
@@ -65,6 +66,17 @@ def summary_text(s: Optional[TensorSummary], max_values: int = 6) -> str:
     if s.norm is not None:
         parts.append(tr("norm {0}").format(_num(s.norm)))
     return " ".join(parts)
+
+
+def unscaled_summary(s: TensorSummary, scale: float) -> TensorSummary:
+    """A GradScaler-scaled gradient's summary divided by `scale`: what unscale_
+    makes of it (statistics scale with it; min/max swap for a negative scale)."""
+    div = (lambda v: v / scale if isinstance(v, (int, float)) and not isinstance(v, bool) else v)
+    lo, hi = div(s.min), div(s.max)
+    if scale < 0:
+        lo, hi = hi, lo
+    return msgspec.structs.replace(s, values=[div(v) for v in s.values], min=lo, max=hi, mean=div(s.mean),
+                                   norm=None if s.norm is None else s.norm / abs(scale))
 
 
 # -- node boxes ----------------------------------------------------------------------------

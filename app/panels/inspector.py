@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from autogradviz.engine.trace.model import Node, TensorSummary
 
-from autogradviz.app.graph.items import summary_text
+from autogradviz.app.graph.items import summary_text, unscaled_summary
 from autogradviz.app.session import TraceSession
 
 MAX_TABLE_CELLS = 10000
@@ -314,6 +314,22 @@ class InspectorPanel(QWidget):
                            "(activations the script cannot name are read after the script)")
         return english or code or ""
 
+    def _scale_of_run(self) -> Optional[float]:
+        """The GradScaler scale this run's gradients carry (BackwardRun.scaled_by), else None."""
+        run, trace = self.session.run, self.session.trace
+        index = getattr(run, "scaled_by", None) if run is not None else None
+        events = getattr(trace, "scaler_events", None) or []
+        if index is None or not 0 <= index < len(events):
+            return None
+        return events[index].scale_before or None
+
+    def _unscaled(self, g, scale: Optional[float]) -> str:
+        """" ÷ scale → values": what unscale_ will make of a scaled gradient."""
+        if not scale or g is None:
+            return ""
+        unscaled = unscaled_summary(g, scale)
+        return self.tr(" ÷ {0} → {1}").format(f"{scale:g}", summary_text(unscaled, 16))
+
     def _refresh_grads(self) -> None:
         n = self._node
         if n is None:
@@ -332,15 +348,22 @@ class InspectorPanel(QWidget):
         else:
             pos = self.session.run.steps.index(step) + 1 if self.session.run else "?"
             lines.append(self.tr("Ran at step {0}.").format(pos))
+            scale = self._scale_of_run()
+            if scale:
+                lines.append(self.tr("This backward started from scaler.scale(loss): every gradient is "
+                                     "{0} × the real one (shown after ÷).").format(f"{scale:g}"))
             for i, g in enumerate(step.grad_outputs):
-                lines.append(self.tr("received grad_outputs[{0}] = {1}").format(i, summary_text(g, 16)))
+                lines.append(self.tr("received grad_outputs[{0}] = {1}").format(i, summary_text(g, 16))
+                             + self._unscaled(g, scale))
             for i, g in enumerate(step.grad_inputs):
                 if g is None:
                     lines.append(self.tr("sent grad_inputs[{0}] = None (that input needs no gradient)").format(i))
                 else:
-                    lines.append(self.tr("sent grad_inputs[{0}] = {1}").format(i, summary_text(g, 16)))
+                    lines.append(self.tr("sent grad_inputs[{0}] = {1}").format(i, summary_text(g, 16))
+                                 + self._unscaled(g, scale))
         if n.id in st.leaf_grads:
-            lines.append(self.tr("<b>.grad</b> = {0}").format(summary_text(st.leaf_grads[n.id], 16)))
+            lines.append(self.tr("<b>.grad</b> = {0}").format(summary_text(st.leaf_grads[n.id], 16))
+                         + self._unscaled(st.leaf_grads[n.id], self._scale_of_run()))
         if n.id in st.retained:
             lines.append(self.tr("<b>.grad</b> (retain_grad) = {0}").format(summary_text(st.retained[n.id], 16)))
         for ev in st.events:

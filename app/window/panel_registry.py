@@ -156,7 +156,7 @@ class PanelDocks(QObject):
             if dock.spec.show_when is None:
                 continue
             wanted = bool(dock.spec.show_when(trace)) if trace is not None else False
-            if wanted != dock.isVisible():
+            if wanted == dock.isHidden():  # (isHidden: hidden on purpose, also before the window shows)
                 dock.setVisible(wanted)
             if wanted and dock.spec.area == Qt.BottomDockWidgetArea:
                 dock.raise_()

@@ -221,3 +221,33 @@ def test_reading_state_inserts_nothing_and_remove_restores_torch():
     finally:
         probe.remove()
     assert {name: GradScaler.__dict__[name] for name in before} == before
+
+
+def test_registered_probe_records_through_the_runner_and_links_scaled_runs():
+    """The probe as the worker runs it: registered, installed by run_script;
+    each backward started from scaler.scale(loss) carries `scaled_by`, and its
+    leaf gradients are the scale times the unscaled ones torch ends with."""
+    from autogradviz.engine.trace.model import Trace
+    from autogradviz.engine.worker.runner import run_script
+
+    src = LOOP.replace("for it in range(6):", "for it in range(3):")
+    result = run_script(src, filename=FILENAME)
+    trace = Trace.from_json(result.trace.to_json())  # what the app reads
+    assert trace.error is None
+    scales = [i for i, e in enumerate(trace.scaler_events) if e.call == "scale"]
+    assert len(scales) == 3 and len(trace.backward_runs) == 3
+    assert [r.scaled_by for r in trace.backward_runs] == scales
+    assert [e.call for e in trace.scaler_events] == ["scale", "step", "update"] * 3
+    # the trace's first run: weight.grad is scale x the gradient of the plain loss
+    plain = _exec(LOOP.replace("for it in range(6):", "for it in range(0):"))
+    model, x = plain["model"], plain["x"]
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = model(x).float().pow(2).mean()
+    loss.backward()
+    run = trace.backward_runs[0]
+    graph = trace.graph(run.graph)
+    weight = next(n for n in graph.nodes if n.label == "model.weight")
+    scale = trace.scaler_events[run.scaled_by].scale_before
+    assert scale == 2.0 ** 16
+    got = torch.tensor(run.leaf_grads[weight.id].values, dtype=torch.float64)
+    assert torch.allclose(got / scale, model.weight.grad.double().flatten(), rtol=1e-6, atol=0)
