@@ -1,5 +1,7 @@
 """Screenshot driver for the README: open the app on the default lesson, run it,
 step to STEP (default: the middle), select the node labelled NODE, grab the window.
+SCRIPT=path opens and runs that script instead of the default lesson; CALL=k
+selects the k-th GradScaler call in its panel.
 
     xvfb-run -a .venv/bin/python docs/make_screenshot.py light|dark OUT.png [en|zh_CN]
 """
@@ -21,6 +23,14 @@ tm = ThemeManager(app); tm.apply(force=True)
 w = MainWindow(theme_manager=tm, start_worker=True, restore_autosave=False)
 w.set_theme_mode(theme_name)
 w.resize(1600, 1000); w.show()
+if os.environ.get("SCRIPT"):
+    for _ in range(200):
+        app.processEvents(); time.sleep(0.02)
+        if w.session.trace is not None:
+            break
+    w.files.open_file(os.environ["SCRIPT"], ask=False)
+    w.session.set_trace(None)
+    w.run_script()
 t0 = time.time()
 while time.time() - t0 < 60:
     app.processEvents(); time.sleep(0.02)
@@ -41,6 +51,8 @@ if nid:
     for node in w.session.graph.nodes:
         if node.label == nid:
             w.session.select_node(node.id)
+if os.environ.get("CALL"):
+    w.panels.widget("gradScaler").set_index(int(os.environ["CALL"]))
 for _ in range(50): app.processEvents(); time.sleep(0.02)
 w.grab().save(out)
 print("saved", out, "steps", n, "step", step)

@@ -39,7 +39,7 @@ from autogradviz.app.window.panel_registry import PanelDocks
 from autogradviz.app.window.run_controller import RunController
 from autogradviz.app.window.status_bar import WindowStatus
 
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: the GradScaler panel shares the stepper's place (older layouts split it)
 
 
 class MainWindow(QMainWindow):

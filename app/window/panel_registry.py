@@ -63,6 +63,8 @@ class PanelSpec:
     # trace (or None); the dock is shown when it returns True and hidden when
     # False. None: the dock's visibility is the user's alone.
     show_when: Optional[Callable[[object], bool]] = None
+    # Share the place of this panel (a tab beside it) instead of splitting it.
+    tab_with: Optional[str] = None
 
 
 def _has_scaler_events(trace) -> bool:
@@ -82,7 +84,7 @@ PANELS: list[PanelSpec] = [
               Qt.BottomDockWidgetArea, on_theme=StepperPanel.set_theme, height=190),
     PanelSpec("gradScaler", QT_TRANSLATE_NOOP("Panels", "GradScaler"),
               lambda c: GradScalerPanel(c.session, c.parent), Qt.BottomDockWidgetArea,
-              on_theme=GradScalerPanel.set_theme, height=260, show_when=_has_scaler_events),
+              on_theme=GradScalerPanel.set_theme, show_when=_has_scaler_events, tab_with="stepper"),
 ]
 
 
@@ -138,6 +140,8 @@ class PanelDocks(QObject):
         for spec in list(PANELS if specs is None else specs):
             dock = PanelDock(spec, spec.factory(context), window)
             window.addDockWidget(spec.area, dock)
+            if spec.tab_with in self._docks:
+                window.tabifyDockWidget(self._docks[spec.tab_with], dock)
             self._docks[spec.id] = dock
         tall = [d for d in self._docks.values() if d.spec.height]
         wide = [d for d in self._docks.values() if d.spec.width]
@@ -158,8 +162,8 @@ class PanelDocks(QObject):
             wanted = bool(dock.spec.show_when(trace)) if trace is not None else False
             if wanted == dock.isHidden():  # (isHidden: hidden on purpose, also before the window shows)
                 dock.setVisible(wanted)
-            if wanted and dock.spec.area == Qt.BottomDockWidgetArea:
-                dock.raise_()
+                if wanted:
+                    dock.raise_()  # it just appeared: in front of the panels it shares a place with
 
     def ids(self) -> list[str]:
         return list(self._docks)

@@ -37,11 +37,26 @@ class _Log2Axis(pg.AxisItem):
         return [(step, list(range(lo, hi + 1, step)))]
 
 
+class _IterationAxis(pg.AxisItem):
+    """Whole iterations only: there is no iteration 0.5."""
+
+    def tickValues(self, minVal, maxVal, size):
+        lo, hi = math.ceil(minVal), math.floor(maxVal)
+        if hi < lo:
+            return []
+        step = max(1, math.ceil((hi - lo + 1) / 10))
+        return [(step, list(range(lo, hi + 1, step)))]
+
+    def tickStrings(self, values, scale, spacing):
+        return [str(int(round(v))) for v in values]
+
+
 class ScaleChart(pg.PlotWidget):
     """scale_series -> a step line; markers for growth (▲), backoff (▼), skipped steps (×)."""
 
     def __init__(self, parent=None):
-        super().__init__(parent=parent, axisItems={"left": _Log2Axis(orientation="left")})
+        super().__init__(parent=parent, axisItems={"left": _Log2Axis(orientation="left"),
+                                                      "bottom": _IterationAxis(orientation="bottom")})
         self.setMinimumHeight(150)
         self.setMenuEnabled(False)
         self.setMouseEnabled(x=False, y=False)
