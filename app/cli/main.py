@@ -71,7 +71,7 @@ def build_parser(with_export: bool = False) -> argparse.ArgumentParser:
                    help="also show the script's prints on stderr while it runs")
 
     if with_export:
-        from autogradviz.app.cli.export_command import add_export_arguments  # H3's module (may need Qt)
+        from autogradviz.app.cli.export_command import add_export_arguments  # (may need Qt)
 
         p = sub.add_parser("export", help="export a script's graph or steps as images")
         add_export_arguments(p)

@@ -14,7 +14,7 @@ persistence and closing.
 Default layout (docks, all movable; positions and sizes persist in QSettings):
 left column Lessons, Code, Output; centre the graph view; right the Inspector;
 bottom the Stepper. The window never imports torch: scripts run in the worker
-process (`WorkerProcess`), traces come back as plain data and go to the
+process (`WorkerProcess`), traces come back as plain data (msgspec structs) and go to the
 `TraceSession`, which every panel and the graph view follow.
 """
 

@@ -10,8 +10,8 @@ after the k-th recorded step ran, and that node is the *current* one (it just
 executed: its gradients are the newest on the graph); step n is after all.
 `state_at` is a pure function of k: moving back in time undoes exactly what
 moving forward did, because nothing is mutated - each state is rebuilt from
-per-run cumulative tables computed once per (trace, run) and cached on the
-trace object (not serialised: `Trace.to_dict` only walks dataclass fields).
+per-run cumulative tables computed once per (trace, run) and cached beside
+the trace (`_CACHE`, freed with it; the trace itself holds only its own fields).
 
 No torch and no Qt here: the GUI process and the exporter import this.
 """
@@ -47,7 +47,7 @@ class StepState:
     retained: dict[str, TensorSummary] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)  # fired so far
     new_events: list[Event] = field(default_factory=list)  # fired at this step
-    # Additions (H5): number of steps in the run, and node id -> its Step for
+    # The number of steps in the run, and node id -> its Step for
     # the nodes executed so far (the inspector shows what each received/sent).
     n_steps: int = 0
     node_steps: dict[str, Step] = field(default_factory=dict)

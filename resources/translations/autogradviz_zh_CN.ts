@@ -4,22 +4,22 @@
 <context>
     <name />
     <message>
-        <location filename="../../app/graph/items.py" line="58" />
+        <location filename="../../app/graph/items.py" line="59" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="66" />
+        <location filename="../../app/graph/items.py" line="67" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="255" />
+        <location filename="../../app/graph/items.py" line="267" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="531" />
+        <location filename="../../app/graph/items.py" line="543" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -255,12 +255,12 @@
         <translation>不支持的格式 {0!r}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="56" />
+        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="71" />
         <source>loss scale</source>
         <translation>损失缩放系数</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="57" />
+        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="72" />
         <source>iteration (update() calls)</source>
         <translation>迭代（update() 调用次数）</translation>
     </message>
@@ -1039,57 +1039,67 @@
         <translation>在被捕获之后、数值被读取之前被原地修改了（脚本中没有变量名的激活值会在脚本结束后才读取）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="323" />
+        <location filename="../../app/panels/inspector.py" line="331" />
+        <source> ÷ {0} → {1}</source>
+        <translation> ÷ {0} → {1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/inspector.py" line="339" />
         <source>No backward pass was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="329" />
+        <location filename="../../app/panels/inspector.py" line="345" />
         <source>Backward has not started yet (step 0). Step forward to see gradients.</source>
         <translation>反向传播尚未开始（第 0 步）。向前一步即可看到梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="331" />
+        <location filename="../../app/panels/inspector.py" line="347" />
         <source>This node has not run yet at step {0}.</source>
         <translation>到第 {0} 步时这个节点还没有执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="334" />
+        <location filename="../../app/panels/inspector.py" line="350" />
         <source>Ran at step {0}.</source>
         <translation>在第 {0} 步执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="336" />
+        <location filename="../../app/panels/inspector.py" line="353" />
+        <source>This backward started from scaler.scale(loss): every gradient is {0} × the real one (shown after ÷).</source>
+        <translation>这次反向传播从 scaler.scale(loss) 开始：每个梯度都是真实梯度的 {0} 倍（÷ 之后是真实值）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/inspector.py" line="356" />
         <source>received grad_outputs[{0}] = {1}</source>
         <translation>收到 grad_outputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="339" />
+        <location filename="../../app/panels/inspector.py" line="360" />
         <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
         <translation>发出 grad_inputs[{0}] = None（该输入不需要梯度）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="341" />
+        <location filename="../../app/panels/inspector.py" line="362" />
         <source>sent grad_inputs[{0}] = {1}</source>
         <translation>发出 grad_inputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="343" />
+        <location filename="../../app/panels/inspector.py" line="365" />
         <source>&lt;b&gt;.grad&lt;/b&gt; = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt; = {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="345" />
+        <location filename="../../app/panels/inspector.py" line="368" />
         <source>&lt;b&gt;.grad&lt;/b&gt; (retain_grad) = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt;（retain_grad）= {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="348" />
+        <location filename="../../app/panels/inspector.py" line="371" />
         <source>hook {0} saw {1}</source>
         <translation>钩子 {0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="351" />
+        <location filename="../../app/panels/inspector.py" line="374" />
         <source>, returned {0}</source>
         <translation>，返回 {0}</translation>
     </message>
@@ -1292,32 +1302,32 @@
 <context>
     <name>Panels</name>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="73" />
+        <location filename="../../app/window/panel_registry.py" line="75" />
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="75" />
+        <location filename="../../app/window/panel_registry.py" line="77" />
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="77" />
+        <location filename="../../app/window/panel_registry.py" line="79" />
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="79" />
+        <location filename="../../app/window/panel_registry.py" line="81" />
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="81" />
+        <location filename="../../app/window/panel_registry.py" line="83" />
         <source>Backward steps</source>
         <translation>反向传播步骤</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="83" />
+        <location filename="../../app/window/panel_registry.py" line="85" />
         <source>GradScaler</source>
         <translation>GradScaler 梯度缩放</translation>
     </message>
@@ -2197,22 +2207,22 @@
         <translation>不支持的格式 {0!r}</translation>
     </message>
     </context><context><name>GraphItems</name><message>
-        <location filename="../../app/graph/items.py" line="58" />
+        <location filename="../../app/graph/items.py" line="59" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="66" />
+        <location filename="../../app/graph/items.py" line="67" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="255" />
+        <location filename="../../app/graph/items.py" line="267" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="531" />
+        <location filename="../../app/graph/items.py" line="543" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -2332,12 +2342,12 @@
         <translation>   并返回 {0}</translation>
     </message>
     </context><context><name>ScaleChart</name><message>
-        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="56" />
+        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="71" />
         <source>loss scale</source>
         <translation>损失缩放系数</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="57" />
+        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="72" />
         <source>iteration (update() calls)</source>
         <translation>迭代（update() 调用次数）</translation>
     </message>

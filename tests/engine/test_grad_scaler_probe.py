@@ -251,3 +251,17 @@ def test_registered_probe_records_through_the_runner_and_links_scaled_runs():
     assert scale == 2.0 ** 16
     got = torch.tensor(run.leaf_grads[weight.id].values, dtype=torch.float64)
     assert torch.allclose(got / scale, model.weight.grad.double().flatten(), rtol=1e-6, atol=0)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_float16_loop_matches_the_reference():
+    src = (LOOP.replace('GradScaler("cpu"', 'GradScaler("cuda"')
+           .replace('torch.autocast("cpu", dtype=torch.bfloat16)', 'torch.autocast("cuda", dtype=torch.float16)')
+           .replace("model = torch.nn.Linear(3, 1)", "model = torch.nn.Linear(3, 1).cuda()")
+           .replace("x = torch.randn(4, 3)", "x = torch.randn(4, 3, device='cuda')"))
+    events, ns = with_probe(src)
+    ref, _ = reference(src)
+    assert _as_reference(events) == ref
+    assert any(e.skipped for e in events if e.call == "step")
+    assert all(set(e.found_inf) == {"cuda:0"} for e in events if e.call == "step")
