@@ -64,6 +64,17 @@ class TraceSession(QObject):
         self.values_cache: dict[str, TensorSummary] = {}
         self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
 
+    def run_scale(self) -> Optional[float]:
+        """The GradScaler scale the current run's gradients carry: the run began
+        at a tensor `scaler.scale(loss)` returned (`BackwardRun.scaled_by`), so
+        each gradient is this many times the real one. None otherwise."""
+        run, trace = self.run, self._trace
+        index = getattr(run, "scaled_by", None) if run is not None else None
+        events = getattr(trace, "scaler_events", None) or []
+        if index is None or not 0 <= index < len(events):
+            return None
+        return events[index].scale_before or None
+
     def request_line(self, line: int) -> None:
         """Ask the window to show script line `line` (1-based) in the editor."""
         if line and line > 0:

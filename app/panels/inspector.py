@@ -314,15 +314,6 @@ class InspectorPanel(QWidget):
                            "(activations the script cannot name are read after the script)")
         return english or code or ""
 
-    def _scale_of_run(self) -> Optional[float]:
-        """The GradScaler scale this run's gradients carry (BackwardRun.scaled_by), else None."""
-        run, trace = self.session.run, self.session.trace
-        index = getattr(run, "scaled_by", None) if run is not None else None
-        events = getattr(trace, "scaler_events", None) or []
-        if index is None or not 0 <= index < len(events):
-            return None
-        return events[index].scale_before or None
-
     def _unscaled(self, g, scale: Optional[float]) -> str:
         """" ÷ scale → values": what unscale_ will make of a scaled gradient."""
         if not scale or g is None:
@@ -348,7 +339,7 @@ class InspectorPanel(QWidget):
         else:
             pos = self.session.run.steps.index(step) + 1 if self.session.run else "?"
             lines.append(self.tr("Ran at step {0}.").format(pos))
-            scale = self._scale_of_run()
+            scale = self.session.run_scale()
             if scale:
                 lines.append(self.tr("This backward started from scaler.scale(loss): every gradient is "
                                      "{0} × the real one (shown after ÷).").format(f"{scale:g}"))
@@ -363,7 +354,7 @@ class InspectorPanel(QWidget):
                                  + self._unscaled(g, scale))
         if n.id in st.leaf_grads:
             lines.append(self.tr("<b>.grad</b> = {0}").format(summary_text(st.leaf_grads[n.id], 16))
-                         + self._unscaled(st.leaf_grads[n.id], self._scale_of_run()))
+                         + self._unscaled(st.leaf_grads[n.id], self.session.run_scale()))
         if n.id in st.retained:
             lines.append(self.tr("<b>.grad</b> (retain_grad) = {0}").format(summary_text(st.retained[n.id], 16)))
         for ev in st.events:

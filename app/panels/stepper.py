@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from autogradviz.engine.trace import replay
 from autogradviz.engine.trace.model import MAX_RECORDED_RUNS
 
-from autogradviz.app.graph.items import summary_text
+from autogradviz.app.graph.items import summary_text, unscaled_summary
 from autogradviz.app.graph.scene import event_title
 from autogradviz.app.resources_loader import icon_or_standard as _icon
 from autogradviz.app.session import TraceSession
@@ -387,6 +387,11 @@ class StepperPanel(QWidget):
             parts.append(self.tr(" and sent ") + "; ".join(sent))
         elif self.session.node(st.current) is not None and self.session.node(st.current).kind == "leaf":
             parts.append(self.tr(" and accumulated it into .grad"))
+        scale = self.session.run_scale()
+        if scale and step.grad_outputs and step.grad_outputs[0] is not None:
+            first = step.grad_outputs[0]
+            parts.append(self.tr(" (GradScaler: {0} × the real gradient {1})").format(
+                f"{scale:g}", summary_text(unscaled_summary(first, scale))))
         return "".join(parts)
 
     def _node_name(self, nid: str) -> str:

@@ -1039,67 +1039,67 @@
         <translation>在被捕获之后、数值被读取之前被原地修改了（脚本中没有变量名的激活值会在脚本结束后才读取）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="331" />
+        <location filename="../../app/panels/inspector.py" line="322" />
         <source> ÷ {0} → {1}</source>
         <translation> ÷ {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="339" />
+        <location filename="../../app/panels/inspector.py" line="330" />
         <source>No backward pass was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="345" />
+        <location filename="../../app/panels/inspector.py" line="336" />
         <source>Backward has not started yet (step 0). Step forward to see gradients.</source>
         <translation>反向传播尚未开始（第 0 步）。向前一步即可看到梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="347" />
+        <location filename="../../app/panels/inspector.py" line="338" />
         <source>This node has not run yet at step {0}.</source>
         <translation>到第 {0} 步时这个节点还没有执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="350" />
+        <location filename="../../app/panels/inspector.py" line="341" />
         <source>Ran at step {0}.</source>
         <translation>在第 {0} 步执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="353" />
+        <location filename="../../app/panels/inspector.py" line="344" />
         <source>This backward started from scaler.scale(loss): every gradient is {0} × the real one (shown after ÷).</source>
         <translation>这次反向传播从 scaler.scale(loss) 开始：每个梯度都是真实梯度的 {0} 倍（÷ 之后是真实值）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="356" />
+        <location filename="../../app/panels/inspector.py" line="347" />
         <source>received grad_outputs[{0}] = {1}</source>
         <translation>收到 grad_outputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="360" />
+        <location filename="../../app/panels/inspector.py" line="351" />
         <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
         <translation>发出 grad_inputs[{0}] = None（该输入不需要梯度）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="362" />
+        <location filename="../../app/panels/inspector.py" line="353" />
         <source>sent grad_inputs[{0}] = {1}</source>
         <translation>发出 grad_inputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="365" />
+        <location filename="../../app/panels/inspector.py" line="356" />
         <source>&lt;b&gt;.grad&lt;/b&gt; = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt; = {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="368" />
+        <location filename="../../app/panels/inspector.py" line="359" />
         <source>&lt;b&gt;.grad&lt;/b&gt; (retain_grad) = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt;（retain_grad）= {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="371" />
+        <location filename="../../app/panels/inspector.py" line="362" />
         <source>hook {0} saw {1}</source>
         <translation>钩子 {0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="374" />
+        <location filename="../../app/panels/inspector.py" line="365" />
         <source>, returned {0}</source>
         <translation>，返回 {0}</translation>
     </message>
@@ -1540,7 +1540,7 @@
     </message>
     <message>
         <location filename="../../app/panels/stepper.py" line="238" />
-        <location filename="../../app/panels/stepper.py" line="498" />
+        <location filename="../../app/panels/stepper.py" line="503" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
@@ -1650,32 +1650,37 @@
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="411" />
+        <location filename="../../app/panels/stepper.py" line="393" />
+        <source> (GradScaler: {0} × the real gradient {1})</source>
+        <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/stepper.py" line="416" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="417" />
+        <location filename="../../app/panels/stepper.py" line="422" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="422" />
+        <location filename="../../app/panels/stepper.py" line="427" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="426" />
+        <location filename="../../app/panels/stepper.py" line="431" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="507" />
+        <location filename="../../app/panels/stepper.py" line="512" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="510" />
+        <location filename="../../app/panels/stepper.py" line="515" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -1691,7 +1696,7 @@
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="282" />
+        <location filename="../../app/session.py" line="293" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>

@@ -180,3 +180,23 @@ def test_dock_only_for_traces_with_gradscaler_calls(qtbot, shared_worker, trace)
     w.ask_unsaved = lambda: "discard"
     w.close()
     theme.deleteLater()
+
+
+def test_stepper_caption_shows_the_real_gradient(qtbot, trace):
+    from autogradviz.app.panels.stepper import StepperPanel
+
+    session = TraceSession()
+    stepper = StepperPanel(session)
+    qtbot.addWidget(stepper)
+    session.set_trace(trace)
+    scale = session.run_scale()
+    assert scale == trace.scaler_events[session.run.scaled_by].scale_before == 1024.0
+    session.set_step(1)  # the scale() multiplication: received 1.0, sent 1024.0
+    state = session.state
+    first = state.node_steps[state.current].grad_outputs[0]
+    caption = stepper._flow_text(state)
+    expected = summary_text(unscaled_summary(first, scale))
+    assert f"GradScaler: {scale:g} × the real gradient {expected}" in caption
+    session.set_trace(trace_of(LESSON))
+    session.set_step(1)
+    assert "GradScaler" not in stepper._flow_text(session.state)
