@@ -176,6 +176,9 @@ def _swap_trace(trace: Trace, swaps: _Swaps) -> None:
                 swaps.set(ev, name, _float_name(getattr(ev, name)))
         if ev.found_inf and _has_nonfinite(ev.found_inf):
             swaps.set(ev, "found_inf", encode_nonfinite(ev.found_inf))
+    for cp in trace.checkpoints:  # the inputs checkpoint kept, summarised at the call
+        for s in cp.inputs:
+            summary(s, swaps)
     for note in trace.note_codes:
         if _has_nonfinite(note.params):
             swaps.set(note, "params", encode_nonfinite(note.params))

@@ -16,12 +16,15 @@ replace (same names, fields, defaults, positional order; mutable; `==`);
 from __future__ import annotations
 
 import gc
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 import msgspec
 
+from autogradviz.engine.trace.checkpoint import Checkpoint
 from autogradviz.engine.trace.grad_scaler import ScalerEvent
 from autogradviz.engine.trace.part import _Part
+# (TensorSummary lives beside the feature records that use it; re-exported here)
+from autogradviz.engine.trace.summary import TensorSummary, Value  # noqa: F401
 
 FORMAT = "autogradviz-trace"
 VERSION = 1
@@ -30,35 +33,6 @@ VERSION = 1
 MAX_RECORDED_RUNS = 50
 # Tensors with at most this many elements carry all their values in a summary.
 MAX_INLINE_VALUES = 64
-
-# One element of `TensorSummary.values`: a number, a bool, or a complex
-# number as [re, im]. Typed (not Any) so that decoding turns the strings
-# "NaN"/"Infinity"/"-Infinity" of the file back into floats in C.
-Value = Union[int, float, bool, list[float]]
-
-
-class TensorSummary(_Part):
-    """What crosses the process boundary instead of a tensor.
-
-    `id` names the tensor in the live worker so full values can be fetched
-    later (None when the tensor is not kept). `values` is flattened; it is
-    complete when `truncated` is false. Statistics are None when they do not
-    apply (empty tensors, bool/integer tensors for mean/norm).
-    """
-
-    shape: list[int]
-    dtype: str
-    device: str
-    values: list[Value] = msgspec.field(default_factory=list)
-    truncated: bool = False
-    numel: int = 0
-    min: Optional[float] = None
-    max: Optional[float] = None
-    mean: Optional[float] = None
-    norm: Optional[float] = None
-    id: Optional[str] = None
-    requires_grad: Optional[bool] = None
-    is_leaf: Optional[bool] = None
 
 
 class SavedValue(_Part):
@@ -240,6 +214,8 @@ class Trace(msgspec.Struct, weakref=True):
     note_codes: list[Note] = msgspec.field(default_factory=list)
     # One per GradScaler call the script made (engine/probes/grad_scaler.py).
     scaler_events: list[ScalerEvent] = msgspec.field(default_factory=list)
+    # One per torch.utils.checkpoint.checkpoint call (engine/probes/checkpoint.py).
+    checkpoints: list[Checkpoint] = msgspec.field(default_factory=list)
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""

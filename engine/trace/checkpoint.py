@@ -1,0 +1,61 @@
+"""Trace records of the checkpoint probe (`Trace.checkpoints`, docs/trace-format.md).
+
+One `Checkpoint` per `torch.utils.checkpoint.checkpoint` call the script made
+(`checkpoint_sequential` makes one per checkpointed segment), with the aten ops
+its forward ran and one `Recomputation` per time torch re-ran it. Op names are
+what a TorchDispatchMode sees (`str(func)`, e.g. "aten.addmm.default"), without
+torch's own `aten.detach.default` bookkeeping. Plain data: no torch, no Qt.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import msgspec
+
+from autogradviz.engine.trace.summary import TensorSummary
+from autogradviz.engine.trace.part import _Part
+
+KINDS = ("reentrant", "non_reentrant")
+
+
+class Recomputation(_Part):
+    """One re-run of a checkpointed function (torch needed what it did not store)."""
+
+    # Index in Trace.backward_runs of the run it happened in; None when it was
+    # not during a recorded backward (past the recording limit, or a saved
+    # tensor read outside any backward).
+    run: Optional[int] = None
+    # The step of that run during which it was triggered (steps recorded so
+    # far when it started: the node running then gets this step index).
+    step: Optional[int] = None
+    # Node id (in the run's graph) that needed it: the node whose saved tensor
+    # was unpacked first (non-reentrant) or the CheckpointFunctionBackward
+    # node (reentrant). None when that node was not captured.
+    trigger: Optional[str] = None
+    ops: list[str] = msgspec.field(default_factory=list)  # aten ops re-run, in order
+    # Non-reentrant: torch stopped the re-run early, once every tensor the
+    # segment had saved was recovered (the rest of `ops` never ran again).
+    early_stopped: bool = False
+    # "Type: message" when the re-run raised something other than torch's own
+    # early-stop signal.
+    error: Optional[str] = None
+
+
+class Checkpoint(_Part):
+    id: str  # "c1", "c2", ... in call order
+    kind: str  # one of KINDS
+    function: Optional[str] = None  # module path (e.g. "model.blocks.0") or the function's qualname
+    line: Optional[int] = None  # the script's line of the call
+    # The captured graph holding the segment's nodes and their ids in it
+    # (reentrant: the one CheckpointFunctionBackward node). Empty when no
+    # backward captured them.
+    graph: Optional[str] = None
+    nodes: list[str] = msgspec.field(default_factory=list)
+    # What checkpoint keeps instead of the activations: the tensor arguments,
+    # summarised at the call.
+    inputs: list[Optional[TensorSummary]] = msgspec.field(default_factory=list)
+    forward_ops: list[str] = msgspec.field(default_factory=list)
+    recomputations: list[Recomputation] = msgspec.field(default_factory=list)
+    # The forward raised (the script saw the exception unchanged): "Type: message".
+    error: Optional[str] = None
