@@ -66,3 +66,4 @@ register("tensor_hooks", "autogradviz.engine.probes.tensor_hooks:TensorHooksProb
 register("node_hooks", "autogradviz.engine.probes.node_hooks:NodeHooksProbe")
 register("backward", "autogradviz.engine.probes.backward:BackwardProbe")
 register("grad_scaler", "autogradviz.engine.probes.grad_scaler:GradScalerProbe")
+register("checkpoint", "autogradviz.engine.probes.checkpoint:CheckpointProbe")

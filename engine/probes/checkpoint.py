@@ -1,0 +1,310 @@
+"""Checkpoint probe: one `checkpoints` entry per `torch.utils.checkpoint.checkpoint` call.
+
+Gradient checkpointing is invisible in an ordinary recording: the graph looks
+the same, and the forward that torch silently runs again inside backward leaves
+no step of its own. This probe wraps the module attribute
+`torch.utils.checkpoint.checkpoint` (what scripts call, and what
+`checkpoint_sequential` calls by its module-level name for every segment but the
+last) and hands torch, instead of the user's function, a thin wrapper around it.
+torch calls that wrapper exactly when it calls the user's function: once for the
+original forward, and once more for every recomputation - for reentrant
+checkpoint from CheckpointFunction.backward, for non-reentrant from the unpack
+hook of the first saved tensor a backward needs. So one mechanism observes both
+kinds, and the user's own `context_fn` (and `debug=True`, which refuses any
+other context_fn) is passed to torch untouched.
+
+Around each call of the function a TorchDispatchMode lists the aten ops that
+run (`str(func)`), without torch's `aten.detach.default` bookkeeping. Modes nest
+and a mode only forwards each op unchanged, so the script's own modes (and
+selective checkpointing's) see what they saw before, and results are identical.
+A recomputation also records where the backward was (`ProbeContext.position`),
+which node asked for it (`torch._C._current_autograd_node()` while the engine
+runs it) and whether torch stopped it early (its private
+`_StopRecomputationError` passing through the wrapper, re-raised unchanged).
+
+What the probe never does: read a saved tensor or `_saved_*` attribute (that
+would itself re-run a non-reentrant segment), call the function itself, or
+change arguments, results and exceptions. The segment's nodes are found after
+the script from autograd sequence numbers: every node created while the
+checkpoint call ran has a number in [before, after) of that call
+(`torch._C._autograd._get_sequence_nr()`), the same trick as the module
+tracker's - no graph walk, no node held.
+"""
+
+from __future__ import annotations
+
+import bisect
+import sys
+import threading
+from typing import Optional
+
+from autogradviz.engine.probes.base import Probe
+from autogradviz.engine.trace.checkpoint import Checkpoint, Recomputation
+
+
+class CheckpointProbe(Probe):
+    """Wraps torch.utils.checkpoint.checkpoint while installed."""
+
+    name = "checkpoint"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[Checkpoint] = []
+        # per record: (first, end) autograd sequence numbers of its forward
+        self._ranges: list[tuple[int, int]] = []
+        self._local = threading.local()
+        self._installed = False
+        self._tracker = None
+
+    # -- probe interface -----------------------------------------------------------
+    def install(self, ctx) -> None:
+        super().install(ctx)
+        import torch.utils.checkpoint as tuc
+
+        self._tracker = getattr(getattr(ctx.state, "module_of", None), "__self__", None)
+        self.patches.wrap(tuc, "checkpoint", self._wrap)
+        self._installed = True
+
+    def remove(self) -> None:
+        self._installed = False
+        super().remove()
+
+    def contribute(self, trace) -> None:
+        try:
+            self._map_nodes()
+        except Exception as exc:  # the records stay, without their nodes
+            self.ctx.internal_error("checkpoint.nodes", exc)
+        trace.checkpoints = list(self.records)
+
+    # -- the wrapped call -----------------------------------------------------------
+    def _wrap(self, original):
+        probe = self
+
+        def checkpoint(function, *args, **kwargs):
+            if not probe._installed or getattr(probe._local, "recomputing", 0):
+                # A checkpoint inside a segment being recomputed: that call
+                # was recorded (or not) in the original forward.
+                return original(function, *args, **kwargs)
+            try:
+                rec, observed = probe._begin(function, args, kwargs)
+            except Exception as exc:  # our failure: the call runs unobserved
+                probe.ctx.internal_error("checkpoint.call", exc)
+                return original(function, *args, **kwargs)
+            first = _get_seq()
+            try:
+                return original(observed, *args, **kwargs)
+            except BaseException as exc:
+                rec.error = _error_text(exc)
+                raise
+            finally:
+                probe._ranges.append((first, _get_seq()))
+                probe.records.append(rec)
+
+        checkpoint.__wrapped__ = original
+        checkpoint.__name__ = getattr(original, "__name__", "checkpoint")
+        checkpoint.__qualname__ = getattr(original, "__qualname__", "checkpoint")
+        checkpoint.__doc__ = getattr(original, "__doc__", None)
+        return checkpoint
+
+    def _begin(self, function, args, kwargs):
+        """The record of this call and the function torch gets instead of the user's."""
+        import torch
+
+        use_reentrant = kwargs.get("use_reentrant")
+        # torch 2.x: not given means reentrant (after a warning)
+        kind = "non_reentrant" if use_reentrant is False else "reentrant"
+        summ = self.ctx.summ
+        inputs = [summ.summarize(a) for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
+        rec = Checkpoint(id=f"c{len(self.records) + 1}", kind=kind, function=self._describe(function),
+                         line=self._line(), inputs=inputs)
+        probe = self
+        calls = [0]
+
+        def observed(*a, **k):
+            n = calls[0]
+            calls[0] += 1
+            if n == 0:  # the original forward
+                log = _OpLog()
+                try:
+                    with log:
+                        return function(*a, **k)
+                finally:
+                    rec.forward_ops = log.names()
+            return probe._recompute(rec, function, a, k)
+
+        _copy_names(observed, function)
+        return rec, observed
+
+    def _recompute(self, rec: Checkpoint, function, a, k):
+        """A re-run of the checkpointed function, called by torch."""
+        import torch
+
+        r = Recomputation()
+        try:
+            pos = self.ctx.position()
+            r.run = pos.run
+            r.step = pos.step if pos.run is not None else None
+            act = self.ctx.recorder.active
+            node = torch._C._current_autograd_node()
+            if act is not None and node is not None:
+                r.trigger = act.ids.get(node)
+        except Exception as exc:
+            self.ctx.internal_error("checkpoint.recompute", exc)
+        local = self._local
+        local.recomputing = getattr(local, "recomputing", 0) + 1
+        log = _OpLog()
+        try:
+            with log:
+                return function(*a, **k)
+        except BaseException as exc:
+            if type(exc).__name__ == "_StopRecomputationError":
+                r.early_stopped = True
+            else:
+                r.error = _error_text(exc)
+            raise
+        finally:
+            local.recomputing -= 1
+            r.ops = log.names()
+            rec.recomputations.append(r)
+
+    # -- what was checkpointed, and where ---------------------------------------------
+    def _describe(self, fn) -> Optional[str]:
+        """Module path for a module (or a bound method of one), the module
+        range of a checkpoint_sequential segment, else the qualname."""
+        import functools
+
+        import torch
+
+        if isinstance(fn, functools.partial):
+            fn = fn.func
+        if isinstance(fn, torch.nn.Module):
+            return self._module_path(fn)
+        owner = getattr(fn, "__self__", None)
+        if isinstance(owner, torch.nn.Module):
+            path = self._module_path(owner)
+            name = getattr(fn, "__name__", "")
+            return path if name == "forward" else f"{path}.{name}"
+        qualname = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+        if qualname.startswith("checkpoint_sequential.") and getattr(fn, "__closure__", None):
+            cells = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__)))
+            try:
+                funcs, start, end = cells["functions"], cells["start"], cells["end"]
+                first, last = self._describe(funcs[start]), self._describe(funcs[end])
+                return first if start == end else f"{first}..{last}"
+            except Exception:
+                pass
+        return qualname
+
+    def _module_path(self, module) -> str:
+        tracker = self._tracker
+        if tracker is not None:
+            try:
+                return tracker._path_of(module)
+            except Exception:
+                pass
+        return type(module).__name__
+
+    def _line(self) -> Optional[int]:
+        """The innermost line of the script's own file that led to this call."""
+        filename = self.ctx.filename
+        f = sys._getframe(2)
+        while f is not None:
+            if filename is not None and f.f_code.co_filename == filename:
+                return f.f_lineno
+            f = f.f_back
+        return None
+
+    # -- after the script --------------------------------------------------------------
+    def _map_nodes(self) -> None:
+        """Each record's `graph` and `nodes`: the first captured graph holding
+        nodes made during its call (by sequence number), and their ids there."""
+        if not self.records:
+            return
+        order = sorted(range(len(self._ranges)), key=lambda k: self._ranges[k][0])
+        starts = [self._ranges[k][0] for k in order]
+        # max end over order[:j+1]: stops the walk back over nested calls early
+        reach, top = [], -1
+        for k in order:
+            top = max(top, self._ranges[k][1])
+            reach.append(top)
+        records = self.records
+        for cap in self.ctx.state.captures:
+            gid = cap.graph.id
+            ids = cap.ids
+            for node in cap.order:
+                try:
+                    seq = node._sequence_nr()
+                except Exception:
+                    continue
+                j = bisect.bisect_right(starts, seq) - 1
+                while j >= 0 and reach[j] > seq:
+                    k = order[j]
+                    if seq < self._ranges[k][1]:
+                        rec = records[k]
+                        if rec.graph is None:
+                            rec.graph = gid
+                        if rec.graph == gid:
+                            rec.nodes.append(ids[node])
+                    j -= 1
+
+
+class _OpLog:
+    """A TorchDispatchMode (made on first use: importing this module needs no
+    torch) that lists the aten ops run inside it and changes nothing."""
+
+    _mode_class = None
+
+    def __init__(self):
+        cls = _OpLog._mode_class
+        if cls is None:
+            cls = _OpLog._mode_class = _make_mode_class()
+        self.funcs: list = []
+        self.mode = cls(self.funcs)
+
+    def __enter__(self):
+        self.mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.mode.__exit__(*exc)
+
+    def names(self) -> list[str]:
+        return [str(f) for f in self.funcs]
+
+
+def _make_mode_class():
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    detach = torch.ops.aten.detach.default
+
+    class OpLogMode(TorchDispatchMode):
+        def __init__(self, funcs):
+            super().__init__()
+            self.funcs = funcs
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func is not detach:  # checkpoint's own bookkeeping
+                self.funcs.append(func)
+            return func(*args, **(kwargs or {}))
+
+    return OpLogMode
+
+
+def _get_seq() -> int:
+    import torch
+
+    return torch._C._autograd._get_sequence_nr()
+
+
+def _copy_names(wrapper, fn) -> None:
+    for attr in ("__name__", "__qualname__", "__doc__"):
+        try:
+            setattr(wrapper, attr, getattr(fn, attr, None) or getattr(type(fn), attr, None))
+        except Exception:
+            pass
+
+
+def _error_text(exc: BaseException) -> str:
+    msg = str(exc)
+    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
