@@ -90,15 +90,17 @@ class CheckpointProbe(Probe):
             except Exception as exc:  # our failure: the call runs unobserved
                 probe.ctx.internal_error("checkpoint.call", exc)
                 return original(function, *args, **kwargs)
-            first = _get_seq()
+            # in call order (an outer call before the calls nested in it)
+            k = len(probe.records)
+            probe.records.append(rec)
+            probe._ranges.append((_get_seq(), -1))
             try:
                 return original(observed, *args, **kwargs)
             except BaseException as exc:
                 rec.error = _error_text(exc)
                 raise
             finally:
-                probe._ranges.append((first, _get_seq()))
-                probe.records.append(rec)
+                probe._ranges[k] = (probe._ranges[k][0], _get_seq())
 
         checkpoint.__wrapped__ = original
         checkpoint.__name__ = getattr(original, "__name__", "checkpoint")
@@ -153,18 +155,23 @@ class CheckpointProbe(Probe):
         local = self._local
         local.recomputing = getattr(local, "recomputing", 0) + 1
         log = _OpLog()
+        stopped = False
         try:
             with log:
                 return function(*a, **k)
         except BaseException as exc:
             if type(exc).__name__ == "_StopRecomputationError":
-                r.early_stopped = True
+                stopped = True
             else:
                 r.error = _error_text(exc)
             raise
         finally:
             local.recomputing -= 1
             r.ops = log.names()
+            # torch's stop signal comes from the pack hook of the last tensor
+            # the segment saved, also when that was the last op's output:
+            # "early" only when ops of the forward were really left out.
+            r.early_stopped = stopped and len(r.ops) < len(rec.forward_ops)
             rec.recomputations.append(r)
 
     # -- what was checkpointed, and where ---------------------------------------------

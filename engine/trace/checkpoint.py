@@ -35,7 +35,8 @@ class Recomputation(_Part):
     trigger: Optional[str] = None
     ops: list[str] = msgspec.field(default_factory=list)  # aten ops re-run, in order
     # Non-reentrant: torch stopped the re-run early, once every tensor the
-    # segment had saved was recovered (the rest of `ops` never ran again).
+    # segment had saved was recovered, and fewer ops ran than in the forward
+    # (the rest of `forward_ops` never ran again).
     early_stopped: bool = False
     # "Type: message" when the re-run raised something other than torch's own
     # early-stop signal.
