@@ -341,3 +341,27 @@ def test_through_the_worker_process():
     assert tr.checkpoints[0].forward_ops == ["aten.cos.default", "aten.exp.default", "aten.sum.default"]
     assert tr.checkpoints[1].recomputations[0].early_stopped is True
     assert tr.checkpoints[0].recomputations[0].trigger == tr.checkpoints[0].nodes[0]
+
+
+def test_two_backward_calls_through_one_segment():
+    """Each backward (a graph task of its own) re-runs the segment; the
+    segment's nodes are named in the first graph that holds them, each
+    trigger in the graph of its own run."""
+    body = """\
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+y = checkpoint(logged(lambda t: torch.sin(t).exp(), "f"), x, use_reentrant=False)
+y.sum().backward(retain_graph=True)
+(y * 2).sum().backward()
+"""
+    tr, ns, plain = _run(body)
+    (c,) = tr.checkpoints
+    g0, g1 = (tr.graph(run.graph) for run in tr.backward_runs)
+    assert g0.id != g1.id
+    assert c.graph == g0.id and set(c.nodes) <= {n.id for n in g0.nodes}
+    rec = _entries(ns, True)
+    assert len(rec) == 2 and [r.ops for r in c.recomputations] == [e["ops"] for e in rec]
+    assert [r.run for r in c.recomputations] == [0, 1]
+    for r in c.recomputations:
+        assert _step_of_trigger(tr, r) == r.trigger
+    _same_log(ns, plain)
+    assert torch.equal(ns["x"].grad, plain["x"].grad)
