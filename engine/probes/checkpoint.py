@@ -132,6 +132,8 @@ class CheckpointProbe(Probe):
                         return function(*a, **k)
                 finally:
                     rec.forward_ops = log.names()
+            if not probe._installed:  # after the script (the trace is made): record nothing
+                return function(*a, **k)
             return probe._recompute(rec, function, a, k)
 
         _copy_names(observed, function)

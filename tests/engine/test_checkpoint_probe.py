@@ -365,3 +365,26 @@ y.sum().backward(retain_graph=True)
         assert _step_of_trigger(tr, r) == r.trigger
     _same_log(ns, plain)
     assert torch.equal(ns["x"].grad, plain["x"].grad)
+
+
+@pytest.mark.parametrize("extra", [
+    "context_fn=functools.partial(create_selective_checkpoint_contexts, policy)",  # selective checkpoint
+    "debug=True",  # torch refuses any other context_fn with debug: the probe passes none
+])
+def test_selective_and_debug_checkpoints(extra):
+    body = f"""\
+import functools
+from torch.utils.checkpoint import create_selective_checkpoint_contexts, CheckpointPolicy
+def policy(ctx, op, *a, **k):
+    return CheckpointPolicy.MUST_SAVE if op == torch.ops.aten.mm.default else CheckpointPolicy.PREFER_RECOMPUTE
+torch.manual_seed(0)
+x = torch.randn(4, 4, requires_grad=True)
+y = checkpoint(logged(lambda t: torch.mm(t, t).sin().mm(t), "f"), x, use_reentrant=False, {extra})
+y.sum().backward()
+"""
+    tr, ns, plain = _run(body)
+    (c,) = tr.checkpoints
+    assert c.forward_ops == _entries(ns, False)[0]["ops"]
+    assert [r.ops for r in c.recomputations] == [e["ops"] for e in _entries(ns, True)] != []
+    _same_log(ns, plain)
+    assert torch.equal(ns["x"].grad, plain["x"].grad)
