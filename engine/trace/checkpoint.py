@@ -57,6 +57,9 @@ class Checkpoint(_Part):
     # summarised at the call.
     inputs: list[Optional[TensorSummary]] = msgspec.field(default_factory=list)
     forward_ops: list[str] = msgspec.field(default_factory=list)
+    # torch restores the forward's RNG state for each re-run (Dropout draws the
+    # same mask again); False: the re-run draws new random numbers.
+    preserve_rng_state: bool = True
     recomputations: list[Recomputation] = msgspec.field(default_factory=list)
     # The forward raised (the script saw the exception unchanged): "Type: message".
     error: Optional[str] = None

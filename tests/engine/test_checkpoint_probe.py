@@ -163,7 +163,7 @@ y = checkpoint(f, x * 2, use_reentrant=True)
 def test_reentrant_call_matches_torch():
     tr, ns, plain = _run(REENTRANT)
     (c,) = tr.checkpoints
-    assert c.kind == "reentrant"
+    assert c.kind == "reentrant" and c.preserve_rng_state is True
     (fwd,) = _entries(ns, False)
     (rec,) = _entries(ns, True)
     assert c.forward_ops == fwd["ops"] == ["aten.cos.default", "aten.exp.default", "aten.sum.default"]
@@ -222,6 +222,7 @@ y.sum().backward()
     # every segment but the last is checkpointed: blocks 0-1 and 2-3
     assert [c.kind for c in tr.checkpoints] == ["reentrant" if reentrant else "non_reentrant"] * 2
     assert [c.function for c in tr.checkpoints] == ["seq.0..seq.1", "seq.2..seq.3"]
+    assert [c.preserve_rng_state for c in tr.checkpoints] == [True, True]
     segs = [("b0", "b1"), ("b2", "b3")]
     for c, names in zip(tr.checkpoints, segs):
         fwd = _entries(ns, False, names)
@@ -387,4 +388,30 @@ y.sum().backward()
     assert c.forward_ops == _entries(ns, False)[0]["ops"]
     assert [r.ops for r in c.recomputations] == [e["ops"] for e in _entries(ns, True)] != []
     _same_log(ns, plain)
+    assert torch.equal(ns["x"].grad, plain["x"].grad)
+
+
+@pytest.mark.parametrize("preserve", [True, False])
+def test_dropout_and_preserve_rng_state(preserve):
+    """The flag is recorded as given; with it the re-run's Dropout mask is
+    the forward's, and either way the gradients are the plain run's."""
+    body = f"""\
+torch.manual_seed(0)
+masks = []
+def f(t):
+    out = nn.functional.dropout(t, 0.5, training=True)
+    masks.append((out != 0).clone())
+    return out * 2
+x = torch.ones(64, requires_grad=True)
+y = checkpoint(logged(f, "f"), x, use_reentrant=False, preserve_rng_state={preserve}, early_stop=False)
+y.sum().backward()
+"""
+    tr, ns, plain = _run(body)
+    (c,) = tr.checkpoints
+    assert c.preserve_rng_state is preserve
+    assert [r.ops for r in c.recomputations] == [e["ops"] for e in _entries(ns, True)]
+    assert len(ns["masks"]) == len(plain["masks"]) == 2
+    assert torch.equal(ns["masks"][0], ns["masks"][1]) is preserve
+    for a, b in zip(ns["masks"], plain["masks"]):
+        assert torch.equal(a, b)
     assert torch.equal(ns["x"].grad, plain["x"].grad)
