@@ -118,7 +118,8 @@ class CheckpointProbe(Probe):
         summ = self.ctx.summ
         inputs = [summ.summarize(a) for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
         rec = Checkpoint(id=f"c{len(self.records) + 1}", kind=kind, function=self._describe(function),
-                         line=self._line(), inputs=inputs)
+                         line=self._line(), inputs=inputs,
+                         preserve_rng_state=bool(kwargs.get("preserve_rng_state", True)))
         probe = self
         calls = [0]
 
