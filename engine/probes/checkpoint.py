@@ -115,8 +115,13 @@ class CheckpointProbe(Probe):
         use_reentrant = kwargs.get("use_reentrant")
         # torch 2.x: not given means reentrant (after a warning)
         kind = "non_reentrant" if use_reentrant is False else "reentrant"
+        from torch.utils._python_dispatch import _disable_current_modes
+
         summ = self.ctx.summ
-        inputs = [summ.summarize(a) for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
+        # Summarising runs tensor ops (detach, view, ...): a TorchDispatchMode of
+        # the script's (or an outer checkpoint's op log) must not see them.
+        with _disable_current_modes():
+            inputs = [summ.summarize(a) for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
         rec = Checkpoint(id=f"c{len(self.records) + 1}", kind=kind, function=self._describe(function),
                          line=self._line(), inputs=inputs,
                          preserve_rng_state=bool(kwargs.get("preserve_rng_state", True)))

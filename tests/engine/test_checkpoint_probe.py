@@ -415,3 +415,25 @@ y.sum().backward()
     for a, b in zip(ns["masks"], plain["masks"]):
         assert torch.equal(a, b)
     assert torch.equal(ns["x"].grad, plain["x"].grad)
+
+
+def test_nested_checkpoints():
+    """A checkpoint inside a checkpointed function: both forward calls get an
+    entry (outer first); the inner call torch makes again while re-running the
+    outer one is part of that re-run, not a new entry; results unchanged."""
+    body = """\
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+inner = logged(lambda t: torch.cos(t).exp(), "inner")
+outer = logged(lambda t: checkpoint(inner, torch.sin(t), use_reentrant=False) * 3, "outer")
+y = checkpoint(outer, x, use_reentrant=False)
+y.sum().backward()
+"""
+    tr, ns, plain = _run(body)
+    assert [c.id for c in tr.checkpoints] == ["c1", "c2"]
+    c1, c2 = tr.checkpoints
+    assert c1.forward_ops == _entries(ns, False, ("outer",))[0]["ops"]
+    assert c2.forward_ops == _entries(ns, False, ("inner",))[0]["ops"]
+    assert set(c2.nodes) <= set(c1.nodes)  # the inner segment lies inside the outer one
+    assert [r.ops for r in c1.recomputations] == [e["ops"] for e in _entries(ns, True, ("outer",))]
+    _same_log(ns, plain)
+    assert torch.equal(ns["x"].grad, plain["x"].grad)
