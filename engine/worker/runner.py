@@ -50,7 +50,8 @@ from autogradviz.engine.worker.summarize import Summarizer, TensorStore, full_su
 # Characters of stdout/stderr kept in the trace (each); the worker may cap further.
 MAX_CAPTURED_OUTPUT = 2_000_000
 
-_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+# engine/ (worker, probes, trace): frames of ours, hidden from the script's traceback
+_ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class _Stream(io.TextIOBase):

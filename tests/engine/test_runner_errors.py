@@ -60,3 +60,24 @@ def test_common_mistake_is_explained(name):
 def test_unknown_error_has_no_made_up_explanation():
     err = run_script("raise ValueError('my own')\n", filename="/virtual/x.py").trace.error
     assert err.type == "ValueError" and err.message == "my own" and err.explanation is None
+
+
+def test_traceback_shows_no_frames_of_ours_inside_probes():
+    """An error raised inside a checkpointed function and inside a tensor hook
+    (both run through probe wrappers) shows only the script's and torch's frames."""
+    import torch.utils.checkpoint  # noqa: F401
+
+    from autogradviz.engine.worker.runner import run_script
+
+    src = (
+        "import torch\n"
+        "from torch.utils.checkpoint import checkpoint\n"
+        "def f(x):\n"
+        "    raise ValueError('inside the segment')\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "checkpoint(f, x, use_reentrant=False)\n"
+    )
+    r = run_script(src, filename="/virtual/ckpt_error.py")
+    assert r.trace.error.type == "ValueError" and r.trace.error.line == 4
+    assert "autogradviz" not in r.trace.error.traceback
+    assert 'File "/virtual/ckpt_error.py", line 4' in r.trace.error.traceback
