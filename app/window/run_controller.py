@@ -221,9 +221,9 @@ class RunController(QObject):
             where = self.tr(" (line {0})").format(line) if isinstance(line, int) else ""
             return self.tr(
                 "Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require "
-                "grad, although an input did: their gradient is lost, silently. Reentrant checkpoint "
-                "(use_reentrant=True, or not given) runs the function under no_grad and connects to the "
-                "graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors "
+                "grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant "
+                "checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to "
+                "the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors "
                 "inside a dict, a list or another object come back detached, so backward never reaches the "
                 "segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass "
                 "use_reentrant=False, which keeps the gradient in any output structure.").format(

@@ -48,6 +48,7 @@ from typing import Optional
 
 from autogradviz.engine.probes.base import Probe
 from autogradviz.engine.trace.checkpoint import Checkpoint, Recomputation
+from autogradviz.engine.worker.explain import OUTPUT_LOSES_GRAD_NOTE
 
 
 class CheckpointProbe(Probe):
@@ -87,17 +88,8 @@ class CheckpointProbe(Probe):
         trace.checkpoints = list(self.records)
         for line, kind in self.lost_grad:
             where = f" (line {line})" if line is not None else ""
-            trace.add_note(
-                "checkpoint_output_loses_grad",
-                f"Checkpoint{where}: the reentrant checkpoint returned a {kind} whose tensors do not "
-                "require grad, although an input did: their gradient is lost, silently. Reentrant "
-                "checkpoint (use_reentrant=True, or not given) runs the function under no_grad and "
-                "connects to the graph only the tensors it returns directly (a tensor, or the "
-                "elements of a tuple); tensors inside a dict, a list or another object come back "
-                "detached, so backward never reaches the segment's inputs and parameters. Return a "
-                "tensor or a tuple of tensors, or pass use_reentrant=False, which keeps the "
-                "gradient in any output structure.",
-                line=line, output_type=kind)
+            trace.add_note("checkpoint_output_loses_grad", OUTPUT_LOSES_GRAD_NOTE.format(where=where, type=kind),
+                           line=line, output_type=kind)
 
     # -- the wrapped call -----------------------------------------------------------
     def _wrap(self, original):
@@ -179,7 +171,8 @@ class CheckpointProbe(Probe):
 
             if not any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
                 return
-            tensors = _tensors_in(result)
+            # (an integer result, e.g. indices, has no gradient to lose)
+            tensors = [t for t in _tensors_in(result) if t.is_floating_point() or t.is_complex()]
             if tensors and not any(t.requires_grad for t in tensors):
                 self.lost_grad.append((rec.line, type(result).__name__))
         except Exception as exc:

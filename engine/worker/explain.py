@@ -183,6 +183,17 @@ USE_REENTRANT_MISSING_WARNING = (
     "outputs of any structure and works when no input requires grad; pass use_reentrant=True only "
     "to keep the old behaviour on purpose."
 )
+# The checkpoint probe's note (engine/probes/checkpoint.py): {where} is
+# " (line N)" or empty, {type} the result's type name.
+OUTPUT_LOSES_GRAD_NOTE = (
+    "Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, "
+    "although an input did: whatever gradient they should carry is lost, silently. Reentrant "
+    "checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to "
+    "the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors "
+    "inside a dict, a list or another object come back detached, so backward never reaches the "
+    "segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass "
+    "use_reentrant=False, which keeps the gradient in any output structure."
+)
 
 # torch's own module (the file raising a checkpoint error must be this one)
 _CHECKPOINT_FILE = os.path.join("torch", "utils", "checkpoint.py")

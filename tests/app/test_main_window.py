@@ -471,7 +471,7 @@ def test_checkpoint_rule_notes_are_translated_from_their_codes(window):
     probe) in English and Simplified Chinese, from their codes; the English
     the app writes is the worker's own."""
     from autogradviz.engine.trace.model import Note
-    from autogradviz.engine.worker.explain import (NO_INPUT_REQUIRES_GRAD_WARNING,
+    from autogradviz.engine.worker.explain import (NO_INPUT_REQUIRES_GRAD_WARNING, OUTPUT_LOSES_GRAD_NOTE,
                                                    USE_REENTRANT_MISSING_WARNING)
 
     runs = window.runs
@@ -480,9 +480,7 @@ def test_checkpoint_rule_notes_are_translated_from_their_codes(window):
     lost = Note("checkpoint_output_loses_grad", {"line": 7, "output_type": "dict"})
     assert runs.note_text(missing, "(en)") == f"Warning (line 6): {USE_REENTRANT_MISSING_WARNING}"
     assert runs.note_text(no_input, "(en)") == f"Warning: {NO_INPUT_REQUIRES_GRAD_WARNING}"
-    text = runs.note_text(lost, "(en)")
-    assert text.startswith("Checkpoint (line 7): the reentrant checkpoint returned a dict whose tensors")
-    assert text.endswith("which keeps the gradient in any output structure.")
+    assert runs.note_text(lost, "(en)") == OUTPUT_LOSES_GRAD_NOTE.format(where=" (line 7)", type="dict")
     # unknown codes, and a lost-gradient note without its type: the worker's English
     assert runs.note_text(Note("checkpoint_rule_from_a_newer_worker", {"line": 3}), "(en)") == "(en)"
     assert runs.note_text(Note("checkpoint_output_loses_grad", {"line": 7}), "(en)") == "(en)"
@@ -492,7 +490,7 @@ def test_checkpoint_rule_notes_are_translated_from_their_codes(window):
             "警告（第 6 行）：调用 checkpoint 时没有传入 use_reentrant。")
         assert runs.note_text(no_input, "(en)").startswith("警告：调用重入式 checkpoint（use_reentrant=True，或未指定）时")
         assert runs.note_text(lost, "(en)").startswith(
-            "Checkpoint（第 7 行）：重入式 checkpoint 返回了一个 dict，其中的张量都不需要梯度")
+            "Checkpoint（第 7 行）：重入式 checkpoint 返回了一个 dict，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度")
         assert runs.note_text(Note("checkpoint_rule_from_a_newer_worker", {"line": 3}), "(en)") == "(en)"
     finally:
         window.set_language("en")

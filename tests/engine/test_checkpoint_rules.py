@@ -127,6 +127,12 @@ def test_tuple_output_keeps_its_gradient_and_is_not_noted():
     assert r.namespace["x"].grad is not None
 
 
+def test_integer_tensors_in_a_dict_have_no_gradient_to_lose():
+    r = run("out = checkpoint(lambda t: {'idx': lin(t).argmax(-1)}, x, use_reentrant=True)\n")
+    assert r.trace.error is None and rule_notes(r.trace) == []
+    assert r.namespace["out"]["idx"].dtype == torch.int64
+
+
 def test_keyword_arguments_with_reentrant_are_explained():
     lin, x = torch.nn.Linear(3, 3), torch.randn(2, 3, requires_grad=True)
     with pytest.raises(ValueError) as raised:
