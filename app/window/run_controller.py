@@ -203,14 +203,16 @@ class RunController(QObject):
                            "torch.autograd.grad(output, t).").format(where=where)
         if code == "checkpoint_use_reentrant_missing":
             return self._warning_where(params) + self.tr(
-                "checkpoint was called without use_reentrant. It then uses the reentrant variant (today's "
-                "default, which torch says will change: not passing it is to become an error). Pass "
+                "torch says \"the use_reentrant parameter should be passed explicitly\": checkpoint was "
+                "called without use_reentrant. It then uses the reentrant variant (today's "
+                "default; torch plans to make leaving it out an error). Pass "
                 "use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments "
                 "and outputs of any structure and works when no input requires grad; pass "
                 "use_reentrant=True only to keep the old behaviour on purpose.")
         if code == "checkpoint_no_input_requires_grad":
             return self._warning_where(params) + self.tr(
-                "A reentrant checkpoint (use_reentrant=True, or not given) was called with no input that "
+                "torch says \"None of the inputs have requires_grad=True. Gradients will be None\": a "
+                "reentrant checkpoint (use_reentrant=True, or not given) was called with no input that "
                 "requires grad. It runs the function under no_grad and its result only gets a gradient "
                 "through its tensor inputs, so nothing inside the segment - not even the parameters of a "
                 "checkpointed module - gets a gradient from it: their .grad stays None. Make an input "

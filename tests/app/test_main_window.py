@@ -487,8 +487,11 @@ def test_checkpoint_rule_notes_are_translated_from_their_codes(window):
     try:
         window.set_language("zh_CN")
         assert runs.note_text(missing, "(en)").startswith(
-            "警告（第 6 行）：调用 checkpoint 时没有传入 use_reentrant。")
-        assert runs.note_text(no_input, "(en)").startswith("警告：调用重入式 checkpoint（use_reentrant=True，或未指定）时")
+            '警告（第 6 行）：torch 提示 "the use_reentrant parameter should be passed explicitly"：'
+            '调用 checkpoint 时没有传入 use_reentrant。')
+        assert runs.note_text(no_input, "(en)").startswith(
+            '警告：torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：'
+            "调用重入式 checkpoint（use_reentrant=True，或未指定）时")
         assert runs.note_text(lost, "(en)").startswith(
             "Checkpoint（第 7 行）：重入式 checkpoint 返回了一个 dict，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度")
         assert runs.note_text(Note("checkpoint_rule_from_a_newer_worker", {"line": 3}), "(en)") == "(en)"

@@ -63,7 +63,10 @@ def test_use_reentrant_not_given_warns_and_is_noted():
     assert msg in t.stderr  # printed as plain python prints it
     [(text, params)] = notes(t, "checkpoint_use_reentrant_missing")
     assert params == {"line": 6}
-    assert text.startswith("Warning (line 6): checkpoint was called without use_reentrant.")
+    # torch's words, then what they mean
+    assert text.startswith('Warning (line 6): torch says "the use_reentrant parameter should be passed '
+                           'explicitly": checkpoint was called without use_reentrant.')
+    assert "the use_reentrant parameter should be passed explicitly" in msg
     assert "Pass use_reentrant=False explicitly" in text and "recommended" in text
     assert rule_notes(t) == ["checkpoint_use_reentrant_missing"]
     # the script still ran as under torch: reentrant, gradients reach x and lin
@@ -97,7 +100,7 @@ def test_no_input_requiring_grad_warns_and_is_noted():
     assert said[0] in t.stderr
     [(text, params)] = notes(t, "checkpoint_no_input_requires_grad")
     assert params == {"line": 6}
-    assert text.startswith("Warning (line 6): A reentrant checkpoint")
+    assert text.startswith(f'Warning (line 6): torch says "{said[0]}": a reentrant checkpoint')
     assert ".grad stays None" in text and "use_reentrant=False" in text and "requires_grad_()" in text
     assert rule_notes(t) == ["checkpoint_no_input_requires_grad"]
 
