@@ -26,7 +26,7 @@ One rule of reentrant checkpoint fails silently: only tensors returned
 directly (the result, or elements of a returned tuple) are outputs of torch's
 autograd Function; a tensor in a dict or list comes back as the no_grad forward
 made it, without a gradient. The probe sees what torch handed back: when an
-input required grad (grad mode on) and the result holds tensors, none of which
+input required grad (grad mode on) and the result holds floating-point tensors, none of which
 requires grad, the trace gets a note "checkpoint_output_loses_grad" with the
 line - nothing is guessed about results whose tensors it cannot see.
 
