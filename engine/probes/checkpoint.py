@@ -22,6 +22,14 @@ which node asked for it (`torch._C._current_autograd_node()` while the engine
 runs it) and whether torch stopped it early (its private
 `_StopRecomputationError` passing through the wrapper, re-raised unchanged).
 
+One rule of reentrant checkpoint fails silently: only tensors returned
+directly (the result, or elements of a returned tuple) are outputs of torch's
+autograd Function; a tensor in a dict or list comes back as the no_grad forward
+made it, without a gradient. The probe sees what torch handed back: when an
+input required grad (grad mode on) and the result holds floating-point tensors, none of which
+requires grad, the trace gets a note "checkpoint_output_loses_grad" with the
+line - nothing is guessed about results whose tensors it cannot see.
+
 What the probe never does: read a saved tensor or `_saved_*` attribute (that
 would itself re-run a non-reentrant segment), call the function itself, or
 change arguments, results and exceptions. The segment's nodes are found after
@@ -40,6 +48,7 @@ from typing import Optional
 
 from autogradviz.engine.probes.base import Probe
 from autogradviz.engine.trace.checkpoint import Checkpoint, Recomputation
+from autogradviz.engine.worker.explain import OUTPUT_LOSES_GRAD_NOTE
 
 
 class CheckpointProbe(Probe):
@@ -55,6 +64,8 @@ class CheckpointProbe(Probe):
         self._local = threading.local()
         self._installed = False
         self._tracker = None
+        # (line, output type) of reentrant calls whose result lost its gradient
+        self.lost_grad: list[tuple[Optional[int], str]] = []
 
     # -- probe interface -----------------------------------------------------------
     def install(self, ctx) -> None:
@@ -75,6 +86,10 @@ class CheckpointProbe(Probe):
         except Exception as exc:  # the records stay, without their nodes
             self.ctx.internal_error("checkpoint.nodes", exc)
         trace.checkpoints = list(self.records)
+        for line, kind in self.lost_grad:
+            where = f" (line {line})" if line is not None else ""
+            trace.add_note("checkpoint_output_loses_grad", OUTPUT_LOSES_GRAD_NOTE.format(where=where, type=kind),
+                           line=line, output_type=kind)
 
     # -- the wrapped call -----------------------------------------------------------
     def _wrap(self, original):
@@ -95,7 +110,11 @@ class CheckpointProbe(Probe):
             probe.records.append(rec)
             probe._ranges.append((_get_seq(), -1))
             try:
-                return original(observed, *args, **kwargs)
+                grad_on = _grad_enabled()
+                result = original(observed, *args, **kwargs)
+                if rec.kind == "reentrant" and grad_on:
+                    probe._check_output(rec, args, result)
+                return result
             except BaseException as exc:
                 rec.error = _error_text(exc)
                 raise
@@ -144,6 +163,20 @@ class CheckpointProbe(Probe):
 
         _copy_names(observed, function)
         return rec, observed
+
+    def _check_output(self, rec: Checkpoint, args, result) -> None:
+        """Note a reentrant call whose result lost its gradient (module docstring)."""
+        try:
+            import torch
+
+            if not any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
+                return
+            # (an integer result, e.g. indices, has no gradient to lose)
+            tensors = [t for t in _tensors_in(result) if t.is_floating_point() or t.is_complex()]
+            if tensors and not any(t.requires_grad for t in tensors):
+                self.lost_grad.append((rec.line, type(result).__name__))
+        except Exception as exc:
+            self.ctx.internal_error("checkpoint.output", exc)
 
     def _recompute(self, rec: Checkpoint, function, a, k):
         """A re-run of the checkpointed function, called by torch."""
@@ -304,6 +337,31 @@ def _make_mode_class():
             return func(*args, **(kwargs or {}))
 
     return OpLogMode
+
+
+def _tensors_in(value, limit: int = 1000) -> list:
+    """The tensors in `value`: itself, or inside (nested) tuples, lists and
+    dict values; at most `limit` containers are opened."""
+    import torch
+
+    found, todo, opened = [], [value], 0
+    while todo and opened < limit:
+        v = todo.pop()
+        if isinstance(v, torch.Tensor):
+            found.append(v)
+        elif isinstance(v, (tuple, list)):
+            opened += 1
+            todo.extend(v)
+        elif isinstance(v, dict):
+            opened += 1
+            todo.extend(v.values())
+    return found
+
+
+def _grad_enabled() -> bool:
+    import torch
+
+    return torch.is_grad_enabled()
 
 
 def _get_seq() -> int:

@@ -3,11 +3,17 @@
 `explain(exc)` looks at an exception's type and message (torch's messages are
 stable enough to match on) and returns a short explanation, or None.
 `explain_warning(message)` does the same for warnings (reading `.grad` of a
-non-leaf tensor is a UserWarning in torch, not an error).
+non-leaf tensor is a UserWarning in torch, not an error), and
+`warning_note(message)` adds the code the app translates the note by.
+
+torch.utils.checkpoint's rules are among them: its keyword-argument error is
+only explained when torch's checkpoint module raised it (the same words from
+another library would mean something else), and its two warnings become notes.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Optional
 
@@ -145,8 +151,84 @@ NONLEAF_GRAD_WARNING = (
 )
 
 
+CHECKPOINT_KWARGS = (
+    "torch.utils.checkpoint.checkpoint was given keyword argument(s) it would have to pass on to "
+    "the checkpointed function ({0}), and the reentrant variant cannot: it is built on a "
+    "torch.autograd.Function, which takes only positional arguments. Reentrant is what "
+    "use_reentrant=True selects, and also what checkpoint does today when use_reentrant is not "
+    "given. Fix it in one of three ways: pass use_reentrant=False (the recommended variant, which "
+    "hands keyword arguments on); pass the values positionally, checkpoint(fn, x, value, "
+    "use_reentrant=True); or bind them first, checkpoint(functools.partial(fn, {1}=value), x, ...). "
+    "If {0} was meant as an option of checkpoint itself, check its spelling."
+)
+CHECKPOINT_SEQUENTIAL_KWARGS = (
+    "torch.utils.checkpoint.checkpoint_sequential was given keyword argument(s) it does not know "
+    "({0}). Its only options are use_reentrant and preserve_rng_state: each segment receives just "
+    "the output of the previous one, so there is nothing to pass keyword arguments to. Check the "
+    "spelling, or bind such values into the modules or functions (functools.partial) before "
+    "passing them."
+)
+NO_INPUT_REQUIRES_GRAD_WARNING = (
+    "torch says \"None of the inputs have requires_grad=True. Gradients will be None\": a "
+    "reentrant checkpoint (use_reentrant=True, or not given) was called with no input that "
+    "requires grad. It runs the function under no_grad and its result only gets a gradient "
+    "through its tensor inputs, so nothing inside the segment - not even the parameters of a "
+    "checkpointed module - gets a gradient from it: their .grad stays None. Make an input "
+    "require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which "
+    "records the segment normally."
+)
+USE_REENTRANT_MISSING_WARNING = (
+    "torch says \"the use_reentrant parameter should be passed explicitly\": checkpoint was "
+    "called without use_reentrant. It then uses the reentrant variant (today's "
+    "default; torch plans to make leaving it out an error). Pass "
+    "use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and "
+    "outputs of any structure and works when no input requires grad; pass use_reentrant=True only "
+    "to keep the old behaviour on purpose."
+)
+# The checkpoint probe's note (engine/probes/checkpoint.py): {where} is
+# " (line N)" or empty, {type} the result's type name.
+OUTPUT_LOSES_GRAD_NOTE = (
+    "Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, "
+    "although an input did: whatever gradient they should carry is lost, silently. Reentrant "
+    "checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to "
+    "the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors "
+    "inside a dict, a list or another object come back detached, so backward never reaches the "
+    "segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass "
+    "use_reentrant=False, which keeps the gradient in any output structure."
+)
+
+# torch's own module (the file raising a checkpoint error must be this one)
+_CHECKPOINT_FILE = os.path.join("torch", "utils", "checkpoint.py")
+
+
+def _checkpoint_kwargs(exc: BaseException) -> Optional[str]:
+    """The explanation of checkpoint's `Unexpected keyword arguments`, when
+    torch's checkpoint or checkpoint_sequential raised it (last frame)."""
+    m = re.fullmatch(r"Unexpected keyword arguments: (.*)", str(exc), re.DOTALL)
+    if not isinstance(exc, ValueError) or m is None:
+        return None
+    tb = exc.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    if not os.path.normpath(code.co_filename).endswith(_CHECKPOINT_FILE):
+        return None
+    names = [n for n in m.group(1).split(",") if n]
+    shown = ", ".join(names)
+    if code.co_name == "checkpoint_sequential":
+        return CHECKPOINT_SEQUENTIAL_KWARGS.format(shown)
+    if code.co_name == "checkpoint":
+        return CHECKPOINT_KWARGS.format(shown, names[0] if names else "name")
+    return None
+
+
 def explain(exc: BaseException) -> Optional[str]:
     msg = str(exc)
+    text = _checkpoint_kwargs(exc)
+    if text is not None:
+        return text
     if isinstance(exc, SyntaxError):
         return ("Python could not read this line: check for a missing bracket, colon, "
                 "quote or comma near the marked position.")
@@ -164,8 +246,20 @@ def explain(exc: BaseException) -> Optional[str]:
     return None
 
 
-def explain_warning(message: str) -> Optional[str]:
+def warning_note(message: str) -> Optional[tuple[str, str]]:
+    """(code, English explanation) for a warning worth a note, else None."""
     if "is not a leaf Tensor is being accessed" in message or (
             ".grad attribute of a Tensor that is not a leaf" in message):
-        return NONLEAF_GRAD_WARNING
+        return "nonleaf_grad_read", NONLEAF_GRAD_WARNING
+    if message.startswith("None of the inputs have requires_grad=True. Gradients will be None"):
+        return "checkpoint_no_input_requires_grad", NO_INPUT_REQUIRES_GRAD_WARNING
+    # checkpoint's and checkpoint_sequential's (worded slightly differently)
+    if message.startswith("torch.utils.checkpoint") and (
+            "use_reentrant parameter should be passed explicitly" in message):
+        return "checkpoint_use_reentrant_missing", USE_REENTRANT_MISSING_WARNING
     return None
+
+
+def explain_warning(message: str) -> Optional[str]:
+    found = warning_note(message)
+    return found[1] if found is not None else None

@@ -19,6 +19,9 @@ Notes written to the trace carry a code and parameters beside the English
 text (`Trace.add_note`), so the app shows them in the user's language:
   output_truncated   {"stream", "kept", "total"}
   nonleaf_grad_read  {"line"}: the script read .grad of a non-leaf (None)
+  checkpoint_use_reentrant_missing  {"line"}: checkpoint called without use_reentrant
+  checkpoint_no_input_requires_grad {"line"}: reentrant checkpoint, no input requires grad
+  checkpoint_output_loses_grad {"line", "output_type"}: (the checkpoint probe's)
   checkpoint_not_read {"nodes"}: saved tensors in non-reentrant checkpoints
   runs_truncated     {"calls", "recorded"}
   internal_error     {"stage", "error"}: a failure of ours; the script ran as usual
@@ -41,7 +44,7 @@ import torch
 from autogradviz.engine.probes.probe_set import ProbeSet, context_for
 from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
 from autogradviz.engine.worker.capture import CaptureState, capture, root_edges
-from autogradviz.engine.worker.explain import explain, explain_warning
+from autogradviz.engine.worker.explain import explain, warning_note
 from autogradviz.engine.worker.progress import Progress, ProgressCallback
 from autogradviz.engine.worker.recorder import Recorder
 from autogradviz.engine.worker.recorder import user_line as _user_line
@@ -253,15 +256,17 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     with warnings.catch_warnings():
         def showwarning(message, category, fname, lineno, file=None, line=None):
             try:
-                note = explain_warning(str(message))
-                if note is not None:
-                    key = (str(message), lineno)
+                found = warning_note(str(message))
+                if found is not None:
+                    code_, note = found
+                    # torch's checkpoint warnings point into torch (stacklevel):
+                    # the script's line is the innermost frame of its file.
+                    line_ = lineno if fname == filename else _script_line(filename)
+                    key = (str(message), line_)
                     if key not in seen_warnings:
                         seen_warnings.add(key)
-                        mine = fname == filename
-                        where = f" (line {lineno})" if mine else ""
-                        trace.add_note("nonleaf_grad_read", f"Warning{where}: {note}",
-                                       line=lineno if mine else None)
+                        where = f" (line {line_})" if line_ is not None else ""
+                        trace.add_note(code_, f"Warning{where}: {note}", line=line_)
             except Exception:
                 pass
             # What Python's default showwarning does (sys.stderr is ours here).
@@ -320,6 +325,16 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     out.finish()
     trace.duration_s = time.perf_counter() - t0
     return ScriptRun(trace, namespace, store, state)
+
+
+def _script_line(filename: str) -> Optional[int]:
+    """The line of the script running now (the innermost frame of its file), or None."""
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code.co_filename == filename:
+            return f.f_lineno
+        f = f.f_back
+    return None
 
 
 def _restore_torch_state(state) -> None:

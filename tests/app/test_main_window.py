@@ -464,3 +464,36 @@ def test_notes_are_translated_from_their_codes(window):
     old = Trace(notes=["(English form of the truncation note)", "second note"],
                 note_codes=[Note("output_truncated", {"total": 2_000_000, "cap": 1_000_000})])
     assert runs.note_texts(old) == ["(English form of the truncation note)", "second note"]
+
+
+def test_checkpoint_rule_notes_are_translated_from_their_codes(window):
+    """The worker's checkpoint notes (engine/worker/explain.py, the checkpoint
+    probe) in English and Simplified Chinese, from their codes; the English
+    the app writes is the worker's own."""
+    from autogradviz.engine.trace.model import Note
+    from autogradviz.engine.worker.explain import (NO_INPUT_REQUIRES_GRAD_WARNING, OUTPUT_LOSES_GRAD_NOTE,
+                                                   USE_REENTRANT_MISSING_WARNING)
+
+    runs = window.runs
+    missing = Note("checkpoint_use_reentrant_missing", {"line": 6})
+    no_input = Note("checkpoint_no_input_requires_grad", {"line": None})
+    lost = Note("checkpoint_output_loses_grad", {"line": 7, "output_type": "dict"})
+    assert runs.note_text(missing, "(en)") == f"Warning (line 6): {USE_REENTRANT_MISSING_WARNING}"
+    assert runs.note_text(no_input, "(en)") == f"Warning: {NO_INPUT_REQUIRES_GRAD_WARNING}"
+    assert runs.note_text(lost, "(en)") == OUTPUT_LOSES_GRAD_NOTE.format(where=" (line 7)", type="dict")
+    # unknown codes, and a lost-gradient note without its type: the worker's English
+    assert runs.note_text(Note("checkpoint_rule_from_a_newer_worker", {"line": 3}), "(en)") == "(en)"
+    assert runs.note_text(Note("checkpoint_output_loses_grad", {"line": 7}), "(en)") == "(en)"
+    try:
+        window.set_language("zh_CN")
+        assert runs.note_text(missing, "(en)").startswith(
+            '警告（第 6 行）：torch 提示 "the use_reentrant parameter should be passed explicitly"：'
+            '调用 checkpoint 时没有传入 use_reentrant。')
+        assert runs.note_text(no_input, "(en)").startswith(
+            '警告：torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：'
+            "调用重入式 checkpoint（use_reentrant=True，或未指定）时")
+        assert runs.note_text(lost, "(en)").startswith(
+            "Checkpoint（第 7 行）：重入式 checkpoint 返回了一个 dict，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度")
+        assert runs.note_text(Note("checkpoint_rule_from_a_newer_worker", {"line": 3}), "(en)") == "(en)"
+    finally:
+        window.set_language("en")
