@@ -166,16 +166,22 @@ def test_up_down_move_between_reruns(qtbot, panel, traces):
     trace = traces["loop"]
     session = panel.session
     session.set_trace(trace)
-    panel.setFocus()
+    before = [[r.ops for r in c.recomputations] for c in trace.checkpoints]
+    panel.go_to(0)
     rows = []
     for key in (Qt.Key_Down, Qt.Key_Down, Qt.Key_Up):
         qtbot.keyClick(panel.reruns, key)
         rows.append(panel.reruns.currentRow())
         i, j = rerun_at(panel, rows[-1])
-        assert session.run_index == trace.checkpoints[i].recomputations[j].run
-    assert rows == [1, 1, 0] or rows == [0, 1, 0]
+        r = trace.checkpoints[i].recomputations[j]
+        assert (session.run_index, session.step) == (r.run, r.step + 1)
+        assert panel.highlighted == [rows[-1]]
+    assert rows == [1, 1, 0]  # a list: stops at its end
+    # keys reaching the panel itself (focus elsewhere in it) move the same way
+    qtbot.keyClick(panel, Qt.Key_Down)
+    assert panel.reruns.currentRow() == 1 and session.run_index == 1
     # the trace itself is untouched
-    assert [len(c.recomputations) for c in trace.checkpoints] == [1, 1]
+    assert [[r.ops for r in c.recomputations] for c in trace.checkpoints] == before
 
 
 def test_op_table_is_forward_beside_rerun_with_early_stop(panel, traces):
@@ -193,6 +199,19 @@ def test_op_table_is_forward_beside_rerun_with_early_stop(panel, traces):
     assert "Only the inputs are kept" in text
     (kept,) = c.inputs
     assert f"{shape_text(kept)} {kept.dtype} {summary_text(kept)}" in text  # "(3) float32 [0.5, -1, 2]"
+
+
+def test_a_new_trace_replaces_the_highlight(panel, traces):
+    """A re-run lit in one trace says nothing about the next trace's rows."""
+    session = panel.session
+    session.set_trace(traces["loop"])
+    r = traces["loop"].checkpoints[1].recomputations[0]
+    session.select_run(r.run)
+    session.set_step(r.step + 1)
+    assert [rerun_at(panel, row) for row in panel.highlighted] == [(1, 0)]
+    session.set_trace(traces["early_stop"])
+    assert panel.highlighted == [] and panel.reruns.count() == 1
+    assert panel.caption.text().startswith("Next: checkpoint 1 ")
 
 
 def test_dropout_without_preserved_rng_is_warned(panel, traces):

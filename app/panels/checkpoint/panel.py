@@ -85,6 +85,10 @@ class CheckpointPanel(QWidget):
         self.reruns.setSelectionMode(QAbstractItemView.SingleSelection)
         self.reruns.currentRowChanged.connect(self._on_rerun_row)
         self.reruns.itemClicked.connect(self._on_rerun_clicked)
+        # whole sentences: wrapped, never cut off behind a scroll bar
+        self.reruns.setWordWrap(True)
+        self.reruns.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.reruns.setResizeMode(QListWidget.Adjust)
         self.details = QLabel(self)
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.RichText)
@@ -93,6 +97,7 @@ class CheckpointPanel(QWidget):
         self.ops.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.ops.setSelectionMode(QAbstractItemView.NoSelection)
         self.ops.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.ops.verticalHeader().setDefaultSectionSize(self.ops.fontMetrics().height() + 6)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.RichText)
@@ -100,6 +105,8 @@ class CheckpointPanel(QWidget):
         left = QSplitter(Qt.Vertical, self)
         left.addWidget(self.segments)
         left.addWidget(self.reruns)
+        left.setStretchFactor(0, 1)
+        left.setStretchFactor(1, 2)
         right = QWidget(self)
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
@@ -108,8 +115,8 @@ class CheckpointPanel(QWidget):
         split = QSplitter(Qt.Horizontal, self)
         split.addWidget(left)
         split.addWidget(right)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.addWidget(self.intro)
         lay.addWidget(split, 1)
@@ -215,6 +222,7 @@ class CheckpointPanel(QWidget):
             return (inf if r.run is None else r.run, inf if r.step is None else r.step)
         self.refs = sorted(refs, key=order)  # stable: call order within one step
         self.current_checkpoint = 0 if self.checkpoints else -1
+        self.highlighted = []  # rows of the old trace's list
         self._refill()
         self._follow_session()
 
