@@ -238,6 +238,30 @@ def test_errors_are_red(panel, traces):
     assert "The re-run raised: RuntimeError: boom" in panel.details.text()
 
 
+def test_texts_follow_the_ui_language(panel, traces):
+    from PySide6.QtWidgets import QApplication
+
+    from autogradviz.app import i18n
+
+    session = panel.session
+    session.set_trace(traces["reentrant"])
+    r = traces["reentrant"].checkpoints[0].recomputations[0]
+    session.select_run(r.run)
+    session.set_step(r.step + 1)
+    try:
+        assert i18n.set_language("zh_CN", save=False)
+        QApplication.processEvents()
+        assert panel.segments.item(0).text().startswith("检查点 1 · 可重入")
+        assert "正在重新计算检查点 1" in panel.caption.text()
+        assert panel.ops.horizontalHeaderItem(0).text() == "前向操作"
+        assert panel.highlighted == [0]
+    finally:
+        i18n.set_language("en", save=False)
+        QApplication.processEvents()
+    assert panel.segments.item(0).text().startswith("checkpoint 1 · reentrant")
+    assert panel.caption.text().startswith("<b>Recomputing checkpoint 1</b>")
+
+
 def test_dock_only_for_traces_with_checkpoints(qtbot, shared_worker, traces):
     from autogradviz.app.theme import ThemeManager
     from autogradviz.app.window.main_window import MainWindow

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView, QHeaderView, QLabel, QListWidget, QListWidgetItem, QSplitter,
@@ -89,6 +89,7 @@ class CheckpointPanel(QWidget):
         self.reruns.setWordWrap(True)
         self.reruns.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.reruns.setResizeMode(QListWidget.Adjust)
+        self.reruns.setSpacing(2)
         self.details = QLabel(self)
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.RichText)
@@ -138,7 +139,7 @@ class CheckpointPanel(QWidget):
         self._refill()
 
     def changeEvent(self, event) -> None:  # noqa: N802
-        from PySide6.QtCore import QEvent
+        """Every text is rebuilt in the new UI language (kinds, captions, the table header)."""
         if event.type() == QEvent.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
