@@ -131,6 +131,9 @@ def test_session_at_a_rerun_highlights_exactly_it(panel, traces, name):
         assert (i, j) in expected
         assert panel.caption.text().startswith(f"<b>Recomputing checkpoint {i + 1}</b>")
         assert f"({len(r.ops)} ops)" in panel.caption.text()
+        trigger = next(n for n in trace.graph(trace.backward_runs[r.run].graph).nodes if n.id == r.trigger)
+        assert f"because {trigger.label} ({trigger.op})" in panel.caption.text() if trigger.label \
+            else f"because {trigger.op} needs" in panel.caption.text()
         assert panel.segments.currentRow() in {a for a, _ in expected}
         # one step before, the trigger has not run yet: nothing re-runs, the caption says what is next
         session.set_step(r.step)
@@ -272,8 +275,14 @@ def test_dock_only_for_traces_with_checkpoints(qtbot, shared_worker, traces):
     w.show()
     dock = w.panels.dock("checkpoint")
     assert not dock.isVisible()
-    w.session.set_trace(traces["loop"])
+    trace = traces["loop"]
+    w.session.set_trace(trace)
     assert dock.isVisible()
+    panel = w.panels.widget("checkpoint")
+    panel.go_to(1)
+    r = trace.checkpoints[1].recomputations[0]
+    assert (w.session.run_index, w.session.step, w.session.selected_node) == (r.run, r.step + 1, r.trigger)
+    assert w.editor.textCursor().blockNumber() + 1 == trace.checkpoints[1].line
     w.session.set_trace(trace_of(LESSON))
     assert not dock.isVisible()
     w.ask_unsaved = lambda: "discard"

@@ -73,6 +73,7 @@ class CheckpointPanel(QWidget):
         self.refs: list[RecomputeRef] = []  # the re-run list's rows, in backward order
         self.highlighted: list[int] = []  # rows of re-runs happening at the session's step
         self.current_checkpoint = -1
+        self._triggers: dict = {}
         self._theme = "light"
         self._syncing = False
 
@@ -190,26 +191,13 @@ class CheckpointPanel(QWidget):
 
     # -- data ----------------------------------------------------------------
     def _node(self, run: Optional[int], node_id: str):
-        trace = self.session.trace
-        if trace is None:
-            return None
+        """The trigger's Node: the session's when its run is shown, else from the
+        table `reload` built (node ids are unique in a trace)."""
         if run is not None and run == self.session.run_index:
             node = self.session.node(node_id)
             if node is not None:
                 return node
-        graph_ids = []
-        if run is not None and 0 <= run < len(trace.backward_runs):
-            graph_ids.append(trace.backward_runs[run].graph)
-        graph_ids += [g.id for g in trace.graphs]
-        for gid in graph_ids:
-            try:
-                g = trace.graph(gid)
-            except KeyError:
-                continue
-            for n in g.nodes:
-                if n.id == node_id:
-                    return n
-        return None
+        return self._triggers.get(node_id)
 
     def reload(self) -> None:
         trace = self.session.trace
@@ -222,6 +210,9 @@ class CheckpointPanel(QWidget):
             inf = float("inf")
             return (inf if r.run is None else r.run, inf if r.step is None else r.step)
         self.refs = sorted(refs, key=order)  # stable: call order within one step
+        # the trigger nodes, found once (one pass over the graphs), not per row
+        wanted = {r.trigger for c in self.checkpoints for r in c.recomputations if r.trigger}
+        self._triggers = {n.id: n for g in (trace.graphs if wanted else []) for n in g.nodes if n.id in wanted}
         self.current_checkpoint = 0 if self.checkpoints else -1
         self.highlighted = []  # rows of the old trace's list
         self._refill()
