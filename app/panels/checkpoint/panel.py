@@ -156,6 +156,10 @@ class CheckpointPanel(QWidget):
             return self.tr("non-reentrant")
         return kind
 
+    def ops_text(self, n: int) -> str:
+        """"1 op" / "n ops" (a caption reads wrong with "1 ops")."""
+        return self.tr("1 op") if n == 1 else self.tr("{0} ops").format(n)
+
     def segment_text(self, i: int) -> str:
         c = self.checkpoints[i]
         parts = [self.tr("checkpoint {0}").format(i + 1), self.kind_text(c.kind)]
@@ -417,8 +421,8 @@ class CheckpointPanel(QWidget):
             for row in self.highlighted:
                 ref = self.refs[row]
                 r = self.checkpoints[ref.checkpoint].recomputations[ref.index]
-                texts.append(self.tr("<b>Recomputing checkpoint {0}</b> ({1} ops) because {2} needs its "
-                                     "saved tensors.").format(ref.checkpoint + 1, len(r.ops),
+                texts.append(self.tr("<b>Recomputing checkpoint {0}</b> ({1}) because {2} needs its "
+                                     "saved tensors.").format(ref.checkpoint + 1, self.ops_text(len(r.ops)),
                                                                _esc(self.node_text(r.run, r.trigger))))
             self.caption.setText(" ".join(texts))
             return
@@ -428,9 +432,9 @@ class CheckpointPanel(QWidget):
             return
         ref = self.refs[nxt]
         r = self.checkpoints[ref.checkpoint].recomputations[ref.index]
-        self.caption.setText(self.tr("Next: checkpoint {0} is recomputed ({1} ops) at run #{2}, step {3}, "
+        self.caption.setText(self.tr("Next: checkpoint {0} is recomputed ({1}) at run #{2}, step {3}, "
                                      "when {4} needs its saved tensors.").format(
-            ref.checkpoint + 1, len(r.ops), r.run + 1, session_step_of(r), _esc(self.node_text(r.run, r.trigger))))
+            ref.checkpoint + 1, self.ops_text(len(r.ops)), r.run + 1, session_step_of(r), _esc(self.node_text(r.run, r.trigger))))
 
     def _next_row(self) -> Optional[int]:
         run, step = self.session.run_index, self.session.step
