@@ -22,6 +22,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QT_TRANSLATE_N
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
+from autogradviz.app.panels.checkpoint import CheckpointPanel
 from autogradviz.app.panels.editor import CodeEditor
 from autogradviz.app.panels.grad_scaler import GradScalerPanel
 from autogradviz.app.panels.inspector import InspectorPanel
@@ -85,6 +86,9 @@ PANELS: list[PanelSpec] = [
     PanelSpec("gradScaler", QT_TRANSLATE_NOOP("Panels", "GradScaler"),
               lambda c: GradScalerPanel(c.session, c.parent), Qt.BottomDockWidgetArea,
               on_theme=GradScalerPanel.set_theme, show_when=_has_scaler_events, tab_with="stepper"),
+    PanelSpec("checkpoint", QT_TRANSLATE_NOOP("Panels", "Checkpoints"), lambda c: CheckpointPanel(c.session, c.parent),
+              Qt.BottomDockWidgetArea, on_theme=CheckpointPanel.set_theme,
+              show_when=lambda t: bool(getattr(t, "checkpoints", None)), tab_with="stepper"),
 ]
 
 
