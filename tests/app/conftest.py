@@ -120,3 +120,20 @@ def no_leftovers(shared_worker):
     assert QThreadPool.globalInstance().waitForDone(10_000), "thread pool still busy"
     keep = {shared_worker.pid()} - {None}
     _wait_until(lambda: not (_children() - keep), 5_000, "stray child processes to exit")
+
+
+@pytest.fixture
+def main_window(qtbot, shared_worker):
+    """A shown MainWindow on the shared worker (no worker start, no autosave),
+    closed at the end without asking about unsaved text."""
+    from autogradviz.app.theme import ThemeManager
+    from autogradviz.app.window.main_window import MainWindow
+
+    theme = ThemeManager()
+    w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.ask_unsaved = lambda: "discard"
+    w.close()
+    theme.deleteLater()

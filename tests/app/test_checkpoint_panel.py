@@ -265,14 +265,8 @@ def test_texts_follow_the_ui_language(panel, traces):
     assert panel.caption.text().startswith("<b>Recomputing checkpoint 1</b>")
 
 
-def test_dock_only_for_traces_with_checkpoints(qtbot, shared_worker, traces):
-    from autogradviz.app.theme import ThemeManager
-    from autogradviz.app.window.main_window import MainWindow
-
-    theme = ThemeManager()
-    w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
-    qtbot.addWidget(w)
-    w.show()
+def test_dock_only_for_traces_with_checkpoints(main_window, traces):
+    w = main_window
     dock = w.panels.dock("checkpoint")
     assert not dock.isVisible()
     trace = traces["loop"]
@@ -285,6 +279,3 @@ def test_dock_only_for_traces_with_checkpoints(qtbot, shared_worker, traces):
     assert w.editor.textCursor().blockNumber() + 1 == trace.checkpoints[1].line
     w.session.set_trace(trace_of(LESSON))
     assert not dock.isVisible()
-    w.ask_unsaved = lambda: "discard"
-    w.close()
-    theme.deleteLater()

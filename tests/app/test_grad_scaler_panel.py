@@ -160,14 +160,8 @@ def test_inspector_shows_scaled_gradients_unscaled(qtbot, trace):
     assert "÷" not in inspector.grad_label.text()
 
 
-def test_dock_only_for_traces_with_gradscaler_calls(qtbot, shared_worker, trace):
-    from autogradviz.app.theme import ThemeManager
-    from autogradviz.app.window.main_window import MainWindow
-
-    theme = ThemeManager()
-    w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
-    qtbot.addWidget(w)
-    w.show()
+def test_dock_only_for_traces_with_gradscaler_calls(main_window, trace):
+    w = main_window
     dock = w.panels.dock("gradScaler")
     assert not dock.isVisible()
     w.session.set_trace(trace)
@@ -177,9 +171,6 @@ def test_dock_only_for_traces_with_gradscaler_calls(qtbot, shared_worker, trace)
     assert w.editor.textCursor().blockNumber() + 1 == trace.scaler_events[3].line
     w.session.set_trace(trace_of(LESSON))
     assert not dock.isVisible()
-    w.ask_unsaved = lambda: "discard"
-    w.close()
-    theme.deleteLater()
 
 
 def test_stepper_caption_shows_the_real_gradient(qtbot, trace):
