@@ -9,28 +9,46 @@ TORCH ?= torch>=2.2
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+LINKS := $(VENV)/.linked
+SOURCES := $(VENV)/.sources
+# The editable install is "strict": build/__editable__.*/autogradviz is a tree of
+# symlinks laid out as installed (autogradviz/app, autogradviz/engine, ...), so
+# tools that walk the package on disk (lint-imports, run from the repository root)
+# see every module. Edits show at once; a module added or removed needs the
+# tree relinked, which happens when the list of files in app/, engine/ and
+# resources/ ($(SOURCES)) changes.
+STRICT := --config-settings editable_mode=strict
 
-.PHONY: run test setup bench translations clean
+.PHONY: run test setup bench translations clean FORCE
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH)"
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[test]" $(STRICT)
 	touch $(STAMP)
 
-setup: $(STAMP)
+$(SOURCES): FORCE
+	@mkdir -p $(VENV)
+	@find app engine resources -type f -not -path '*/__pycache__/*' -not -name '*.pyc' | LC_ALL=C sort > $@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 
-run: $(STAMP)
+$(LINKS): $(STAMP) $(SOURCES)
+	$(PY) -m pip install --quiet --no-deps -e . $(STRICT)
+	touch $(LINKS)
+
+setup: $(LINKS)
+
+run: $(LINKS)
 	$(VENV)/bin/autogradviz
 
-test: $(STAMP)
+test: $(LINKS)
 	QT_QPA_PLATFORM=$${QT_QPA_PLATFORM:-offscreen} $(PY) -m pytest -q -p no:cacheprovider
 
-bench: $(STAMP)
+bench: $(LINKS)
 	$(PY) benchmarks/run_all.py
 
-translations: $(STAMP)
+translations: $(LINKS)
 	$(VENV)/bin/pyside6-lrelease resources/translations/autogradviz_zh_CN.ts -qm resources/translations/autogradviz_zh_CN.qm
 
 clean:

@@ -79,6 +79,17 @@ def unscaled_summary(s: TensorSummary, scale: float) -> TensorSummary:
                                    norm=None if s.norm is None else s.norm / abs(scale))
 
 
+def _set_changed(item, flags: dict) -> bool:
+    """Set the item's flag attributes; True when any of them changed (so the
+    caller repaints only then: stepping touches thousands of items)."""
+    changed = False
+    for k, v in flags.items():
+        if getattr(item, k) != v:
+            setattr(item, k, v)
+            changed = True
+    return changed
+
+
 # -- node boxes ----------------------------------------------------------------------------
 class NodeItem(QGraphicsRectItem):
     """One LayoutBox: a trace node (or a per-use copy of a leaf, or a group).
@@ -117,12 +128,7 @@ class NodeItem(QGraphicsRectItem):
         self._cursor_set = False
 
     def set_flags(self, **kw) -> None:
-        changed = False
-        for k, v in kw.items():
-            if getattr(self, k) != v:
-                setattr(self, k, v)
-                changed = True
-        if changed:
+        if _set_changed(self, kw):
             # faded while pending, but never while it is hovered or lit up
             faded = self.status == "pending" and not (self.lit or self.hovered or self.search_hit)
             self.setOpacity(self.style.pending_opacity if faded else 1.0)
@@ -366,12 +372,7 @@ class EdgeItem(QGraphicsRectItem):
         return QPolygonF([tip, QPointF(base.x() + nx, base.y() + ny), QPointF(base.x() - nx, base.y() - ny)])
 
     def set_flags(self, **kw) -> None:
-        changed = False
-        for k, v in kw.items():
-            if getattr(self, k) != v:
-                setattr(self, k, v)
-                changed = True
-        if changed:
+        if _set_changed(self, kw):
             self._apply_pen()
 
     def _apply_pen(self) -> None:

@@ -231,19 +231,11 @@ class CodeEditor(QPlainTextEdit):
         if self._stopped_line is not None and self._stopped_line != self._error_line:
             block = self.document().findBlockByNumber(self._stopped_line - 1)
             if block.isValid():
-                sel = QTextEdit.ExtraSelection()
-                sel.format.setBackground(QColor(c["stopped_bg"]))
-                sel.format.setProperty(QTextFormat.FullWidthSelection, True)
-                sel.cursor = QTextCursor(block)
-                selections.append(sel)
+                selections.append(_whole_line(block, c["stopped_bg"]))
         if self._error_line is not None:
             block = self.document().findBlockByNumber(self._error_line - 1)
             if block.isValid():
-                sel = QTextEdit.ExtraSelection()
-                sel.format.setBackground(QColor(c["error_bg"]))
-                sel.format.setProperty(QTextFormat.FullWidthSelection, True)
-                sel.cursor = QTextCursor(block)
-                selections.append(sel)
+                selections.append(_whole_line(block, c["error_bg"]))
                 under = QTextEdit.ExtraSelection()
                 under.format.setUnderlineStyle(QTextCharFormat_wave())
                 under.format.setUnderlineColor(QColor(c["error_underline"]))
@@ -361,3 +353,12 @@ class CodeEditor(QPlainTextEdit):
 def QTextCharFormat_wave():  # noqa: N802
     from PySide6.QtGui import QTextCharFormat
     return QTextCharFormat.UnderlineStyle.WaveUnderline
+
+
+def _whole_line(block, color: str) -> QTextEdit.ExtraSelection:
+    """A full-width background tint on one line of the editor (stopped / error line)."""
+    sel = QTextEdit.ExtraSelection()
+    sel.format.setBackground(QColor(color))
+    sel.format.setProperty(QTextFormat.FullWidthSelection, True)
+    sel.cursor = QTextCursor(block)
+    return sel
