@@ -33,11 +33,7 @@ class _LineNumberArea(QWidget):
 
     def event(self, event):
         if event.type() == event.Type.ToolTip:
-            tip = self._editor.marker_tip(self._editor.line_at_y(event.pos().y()))
-            if tip:
-                QToolTip.showText(event.globalPos(), tip, self)
-            else:
-                QToolTip.hideText()
+            _show_tip(event, self._editor.marker_tip(self._editor.line_at_y(event.pos().y())), self)
             return True
         return super().event(event)
 
@@ -252,11 +248,7 @@ class CodeEditor(QPlainTextEdit):
         if event.type() == event.Type.ToolTip and (self._error_line is not None or self._stopped_line is not None):
             pos = self.viewport().mapFromGlobal(event.globalPos())
             line = self.cursorForPosition(pos).blockNumber() + 1
-            tip = self.marker_tip(line) if self.line_at_y(pos.y()) == line else ""
-            if tip:
-                QToolTip.showText(event.globalPos(), tip, self)
-            else:
-                QToolTip.hideText()
+            _show_tip(event, self.marker_tip(line) if self.line_at_y(pos.y()) == line else "", self)
             return True
         return super().event(event)
 
@@ -362,3 +354,11 @@ def _whole_line(block, color: str) -> QTextEdit.ExtraSelection:
     sel.format.setProperty(QTextFormat.FullWidthSelection, True)
     sel.cursor = QTextCursor(block)
     return sel
+
+
+def _show_tip(event, tip: str, widget) -> None:
+    """The marker's message as a tooltip where the mouse is, or none."""
+    if tip:
+        QToolTip.showText(event.globalPos(), tip, widget)
+    else:
+        QToolTip.hideText()
