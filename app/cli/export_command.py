@@ -18,6 +18,8 @@ import threading
 import time
 from typing import Optional
 
+from autogradviz.app.cli.interpreter_option import add_python_argument, checked_python
+
 PROG = "autogradviz export"
 
 
@@ -92,6 +94,7 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--timeout", type=_positive, default=60.0, metavar="S",
                         help="stop the script after S seconds (default 60)")
+    add_python_argument(parser)
 
 
 def _needs_steps(args) -> bool:
@@ -122,7 +125,10 @@ def _load_trace(args) -> tuple[Optional[object], int, Optional[str]]:
     _, problem = read_script(src)
     if problem is not None:  # before starting a worker (trace_file says the same)
         return None, 2, problem
-    client = WorkerClient()
+    python, problem = checked_python(args.python)
+    if problem is not None:
+        return None, 2, problem
+    client = WorkerClient(python=python)
     warm = None
     try:
         # The worker (python + torch import, ~1 s) starts first; our own

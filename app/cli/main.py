@@ -2,7 +2,7 @@
 
     autogradviz                         open the app
     autogradviz FILE.py                 open the app on FILE.py
-    autogradviz trace SCRIPT.py [-o trace.json] [--device cpu|cuda] [--timeout S]
+    autogradviz trace SCRIPT.py [-o trace.json] [--device cpu|cuda] [--timeout S] [--python PATH]
     autogradviz export ...              (see `autogradviz export --help`)
     autogradviz doctor                  what this installation can do
 
@@ -19,6 +19,8 @@ import argparse
 import os
 import sys
 from typing import Optional, Sequence
+
+from autogradviz.app.cli.interpreter_option import add_python_argument, checked_python
 
 PROG = "autogradviz"
 SUBCOMMANDS = ("trace", "export", "doctor", "gui")
@@ -69,6 +71,7 @@ def build_parser(with_export: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print the JSON")
     p.add_argument("--echo", action="store_true",
                    help="also show the script's prints on stderr while it runs")
+    add_python_argument(p)
 
     if with_export:
         from autogradviz.app.cli.export_command import add_export_arguments  # (may need Qt)
@@ -132,8 +135,12 @@ def _trace(args) -> int:
             sys.stderr.write(text)
             sys.stderr.flush()
 
+    python, problem = checked_python(args.python)
+    if problem is not None:
+        _err("trace", problem)
+        return 2
     outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
-                         keep_json=True)
+                         keep_json=True, python=python)
     if outcome.trace is not None:
         data = _trace_bytes(outcome, args.indent)
         try:

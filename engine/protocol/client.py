@@ -29,6 +29,7 @@ import tokenize
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from autogradviz.engine.protocol.interpreter import worker_environment
 from autogradviz.engine.protocol.messages import (
     DEFAULT_RUN_TIMEOUT_S, DUMP_WAIT_S, KILL_GRACE_S, START_TIMEOUT_S, STDERR_TAIL_BYTES,
     ProtocolDecodeError, ProtocolVersionError, check_ready, decode_message, encode_message,
@@ -128,7 +129,8 @@ class WorkerClient:
         if self.alive and self.ready_info is not None:
             return self.ready_info
         self._discard()
-        env = dict(os.environ if self.env is None else self.env)
+        # another interpreter (`--python`) finds this app's engine on PYTHONPATH
+        env = worker_environment(self.python, os.environ if self.env is None else self.env)
         env.setdefault("PYTHONUNBUFFERED", "1")
         env.setdefault("PYTHONIOENCODING", "utf-8")
         self._queue = queue.Queue()
@@ -515,7 +517,7 @@ def read_script(path: str) -> tuple[Optional[str], Optional[str]]:
 def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAULT_TIMEOUT,
                on_output: Optional[OutputCallback] = None,
                client: Optional[WorkerClient] = None, steps: bool = True,
-               keep_json: bool = False) -> TraceOutcome:
+               keep_json: bool = False, python: Optional[str] = None) -> TraceOutcome:
     """Run the script at `path` in a worker and return its trace and exit code.
 
     exit 0: the script ran to the end. 1: it raised, timed out or killed the
@@ -523,13 +525,14 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     unreadable or not UTF-8, the device is unavailable, or no worker could be
     started. `message` is one line for stderr when exit_code != 0.
     Pass `client` to reuse a warm worker (it is left running); otherwise a
-    worker is started and closed here.
+    worker is started and closed here, with `python` (default: this
+    interpreter; see engine/protocol/interpreter.py for another one).
     """
     source, problem = read_script(path)
     if problem is not None:
         return TraceOutcome(None, 2, problem)
     own = client is None
-    client = client or WorkerClient()
+    client = client or WorkerClient(python=python)
     try:
         try:
             outcome = client.run(source, filename=path, device=device, timeout=timeout,

@@ -168,6 +168,11 @@ class ErrorInfo(_Part):
     line: Optional[int] = None
     explanation: Optional[str] = None
     traceback: Optional[str] = None
+    # What the explanation is about, for the app to say in the UI language
+    # and to act on (e.g. "missing_module": offer to install it); None when
+    # the explanation has no code. docs/trace-format.md lists the codes.
+    code: Optional[str] = None
+    params: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 class Note(_Part):

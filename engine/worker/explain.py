@@ -17,6 +17,8 @@ import os
 import re
 from typing import Optional
 
+from autogradviz.engine.worker.missing_module import ENGLISH_IMPORT_NAME, missing_module_error
+
 # (name, pattern, text): the name says which mistake a rule is about; were
 # ErrorInfo to carry a code for the app to translate, it would be this.
 _RULES: list[tuple[str, re.Pattern, str]] = []
@@ -232,8 +234,11 @@ def explain(exc: BaseException) -> Optional[str]:
     if isinstance(exc, SyntaxError):
         return ("Python could not read this line: check for a missing bracket, colon, "
                 "quote or comma near the marked position.")
-    if isinstance(exc, (ModuleNotFoundError, ImportError)):
-        return "This module is not installed in the app's Python environment."
+    if isinstance(exc, ModuleNotFoundError):
+        found = missing_module_error(exc)
+        return found[2] if found is not None else None
+    if isinstance(exc, ImportError):
+        return ENGLISH_IMPORT_NAME
     if isinstance(exc, AttributeError) and "'NoneType'" not in msg:
         return None
     for key, pat, text in _RULES:

@@ -45,6 +45,7 @@ from autogradviz.engine.probes.probe_set import ProbeSet, context_for
 from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
 from autogradviz.engine.worker.capture import CaptureState, capture, root_edges
 from autogradviz.engine.worker.explain import explain, warning_note
+from autogradviz.engine.worker.missing_module import missing_module_error
 from autogradviz.engine.worker.progress import Progress, ProgressCallback
 from autogradviz.engine.worker.recorder import Recorder
 from autogradviz.engine.worker.recorder import user_line as _user_line
@@ -180,8 +181,12 @@ def error_info(exc: BaseException, filename: str) -> ErrorInfo:
     msg = str(exc)
     if isinstance(exc, KeyError):
         msg = repr(exc.args[0]) if exc.args else ""
-    return ErrorInfo(type=type(exc).__name__, message=msg, line=_user_line(exc, filename),
+    info = ErrorInfo(type=type(exc).__name__, message=msg, line=_user_line(exc, filename),
                      explanation=explain(exc), traceback=_format_tb(exc))
+    missing = missing_module_error(exc)  # the app explains and offers to install it
+    if missing is not None:
+        info.code, info.params = missing[0], missing[1]
+    return info
 
 
 def device_error(device: str) -> Optional[ErrorInfo]:
