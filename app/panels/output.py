@@ -25,6 +25,7 @@ class OutputPane(QTextBrowser):
     """Read-only, append-only log. Error lines carry a link: clicking jumps to the line."""
 
     lineActivated = Signal(int)
+    actionActivated = Signal(str)  # a link added by `append_action` was clicked (its href)
 
     def __init__(self, parent=None, theme: str = "light"):
         super().__init__(parent)
@@ -177,6 +178,14 @@ class OutputPane(QTextBrowser):
             runs.append((text + "\n", self._fmt("text")))
         self._write(runs)
 
+    def append_action(self, text: str, href: str) -> None:
+        """A link that asks the window to do something (e.g. "install:NAME");
+        clicking it emits `actionActivated(href)`."""
+        self.flush()
+        self._ensure_newline()
+        self._write([("→ ", self._fmt("link")), (text, self._fmt("link", bold=True, href=href)),
+                     ("\n", self._fmt("text"))])
+
     def _ensure_newline(self) -> None:
         if self._plain and not self._plain[-1].endswith("\n"):
             self._write([("\n", self._fmt("text"))])
@@ -188,3 +197,5 @@ class OutputPane(QTextBrowser):
                 self.lineActivated.emit(int(text[5:]))
             except ValueError:
                 pass
+        elif text:
+            self.actionActivated.emit(text)

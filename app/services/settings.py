@@ -1,5 +1,6 @@
 """UI state kept between sessions (QSettings): geometry, docks, recent files,
-theme, language, device, run timeout. Nothing else lives in QSettings."""
+theme, language, device, run timeout, the Python that runs scripts. Nothing
+else lives in QSettings."""
 
 from __future__ import annotations
 
@@ -55,3 +56,12 @@ def clear_recent_files() -> None:
 
 def run_timeout_s() -> int:
     return max(1, get("run/timeout_s", DEFAULT_TIMEOUT_S, int) or DEFAULT_TIMEOUT_S)
+
+
+def worker_python() -> str:
+    """The interpreter chosen in Preferences to run scripts; "" for the app's own."""
+    return str(get("run/python", "") or "")
+
+
+def set_worker_python(path: str) -> None:
+    put("run/python", path or "")

@@ -26,6 +26,7 @@ from typing import Optional
 from PySide6.QtCore import (QCoreApplication, QElapsedTimer, QObject, QProcess,
                             QProcessEnvironment, Qt, QThread, QTimer, Signal, Slot)
 
+from autogradviz.engine.protocol.interpreter import worker_environment
 from autogradviz.engine.protocol.messages import (
     DUMP_WAIT_S, STDERR_TAIL_BYTES, ProtocolDecodeError, ProtocolVersionError, check_ready,
     decode_message, encode_message, line_from_dump)
@@ -164,6 +165,10 @@ class WorkerProcess(QObject):
         env = QProcessEnvironment.systemEnvironment()
         env.insert("PYTHONUNBUFFERED", "1")
         env.insert("PYTHONIOENCODING", "utf-8")
+        # another interpreter (Preferences) finds this app's engine on PYTHONPATH
+        base = {"PYTHONPATH": env.value("PYTHONPATH")} if env.contains("PYTHONPATH") else {}
+        for key, value in worker_environment(self._program, base).items():
+            env.insert(key, value)
         proc.setProcessEnvironment(env)
         proc.setProgram(self._program)
         proc.setArguments(self._arguments)
@@ -182,6 +187,34 @@ class WorkerProcess(QObject):
         self._expected_exit = None
         self._set_state(STARTING)
         proc.start()
+
+    @property
+    def python(self) -> str:
+        """The interpreter that runs the worker (and so the learner's scripts)."""
+        return self._program
+
+    def set_python(self, python: Optional[str]) -> None:
+        """Run scripts with `python` (None: this app's own interpreter). A live
+        worker is replaced now by one in that interpreter (a run going is stopped)."""
+        program = python or sys.executable
+        if program == self._program:
+            return
+        self._program = program
+        self.info = {}
+        if self._proc is not None and self._proc.state() != QProcess.NotRunning:
+            if self._state == RUNNING:
+                self.stop()  # reported as stopped; a fresh worker follows, in `program`
+            else:
+                self._end_process("cancel")
+        elif self._state in (CRASHED, FAILED):
+            self._start_failures = 0
+            self.start()
+
+    def restart(self) -> None:
+        """A fresh worker now, unless a run is going (e.g. after pip installed a
+        package: the warm worker's import system has the old listing cached)."""
+        if self._state != RUNNING and self._proc is not None and self._proc.state() != QProcess.NotRunning:
+            self._end_process("cancel")
 
     def run(self, source: str, filename: str = "<editor>", device: str = "cpu") -> None:
         """Run `source` in the worker. A run already going is cancelled first."""

@@ -27,6 +27,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 
 from autogradviz.app import i18n
+from autogradviz.app.environments.controller import EnvironmentController
 from autogradviz.app.graph.view import GraphView
 from autogradviz.app.resources_loader import default_lesson, icon
 from autogradviz.app.services import settings
@@ -76,6 +77,8 @@ class MainWindow(QMainWindow):
         self.status = WindowStatus(self, self.worker, self.session)
         self.runs = RunController(self, self.worker, self.session, self.editor, self.output, self.status,
                                   self.chrome.device_combo, self.files.run_file)
+        self.environments = EnvironmentController(self, self.worker, self.output, self.run_script,
+                                                  before=self.chrome.help_menu, apply_saved=self._owns_worker)
         self._connect()
 
         screen = self.screen().availableGeometry() if self.screen() else None
@@ -98,6 +101,7 @@ class MainWindow(QMainWindow):
             lesson = default_lesson()
             if lesson is not None:
                 self.files.open_lesson(lesson, run=start_worker)
+        self.environments.report_saved_missing()
         if start_worker and self.worker.state not in (READY, RUNNING, STARTING):
             self.worker.start()
         elif self.worker.state == READY:
@@ -204,6 +208,7 @@ class MainWindow(QMainWindow):
     def retranslate(self) -> None:
         """(Re)apply the window's own strings; panels and docks retranslate themselves."""
         self.chrome.retranslate()
+        self.environments.retranslate()
         self.status.retranslate()
         self.runs.update_devices()
         self._update_title()

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QComboBox, QInputDialog, QWidget
 
 from autogradviz.engine.trace.model import Note, Trace
 
+from autogradviz.app.environments.texts import EnvironmentTexts
 from autogradviz.app.panels.editor import CodeEditor
 from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.services import settings
@@ -50,6 +51,7 @@ class RunController(QObject):
         self._script_file = script_file
         self._device = "cpu"  # applied when the worker says what it has (`on_ready`)
         self._got_output = False
+        self._env_texts = EnvironmentTexts(self)
         device_combo.activated.connect(self._device_chosen)  # user choices only
         # Bound methods only: the worker may outlive this window (tests share one),
         # and Qt drops a connection to a deleted receiver, never one to a lambda.
@@ -142,12 +144,15 @@ class RunController(QObject):
         self._session.set_trace(trace)
         err = trace.error
         if err is not None:
+            explanation = self._env_texts.error_explanation(err) or err.explanation
             message = f"{err.type}: {err.message}"
-            if err.explanation:
-                message += "\n\n" + err.explanation
+            if explanation:
+                message += "\n\n" + explanation
             self._editor.set_error(err.line, message)
-            out.append_error(err.type, err.message, err.line, err.explanation, err.traceback,
+            out.append_error(err.type, err.message, err.line, explanation, err.traceback,
                              line_format=self.tr("line {n}"), explanation_label=self.tr("What this means:"))
+            for text, href in self._env_texts.error_actions(err):  # e.g. install a missing package
+                out.append_action(text, href)
         for text in self.note_texts(trace):
             out.append_note(text)
         nodes = sum(len(g.nodes) for g in trace.graphs)

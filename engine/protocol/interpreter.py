@@ -178,17 +178,12 @@ done()
 
 def check_interpreter(python: str, timeout: float = CHECK_TIMEOUT_S) -> InterpreterReport:
     """Start `python` once and find out whether the worker can run there."""
-    report = InterpreterReport(python=python)
-    if not python or not os.path.exists(python):
-        report.problem = NOT_FOUND
-        return report
-    if os.path.isdir(python) or not os.access(python, os.X_OK):
-        report.problem, report.detail = NOT_RUNNABLE, "not an executable file"
-        return report
-    code = _CHECK_CODE.replace("MARK", repr(_MARK)).replace("REQUIRED", repr(list(WORKER_REQUIREMENTS)))
+    early = precheck(python)
+    if early is not None:
+        return early
+    argv, env = check_command(python)
     try:
-        proc = subprocess.run([python, "-c", code], capture_output=True, timeout=timeout,
-                              env=worker_environment(python), stdin=subprocess.DEVNULL)
+        proc = subprocess.run(argv, capture_output=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         report.problem = TIMED_OUT
         return report
@@ -197,6 +192,18 @@ def check_interpreter(python: str, timeout: float = CHECK_TIMEOUT_S) -> Interpre
         return report
     return parse_check_output(python, proc.returncode, proc.stdout.decode("utf-8", "replace"),
                               proc.stderr.decode("utf-8", "replace"))
+
+
+def precheck(python: str) -> Optional[InterpreterReport]:
+    """The report when `python` is plainly not a program (no need to start it), else None."""
+    report = InterpreterReport(python=python)
+    if not python or not os.path.exists(python):
+        report.problem = NOT_FOUND
+        return report
+    if os.path.isdir(python) or not os.access(python, os.X_OK):
+        report.problem, report.detail = NOT_RUNNABLE, "not an executable file"
+        return report
+    return None
 
 
 def check_command(python: str) -> tuple[list[str], dict]:

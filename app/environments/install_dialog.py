@@ -1,0 +1,170 @@
+"""The "install a package" dialog: pip runs in the background (PipProcess)
+into the interpreter that runs the learner's scripts, with an indeterminate
+progress bar, pip's live log, Cancel (ends pip), and - once installed - an
+offer to run the script again. Thonny's package manager is the model.
+
+It says which Python receives the package and shows the equivalent terminal
+command, so nothing happens behind the learner's back.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QProgressBar, QPushButton,
+                               QVBoxLayout, QWidget)
+
+from autogradviz.app.environments.pip_process import CANCELLED, FAILED_TO_START, PipProcess
+from autogradviz.engine.protocol.interpreter import pip_install_command
+
+IDLE, WORKING, DONE, FAILED = "idle", "working", "done", "failed"
+
+
+class InstallDialog(QDialog):
+    """Install `distributions` into `python`. `offer_run` adds "Run Again"
+    after a successful install (emits `runAgainRequested` and closes)."""
+
+    installed = Signal(list)          # the distributions, after pip succeeded
+    runAgainRequested = Signal()
+
+    def __init__(self, python: str, distributions: list[str], parent: Optional[QWidget] = None,
+                 offer_run: bool = True, uninstall: bool = False):
+        super().__init__(parent)
+        self.setObjectName("installDialog")
+        self.python = python
+        self.distributions = list(distributions)
+        self.uninstall = uninstall
+        self._offer_run = offer_run and not uninstall
+        self.state = IDLE
+        self.pip = PipProcess(self)
+        self.pip.output.connect(self._append_log)
+        self.pip.finished.connect(self._on_finished)
+
+        names = ", ".join(self.distributions)
+        if uninstall:
+            self.setWindowTitle(self.tr("Uninstall a Package"))
+            heading = self.tr("Uninstall <b>{names}</b> from the Python that runs your scripts?").format(names=names)
+            command = f"{python} -m pip uninstall {' '.join(self.distributions)}"
+        else:
+            self.setWindowTitle(self.tr("Install a Package"))
+            heading = self.tr("Install <b>{names}</b> into the Python that runs your scripts?").format(names=names)
+            command = pip_install_command(python, self.distributions)
+        self.heading = QLabel(heading, self)
+        self.heading.setWordWrap(True)
+        self.where = QLabel(self.tr("Python: {path}").format(path=python), self)
+        self.where.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.where.setWordWrap(True)
+        self.command_label = QLabel(self.tr("The same in a terminal:") + f"<br><code>{_html(command)}</code>", self)
+        self.command_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.command_label.setWordWrap(True)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 0)  # pip does not say how far it is: indeterminate
+        self.progress.setTextVisible(False)
+        self.progress.setVisible(False)
+        self.status = QLabel(self)
+        self.status.setWordWrap(True)
+        self.log = QPlainTextEdit(self)
+        self.log.setObjectName("pipLog")
+        self.log.setReadOnly(True)
+        self.log.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        self.log.setPlaceholderText(self.tr("pip's output appears here."))
+        self.log.setMinimumHeight(160)
+
+        self.buttons = QDialogButtonBox(self)
+        self.start_button = QPushButton(self.tr("Uninstall") if uninstall else self.tr("Install"), self)
+        self.start_button.setDefault(True)
+        self.start_button.setToolTip(self.tr("Run pip now, in the background"))
+        self.run_button = QPushButton(self.tr("Run Again"), self)
+        self.run_button.setToolTip(self.tr("Run the script again, with the new package"))
+        self.run_button.setVisible(False)
+        self.cancel_button = QPushButton(self.tr("Cancel"), self)
+        self.cancel_button.setToolTip(self.tr("Stop pip (Esc)"))
+        self.close_button = QPushButton(self.tr("Close"), self)
+        self.close_button.setVisible(False)
+        for b, role in ((self.start_button, QDialogButtonBox.AcceptRole), (self.run_button, QDialogButtonBox.AcceptRole),
+                        (self.cancel_button, QDialogButtonBox.RejectRole),
+                        (self.close_button, QDialogButtonBox.RejectRole)):
+            self.buttons.addButton(b, role)
+        self.start_button.clicked.connect(self.start)
+        self.run_button.clicked.connect(self._run_again)
+        self.cancel_button.clicked.connect(self.reject)
+        self.close_button.clicked.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        for w in (self.heading, self.where, self.command_label, self.progress, self.status, self.log):
+            layout.addWidget(w)
+        layout.addWidget(self.buttons)
+        self.resize(620, 420)  # Esc is QDialog's reject(): cancels pip while it runs
+
+    # -- actions ---------------------------------------------------------------------
+    def start(self) -> None:
+        if self.state == WORKING:
+            return
+        self.state = WORKING
+        self.log.clear()
+        self.start_button.setVisible(False)
+        self.close_button.setVisible(False)
+        self.cancel_button.setVisible(True)
+        self.progress.setVisible(True)
+        self.status.setText(self.tr("Running pip… (this can take a while for large packages)"))
+        if self.uninstall:
+            self.pip.uninstall(self.python, self.distributions)
+        else:
+            self.pip.install(self.python, self.distributions)
+        self._append_log("$ " + " ".join(self.pip.command) + "\n")
+
+    def reject(self) -> None:  # Cancel / Esc / the window's close button
+        if self.state == WORKING:
+            self.pip.cancel()  # the dialog stays, to show that pip stopped
+            self.status.setText(self.tr("Stopping pip…"))
+            return
+        super().reject()
+
+    def done(self, result: int) -> None:  # noqa: D401 - QDialog API
+        if self.pip.is_running():
+            self.pip.wait()
+        super().done(result)
+
+    # -- pip's answers --------------------------------------------------------------------
+    def _append_log(self, text: str) -> None:
+        self.log.moveCursor(self.log.textCursor().MoveOperation.End)
+        self.log.insertPlainText(text)
+        self.log.ensureCursorVisible()
+
+    def _on_finished(self, ok: bool, code: int) -> None:
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+        self.close_button.setVisible(True)
+        names = ", ".join(self.distributions)
+        if ok:
+            self.state = DONE
+            if self.uninstall:
+                self.status.setText(self.tr("Uninstalled {names}.").format(names=names))
+            else:
+                self.status.setText(self.tr("Installed {names}. Run the script again to use it.").format(names=names))
+            self.installed.emit(self.distributions)
+            if self._offer_run:
+                self.run_button.setVisible(True)
+                self.run_button.setDefault(True)
+                self.run_button.setFocus()
+            return
+        self.state = FAILED
+        self.start_button.setVisible(True)
+        self.start_button.setText(self.tr("Try Again"))
+        if code == CANCELLED:
+            self.status.setText(self.tr("Cancelled: pip was stopped. Nothing else was changed."))
+        elif code == FAILED_TO_START:
+            self.status.setText(self.tr("pip could not be started with this Python (see the log)."))
+        else:
+            self.status.setText(self.tr("pip failed (exit code {code}): the log below says why, often "
+                                        "a misspelt name or no network.").format(code=code))
+
+    def _run_again(self) -> None:
+        self.runAgainRequested.emit()
+        self.accept()
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
