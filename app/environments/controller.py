@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Callable, Optional
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMainWindow, QMenu
 
@@ -97,25 +97,15 @@ class EnvironmentController(QObject):
         current = "" if same_interpreter(self.worker.python) else self.worker.python
         dialog = PreferencesDialog(current, self._window, own_torch=None if current else
                                    self.worker.info.get("torch_version"))
-        self.dialog = dialog
-        try:
-            if dialog.exec() == QDialog.Accepted:
-                self.set_python(dialog.chosen_python())
-        finally:
-            self.dialog = None
-            dialog.deleteLater()
+        dialog.accepted.connect(lambda: self.set_python(dialog.chosen_python()))
+        self._show(dialog)
 
     def open_packages(self) -> None:
         from autogradviz.app.environments.packages_dialog import PackagesDialog
 
         dialog = PackagesDialog(self.worker.python, self._window)
         dialog.changed.connect(self.worker.restart)
-        self.dialog = dialog
-        try:
-            dialog.exec()
-        finally:
-            self.dialog = None
-            dialog.deleteLater()
+        self._show(dialog)
 
     def install(self, distribution: str) -> None:
         """Offer to install `distribution` into the scripts' interpreter (the
@@ -125,12 +115,20 @@ class EnvironmentController(QObject):
         dialog = InstallDialog(self.worker.python, [distribution], self._window)
         dialog.installed.connect(lambda _names: self.worker.restart())
         dialog.runAgainRequested.connect(self._run_script)
+        self._show(dialog)
+
+    def _show(self, dialog: QDialog) -> None:
+        """Window-modal, without a nested event loop (`open`, not `exec`)."""
+        if self.dialog is not None:
+            self.dialog.close()
         self.dialog = dialog
-        try:
-            dialog.exec()
-        finally:
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.finished.connect(lambda _r, d=dialog: self._closed(d))
+        dialog.open()
+
+    def _closed(self, dialog: QDialog) -> None:
+        if self.dialog is dialog:
             self.dialog = None
-            dialog.deleteLater()
 
     def _on_output_action(self, href: str) -> None:
         if href.startswith(INSTALL_SCHEME) and len(href) > len(INSTALL_SCHEME):

@@ -205,7 +205,7 @@ class WorkerProcess(QObject):
             if self._state == RUNNING:
                 self.stop()  # reported as stopped; a fresh worker follows, in `program`
             else:
-                self._end_process("cancel")
+                self._replace()
         elif self._state in (CRASHED, FAILED):
             self._start_failures = 0
             self.start()
@@ -214,7 +214,13 @@ class WorkerProcess(QObject):
         """A fresh worker now, unless a run is going (e.g. after pip installed a
         package: the warm worker's import system has the old listing cached)."""
         if self._state != RUNNING and self._proc is not None and self._proc.state() != QProcess.NotRunning:
-            self._end_process("cancel")
+            self._replace()
+
+    def _replace(self) -> None:
+        """End the idle worker; a fresh one starts when it is gone. Until then
+        the state is STARTING, so a Run waits for the fresh one."""
+        self._end_process("cancel")
+        self._set_state(STARTING)
 
     def run(self, source: str, filename: str = "<editor>", device: str = "cpu") -> None:
         """Run `source` in the worker. A run already going is cancelled first."""
