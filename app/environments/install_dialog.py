@@ -78,15 +78,14 @@ class InstallDialog(QDialog):
         self.start_button.setToolTip(self.tr("Run pip now, in the background"))
         self.run_button = QPushButton(self.tr("Run Again"), self)
         self.run_button.setToolTip(self.tr("Run the script again, with the new package"))
-        self.run_button.setVisible(False)
         self.cancel_button = QPushButton(self.tr("Cancel"), self)
         self.cancel_button.setToolTip(self.tr("Stop pip (Esc)"))
         self.close_button = QPushButton(self.tr("Close"), self)
-        self.close_button.setVisible(False)
         for b, role in ((self.start_button, QDialogButtonBox.AcceptRole), (self.run_button, QDialogButtonBox.AcceptRole),
                         (self.cancel_button, QDialogButtonBox.RejectRole),
                         (self.close_button, QDialogButtonBox.RejectRole)):
             self.buttons.addButton(b, role)
+        self._show_buttons(self.start_button, self.cancel_button)  # after addButton, which shows them
         self.start_button.clicked.connect(self.start)
         self.run_button.clicked.connect(self._run_again)
         self.cancel_button.clicked.connect(self.reject)
@@ -104,9 +103,7 @@ class InstallDialog(QDialog):
             return
         self.state = WORKING
         self.log.clear()
-        self.start_button.setVisible(False)
-        self.close_button.setVisible(False)
-        self.cancel_button.setVisible(True)
+        self._show_buttons(self.cancel_button)
         self.progress.setVisible(True)
         self.status.setText(self.tr("Running pip… (this can take a while for large packages)"))
         if self.uninstall:
@@ -135,8 +132,6 @@ class InstallDialog(QDialog):
 
     def _on_finished(self, ok: bool, code: int) -> None:
         self.progress.setVisible(False)
-        self.cancel_button.setVisible(False)
-        self.close_button.setVisible(True)
         names = ", ".join(self.distributions)
         if ok:
             self.state = DONE
@@ -146,12 +141,14 @@ class InstallDialog(QDialog):
                 self.status.setText(self.tr("Installed {names}. Run the script again to use it.").format(names=names))
             self.installed.emit(self.distributions)
             if self._offer_run:
-                self.run_button.setVisible(True)
+                self._show_buttons(self.run_button, self.close_button)
                 self.run_button.setDefault(True)
                 self.run_button.setFocus()
+            else:
+                self._show_buttons(self.close_button)
             return
         self.state = FAILED
-        self.start_button.setVisible(True)
+        self._show_buttons(self.start_button, self.close_button)
         self.start_button.setText(self.tr("Try Again"))
         if code == CANCELLED:
             self.status.setText(self.tr("Cancelled: pip was stopped. Nothing else was changed."))
@@ -160,6 +157,10 @@ class InstallDialog(QDialog):
         else:
             self.status.setText(self.tr("pip failed (exit code {code}): the log below says why, often "
                                         "a misspelt name or no network.").format(code=code))
+
+    def _show_buttons(self, *shown: QPushButton) -> None:
+        for b in (self.start_button, self.run_button, self.cancel_button, self.close_button):
+            b.setVisible(b in shown)
 
     def _run_again(self) -> None:
         self.runAgainRequested.emit()

@@ -63,11 +63,11 @@ class PackagesDialog(QDialog):
         row.addWidget(self.refresh_button)
         buttons = QDialogButtonBox(QDialogButtonBox.Close, self)
         buttons.rejected.connect(self.reject)
+        row.addWidget(buttons)
         layout = QVBoxLayout(self)
         for w in (self.where, self.filter_edit, self.table, self.status):
             layout.addWidget(w)
         layout.addLayout(row)
-        layout.addWidget(buttons)
 
         self.filter_edit.textChanged.connect(self._fill)
         self.filter_edit.returnPressed.connect(self.install_typed)

@@ -14,12 +14,12 @@
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="267" />
+        <location filename="../../app/graph/items.py" line="273" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="543" />
+        <location filename="../../app/graph/items.py" line="544" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -456,9 +456,146 @@
 <context>
     <name>CodeEditor</name>
     <message>
-        <location filename="../../app/panels/editor.py" line="75" />
+        <location filename="../../app/panels/editor.py" line="71" />
         <source>Write PyTorch code here, then press Run (Ctrl+Enter).</source>
         <translation>在这里编写 PyTorch 代码，然后按“运行”（Ctrl+Enter）。</translation>
+    </message>
+</context>
+<context>
+    <name>EnvironmentController</name>
+    <message>
+        <location filename="../../app/environments/controller.py" line="80" />
+        <source>The Python chosen in Preferences no longer exists: {path}</source>
+        <translation>首选项中选择的 Python 已不存在：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/controller.py" line="81" />
+        <source>Scripts run with the app's own Python. Choose another one in Tools ▸ Preferences.</source>
+        <translation>脚本改用本应用自带的 Python 运行。可在“工具 ▸ 首选项”中另选一个。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/controller.py" line="90" />
+        <source>Scripts now run with {python}.</source>
+        <translation>脚本现在使用 {python} 运行。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/controller.py" line="91" />
+        <source>the app's own Python ({path})</source>
+        <translation>本应用自带的 Python（{path}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/controller.py" line="139" />
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/controller.py" line="141" />
+        <source>&amp;Preferences…</source>
+        <translation>首选项(&amp;P)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/controller.py" line="142" />
+        <source>Choose the Python interpreter that runs your scripts</source>
+        <translation>选择运行脚本的 Python 解释器</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/controller.py" line="143" />
+        <source>Manage &amp;Packages…</source>
+        <translation>管理包(&amp;P)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/controller.py" line="144" />
+        <source>See, install and uninstall the packages of the Python that runs your scripts</source>
+        <translation>查看、安装和卸载运行脚本的 Python 中的包</translation>
+    </message>
+</context>
+<context>
+    <name>EnvironmentTexts</name>
+    <message>
+        <location filename="../../app/environments/texts.py" line="33" />
+        <source>The module '{module}' is not installed in the Python that runs your scripts ({python}). Install the package '{distribution}' into it - with the link below, or in a terminal:
+    {command}
+then run the script again. (If '{module}' is a file of your own, put it in the script's folder.)</source>
+        <translation>运行脚本的 Python（{python}）中没有安装模块 '{module}'。请把包 '{distribution}' 安装到这个 Python 中——点击下面的链接，或在终端中运行：
+    {command}
+然后重新运行脚本。（如果 '{module}' 是你自己的文件，请把它放在脚本所在的文件夹中。）</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="39" />
+        <source>This Python has no pip: first run {python} -m ensurepip, or install the package with your environment's own tool (conda install).</source>
+        <translation>这个 Python 没有 pip：请先运行 {python} -m ensurepip，或用环境自己的工具（conda install）安装这个包。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="45" />
+        <source>The package '{top}' is installed, but it has no module '{module}': check the spelling, or whether your version of '{top}' has it (it may be newer or older than the code expects).</source>
+        <translation>包 '{top}' 已安装，但其中没有模块 '{module}'：请检查拼写，或确认你安装的 '{top}' 版本是否包含它（可能比代码所需的版本更新或更旧）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="55" />
+        <source>Install {name} into this Python…</source>
+        <translation>把 {name} 安装到这个 Python 中…</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="64" />
+        <source>CUDA visible: {devices}</source>
+        <translation>可见的 CUDA 设备：{devices}</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="66" />
+        <source>no CUDA device visible (scripts run on the CPU)</source>
+        <translation>看不到 CUDA 设备（脚本在 CPU 上运行）</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="67" />
+        <source>Python {python}, torch {torch}; {cuda}. Scripts can run here.</source>
+        <translation>Python {python}，torch {torch}；{cuda}。脚本可以在这里运行。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="70" />
+        <source>There is no file at this path.</source>
+        <translation>此路径下没有文件。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="72" />
+        <source>This file cannot be run as Python 3 ({detail}).</source>
+        <translation>无法把这个文件当作 Python 3 运行（{detail}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="74" />
+        <source>Python {version} is too old: scripts need Python {need} or newer.</source>
+        <translation>Python {version} 太旧：脚本需要 Python {need} 或更新版本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="77" />
+        <source>Python {python} here lacks {missing}, which scripts need to run in it. Install with:
+    {command}</source>
+        <translation>这里的 Python {python} 缺少 {missing}，脚本要在其中运行需要它们。安装命令：
+    {command}</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="81" />
+        <source>This Python has no pip: install them with your environment's own tool (conda install).</source>
+        <translation>这个 Python 没有 pip：请用环境自己的工具（conda install）安装它们。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="85" />
+        <source>torch {version} is too old: scripts need torch {need} or newer.</source>
+        <translation>torch {version} 太旧：脚本需要 torch {need} 或更新版本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="88" />
+        <source>torch is installed but importing it fails: {detail}</source>
+        <translation>torch 已安装，但导入失败：{detail}</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="90" />
+        <source>torch works, but the worker cannot start here: {detail}</source>
+        <translation>torch 可用，但工作进程无法在这里启动：{detail}</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="92" />
+        <source>The interpreter did not answer within {s} s.</source>
+        <translation>解释器在 {s} 秒内没有响应。</translation>
     </message>
 </context>
 <context>
@@ -1263,6 +1400,124 @@
     </message>
 </context>
 <context>
+    <name>InstallDialog</name>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="47" />
+        <source>Uninstall a Package</source>
+        <translation>卸载包</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="48" />
+        <source>Uninstall &lt;b&gt;{names}&lt;/b&gt; from the Python that runs your scripts?</source>
+        <translation>从运行脚本的 Python 中卸载 &lt;b&gt;{names}&lt;/b&gt;？</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="51" />
+        <source>Install a Package</source>
+        <translation>安装包</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="52" />
+        <source>Install &lt;b&gt;{names}&lt;/b&gt; into the Python that runs your scripts?</source>
+        <translation>把 &lt;b&gt;{names}&lt;/b&gt; 安装到运行脚本的 Python 中？</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="56" />
+        <source>Python: {path}</source>
+        <translation>Python：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="59" />
+        <source>The same in a terminal:</source>
+        <translation>在终端中的等效命令：</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="72" />
+        <source>pip's output appears here.</source>
+        <translation>pip 的输出会显示在这里。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="76" />
+        <source>Uninstall</source>
+        <translation>卸载</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="76" />
+        <source>Install</source>
+        <translation>安装</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="78" />
+        <source>Run pip now, in the background</source>
+        <translation>现在在后台运行 pip</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="79" />
+        <source>Run Again</source>
+        <translation>重新运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="80" />
+        <source>Run the script again, with the new package</source>
+        <translation>使用新安装的包重新运行脚本</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="82" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="83" />
+        <source>Stop pip (Esc)</source>
+        <translation>停止 pip（Esc）</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="84" />
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="111" />
+        <source>Running pip… (this can take a while for large packages)</source>
+        <translation>正在运行 pip…（大的包可能需要一段时间）</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="121" />
+        <source>Stopping pip…</source>
+        <translation>正在停止 pip…</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="144" />
+        <source>Uninstalled {names}.</source>
+        <translation>已卸载 {names}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="146" />
+        <source>Installed {names}. Run the script again to use it.</source>
+        <translation>已安装 {names}。重新运行脚本即可使用。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="155" />
+        <source>Try Again</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="157" />
+        <source>Cancelled: pip was stopped. Nothing else was changed.</source>
+        <translation>已取消：pip 已停止，其他内容均未改变。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="159" />
+        <source>pip could not be started with this Python (see the log).</source>
+        <translation>无法用这个 Python 启动 pip（见日志）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="161" />
+        <source>pip failed (exit code {code}): the log below says why, often a misspelt name or no network.</source>
+        <translation>pip 失败（退出码 {code}）：下面的日志说明了原因，常见的是包名拼错或没有网络。</translation>
+    </message>
+</context>
+<context>
     <name>Legend</name>
     <message>
         <location filename="../../app/graph/legend.py" line="28" />
@@ -1351,92 +1606,92 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="240" />
+        <location filename="../../app/window/main_window.py" line="245" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="183" />
+        <location filename="../../app/window/main_window.py" line="187" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="184" />
+        <location filename="../../app/window/main_window.py" line="188" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="239" />
+        <location filename="../../app/window/main_window.py" line="244" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="241" />
+        <location filename="../../app/window/main_window.py" line="246" />
         <source>Step backward pass forward / back (click the graph first)</source>
         <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="242" />
+        <location filename="../../app/window/main_window.py" line="247" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="243" />
+        <location filename="../../app/window/main_window.py" line="248" />
         <source>First / last step</source>
         <translation>第一步 / 最后一步</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="244" />
+        <location filename="../../app/window/main_window.py" line="249" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="245" />
+        <location filename="../../app/window/main_window.py" line="250" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="246" />
+        <location filename="../../app/window/main_window.py" line="251" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="247" />
+        <location filename="../../app/window/main_window.py" line="252" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="248" />
+        <location filename="../../app/window/main_window.py" line="253" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="249" />
+        <location filename="../../app/window/main_window.py" line="254" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="250" />
+        <location filename="../../app/window/main_window.py" line="255" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="256" />
+        <location filename="../../app/window/main_window.py" line="261" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="263" />
+        <location filename="../../app/window/main_window.py" line="268" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="264" />
+        <location filename="../../app/window/main_window.py" line="269" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="265" />
+        <location filename="../../app/window/main_window.py" line="270" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -1452,9 +1707,97 @@
 <context>
     <name>OutputPane</name>
     <message>
-        <location filename="../../app/panels/output.py" line="117" />
+        <location filename="../../app/panels/output.py" line="118" />
         <source>… {n} lines skipped (printed faster than they can be shown) …</source>
         <translation>… 跳过了 {n} 行（打印速度超过了显示速度）…</translation>
+    </message>
+</context>
+<context>
+    <name>PackagesDialog</name>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="34" />
+        <source>Manage Packages</source>
+        <translation>管理包</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="39" />
+        <source>Packages of the Python that runs your scripts: {path}</source>
+        <translation>运行脚本的 Python 中的包：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="43" />
+        <source>Filter installed packages, or type a name to install</source>
+        <translation>筛选已安装的包，或输入要安装的包名</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="53" />
+        <source>Install…</source>
+        <translation>安装…</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="54" />
+        <source>Install the package named in the field above with pip</source>
+        <translation>用 pip 安装上面输入框中的包</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="55" />
+        <source>Uninstall…</source>
+        <translation>卸载…</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="56" />
+        <source>Uninstall the selected package with pip</source>
+        <translation>用 pip 卸载选中的包</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="57" />
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="58" />
+        <source>List the installed packages again</source>
+        <translation>重新列出已安装的包</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="83" />
+        <source>Package</source>
+        <translation>包</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="83" />
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="89" />
+        <source>Reading the installed packages…</source>
+        <translation>正在读取已安装的包…</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="103" />
+        <source>Type the name of the package to install in the field above.</source>
+        <translation>请在上面的输入框中输入要安装的包名。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="117" />
+        <source>Scripts cannot run in this Python without {names}.</source>
+        <translation>没有 {names}，脚本无法在这个 Python 中运行。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="133" />
+        <source>The packages could not be listed (exit code {code}).</source>
+        <translation>无法列出包（退出码 {code}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="141" />
+        <source>This Python could not be started.</source>
+        <translation>无法启动这个 Python。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/packages_dialog.py" line="151" />
+        <source>{n} of {total} packages shown.</source>
+        <translation>显示 {n} / {total} 个包。</translation>
     </message>
 </context>
 <context>
@@ -1496,192 +1839,280 @@
     </message>
 </context>
 <context>
+    <name>PreferencesDialog</name>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="36" />
+        <source>Preferences</source>
+        <translation>首选项</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="43" />
+        <source>Python that runs your scripts</source>
+        <translation>运行脚本的 Python</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="44" />
+        <source>This app's own Python</source>
+        <translation>本应用自带的 Python</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="49" />
+        <source>Another Python interpreter (a venv or conda environment that has torch):</source>
+        <translation>其他 Python 解释器（装有 torch 的 venv 或 conda 环境）：</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="56" />
+        <source>for example ~/miniconda3/envs/torch/bin/python</source>
+        <translation>例如 ~/miniconda3/envs/torch/bin/python</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="57" />
+        <source>The python executable of the environment (python.exe on Windows)</source>
+        <translation>该环境的 python 可执行文件（Windows 上为 python.exe）</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="58" />
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="59" />
+        <source>Choose the interpreter's file</source>
+        <translation>选择解释器文件</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="60" />
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="61" />
+        <source>Start this interpreter once and see whether scripts can run there (torch, CUDA, the worker's packages)</source>
+        <translation>启动一次这个解释器，检查脚本能否在其中运行（torch、CUDA、工作进程所需的包）</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="72" />
+        <source>Install Missing Packages…</source>
+        <translation>安装缺少的包…</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="73" />
+        <source>Run pip in this interpreter to install what it lacks</source>
+        <translation>在这个解释器中运行 pip，安装它缺少的包</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="75" />
+        <source>Scripts then run with that environment's torch and packages; the app itself is unchanged.</source>
+        <translation>之后脚本将使用该环境中的 torch 和包运行；应用本身不变。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="130" />
+        <source>Choose a Python interpreter</source>
+        <translation>选择 Python 解释器</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="131" />
+        <source>Python interpreter (python* python*.exe);;All files (*)</source>
+        <translation>Python 解释器 (python* python*.exe);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="140" />
+        <source>Type or browse the path of a Python interpreter first.</source>
+        <translation>请先输入或浏览选择 Python 解释器的路径。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="146" />
+        <source>Checking {path}… (importing torch can take a few seconds)</source>
+        <translation>正在检查 {path}…（导入 torch 可能需要几秒钟）</translation>
+    </message>
+</context>
+<context>
     <name>RunController</name>
     <message>
-        <location filename="../../app/window/run_controller.py" line="129" />
+        <location filename="../../app/window/run_controller.py" line="131" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="84" />
+        <location filename="../../app/window/run_controller.py" line="86" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="85" />
+        <location filename="../../app/window/run_controller.py" line="87" />
         <source>▶ Running {name} on {device}…</source>
         <translation>▶ 正在 {device} 上运行 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="94" />
+        <location filename="../../app/window/run_controller.py" line="96" />
         <source>Nothing is running.</source>
         <translation>没有正在运行的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="97" />
+        <location filename="../../app/window/run_controller.py" line="99" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="98" />
+        <location filename="../../app/window/run_controller.py" line="100" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="116" />
+        <location filename="../../app/window/run_controller.py" line="118" />
         <source>The script was running this line when the run timeout stopped it.</source>
         <translation>运行超时使脚本停止时，它正在执行这一行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="118" />
+        <location filename="../../app/window/run_controller.py" line="120" />
         <source>It was running line {n} when it was stopped.</source>
         <translation>停止时脚本正在执行第 {n} 行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="150" />
+        <location filename="../../app/window/run_controller.py" line="153" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="150" />
+        <location filename="../../app/window/run_controller.py" line="153" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="157" />
+        <location filename="../../app/window/run_controller.py" line="162" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="161" />
+        <location filename="../../app/window/run_controller.py" line="166" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="194" />
+        <location filename="../../app/window/run_controller.py" line="199" />
         <source>The script printed {total} characters; only the first {cap} are kept.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="198" />
-        <location filename="../../app/window/run_controller.py" line="223" />
-        <location filename="../../app/window/run_controller.py" line="244" />
+        <location filename="../../app/window/run_controller.py" line="203" />
+        <location filename="../../app/window/run_controller.py" line="228" />
+        <location filename="../../app/window/run_controller.py" line="249" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="199" />
+        <location filename="../../app/window/run_controller.py" line="204" />
         <source>Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad of leaf tensors (the ones you created with requires_grad=True), so this is None. To keep the gradient of an intermediate tensor, call t.retain_grad() before backward(), or use torch.autograd.grad(output, t).</source>
         <translation>警告{where}：读取了非叶子张量的 .grad。autograd 只把梯度存进叶子张量（你用 requires_grad=True 创建的张量）的 .grad，所以这里是 None。要保留中间张量的梯度，请在 backward() 之前调用 t.retain_grad()，或者使用 torch.autograd.grad(output, t)。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="206" />
+        <location filename="../../app/window/run_controller.py" line="211" />
         <source>torch says "the use_reentrant parameter should be passed explicitly": checkpoint was called without use_reentrant. It then uses the reentrant variant (today's default; torch plans to make leaving it out an error). Pass use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and outputs of any structure and works when no input requires grad; pass use_reentrant=True only to keep the old behaviour on purpose.</source>
         <translation>torch 提示 "the use_reentrant parameter should be passed explicitly"：调用 checkpoint 时没有传入 use_reentrant。此时它使用重入式变体（这是目前的默认行为；torch 计划把不传这个参数变成错误）。请显式传入 use_reentrant=False：这是推荐的变体，它接受关键字参数、任意结构的输出，并且在没有任何输入需要梯度时也能正常工作；只有在有意保留旧行为时才传入 use_reentrant=True。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="214" />
+        <location filename="../../app/window/run_controller.py" line="219" />
         <source>torch says "None of the inputs have requires_grad=True. Gradients will be None": a reentrant checkpoint (use_reentrant=True, or not given) was called with no input that requires grad. It runs the function under no_grad and its result only gets a gradient through its tensor inputs, so nothing inside the segment - not even the parameters of a checkpointed module - gets a gradient from it: their .grad stays None. Make an input require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which records the segment normally.</source>
         <translation>torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：调用重入式 checkpoint（use_reentrant=True，或未指定）时，没有任何输入需要梯度。它在 no_grad 下运行函数，其结果只能通过张量输入获得梯度，因此该段内的任何东西——甚至被 checkpoint 的模块的参数——都不会从它得到梯度：它们的 .grad 仍然是 None。请让某个输入需要梯度（对第一个输入调用 x.requires_grad_()），或者使用 use_reentrant=False，它会正常记录这一段。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="225" />
+        <location filename="../../app/window/run_controller.py" line="230" />
         <source>Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors inside a dict, a list or another object come back detached, so backward never reaches the segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass use_reentrant=False, which keeps the gradient in any output structure.</source>
         <translation>Checkpoint{where}：重入式 checkpoint 返回了一个 {type}，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度都被悄无声息地丢掉了。重入式 checkpoint（use_reentrant=True，或未指定）在 no_grad 下运行函数，只把它直接返回的张量（一个张量，或元组中的各个元素）接入计算图；放在 dict、list 或其他对象里的张量返回时是分离（detached）的，所以反向传播永远到达不了这一段的输入和参数。请返回一个张量或由张量组成的元组，或者传入 use_reentrant=False，它在任何输出结构中都会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="234" />
+        <location filename="../../app/window/run_controller.py" line="239" />
         <source>{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were not read (reading them re-runs the checkpointed forward).</source>
         <translation>有 {n} 个节点位于非重入式 checkpoint 段中：没有读取它们保存的张量（读取会重新运行被 checkpoint 的前向计算）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="237" />
+        <location filename="../../app/window/run_controller.py" line="242" />
         <source>{calls} backward/grad calls; only the first {recorded} were recorded in full.</source>
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="245" />
+        <location filename="../../app/window/run_controller.py" line="250" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="248" />
+        <location filename="../../app/window/run_controller.py" line="253" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="254" />
+        <location filename="../../app/window/run_controller.py" line="259" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="255" />
-        <location filename="../../app/window/run_controller.py" line="261" />
+        <location filename="../../app/window/run_controller.py" line="260" />
+        <location filename="../../app/window/run_controller.py" line="266" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="256" />
+        <location filename="../../app/window/run_controller.py" line="261" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="260" />
+        <location filename="../../app/window/run_controller.py" line="265" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="262" />
+        <location filename="../../app/window/run_controller.py" line="267" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="268" />
+        <location filename="../../app/window/run_controller.py" line="273" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="270" />
+        <location filename="../../app/window/run_controller.py" line="275" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="276" />
+        <location filename="../../app/window/run_controller.py" line="281" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="276" />
+        <location filename="../../app/window/run_controller.py" line="281" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="287" />
+        <location filename="../../app/window/run_controller.py" line="292" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="298" />
+        <location filename="../../app/window/run_controller.py" line="303" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="300" />
+        <location filename="../../app/window/run_controller.py" line="305" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="303" />
+        <location filename="../../app/window/run_controller.py" line="308" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="306" />
+        <location filename="../../app/window/run_controller.py" line="311" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="307" />
+        <location filename="../../app/window/run_controller.py" line="312" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -2407,12 +2838,12 @@
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="267" />
+        <location filename="../../app/graph/items.py" line="273" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="543" />
+        <location filename="../../app/graph/items.py" line="544" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
