@@ -35,6 +35,7 @@ class PackagesDialog(QDialog):
         self.python = python
         self.packages: list[tuple[str, str]] = []
         self._proc: Optional[QProcess] = None
+        self.pip_dialog: Optional[InstallDialog] = None  # the install/uninstall dialog last opened
 
         self.where = QLabel(self.tr("Packages of the Python that runs your scripts: {path}").format(path=python), self)
         self.where.setWordWrap(True)
@@ -117,8 +118,9 @@ class PackagesDialog(QDialog):
             dialog.status.setText(self.tr("Scripts cannot run in this Python without {names}.").format(
                 names=", ".join(names)))
         dialog.installed.connect(lambda _names: (self.changed.emit(), self.refresh()))
-        dialog.exec()
-        dialog.deleteLater()
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        self.pip_dialog = dialog
+        dialog.open()  # window-modal, no nested event loop
 
     def _listed(self, code: int, _status) -> None:
         proc, self._proc = self._proc, None

@@ -187,7 +187,8 @@ class PreferencesDialog(QDialog):
             return
         dialog = InstallDialog(self.report.python, self.report.missing, self, offer_run=False)
         dialog.installed.connect(lambda _names: self.start_check())
-        dialog.exec()
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.open()
 
     def _path_changed(self) -> None:
         self.report = None

@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QDialogButtonBox
 
 from autogradviz.app.environments.install_dialog import DONE, FAILED, InstallDialog
+from autogradviz.app.environments.packages_dialog import PackagesDialog
 from autogradviz.app.environments.preferences import PreferencesDialog
 from autogradviz.app.services import settings
 from autogradviz.app.services.worker_process import READY
@@ -133,6 +134,26 @@ def test_another_interpreter_then_missing_module_installed_from_the_gui(
     assert f"grad {x.grad.tolist()}" in trace.stdout
     # installed into the chosen environment only
     assert subprocess.run([sys.executable, "-c", f"import {DEMO}"], capture_output=True).returncode != 0
+
+    # Tools > Manage Packages lists that environment's distributions; uninstall from there
+    controller.open_packages()
+    packages = controller.dialog
+    assert isinstance(packages, PackagesDialog) and packages.python == env_python
+    qtbot.waitUntil(lambda: bool(packages.packages), timeout=30_000)
+    listed = dict(packages.packages)
+    assert listed[DEMO] == "1.0" and listed["torch"] == torch.__version__
+    packages.filter_edit.setText("gui_demo")
+    assert packages.table.rowCount() == 1
+    packages.table.selectRow(0)
+    assert packages.uninstall_button.isEnabled()
+    qtbot.mouseClick(packages.uninstall_button, Qt.LeftButton)
+    remove = packages.pip_dialog
+    assert remove.uninstall and remove.distributions == [DEMO]
+    with qtbot.waitSignal(packages.changed, timeout=60_000):
+        qtbot.mouseClick(remove.start_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: DEMO not in dict(packages.packages), timeout=30_000)
+    remove.close()
+    packages.reject()
 
     controller.set_python("")  # back to the app's own Python for the rest of the module
     assert settings.worker_python() == "" and shared_worker.python == sys.executable
