@@ -478,6 +478,9 @@ def describe_error(error: ErrorInfo, filename: str) -> str:
     first = (error.message or "").strip().splitlines()
     text = f"{error.type}: {first[0]}" if first else error.type
     where = f"{filename}, line {error.line}" if error.line else filename
+    command = (getattr(error, "params", None) or {}).get("command")
+    if getattr(error, "code", None) == "missing_module" and isinstance(command, str):
+        text += f"; install it into the worker's Python with: {command}"
     return f"{where}: {text}"
 
 

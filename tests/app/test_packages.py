@@ -183,3 +183,32 @@ def test_cancel_ends_pip(qtbot, envs, monkeypatch, pid_alive):
         assert dialog.start_button.isVisible()  # "Try Again"
     finally:
         server.close()
+
+
+def test_saved_interpreter_applied_at_start_and_a_vanished_one_reported(qtbot, envs, tmp_path):
+    from autogradviz.app.theme import ThemeManager
+    from autogradviz.app.window.main_window import MainWindow
+
+    def window():
+        theme = ThemeManager()
+        w = MainWindow(theme_manager=theme, start_worker=False, restore_autosave=False)
+        qtbot.addWidget(w)
+        return w, theme
+
+    old = settings.worker_python()
+    try:
+        settings.set_worker_python(envs["torch"])
+        w, theme = window()
+        assert w.worker.python == envs["torch"]  # the next worker starts in the chosen env
+        w.shutdown()
+        theme.deleteLater()
+        gone = str(tmp_path / "deleted-env" / "bin" / "python")
+        settings.set_worker_python(gone)
+        w, theme = window()
+        assert w.worker.python == sys.executable
+        shown = w.output.plain_text
+        assert "no longer exists" in shown and gone in shown
+        w.shutdown()
+        theme.deleteLater()
+    finally:
+        settings.set_worker_python(old)

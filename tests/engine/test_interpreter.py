@@ -105,9 +105,11 @@ def test_missing_module_explained_then_installed_with_the_given_command(tmp_path
     out = tmp_path / "t.json"
     r = cli("trace", script, "-o", out, "--python", envs["torch"])
     assert r.returncode == 1
+    command = f"{envs['torch']} -m pip install agvz_demo_summary"
+    assert _one_line(r.stderr).endswith(f"No module named 'agvz_demo_summary'; install it into the "
+                                        f"worker's Python with: {command}")
     error = Trace.from_json(out.read_text()).error
     assert error.type == "ModuleNotFoundError" and error.code == "missing_module"
-    command = f"{envs['torch']} -m pip install agvz_demo_summary"
     assert error.params == {"module": "agvz_demo_summary", "distribution": "agvz_demo_summary",
                             "python": envs["torch"], "command": command, "pip": True}
     assert command in error.explanation
