@@ -8,6 +8,9 @@ the run and file logic never format status text. The running clock ticks every
 
 from __future__ import annotations
 
+import os
+import sys
+
 from typing import Any, Mapping, Optional
 
 from PySide6.QtCore import QObject, QTimer
@@ -134,10 +137,14 @@ class WindowStatus(QObject):
             text = self.tr("Worker failed to start · press Run to retry")
         else:
             text = self.tr("Worker stopped")
+        python = getattr(self._worker, "python", sys.executable)
+        if python != sys.executable and state == READY:  # another interpreter (Tools ▸ Preferences)
+            text += " · " + (os.path.basename(os.path.dirname(os.path.dirname(python))) or python)
         progress = self.progress_text()
         if progress:
             text += " · " + progress
         self.worker_label.setText(text)
+        self.worker_label.setToolTip(self.tr("Scripts run with {python}").format(python=python))
         self.busy.setVisible(busy or state in (STARTING, CRASHED) or self._layout_busy)
 
     # -- the graph and its layout -----------------------------------------------------

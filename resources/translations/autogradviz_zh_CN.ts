@@ -1462,57 +1462,57 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>使用新安装的包重新运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="82" />
+        <location filename="../../app/environments/install_dialog.py" line="81" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="83" />
+        <location filename="../../app/environments/install_dialog.py" line="82" />
         <source>Stop pip (Esc)</source>
         <translation>停止 pip（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="84" />
+        <location filename="../../app/environments/install_dialog.py" line="83" />
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="111" />
+        <location filename="../../app/environments/install_dialog.py" line="108" />
         <source>Running pip… (this can take a while for large packages)</source>
         <translation>正在运行 pip…（大的包可能需要一段时间）</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="121" />
+        <location filename="../../app/environments/install_dialog.py" line="118" />
         <source>Stopping pip…</source>
         <translation>正在停止 pip…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="144" />
+        <location filename="../../app/environments/install_dialog.py" line="139" />
         <source>Uninstalled {names}.</source>
         <translation>已卸载 {names}。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="146" />
+        <location filename="../../app/environments/install_dialog.py" line="141" />
         <source>Installed {names}. Run the script again to use it.</source>
         <translation>已安装 {names}。重新运行脚本即可使用。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="155" />
+        <location filename="../../app/environments/install_dialog.py" line="152" />
         <source>Try Again</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="157" />
+        <location filename="../../app/environments/install_dialog.py" line="154" />
         <source>Cancelled: pip was stopped. Nothing else was changed.</source>
         <translation>已取消：pip 已停止，其他内容均未改变。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="159" />
+        <location filename="../../app/environments/install_dialog.py" line="156" />
         <source>pip could not be started with this Python (see the log).</source>
         <translation>无法用这个 Python 启动 pip（见日志）。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="161" />
+        <location filename="../../app/environments/install_dialog.py" line="158" />
         <source>pip failed (exit code {code}): the log below says why, often a misspelt name or no network.</source>
         <translation>pip 失败（退出码 {code}）：下面的日志说明了原因，常见的是包名拼错或没有网络。</translation>
     </message>
@@ -1720,82 +1720,82 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>管理包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="39" />
+        <location filename="../../app/environments/packages_dialog.py" line="40" />
         <source>Packages of the Python that runs your scripts: {path}</source>
         <translation>运行脚本的 Python 中的包：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="43" />
+        <location filename="../../app/environments/packages_dialog.py" line="44" />
         <source>Filter installed packages, or type a name to install</source>
         <translation>筛选已安装的包，或输入要安装的包名</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="53" />
+        <location filename="../../app/environments/packages_dialog.py" line="54" />
         <source>Install…</source>
         <translation>安装…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="54" />
+        <location filename="../../app/environments/packages_dialog.py" line="55" />
         <source>Install the package named in the field above with pip</source>
         <translation>用 pip 安装上面输入框中的包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="55" />
+        <location filename="../../app/environments/packages_dialog.py" line="56" />
         <source>Uninstall…</source>
         <translation>卸载…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="56" />
+        <location filename="../../app/environments/packages_dialog.py" line="57" />
         <source>Uninstall the selected package with pip</source>
         <translation>用 pip 卸载选中的包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="57" />
+        <location filename="../../app/environments/packages_dialog.py" line="58" />
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="58" />
+        <location filename="../../app/environments/packages_dialog.py" line="59" />
         <source>List the installed packages again</source>
         <translation>重新列出已安装的包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="83" />
+        <location filename="../../app/environments/packages_dialog.py" line="84" />
         <source>Package</source>
         <translation>包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="83" />
+        <location filename="../../app/environments/packages_dialog.py" line="84" />
         <source>Version</source>
         <translation>版本</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="89" />
+        <location filename="../../app/environments/packages_dialog.py" line="90" />
         <source>Reading the installed packages…</source>
         <translation>正在读取已安装的包…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="103" />
+        <location filename="../../app/environments/packages_dialog.py" line="104" />
         <source>Type the name of the package to install in the field above.</source>
         <translation>请在上面的输入框中输入要安装的包名。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="117" />
+        <location filename="../../app/environments/packages_dialog.py" line="118" />
         <source>Scripts cannot run in this Python without {names}.</source>
         <translation>没有 {names}，脚本无法在这个 Python 中运行。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="133" />
+        <location filename="../../app/environments/packages_dialog.py" line="135" />
         <source>The packages could not be listed (exit code {code}).</source>
         <translation>无法列出包（退出码 {code}）。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="141" />
+        <location filename="../../app/environments/packages_dialog.py" line="143" />
         <source>This Python could not be started.</source>
         <translation>无法启动这个 Python。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="151" />
+        <location filename="../../app/environments/packages_dialog.py" line="153" />
         <source>{n} of {total} packages shown.</source>
         <translation>显示 {n} / {total} 个包。</translation>
     </message>
@@ -2629,114 +2629,119 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>WindowStatus</name>
     <message>
-        <location filename="../../app/window/status_bar.py" line="104" />
+        <location filename="../../app/window/status_bar.py" line="107" />
         <source>Summarising {nodes} nodes… ({done} done)</source>
         <translation>正在汇总 {nodes} 个节点…（已完成 {done} 个）</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="106" />
+        <location filename="../../app/window/status_bar.py" line="109" />
         <source>Summarising {nodes} nodes…</source>
         <translation>正在汇总 {nodes} 个节点…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="109" />
+        <location filename="../../app/window/status_bar.py" line="112" />
         <source>Summarising {n} tensors… ({done} done)</source>
         <translation>正在汇总 {n} 个张量…（已完成 {done} 个）</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="110" />
+        <location filename="../../app/window/status_bar.py" line="113" />
         <source>Summarising {n} tensors…</source>
         <translation>正在汇总 {n} 个张量…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="112" />
+        <location filename="../../app/window/status_bar.py" line="115" />
         <source>Capturing a graph of {nodes} nodes…</source>
         <translation>正在捕获一个有 {nodes} 个节点的计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="114" />
+        <location filename="../../app/window/status_bar.py" line="117" />
         <source>Building the trace of {nodes} nodes…</source>
         <translation>正在构建 {nodes} 个节点的记录…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="116" />
+        <location filename="../../app/window/status_bar.py" line="119" />
         <source>Sending the trace ({nodes} nodes)…</source>
         <translation>正在发送记录（{nodes} 个节点）…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="117" />
+        <location filename="../../app/window/status_bar.py" line="120" />
         <source>Working…</source>
         <translation>正在处理…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="123" />
+        <location filename="../../app/window/status_bar.py" line="126" />
         <source>Starting the worker (importing torch), then running…</source>
         <translation>正在启动工作进程（导入 torch），随后运行…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="125" />
+        <location filename="../../app/window/status_bar.py" line="128" />
         <source>Running {s:.1f} s</source>
         <translation>正在运行 {s:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="127" />
+        <location filename="../../app/window/status_bar.py" line="130" />
         <source>Worker starting (importing torch)…</source>
         <translation>工作进程启动中（正在导入 torch）…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="130" />
+        <location filename="../../app/window/status_bar.py" line="133" />
         <source>Worker ready · torch {v}</source>
         <translation>工作进程就绪 · torch {v}</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="130" />
+        <location filename="../../app/window/status_bar.py" line="133" />
         <source>Worker ready</source>
         <translation>工作进程就绪</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="132" />
+        <location filename="../../app/window/status_bar.py" line="135" />
         <source>Worker crashed · restarting</source>
         <translation>工作进程崩溃 · 正在重启</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="134" />
+        <location filename="../../app/window/status_bar.py" line="137" />
         <source>Worker failed to start · press Run to retry</source>
         <translation>工作进程启动失败 · 按“运行”重试</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="136" />
+        <location filename="../../app/window/status_bar.py" line="139" />
         <source>Worker stopped</source>
         <translation>工作进程已停止</translation>
     </message>
     <message>
         <location filename="../../app/window/status_bar.py" line="147" />
+        <source>Scripts run with {python}</source>
+        <translation>脚本使用 {python} 运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="154" />
         <source>No graph</source>
         <translation>无计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="153" />
+        <location filename="../../app/window/status_bar.py" line="160" />
         <source>{n} nodes · {e} edges</source>
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="155" />
+        <location filename="../../app/window/status_bar.py" line="162" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="162" />
-        <location filename="../../app/window/status_bar.py" line="183" />
+        <location filename="../../app/window/status_bar.py" line="169" />
+        <location filename="../../app/window/status_bar.py" line="190" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="170" />
-        <location filename="../../app/window/status_bar.py" line="187" />
+        <location filename="../../app/window/status_bar.py" line="177" />
+        <location filename="../../app/window/status_bar.py" line="194" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="176" />
+        <location filename="../../app/window/status_bar.py" line="183" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>

@@ -102,6 +102,8 @@ def test_another_interpreter_then_missing_module_installed_from_the_gui(
     assert shared_worker.python == env_python
     qtbot.waitUntil(lambda: shared_worker.state == READY, timeout=60_000)
 
+    qtbot.waitUntil(lambda: main_window.status.worker_label.text().endswith(" · torchenv"), timeout=10_000)
+    assert env_python in main_window.status.worker_label.toolTip()
     trace = _run(qtbot, main_window, "import sys\nprint('python', sys.executable)\n")
     assert f"python {env_python}\n" in trace.stdout
 
