@@ -113,10 +113,12 @@ def engine_path() -> str:
     key = hashlib.sha256(f"{engine_dir}\0{root_init}\0{version}".encode()).hexdigest()[:16]
     uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
     base = os.path.join(tempfile.gettempdir(), f"autogradviz-engine-{uid}")
+    os.makedirs(base, mode=0o700, exist_ok=True)
+    if not _private(base):  # someone else made it (a shared temp folder): never run code from there
+        base = tempfile.mkdtemp(prefix="autogradviz-engine-")
     final = os.path.join(base, key)
     if os.path.isfile(os.path.join(final, "autogradviz", "engine", "__init__.py")):
         return final
-    os.makedirs(base, exist_ok=True)
     staging = tempfile.mkdtemp(prefix="new-", dir=base)
     package = os.path.join(staging, "autogradviz")
     os.makedirs(package)
@@ -131,6 +133,15 @@ def engine_path() -> str:
     except OSError:  # another process made it first
         shutil.rmtree(staging, ignore_errors=True)
     return final
+
+
+def _private(folder: str) -> bool:
+    """The folder is ours and nobody else can write in it (POSIX; elsewhere the
+    per-user temporary folder is private already)."""
+    if not hasattr(os, "getuid"):
+        return True
+    st = os.lstat(folder)
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022 and not os.path.islink(folder)
 
 
 def worker_environment(python: Optional[str], base: Optional[dict] = None) -> dict:
