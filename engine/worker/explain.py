@@ -237,8 +237,8 @@ def explain(exc: BaseException) -> Optional[str]:
     if isinstance(exc, ModuleNotFoundError):
         found = missing_module_error(exc)
         return found[2] if found is not None else None
-    if isinstance(exc, ImportError):
-        return ENGLISH_IMPORT_NAME
+    if isinstance(exc, ImportError):  # e.g. a native library that fails to load: its message says it
+        return ENGLISH_IMPORT_NAME if msg.startswith("cannot import name") else None
     if isinstance(exc, AttributeError) and "'NoneType'" not in msg:
         return None
     for key, pat, text in _RULES:

@@ -137,3 +137,14 @@ def test_submodule_and_import_names(tmp_path, cli):
     assert "pip install" not in error.explanation
     assert [distribution_for(m) for m in ("cv2", "PIL.Image", "sklearn.linear_model", "yaml", "torchsummary")] \
         == ["opencv-python", "pillow", "scikit-learn", "pyyaml", "torchsummary"]
+
+
+def test_import_errors_that_are_not_a_missing_package():
+    from autogradviz.engine.worker.runner import run_script
+
+    error = run_script("from torch import no_such_name\n").trace.error
+    assert error.type == "ImportError" and error.code is None
+    assert "a name could not be imported" in error.explanation
+    # a native library failing to load says so itself: no misleading advice
+    error = run_script("raise ImportError('libfoo.so.1: cannot open shared object file')\n").trace.error
+    assert error.explanation is None and error.code is None
