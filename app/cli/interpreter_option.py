@@ -37,7 +37,7 @@ def checked_python(path: Optional[str]) -> tuple[Optional[str], Optional[str]]:
         python = found
     if same_interpreter(python):
         return None, None
-    report = check_interpreter(python)
+    report = check_interpreter(python, full=False)  # the worker's start imports torch
     if not report.ok:
         return None, f"--python {describe(report)}"
     return python, None

@@ -170,6 +170,13 @@ r["pip"] = importlib.util.find_spec("pip") is not None
 r["missing"] = [m for m in REQUIRED if importlib.util.find_spec(m) is None]
 if r["missing"]:
     done()
+if not FULL:  # what is installed, without importing torch (fast); the worker's start imports it
+    try:
+        import importlib.metadata
+        r["torch_version"] = importlib.metadata.version("torch")
+    except Exception:
+        r["torch_version"] = None
+    done()
 try:
     import torch
     r["torch_version"] = str(torch.__version__)
@@ -187,12 +194,15 @@ done()
 """
 
 
-def check_interpreter(python: str, timeout: float = CHECK_TIMEOUT_S) -> InterpreterReport:
-    """Start `python` once and find out whether the worker can run there."""
+def check_interpreter(python: str, timeout: float = CHECK_TIMEOUT_S, full: bool = True) -> InterpreterReport:
+    """Start `python` once and find out whether the worker can run there.
+    `full` imports torch there (seconds) for CUDA and a working torch; without
+    it only what is installed is looked at (~0.1 s: the CLI, whose worker
+    start imports torch anyway and reports a failure itself)."""
     early = precheck(python)
     if early is not None:
         return early
-    argv, env = check_command(python)
+    argv, env = check_command(python, full)
     try:
         proc = subprocess.run(argv, capture_output=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
@@ -217,10 +227,11 @@ def precheck(python: str) -> Optional[InterpreterReport]:
     return None
 
 
-def check_command(python: str) -> tuple[list[str], dict]:
+def check_command(python: str, full: bool = True) -> tuple[list[str], dict]:
     """(argv, environment) of the check, for a caller that runs it itself
     (the GUI, with a QProcess) and hands the output to `parse_check_output`."""
-    code = _CHECK_CODE.replace("MARK", repr(_MARK)).replace("REQUIRED", repr(list(WORKER_REQUIREMENTS)))
+    code = (_CHECK_CODE.replace("MARK", repr(_MARK)).replace("REQUIRED", repr(list(WORKER_REQUIREMENTS)))
+            .replace("FULL", repr(bool(full))))
     return [python, "-c", code], worker_environment(python)
 
 
@@ -250,7 +261,7 @@ def parse_check_output(python: str, returncode: Optional[int], stdout: str, stde
         report.problem = MISSING_PACKAGES
     elif data.get("torch_error"):
         report.problem, report.detail = TORCH_BROKEN, str(data["torch_error"])
-    elif _version_tuple(report.torch_version) < MIN_TORCH:
+    elif report.torch_version is not None and _version_tuple(report.torch_version) < MIN_TORCH:
         report.problem = TORCH_TOO_OLD
     elif data.get("engine_error"):
         report.problem, report.detail = ENGINE_FAILED, str(data["engine_error"])

@@ -31,9 +31,14 @@ print("grad", w.grad.tolist())
 """
 
 USES_DEMO = """\
+import sys
 import torch
 import agvz_demo_summary
 print("summary says", agvz_demo_summary.summary())
+w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+(w.tanh() * w).sum().backward()
+print("python", sys.executable)
+print("grad", w.grad.tolist())
 """
 
 
@@ -51,21 +56,6 @@ def _one_line(stderr: str) -> str:
     lines = [ln for ln in stderr.splitlines() if ln.strip()]
     assert len(lines) == 1, f"expected one line on stderr, got: {stderr!r}"
     return lines[0]
-
-
-def test_trace_runs_with_another_interpreter(tmp_path, cli, envs):
-    script = tmp_path / "s.py"
-    script.write_text(SCRIPT)
-    out = tmp_path / "t.json"
-    r = cli("trace", script, "-o", out, "--python", envs["torch"])
-    assert r.returncode == 0, r.stderr
-    trace = Trace.from_json(out.read_text())
-    assert f"python {envs['torch']}\n" in trace.stdout  # the script ran in that interpreter
-    w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
-    (w.tanh() * w).sum().backward()
-    assert f"grad {w.grad.tolist()}" in trace.stdout
-    leaf = trace.backward_runs[0].leaf_grads
-    assert list(leaf.values())[0].values == pytest.approx(w.grad.tolist())
 
 
 def test_interpreter_without_torch_is_refused(tmp_path, cli, envs):
@@ -99,7 +89,9 @@ def test_check_reports_torch_and_what_is_missing(envs, tmp_path):
     assert sorted(os.listdir(os.path.join(folder, "autogradviz"))) == ["__init__.py", "engine"]
 
 
-def test_missing_module_explained_then_installed_with_the_given_command(tmp_path, cli, envs):
+def test_another_interpreter_missing_module_installed_with_the_given_command(tmp_path, cli, envs):
+    """`trace --python`: the script runs in that interpreter; a module it lacks
+    is explained with the command for it, which installs it there."""
     script = tmp_path / "uses_demo.py"
     script.write_text(USES_DEMO)
     out = tmp_path / "t.json"
@@ -120,18 +112,23 @@ def test_missing_module_explained_then_installed_with_the_given_command(tmp_path
     assert done.returncode == 0, done.stderr
     r = cli("trace", script, "-o", out, "--python", envs["torch"])
     assert r.returncode == 0, r.stderr
-    assert "summary says 42" in Trace.from_json(out.read_text()).stdout
+    trace = Trace.from_json(out.read_text())
+    assert "summary says 42" in trace.stdout
+    assert f"python {envs['torch']}\n" in trace.stdout  # the script ran in that interpreter
+    w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    (w.tanh() * w).sum().backward()
+    assert f"grad {w.grad.tolist()}" in trace.stdout
+    leaf = trace.backward_runs[0].leaf_grads
+    assert list(leaf.values())[0].values == pytest.approx(w.grad.tolist())
     # ... and not into this project's environment
     assert subprocess.run([sys.executable, "-c", "import agvz_demo_summary"],
                           capture_output=True).returncode != 0
 
 
-def test_submodule_and_import_names(tmp_path, cli):
-    script = tmp_path / "sub.py"
-    script.write_text("import torch.no_such_module\n")
-    out = tmp_path / "t.json"
-    assert cli("trace", script, "-o", out).returncode == 1
-    error = Trace.from_json(out.read_text()).error
+def test_submodule_and_import_names():
+    from autogradviz.engine.worker.runner import run_script
+
+    error = run_script("import torch.no_such_module\n").trace.error
     assert error.code == "missing_submodule"
     assert error.params == {"module": "torch.no_such_module", "top": "torch"}
     assert "pip install" not in error.explanation
