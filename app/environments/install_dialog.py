@@ -155,8 +155,24 @@ class InstallDialog(QDialog):
         elif code == FAILED_TO_START:
             self.status.setText(self.tr("pip could not be started with this Python (see the log)."))
         else:
-            self.status.setText(self.tr("pip failed (exit code {code}): the log below says why, often "
-                                        "a misspelt name or no network.").format(code=code))
+            self.status.setText(self._failure_hint(self.log.toPlainText()) or self.tr(
+                "pip failed (exit code {code}): the log below says why, often a misspelt name or no "
+                "network.").format(code=code))
+
+    def _failure_hint(self, log: str) -> Optional[str]:
+        """A plain explanation of the pip failures learners meet most, from its log."""
+        if "No module named pip" in log:
+            return self.tr("This Python has no pip. Add it with {python} -m ensurepip, or install with your "
+                           "environment's own tool (conda install).").format(python=self.python)
+        if "externally-managed-environment" in log:
+            return self.tr("pip refuses to change this Python: it belongs to your system's package manager "
+                           "(PEP 668). Make a virtual environment with torch (python3 -m venv ~/torch-env, then "
+                           "~/torch-env/bin/pip install torch) and choose it in Tools ▸ Preferences.")
+        if "No matching distribution found" in log or "Could not find a version" in log:
+            return self.tr("pip found no package called {names} for this Python: check the name (the pip "
+                           "name can differ from the import name) or the network.").format(
+                names=", ".join(self.distributions))
+        return None
 
     def _show_buttons(self, *shown: QPushButton) -> None:
         for b in (self.start_button, self.run_button, self.cancel_button, self.close_button):

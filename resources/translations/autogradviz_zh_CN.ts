@@ -1512,9 +1512,24 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>无法用这个 Python 启动 pip（见日志）。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="158" />
+        <location filename="../../app/environments/install_dialog.py" line="159" />
         <source>pip failed (exit code {code}): the log below says why, often a misspelt name or no network.</source>
         <translation>pip 失败（退出码 {code}）：下面的日志说明了原因，常见的是包名拼错或没有网络。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="165" />
+        <source>This Python has no pip. Add it with {python} -m ensurepip, or install with your environment's own tool (conda install).</source>
+        <translation>这个 Python 没有 pip。可用 {python} -m ensurepip 添加，或用环境自己的工具（conda install）安装。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="168" />
+        <source>pip refuses to change this Python: it belongs to your system's package manager (PEP 668). Make a virtual environment with torch (python3 -m venv ~/torch-env, then ~/torch-env/bin/pip install torch) and choose it in Tools ▸ Preferences.</source>
+        <translation>pip 拒绝修改这个 Python：它由系统的包管理器管理（PEP 668）。请创建一个装有 torch 的虚拟环境（python3 -m venv ~/torch-env，然后 ~/torch-env/bin/pip install torch），并在“工具 ▸ 首选项”中选择它。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/install_dialog.py" line="172" />
+        <source>pip found no package called {names} for this Python: check the name (the pip name can differ from the import name) or the network.</source>
+        <translation>pip 没有为这个 Python 找到名为 {names} 的包：请检查包名（pip 包名可能与导入名不同）或网络。</translation>
     </message>
 </context>
 <context>

@@ -214,3 +214,15 @@ def test_saved_interpreter_applied_at_start_and_a_vanished_one_reported(qtbot, e
         theme.deleteLater()
     finally:
         settings.set_worker_python(old)
+
+
+def test_pip_failures_are_explained(qtbot, envs, offline_pip):
+    # the bare venv has no pip; the torch one has no such package in the (offline) index
+    for python, name, expected in ((envs["bare"], DEMO, "has no pip"),
+                                   (envs["torch"], "agvz-not-in-the-index", "found no package called")):
+        dialog = InstallDialog(python, [name], offer_run=False)
+        qtbot.addWidget(dialog)
+        dialog.start()
+        qtbot.waitUntil(lambda: dialog.state == FAILED, timeout=60_000)
+        assert expected in dialog.status.text(), dialog.log.toPlainText()
+        assert dialog.start_button.isVisibleTo(dialog) and not dialog.run_button.isVisibleTo(dialog)
