@@ -16,9 +16,11 @@ import sys
 from typing import Optional
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QButtonGroup, QDialog, QDialogButtonBox, QFileDialog, QGroupBox, QHBoxLayout,
-                               QLabel, QLineEdit, QProgressBar, QPushButton, QRadioButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QGroupBox,
+                               QHBoxLayout, QLabel, QProgressBar, QPushButton, QRadioButton, QSizePolicy,
+                               QVBoxLayout, QWidget)
 
+from autogradviz.app.environments.discovery import find_interpreters
 from autogradviz.app.environments.interpreter_check import InterpreterCheck
 from autogradviz.app.environments.texts import EnvironmentTexts
 from autogradviz.engine.protocol.interpreter import MISSING_PACKAGES, InterpreterReport, same_interpreter
@@ -51,10 +53,17 @@ class PreferencesDialog(QDialog):
         self.group = QButtonGroup(self)
         self.group.addButton(self.own_radio)
         self.group.addButton(self.other_radio)
-        self.path_edit = QLineEdit(box)
+        # editable: type a path, or pick an environment found in the usual places
+        self.path_combo = QComboBox(box)
+        self.path_combo.setEditable(True)
+        self.path_combo.setInsertPolicy(QComboBox.NoInsert)
+        self.path_combo.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.path_combo.addItems(find_interpreters())
+        self.path_combo.setToolTip(self.tr("Type the path of an interpreter, or pick one of the environments "
+                                           "found on this computer"))
+        self.path_edit = self.path_combo.lineEdit()
         self.path_edit.setObjectName("interpreterPath")
         self.path_edit.setPlaceholderText(self.tr("for example ~/miniconda3/envs/torch/bin/python"))
-        self.path_edit.setToolTip(self.tr("The python executable of the environment (python.exe on Windows)"))
         self.browse_button = QPushButton(self.tr("Browse…"), box)
         self.browse_button.setToolTip(self.tr("Choose the interpreter's file"))
         self.check_button = QPushButton(self.tr("Check"), box)
@@ -79,7 +88,7 @@ class PreferencesDialog(QDialog):
 
         path_row = QHBoxLayout()
         path_row.addSpacing(22)
-        path_row.addWidget(self.path_edit, 1)
+        path_row.addWidget(self.path_combo, 1)
         path_row.addWidget(self.browse_button)
         path_row.addWidget(self.check_button)
         own_row = QHBoxLayout()
@@ -112,6 +121,7 @@ class PreferencesDialog(QDialog):
         self.group.buttonToggled.connect(self._update_enabled)
         self.path_edit.textChanged.connect(self._path_changed)
         self.path_edit.returnPressed.connect(self.start_check)
+        self.path_combo.activated.connect(lambda _i: self.start_check())
         self.browse_button.clicked.connect(self.browse)
         self.check_button.clicked.connect(self.start_check)
         self.install_button.clicked.connect(self._install_missing)

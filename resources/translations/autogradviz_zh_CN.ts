@@ -1856,87 +1856,87 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>PreferencesDialog</name>
     <message>
-        <location filename="../../app/environments/preferences.py" line="36" />
+        <location filename="../../app/environments/preferences.py" line="38" />
         <source>Preferences</source>
         <translation>首选项</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="43" />
+        <location filename="../../app/environments/preferences.py" line="45" />
         <source>Python that runs your scripts</source>
         <translation>运行脚本的 Python</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="44" />
+        <location filename="../../app/environments/preferences.py" line="46" />
         <source>This app's own Python</source>
         <translation>本应用自带的 Python</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="49" />
+        <location filename="../../app/environments/preferences.py" line="51" />
         <source>Another Python interpreter (a venv or conda environment that has torch):</source>
         <translation>其他 Python 解释器（装有 torch 的 venv 或 conda 环境）：</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="56" />
+        <location filename="../../app/environments/preferences.py" line="62" />
+        <source>Type the path of an interpreter, or pick one of the environments found on this computer</source>
+        <translation>输入解释器的路径，或从这台电脑上找到的环境中选择一个</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/preferences.py" line="66" />
         <source>for example ~/miniconda3/envs/torch/bin/python</source>
         <translation>例如 ~/miniconda3/envs/torch/bin/python</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="57" />
-        <source>The python executable of the environment (python.exe on Windows)</source>
-        <translation>该环境的 python 可执行文件（Windows 上为 python.exe）</translation>
-    </message>
-    <message>
-        <location filename="../../app/environments/preferences.py" line="58" />
+        <location filename="../../app/environments/preferences.py" line="67" />
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="59" />
+        <location filename="../../app/environments/preferences.py" line="68" />
         <source>Choose the interpreter's file</source>
         <translation>选择解释器文件</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="60" />
+        <location filename="../../app/environments/preferences.py" line="69" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="61" />
+        <location filename="../../app/environments/preferences.py" line="70" />
         <source>Start this interpreter once and see whether scripts can run there (torch, CUDA, the worker's packages)</source>
         <translation>启动一次这个解释器，检查脚本能否在其中运行（torch、CUDA、工作进程所需的包）</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="72" />
+        <location filename="../../app/environments/preferences.py" line="81" />
         <source>Install Missing Packages…</source>
         <translation>安装缺少的包…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="73" />
+        <location filename="../../app/environments/preferences.py" line="82" />
         <source>Run pip in this interpreter to install what it lacks</source>
         <translation>在这个解释器中运行 pip，安装它缺少的包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="75" />
+        <location filename="../../app/environments/preferences.py" line="84" />
         <source>Scripts then run with that environment's torch and packages; the app itself is unchanged.</source>
         <translation>之后脚本将使用该环境中的 torch 和包运行；应用本身不变。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="130" />
+        <location filename="../../app/environments/preferences.py" line="140" />
         <source>Choose a Python interpreter</source>
         <translation>选择 Python 解释器</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="131" />
+        <location filename="../../app/environments/preferences.py" line="141" />
         <source>Python interpreter (python* python*.exe);;All files (*)</source>
         <translation>Python 解释器 (python* python*.exe);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="140" />
+        <location filename="../../app/environments/preferences.py" line="150" />
         <source>Type or browse the path of a Python interpreter first.</source>
         <translation>请先输入或浏览选择 Python 解释器的路径。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="146" />
+        <location filename="../../app/environments/preferences.py" line="156" />
         <source>Checking {path}… (importing torch can take a few seconds)</source>
         <translation>正在检查 {path}…（导入 torch 可能需要几秒钟）</translation>
     </message>
