@@ -56,6 +56,13 @@ class EnvironmentTexts(QObject):
                      INSTALL_SCHEME + p["distribution"])]
         return []
 
+    def interpreter_hint(self, python: str) -> str:
+        """A line for a worker that could not start in another interpreter ("" for the app's own)."""
+        if interp.same_interpreter(python):
+            return ""
+        return "\n" + self.tr("Scripts run with {python}, chosen in Tools ▸ Preferences: check it there "
+                              "(it lists what is missing), or go back to the app's own Python.").format(python=python)
+
     def report_summary(self, report: interp.InterpreterReport) -> str:
         """One or two sentences: what the interpreter has, or what is wrong."""
         problem = report.problem

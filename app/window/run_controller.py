@@ -259,7 +259,8 @@ class RunController(QObject):
                 self.tr("The worker process could not be started."),
                 self.tr("It {how}.").format(how=message) + "\n"
                 + self.tr("Check that torch is installed in this Python (run `autogradviz doctor`), "
-                          "then press Run to try again."))
+                          "then press Run to try again.")
+                + self._env_texts.interpreter_hint(self.worker.python))
         else:
             self._output.append_problem(
                 self.tr("The worker process stopped unexpectedly."),

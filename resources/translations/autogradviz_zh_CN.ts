@@ -536,64 +536,69 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>把 {name} 安装到这个 Python 中…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="64" />
+        <location filename="../../app/environments/texts.py" line="63" />
+        <source>Scripts run with {python}, chosen in Tools ▸ Preferences: check it there (it lists what is missing), or go back to the app's own Python.</source>
+        <translation>脚本使用在“工具 ▸ 首选项”中选择的 {python} 运行：请在那里检查它（会列出缺少的内容），或改回本应用自带的 Python。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="71" />
         <source>CUDA visible: {devices}</source>
         <translation>可见的 CUDA 设备：{devices}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="66" />
+        <location filename="../../app/environments/texts.py" line="73" />
         <source>no CUDA device visible (scripts run on the CPU)</source>
         <translation>看不到 CUDA 设备（脚本在 CPU 上运行）</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="67" />
+        <location filename="../../app/environments/texts.py" line="74" />
         <source>Python {python}, torch {torch}; {cuda}. Scripts can run here.</source>
         <translation>Python {python}，torch {torch}；{cuda}。脚本可以在这里运行。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="70" />
+        <location filename="../../app/environments/texts.py" line="77" />
         <source>There is no file at this path.</source>
         <translation>此路径下没有文件。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="72" />
+        <location filename="../../app/environments/texts.py" line="79" />
         <source>This file cannot be run as Python 3 ({detail}).</source>
         <translation>无法把这个文件当作 Python 3 运行（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="74" />
+        <location filename="../../app/environments/texts.py" line="81" />
         <source>Python {version} is too old: scripts need Python {need} or newer.</source>
         <translation>Python {version} 太旧：脚本需要 Python {need} 或更新版本。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="77" />
+        <location filename="../../app/environments/texts.py" line="84" />
         <source>Python {python} here lacks {missing}, which scripts need to run in it. Install with:
     {command}</source>
         <translation>这里的 Python {python} 缺少 {missing}，脚本要在其中运行需要它们。安装命令：
     {command}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="81" />
+        <location filename="../../app/environments/texts.py" line="88" />
         <source>This Python has no pip: install them with your environment's own tool (conda install).</source>
         <translation>这个 Python 没有 pip：请用环境自己的工具（conda install）安装它们。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="85" />
+        <location filename="../../app/environments/texts.py" line="92" />
         <source>torch {version} is too old: scripts need torch {need} or newer.</source>
         <translation>torch {version} 太旧：脚本需要 torch {need} 或更新版本。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="88" />
+        <location filename="../../app/environments/texts.py" line="95" />
         <source>torch is installed but importing it fails: {detail}</source>
         <translation>torch 已安装，但导入失败：{detail}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="90" />
+        <location filename="../../app/environments/texts.py" line="97" />
         <source>torch works, but the worker cannot start here: {detail}</source>
         <translation>torch 可用，但工作进程无法在这里启动：{detail}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="92" />
+        <location filename="../../app/environments/texts.py" line="99" />
         <source>The interpreter did not answer within {s} s.</source>
         <translation>解释器在 {s} 秒内没有响应。</translation>
     </message>
@@ -2062,7 +2067,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
     <message>
         <location filename="../../app/window/run_controller.py" line="260" />
-        <location filename="../../app/window/run_controller.py" line="266" />
+        <location filename="../../app/window/run_controller.py" line="267" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
@@ -2072,62 +2077,62 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="265" />
+        <location filename="../../app/window/run_controller.py" line="266" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="267" />
+        <location filename="../../app/window/run_controller.py" line="268" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="273" />
+        <location filename="../../app/window/run_controller.py" line="274" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="275" />
+        <location filename="../../app/window/run_controller.py" line="276" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="281" />
+        <location filename="../../app/window/run_controller.py" line="282" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="281" />
+        <location filename="../../app/window/run_controller.py" line="282" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="292" />
+        <location filename="../../app/window/run_controller.py" line="293" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="303" />
+        <location filename="../../app/window/run_controller.py" line="304" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="305" />
+        <location filename="../../app/window/run_controller.py" line="306" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="308" />
+        <location filename="../../app/window/run_controller.py" line="309" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="311" />
+        <location filename="../../app/window/run_controller.py" line="312" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="312" />
+        <location filename="../../app/window/run_controller.py" line="313" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>

@@ -252,3 +252,17 @@ def test_preferences_list_the_environments_found(qtbot, tmp_path, monkeypatch):
     assert dialog.own_radio.isChecked() and dialog.chosen_python() == ""
     dialog.path_combo.setCurrentIndex(1)
     assert dialog.other_radio.isChecked() and dialog.chosen_python() == conda
+
+
+def test_a_worker_that_cannot_start_there_points_to_preferences(qtbot, main_window, shared_worker, envs):
+    # A saved interpreter that lost its torch: the worker fails to start there,
+    # and the output says which Python it was and where to change it.
+    controller = main_window.environments
+    main_window.output.clear()
+    controller.set_python(envs["bare"])
+    qtbot.waitUntil(lambda: shared_worker.state == "failed", timeout=30_000)
+    shown = main_window.output.plain_text
+    assert "could not be started" in shown and "No module named" in shown
+    assert f"Scripts run with {envs['bare']}, chosen in Tools ▸ Preferences" in shown
+    controller.set_python("")
+    assert shared_worker.python == sys.executable
