@@ -42,6 +42,9 @@ print(json.dumps(snap))
 """
 
 LESSONS = lessons()
+# Run through the whole window here (graph, layout, stepper); every lesson runs in the
+# worker and is checked against torch in tests/engine/test_lessons_in_worker.py.
+WINDOW_LESSONS = [l for l in LESSONS if l.name[:2] in ("01", "02", "03", "04", "05")]
 
 
 def expected_grads(path) -> dict:
@@ -75,7 +78,7 @@ def test_four_starter_lessons_with_both_languages():
             assert lesson.title(lang) != lesson.name
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=[l.name for l in LESSONS])
+@pytest.mark.parametrize("lesson", WINDOW_LESSONS, ids=[l.name for l in WINDOW_LESSONS])
 def test_lesson_runs_shows_graph_and_correct_gradients(qtbot, lesson_window, lesson, wait_until):
     w = lesson_window
     wait_until(lambda: w.worker.state == READY, READY_TIMEOUT_MS, "worker ready")
@@ -134,7 +137,8 @@ def test_clicking_a_lesson_opens_it_once(qtbot, qapp):
     qtbot.waitExposed(panel)
     opened = []
     panel.lessonActivated.connect(opened.append)
-    rect = panel.list.visualItemRect(panel.list.item(1))
-    qtbot.mouseClick(panel.list.viewport(), Qt.LeftButton, pos=rect.center())
+    item = panel.item_for(LESSONS[1].name)
+    rect = panel.tree.visualItemRect(item)
+    qtbot.mouseClick(panel.tree.viewport(), Qt.LeftButton, pos=rect.center())
     assert [l.name for l in opened] == [LESSONS[1].name]
     assert panel.text.toPlainText().strip()
