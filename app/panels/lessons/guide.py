@@ -91,6 +91,11 @@ class LessonGuide(QObject):
             self.missed.emit()
             return False
         self._move(where)
+        if where.step is not None:
+            stepper = self._panel_dock("stepper")
+            if stepper is not None:  # (it may share its place with another panel)
+                stepper.show()
+                stepper.raise_()
         if where.node is not None:
             self._session.select_node(where.node)
             self._flash_node(where.node)
