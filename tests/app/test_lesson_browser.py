@@ -5,6 +5,7 @@ select and flash what they name, Reset lesson, and the Chinese script."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ LESSONS = {l.name: l for l in lessons()}
 
 @pytest.fixture(scope="module")
 def window(qapp, shared_worker):
+    shutil.rmtree(edits.edits_dir(), ignore_errors=True)  # other tests' typing into a lesson
     theme = ThemeManager()
     w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
     w.ask_unsaved = lambda: "discard"

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import subprocess
 import sys
 
 import pytest
 
+from autogradviz.app.panels.lessons.edits import edits_dir
 from autogradviz.app.window.main_window import MainWindow
 from autogradviz.app.resources_loader import default_lesson, lessons
 from autogradviz.app.theme import ThemeManager
@@ -57,6 +59,8 @@ def expected_grads(path) -> dict:
 @pytest.fixture(scope="module")
 def lesson_window(qapp, shared_worker):
     """One window for all lessons (closed at the end of the module)."""
+    # Lessons open with the learner's kept edits: other tests' typing must not count here.
+    shutil.rmtree(edits_dir(), ignore_errors=True)
     theme = ThemeManager()
     w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
     w.ask_unsaved = lambda: "discard"
