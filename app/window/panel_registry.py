@@ -75,7 +75,7 @@ def _has_scaler_events(trace) -> bool:
 
 PANELS: list[PanelSpec] = [
     PanelSpec("lessons", QT_TRANSLATE_NOOP("Panels", "Lessons"), lambda c: LessonsPanel(c.parent),
-              Qt.LeftDockWidgetArea, height=270),
+              Qt.LeftDockWidgetArea, height=420),
     PanelSpec("editor", QT_TRANSLATE_NOOP("Panels", "Code"), lambda c: CodeEditor(c.parent, c.theme),
               Qt.LeftDockWidgetArea, on_theme=CodeEditor.set_theme, width=540, height=420),
     PanelSpec("output", QT_TRANSLATE_NOOP("Panels", "Output"), lambda c: OutputPane(c.parent, c.theme),
