@@ -171,3 +171,15 @@ def test_qt_own_strings_are_translated_too(qapp):
 
 def test_no_lesson_file_left_behind():
     assert not any(Path(edits.edits_dir()).glob("01_*.py"))
+
+
+def test_chinese_prefers_an_installed_simplified_chinese_face(qapp):
+    before = QApplication.font().families()
+    try:
+        i18n.set_language("zh_CN", save=False)
+        families = QApplication.font().families()
+        assert families[:len(before)] == before  # the UI face stays first (Latin text)
+        assert [f for f in families if f in i18n.CJK_FAMILIES] == i18n.cjk_families()
+    finally:
+        i18n.set_language("en", save=False)
+    assert QApplication.font().families() == before
