@@ -1366,82 +1366,82 @@
 <context>
     <name>LessonsPanel</name>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="154" />
+        <location filename="../../app/panels/lessons/panel.py" line="152" />
         <source>{done} of {total} stepped through</source>
         <translation>已逐步走完 {done} / {total} 课</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="173" />
+        <location filename="../../app/panels/lessons/panel.py" line="171" />
         <source>Not opened yet</source>
         <translation>尚未打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="173" />
+        <location filename="../../app/panels/lessons/panel.py" line="171" />
         <source>Opened</source>
         <translation>已打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="173" />
+        <location filename="../../app/panels/lessons/panel.py" line="171" />
         <source>Run</source>
         <translation>已运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="173" />
+        <location filename="../../app/panels/lessons/panel.py" line="171" />
         <source>Stepped through</source>
         <translation>已逐步走完</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="175" />
+        <location filename="../../app/panels/lessons/panel.py" line="173" />
         <source>your edits are kept (Reset lesson restores the original)</source>
         <translation>保留了你的修改（“重置课程”可恢复原文）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="202" />
+        <location filename="../../app/panels/lessons/panel.py" line="200" />
         <source>What to look at</source>
         <translation>要看什么</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="204" />
+        <location filename="../../app/panels/lessons/panel.py" line="202" />
         <source>Run the lesson first, then click an item: the app shows it.</source>
         <translation>先运行本课，再点击一项：应用会把它指给你看。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="206" />
+        <location filename="../../app/panels/lessons/panel.py" line="204" />
         <source>Try this</source>
         <translation>试一试</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="239" />
+        <location filename="../../app/panels/lessons/panel.py" line="237" />
         <source>Search lessons (English or 中文)…</source>
         <translation>搜索课程（中文或 English）…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="240" />
-        <source>Search titles and texts in both languages (Ctrl+F)</source>
-        <translation>在两种语言的标题和正文中搜索（Ctrl+F）</translation>
+        <location filename="../../app/panels/lessons/panel.py" line="238" />
+        <source>Search titles and texts in both languages</source>
+        <translation>在两种语言的标题和正文中搜索</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="241" />
+        <location filename="../../app/panels/lessons/panel.py" line="239" />
         <source>Open in editor</source>
         <translation>在编辑器中打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="242" />
+        <location filename="../../app/panels/lessons/panel.py" line="240" />
         <source>Load this lesson's script into the editor and run it</source>
         <translation>把本课的脚本载入编辑器并运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="243" />
+        <location filename="../../app/panels/lessons/panel.py" line="241" />
         <source>Reset lesson</source>
         <translation>重置课程</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="244" />
+        <location filename="../../app/panels/lessons/panel.py" line="242" />
         <source>Throw away your edits to this lesson and load its original script</source>
         <translation>丢弃你对本课的修改，载入原始脚本</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="245" />
+        <location filename="../../app/panels/lessons/panel.py" line="243" />
         <source>Click a lesson to load and run it. • opened  ▶ run  ✓ stepped through</source>
         <translation>点击课程即可载入并运行。• 已打开  ▶ 已运行  ✓ 已逐步走完</translation>
     </message>

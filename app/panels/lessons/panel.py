@@ -11,7 +11,7 @@ UI language; search matches both languages.
 from __future__ import annotations
 
 from PySide6.QtCore import QElapsedTimer, QEvent, Qt, QUrl, Signal
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QPushButton, QSplitter, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -65,8 +65,6 @@ class LessonsPanel(QWidget):
         self.open_button.clicked.connect(self._open_current)
         self.reset_button = QPushButton(self)
         self.reset_button.clicked.connect(self._reset_current)
-        QShortcut(QKeySequence.Find, self, activated=self.search.setFocus,
-                  context=Qt.WidgetWithChildrenShortcut)
 
         split = QSplitter(Qt.Vertical, self)
         split.addWidget(self.tree)
@@ -237,7 +235,7 @@ class LessonsPanel(QWidget):
 
     def retranslate(self) -> None:
         self.search.setPlaceholderText(self.tr("Search lessons (English or 中文)…"))
-        self.search.setToolTip(self.tr("Search titles and texts in both languages (Ctrl+F)"))
+        self.search.setToolTip(self.tr("Search titles and texts in both languages"))
         self.open_button.setText(self.tr("Open in editor"))
         self.open_button.setToolTip(self.tr("Load this lesson's script into the editor and run it"))
         self.reset_button.setText(self.tr("Reset lesson"))
