@@ -67,7 +67,7 @@ def expected_rows() -> dict:
     return json.loads(done.stdout)
 
 
-def test_layer_table_matches_torch(qtbot, main_window, wait_until):
+def test_layer_table_matches_torch_and_hides_without_modules(qtbot, main_window, wait_until):
     w = main_window
     wait_until(lambda: w.worker.state == READY, 60_000, "worker ready")
     w.editor.setPlainText(SCRIPT)
@@ -98,10 +98,7 @@ def test_layer_table_matches_torch(qtbot, main_window, wait_until):
     node = w.session.node(w.session.selected_node)
     assert node is not None and (node.module or "").startswith("net.head.1")
 
-
-def test_no_modules_hides_the_panel(qtbot, main_window, wait_until):
-    w = main_window
-    wait_until(lambda: w.worker.state == READY, 60_000, "worker ready")
+    # A script without modules: no table, no panel.
     w.editor.setPlainText("import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n")
     with qtbot.waitSignal(w.runFinished, timeout=60_000):
         w.run_script()
