@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QApplication
 
 from autogradviz.app import i18n
@@ -93,6 +94,9 @@ def test_look_items_select_and_flash_the_node_the_step_and_the_panel(qtbot, wind
     node = w.session.node(w.session.selected_node)
     assert node is not None and node.op == info.look[0].target["op"]
     assert w.lesson_guide.flashing, "the node flashes"
+
+    w.lessons_panel.text.anchorClicked.emit(QUrl("look:1"))  # a click on the link: {"op": "AddBackward0"}
+    assert w.session.node(w.session.selected_node).op == info.look[1].target["op"]
 
     w.lessons_panel.look(2)  # the last AccumulateGrad step of run 0
     run = w.session.run
