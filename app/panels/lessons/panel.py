@@ -160,7 +160,7 @@ class LessonsPanel(QWidget):
                 done += lvl == 3
                 mark = _MARKS[lvl]
                 title = item.data(0, Qt.UserRole)
-                item.setText(0, f"{mark} {title}" if mark else f"   {title}")
+                item.setText(0, f"{title}  {mark}" if mark else title)  # (after: the numbers stay aligned)
                 item.setToolTip(0, self._progress_words(name))
             total = chapter.childCount()
             chapter.setText(0, f"{catalog.chapter_title(chapter.data(0, Qt.UserRole))}  {done}/{total}")
