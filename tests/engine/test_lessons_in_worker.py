@@ -316,6 +316,12 @@ def test_18_cuda_version_and_saved_tanh_output(traces):
     h = torch.tanh(torch.randn(64, 64, requires_grad=True))
     assert [list(s.shape) for s in saved] == [list(h.shape)]
     assert f"{h.element_size() * h.nelement()}" in t.stdout
+    # "MmBackward0 saved x (twice: both operands)"
+    x = torch.randn(64, 64, requires_grad=True)
+    mm = (x @ x).grad_fn
+    assert mm._saved_self is not None and mm._saved_mat2 is not None
+    mm_node = next(n for n in nodes(t, 0) if n.op == type(mm).__name__)
+    assert {s.name for s in mm_node.saved if s.tensor is not None and s.tensor.shape == [64, 64]} == {"self", "mat2"}
 
 
 def test_40_shard_gradients_sum_to_the_full_batch(traces):
