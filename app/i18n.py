@@ -60,6 +60,42 @@ def set_language(language: str, save: bool = True) -> bool:
             app.installTranslator(qt)
             _translators.append(qt)
     _current = language if ok else "en"
+    _prefer_cjk_font(_current)
     if save:
         settings.put("ui/language", language)
     return ok
+
+
+# Simplified Chinese faces, best first. Without a preference Qt's fallback may draw
+# Han characters from a Japanese or Traditional face (different glyph shapes).
+CJK_FAMILIES = ["Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei", "WenQuanYi Zen Hei",
+                "Noto Sans SC", "Microsoft YaHei", "PingFang SC", "Noto Serif CJK SC"]
+_base_families: list[str] | None = None
+
+
+def cjk_families() -> list[str]:
+    """The installed faces of CJK_FAMILIES, in that order."""
+    from PySide6.QtGui import QFontDatabase
+
+    installed = set(QFontDatabase.families())
+    return [f for f in CJK_FAMILIES if f in installed]
+
+
+def _prefer_cjk_font(language: str) -> None:
+    """zh_CN: the UI font's family, then an installed Simplified Chinese face as
+    its fallback; other languages: the font as it was."""
+    global _base_families
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        return
+    font = app.font()
+    if _base_families is None:
+        _base_families = list(font.families()) or [font.family()]
+    families = list(_base_families)
+    if language == "zh_CN":
+        families += [f for f in cjk_families() if f not in families]
+    if families != list(font.families()):
+        font.setFamilies(families)
+        app.setFont(font)

@@ -8,6 +8,7 @@ builds a path itself.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -100,6 +101,22 @@ class Lesson:
     def source(self) -> str:
         return self.path.read_text(encoding="utf-8")
 
+    def source_for(self, language: str = "en") -> str:
+        """The script with its comments in `language` (NAME.<lang>.py: the same
+        code, translated comments), else the English one."""
+        translated = self.path.with_name(f"{self.name}.{language}.py")
+        if language != "en" and translated.exists():
+            return translated.read_text(encoding="utf-8")
+        return self.source
+
+    def metadata(self) -> dict:
+        """NAME.json (chapter, "look" and "try" items), {} when absent or unreadable."""
+        try:
+            data = json.loads(self.path.with_suffix(".json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
     def explanation(self, language: str = "en") -> str:
         """Markdown explanation in `language` ("en" or "zh_CN"), English as fallback."""
         for lang in (language, "en"):
@@ -119,7 +136,8 @@ class Lesson:
 
 def lessons() -> list[Lesson]:
     """Starter lessons in file-name order (the first one is the default)."""
-    return [Lesson(p.stem, p) for p in sorted(LESSONS.glob("*.py")) if not p.name.startswith("_")]
+    return [Lesson(p.stem, p) for p in sorted(LESSONS.glob("*.py"))
+            if not p.name.startswith("_") and "." not in p.stem]  # (NAME.zh_CN.py: a translation)
 
 
 def default_lesson() -> Lesson | None:

@@ -16,7 +16,9 @@ from typing import Callable, Optional
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
+from autogradviz.app import i18n
 from autogradviz.app.panels.editor import CodeEditor
+from autogradviz.app.panels.lessons import edits as lesson_edits
 from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.resources_loader import Lesson
 from autogradviz.app.services import settings
@@ -73,7 +75,8 @@ class FileController(QObject):
     def open_lesson(self, lesson: Lesson, run: bool = True) -> bool:
         if not self.maybe_save():
             return False
-        self._set_text(lesson.source)
+        # The learner's kept edits, else the script with comments in the UI language.
+        self._set_text(lesson_edits.kept(lesson.name) or lesson.source_for(i18n.current_language()))
         self._set_document(None, lesson)
         self.lessonOpened.emit(lesson.name)
         if run:
@@ -141,9 +144,20 @@ class FileController(QObject):
             menu.addSeparator()
             menu.addAction(self.tr("Clear Recent Files")).triggered.connect(settings.clear_recent_files)
 
+    def reset_lesson(self, lesson: Lesson) -> None:
+        """Forget the learner's edits to `lesson`; reload it if it is in the editor."""
+        lesson_edits.forget(lesson.name)
+        if self._lesson is not None and self._lesson.name == lesson.name:
+            self._set_text(lesson.source_for(i18n.current_language()))
+            self._set_document(None, lesson)
+
     def maybe_save(self) -> bool:
         """True when it is fine to replace the editor's text."""
         if not self._editor.document().isModified():
+            return True
+        if self._lesson is not None and lesson_edits.keep(self._lesson.name, self._editor.toPlainText()):
+            # A lesson's edits are kept until "Reset lesson" (panels/lessons/edits.py): no question.
+            self._editor.document().setModified(False)
             return True
         answer = self.ask_unsaved()
         if answer == "save":

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 from autogradviz.app import i18n
 from autogradviz.app.environments.controller import EnvironmentController
 from autogradviz.app.graph.view import GraphView
+from autogradviz.app.panels.lessons.wiring import connect_lesson_browser
 from autogradviz.app.resources_loader import default_lesson, icon
 from autogradviz.app.services import settings
 from autogradviz.app.services.worker_process import READY, RUNNING, STARTING, WorkerProcess
@@ -133,6 +134,7 @@ class MainWindow(QMainWindow):
         self.session.lineRequested.connect(self._show_line)
         files.documentChanged.connect(self._update_title)
         files.lessonOpened.connect(self.lessons_panel.select)
+        self.lesson_guide = connect_lesson_browser(self)  # look-at links, reset, progress
         files.runRequested.connect(self.run_script)
         files.statusMessage.connect(status.show_message)
         runs.busyChanged.connect(act["stop"].setEnabled)
@@ -202,7 +204,7 @@ class MainWindow(QMainWindow):
         dock = self.panels.dock("lessons")
         dock.show()
         dock.raise_()
-        self.lessons_panel.list.setFocus()
+        self.lessons_panel.tree.setFocus()
 
     # -- texts --------------------------------------------------------------------------
     def retranslate(self) -> None:

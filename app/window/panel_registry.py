@@ -27,6 +27,7 @@ from autogradviz.app.panels.editor import CodeEditor
 from autogradviz.app.panels.grad_scaler import GradScalerPanel
 from autogradviz.app.panels.inspector import InspectorPanel
 from autogradviz.app.panels.lessons import LessonsPanel
+from autogradviz.app.panels.modules import ModulesPanel
 from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.panels.stepper import StepperPanel
 from autogradviz.app.session import TraceSession
@@ -74,7 +75,7 @@ def _has_scaler_events(trace) -> bool:
 
 PANELS: list[PanelSpec] = [
     PanelSpec("lessons", QT_TRANSLATE_NOOP("Panels", "Lessons"), lambda c: LessonsPanel(c.parent),
-              Qt.LeftDockWidgetArea, height=270),
+              Qt.LeftDockWidgetArea, height=420),
     PanelSpec("editor", QT_TRANSLATE_NOOP("Panels", "Code"), lambda c: CodeEditor(c.parent, c.theme),
               Qt.LeftDockWidgetArea, on_theme=CodeEditor.set_theme, width=540, height=420),
     PanelSpec("output", QT_TRANSLATE_NOOP("Panels", "Output"), lambda c: OutputPane(c.parent, c.theme),
@@ -89,6 +90,8 @@ PANELS: list[PanelSpec] = [
     PanelSpec("checkpoint", QT_TRANSLATE_NOOP("Panels", "Checkpoints"), lambda c: CheckpointPanel(c.session, c.parent),
               Qt.BottomDockWidgetArea, on_theme=CheckpointPanel.set_theme,
               show_when=lambda t: bool(getattr(t, "checkpoints", None)), tab_with="stepper"),
+    PanelSpec("modules", QT_TRANSLATE_NOOP("Panels", "Modules"), lambda c: ModulesPanel(c.session, c.parent),
+              Qt.BottomDockWidgetArea, show_when=lambda t: bool(getattr(t, "modules", None)), tab_with="stepper"),
 ]
 
 

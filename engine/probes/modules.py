@@ -11,6 +11,7 @@ can show it, although the script never named it.
 from __future__ import annotations
 
 from autogradviz.engine.probes.base import CORE_ORDER, Probe
+from autogradviz.engine.worker.module_table import ModuleTable
 from autogradviz.engine.worker.module_tracker import ModuleTracker
 
 
@@ -25,8 +26,19 @@ class ModulesProbe(Probe):
         ctx.state.module_of = tracker.module_of
         ctx.state.module_calls = lambda: tracker.calls
         tracker.install()
+        # The layer table (Trace.modules); its hook runs after the tracker's.
+        self.table = ModuleTable(tracker.path_of)
+        self.table.install()
+
+    def contribute(self, trace) -> None:
+        table = getattr(self, "table", None)
+        if table is not None:
+            trace.modules = table.records()
 
     def remove(self) -> None:
+        table = getattr(self, "table", None)
+        if table is not None:
+            table.remove()
         tracker = getattr(self, "tracker", None)
         if tracker is not None:
             tracker.remove()

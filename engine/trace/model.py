@@ -22,6 +22,7 @@ import msgspec
 
 from autogradviz.engine.trace.checkpoint import Checkpoint
 from autogradviz.engine.trace.grad_scaler import ScalerEvent
+from autogradviz.engine.trace.modules import ModuleRecord
 from autogradviz.engine.trace.part import _Part
 # (TensorSummary lives beside the feature records that use it; re-exported here)
 from autogradviz.engine.trace.summary import TensorSummary, Value  # noqa: F401
@@ -221,6 +222,8 @@ class Trace(msgspec.Struct, weakref=True):
     scaler_events: list[ScalerEvent] = msgspec.field(default_factory=list)
     # One per torch.utils.checkpoint.checkpoint call (engine/probes/checkpoint.py).
     checkpoints: list[Checkpoint] = msgspec.field(default_factory=list)
+    # One per nn.Module the script called: output shape, parameter counts (engine/trace/modules.py).
+    modules: list[ModuleRecord] = msgspec.field(default_factory=list)
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""

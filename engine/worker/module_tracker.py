@@ -183,6 +183,11 @@ class ModuleTracker:
             pass
         return None
 
+    def path_of(self, module) -> str:
+        """The module's path (known from its pre-hook on; see the module docstring)."""
+        p = self._paths.get(id(module))
+        return p if p is not None else self._path_of(module)
+
     @property
     def calls(self) -> int:
         """Module forward calls so far."""

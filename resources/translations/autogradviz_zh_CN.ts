@@ -736,67 +736,67 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>FileController</name>
     <message>
-        <location filename="../../app/window/file_controller.py" line="62" />
+        <location filename="../../app/window/file_controller.py" line="64" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="94" />
+        <location filename="../../app/window/file_controller.py" line="97" />
         <source>Open a script</source>
         <translation>打开脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="95" />
-        <location filename="../../app/window/file_controller.py" line="125" />
+        <location filename="../../app/window/file_controller.py" line="98" />
+        <location filename="../../app/window/file_controller.py" line="128" />
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="107" />
+        <location filename="../../app/window/file_controller.py" line="110" />
         <source>Could not open {path}:
 {error}</source>
         <translation>无法打开 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="113" />
+        <location filename="../../app/window/file_controller.py" line="116" />
         <source>Opened {path}. Press Run (Ctrl+Enter) to run it.</source>
         <translation>已打开 {path}。按“运行”（Ctrl+Enter）执行它。</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="124" />
+        <location filename="../../app/window/file_controller.py" line="127" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="139" />
+        <location filename="../../app/window/file_controller.py" line="142" />
         <source>(no recent files)</source>
         <translation>（没有最近文件）</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="142" />
+        <location filename="../../app/window/file_controller.py" line="145" />
         <source>Clear Recent Files</source>
         <translation>清除最近文件</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="165" />
+        <location filename="../../app/window/file_controller.py" line="179" />
         <source>Restored the text you were editing when the app last closed unexpectedly. Press Run (Ctrl+Enter) to run it, or pick a lesson.</source>
         <translation>已恢复应用上次意外关闭时你正在编辑的内容。按“运行”（Ctrl+Enter）执行它，或选择一节课程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="175" />
+        <location filename="../../app/window/file_controller.py" line="189" />
         <source>Could not save {path}:
 {error}</source>
         <translation>无法保存 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="180" />
+        <location filename="../../app/window/file_controller.py" line="194" />
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="200" />
+        <location filename="../../app/window/file_controller.py" line="214" />
         <source>The script has unsaved changes. Save them first?</source>
         <translation>脚本有未保存的修改。要先保存吗？</translation>
     </message>
@@ -1606,112 +1606,215 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
 </context>
 <context>
+    <name>LessonChapters</name>
+    <message>
+        <location filename="../../app/panels/lessons/catalog.py" line="23" />
+        <source>Autograd basics</source>
+        <translation>自动求导基础</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/catalog.py" line="24" />
+        <source>Tensors and shapes</source>
+        <translation>张量与形状</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/catalog.py" line="25" />
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/catalog.py" line="26" />
+        <source>Memory and speed</source>
+        <translation>内存与速度</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/catalog.py" line="27" />
+        <source>Mixed precision</source>
+        <translation>混合精度</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/catalog.py" line="28" />
+        <source>Parallel</source>
+        <translation>并行</translation>
+    </message>
+</context>
+<context>
     <name>LessonsPanel</name>
     <message>
-        <location filename="../../app/panels/lessons.py" line="115" />
+        <location filename="../../app/panels/lessons/panel.py" line="152" />
+        <source>{done} of {total} stepped through</source>
+        <translation>已逐步走完 {done} / {total} 课</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="171" />
+        <source>Not opened yet</source>
+        <translation>尚未打开</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="171" />
+        <source>Opened</source>
+        <translation>已打开</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="171" />
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="171" />
+        <source>Stepped through</source>
+        <translation>已逐步走完</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="173" />
+        <source>your edits are kept (Reset lesson restores the original)</source>
+        <translation>保留了你的修改（“重置课程”可恢复原文）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="200" />
+        <source>What to look at</source>
+        <translation>要看什么</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="202" />
+        <source>Run the lesson first, then click an item: the app shows it.</source>
+        <translation>先运行本课，再点击一项：应用会把它指给你看。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="204" />
+        <source>Try this</source>
+        <translation>试一试</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="237" />
+        <source>Search lessons (English or 中文)…</source>
+        <translation>搜索课程（中文或 English）…</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="238" />
+        <source>Search titles and texts in both languages</source>
+        <translation>在两种语言的标题和正文中搜索</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="239" />
         <source>Open in editor</source>
         <translation>在编辑器中打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons.py" line="116" />
+        <location filename="../../app/panels/lessons/panel.py" line="240" />
         <source>Load this lesson's script into the editor and run it</source>
         <translation>把本课的脚本载入编辑器并运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons.py" line="117" />
-        <source>Click a lesson to load and run it</source>
-        <translation>点击课程即可载入并运行</translation>
+        <location filename="../../app/panels/lessons/panel.py" line="241" />
+        <source>Reset lesson</source>
+        <translation>重置课程</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="242" />
+        <source>Throw away your edits to this lesson and load its original script</source>
+        <translation>丢弃你对本课的修改，载入原始脚本</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="243" />
+        <source>Click a lesson to load and run it. • opened  ▶ run  ✓ stepped through</source>
+        <translation>点击课程即可载入并运行。• 已打开  ▶ 已运行  ✓ 已逐步走完</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/wiring.py" line="45" />
+        <source>Run the lesson first: that item is in its trace.</source>
+        <translation>请先运行本课：这一项在它的运行记录里。</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="245" />
+        <location filename="../../app/window/main_window.py" line="247" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="187" />
+        <location filename="../../app/window/main_window.py" line="189" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="188" />
+        <location filename="../../app/window/main_window.py" line="190" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="244" />
+        <location filename="../../app/window/main_window.py" line="246" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="246" />
+        <location filename="../../app/window/main_window.py" line="248" />
         <source>Step backward pass forward / back (click the graph first)</source>
         <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="247" />
+        <location filename="../../app/window/main_window.py" line="249" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="248" />
+        <location filename="../../app/window/main_window.py" line="250" />
         <source>First / last step</source>
         <translation>第一步 / 最后一步</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="249" />
+        <location filename="../../app/window/main_window.py" line="251" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="250" />
+        <location filename="../../app/window/main_window.py" line="252" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="251" />
+        <location filename="../../app/window/main_window.py" line="253" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="252" />
+        <location filename="../../app/window/main_window.py" line="254" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="253" />
+        <location filename="../../app/window/main_window.py" line="255" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="254" />
+        <location filename="../../app/window/main_window.py" line="256" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="255" />
+        <location filename="../../app/window/main_window.py" line="257" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="261" />
+        <location filename="../../app/window/main_window.py" line="263" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="268" />
+        <location filename="../../app/window/main_window.py" line="270" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="269" />
+        <location filename="../../app/window/main_window.py" line="271" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="270" />
+        <location filename="../../app/window/main_window.py" line="272" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -1722,6 +1825,49 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <location filename="../../app/graph/minimap.py" line="26" />
         <source>Overview of the whole graph: the frame is what the main view shows. Click or drag to move there.</source>
         <translation>整张计算图的概览：方框是主视图显示的区域。点击或拖动可移动到那里。</translation>
+    </message>
+</context>
+<context>
+    <name>ModulesPanel</name>
+    <message>
+        <location filename="../../app/panels/modules/panel.py" line="101" />
+        <source>{cls} at {path}: output {shape} {dtype}; {params} parameters ({own} of its own, {trainable} trainable); called {calls} times</source>
+        <translation>{cls}（{path}）：输出 {shape} {dtype}；{params} 个参数（自身 {own} 个，可训练 {trainable} 个）；调用了 {calls} 次</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/modules/panel.py" line="115" />
+        <source>Total params: {total} · trainable: {trainable} · modules: {count}</source>
+        <translation>参数总数：{total} · 可训练：{trainable} · 模块：{count}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/modules/panel.py" line="117" />
+        <source>No module was called in this run.</source>
+        <translation>这次运行没有调用任何模块。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/modules/panel.py" line="130" />
+        <source>Layer (type)</source>
+        <translation>层（类型）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/modules/panel.py" line="130" />
+        <source>Output shape</source>
+        <translation>输出形状</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/modules/panel.py" line="130" />
+        <source>Param #</source>
+        <translation>参数数量</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/modules/panel.py" line="131" />
+        <source>Calls</source>
+        <translation>调用次数</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/modules/panel.py" line="132" />
+        <source>Every module the script called: its output shape and parameter count (as torchsummary shows them). Click a row to select its node.</source>
+        <translation>脚本调用的每个模块：它的输出形状和参数数量（与 torchsummary 显示的一样）。点击一行即可选中它的节点。</translation>
     </message>
 </context>
 <context>
@@ -1823,39 +1969,44 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>Panels</name>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="76" />
+        <location filename="../../app/window/panel_registry.py" line="77" />
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="78" />
+        <location filename="../../app/window/panel_registry.py" line="79" />
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="80" />
+        <location filename="../../app/window/panel_registry.py" line="81" />
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="82" />
+        <location filename="../../app/window/panel_registry.py" line="83" />
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="84" />
+        <location filename="../../app/window/panel_registry.py" line="85" />
         <source>Backward steps</source>
         <translation>反向传播步骤</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="86" />
+        <location filename="../../app/window/panel_registry.py" line="87" />
         <source>GradScaler</source>
         <translation>GradScaler 梯度缩放</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="89" />
+        <location filename="../../app/window/panel_registry.py" line="90" />
         <source>Checkpoints</source>
         <translation>检查点</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/panel_registry.py" line="93" />
+        <source>Modules</source>
+        <translation>模块</translation>
     </message>
 </context>
 <context>

@@ -130,6 +130,7 @@ def test_error_line_is_marked_with_message(qtbot, window):
 
 def test_unsaved_changes_prompt(qtbot, window):
     w = window
+    w.files.new_file()  # (a lesson's edits are kept without a question: test_lessons)
     w.editor.setPlainText("keep me")
     w.editor.document().setModified(True)
     w.ask_unsaved = lambda: "cancel"
@@ -170,7 +171,7 @@ def test_theme_and_language_switches_keep_the_window_working(qtbot, window):
     QApplication.processEvents()
     assert w.chrome.file_menu.title() == "文件(&F)"
     assert w.panels.dock("editor").windowTitle() == "代码"
-    assert "叶子" in w.lessons_panel.list.item(0).text()  # lesson titles follow the language
+    assert "叶子" in w.lessons_panel.item_for(w.lessons_panel.lessons[0].name).text(0)  # titles follow the language
     assert "叶子" in w.lessons_panel.text.toPlainText()
     w.set_language("en")
     QApplication.processEvents()
@@ -400,7 +401,7 @@ def test_registry_has_every_default_panel_once():
     from autogradviz.app.window.panel_registry import PANELS, PanelSpec, register_panel
 
     ids = [p.id for p in PANELS]
-    assert ids == ["lessons", "editor", "output", "inspector", "stepper", "gradScaler", "checkpoint"]
+    assert ids == ["lessons", "editor", "output", "inspector", "stepper", "gradScaler", "checkpoint", "modules"]
     with pytest.raises(ValueError):
         register_panel(PanelSpec("output", "Output", lambda ctx: QLabel(ctx.parent), Qt.LeftDockWidgetArea))
     assert [p.id for p in PANELS] == ids

@@ -1,0 +1,112 @@
+"""The course: lessons grouped into chapters, their "what to look at" and
+"try this" items, and search over both languages.
+
+A lesson's chapter comes from its metadata file (NAME.json, "chapter"); a
+lesson without one gets its chapter from its number (30-39: the checkpoint
+lessons, "memory and speed"; 20-29: mixed precision; 40-49: parallel; else
+autograd basics), so lessons added without metadata still find a place.
+Plain data and tr() texts; no widgets here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP
+
+from autogradviz.app.resources_loader import Lesson, lessons
+
+CONTEXT = "LessonChapters"
+# (id, English title): the order in which the browser shows them.
+CHAPTERS: list[tuple[str, str]] = [
+    ("basics", QT_TRANSLATE_NOOP("LessonChapters", "Autograd basics")),
+    ("shapes", QT_TRANSLATE_NOOP("LessonChapters", "Tensors and shapes")),
+    ("training", QT_TRANSLATE_NOOP("LessonChapters", "Training")),
+    ("memory", QT_TRANSLATE_NOOP("LessonChapters", "Memory and speed")),
+    ("precision", QT_TRANSLATE_NOOP("LessonChapters", "Mixed precision")),
+    ("parallel", QT_TRANSLATE_NOOP("LessonChapters", "Parallel")),
+]
+_BY_NUMBER = [(range(20, 30), "precision"), (range(30, 40), "memory"), (range(40, 50), "parallel")]
+
+
+def chapter_title(chapter: str) -> str:
+    return QCoreApplication.translate(CONTEXT, dict(CHAPTERS).get(chapter, chapter))
+
+
+def lesson_number(lesson: Lesson) -> int | None:
+    m = re.match(r"(\d+)", lesson.name)
+    return int(m.group(1)) if m else None
+
+
+@dataclass(frozen=True)
+class Item:
+    """A "what to look at" item (with its target) or a "try this" suggestion."""
+
+    texts: dict  # language -> text
+    target: dict = field(default_factory=dict)
+
+    def text(self, language: str) -> str:
+        return str(self.texts.get(language) or self.texts.get("en") or "")
+
+
+@dataclass(frozen=True)
+class LessonInfo:
+    lesson: Lesson
+    chapter: str
+    look: tuple[Item, ...]
+    tries: tuple[Item, ...]
+
+    @property
+    def name(self) -> str:
+        return self.lesson.name
+
+    def title(self, language: str) -> str:
+        return self.lesson.title(language)
+
+    def body(self, language: str) -> str:
+        """The explanation without its title line (the browser shows the title apart)."""
+        lines = self.lesson.explanation(language).splitlines()
+        if lines and lines[0].startswith("#"):
+            lines = lines[1:]
+        return "\n".join(lines).strip()
+
+    def matches(self, query: str) -> bool:
+        """`query` (case-insensitive) in the title, text or items, in any language."""
+        q = query.strip().casefold()
+        if not q:
+            return True
+        texts = [self.name]
+        for lang in ("en", "zh_CN"):
+            texts += [self.lesson.explanation(lang)]
+            texts += [i.text(lang) for i in self.look + self.tries]
+        return any(q in t.casefold() for t in texts)
+
+
+def _items(raw, with_target: bool) -> tuple[Item, ...]:
+    out = []
+    for entry in raw if isinstance(raw, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        texts = {k: v for k, v in entry.items() if k != "target" and isinstance(v, str)}
+        target = entry.get("target") if isinstance(entry.get("target"), dict) else {}
+        if texts and (target or not with_target):
+            out.append(Item(texts=texts, target=target))
+    return tuple(out)
+
+
+def info(lesson: Lesson) -> LessonInfo:
+    meta = lesson.metadata()
+    chapter = meta.get("chapter")
+    if chapter not in dict(CHAPTERS):
+        number = lesson_number(lesson)
+        chapter = next((c for r, c in _BY_NUMBER if number is not None and number in r), "basics")
+    return LessonInfo(lesson=lesson, chapter=chapter, look=_items(meta.get("look"), True),
+                      tries=_items(meta.get("try"), False))
+
+
+def course() -> list[tuple[str, list[LessonInfo]]]:
+    """[(chapter id, its lessons in number order)] for the chapters that have lessons."""
+    infos = [info(lesson) for lesson in lessons()]
+    return [(cid, [i for i in infos if i.chapter == cid]) for cid, _ in CHAPTERS
+            if any(i.chapter == cid for i in infos)]

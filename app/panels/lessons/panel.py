@@ -1,0 +1,249 @@
+"""The Lessons dock: the course by chapter, with progress, search, the
+selected lesson's text, its "what to look at" links and "try this" ideas.
+
+Selecting a lesson shows its text; a click (or Enter, or "Open") asks the
+window to load it into the editor and run it. A "what to look at" link asks
+the window's LessonGuide to show its target (`lookRequested`); "Reset lesson"
+asks to restore the original script (`resetRequested`). The text follows the
+UI language; search matches both languages.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QElapsedTimer, QEvent, Qt, QUrl, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QPushButton, QSplitter, QTextBrowser,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from autogradviz.app import i18n
+from autogradviz.app.panels.lessons import catalog, edits, progress
+from autogradviz.app.panels.lessons.catalog import LessonInfo
+from autogradviz.app.resources_loader import Lesson, icon
+
+_LESSON_ROLE = Qt.UserRole + 1
+# Progress level (0-3) -> the mark before a lesson's title
+_MARKS = ["", "•", "▶", "✓"]
+
+
+class LessonsPanel(QWidget):
+    lessonActivated = Signal(object)  # Lesson to open in the editor (and run)
+    lookRequested = Signal(dict)      # a "what to look at" target
+    resetRequested = Signal(object)   # Lesson whose original text to restore
+
+    def __init__(self, parent=None, lesson_progress: progress.LessonProgress | None = None):
+        super().__init__(parent)
+        self.setObjectName("lessonsPanel")
+        self.progress = lesson_progress or progress.LessonProgress(self)
+        self.progress.changed.connect(lambda _name: self._refresh_marks())
+        self._course = catalog.course()
+        self._infos: dict[str, LessonInfo] = {i.name: i for _, infos in self._course for i in infos}
+        self._current: str = ""
+        self._last_open = ""
+        self._open_clock = QElapsedTimer()
+
+        self.search = QLineEdit(self)
+        self.search.setObjectName("lessonSearch")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self._filter)
+        self.tree = QTreeWidget(self)
+        self.tree.setObjectName("lessonTree")
+        self.tree.setHeaderHidden(True)
+        self.tree.setRootIsDecorated(True)
+        self.tree.setWordWrap(True)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.tree.currentItemChanged.connect(lambda item, _prev: self._show(item))
+        # A click opens the lesson (the window asks first if the editor has unsaved
+        # edits); the arrow keys only preview its text, Enter opens.
+        self.tree.itemClicked.connect(lambda item, _col: self._open_item(item))
+        self.tree.itemActivated.connect(lambda item, _col: self._open_item(item))
+        self.text = QTextBrowser(self)
+        self.text.setObjectName("lessonText")
+        self.text.setOpenLinks(False)
+        self.text.anchorClicked.connect(self._on_link)
+        self.open_button = QPushButton(self)
+        self.open_button.setIcon(icon("open"))
+        self.open_button.clicked.connect(self._open_current)
+        self.reset_button = QPushButton(self)
+        self.reset_button.clicked.connect(self._reset_current)
+
+        split = QSplitter(Qt.Vertical, self)
+        split.addWidget(self.tree)
+        split.addWidget(self.text)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        split.setChildrenCollapsible(False)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.setSpacing(4)
+        outer.addWidget(self.search)
+        outer.addWidget(split, 1)
+        row = QHBoxLayout()
+        row.addWidget(self.reset_button)
+        row.addStretch(1)
+        row.addWidget(self.open_button)
+        outer.addLayout(row)
+        self.retranslate()
+
+    # -- queries ------------------------------------------------------------------------
+    @property
+    def lessons(self) -> list[Lesson]:
+        """Every lesson, in the browser's (chapter) order."""
+        return [i.lesson for _, infos in self._course for i in infos]
+
+    def info(self, name: str) -> LessonInfo | None:
+        return self._infos.get(name)
+
+    def current(self) -> Lesson | None:
+        info = self._infos.get(self._current)
+        return info.lesson if info else None
+
+    def item_for(self, name: str) -> QTreeWidgetItem | None:
+        for i in range(self.tree.topLevelItemCount()):
+            chapter = self.tree.topLevelItem(i)
+            for j in range(chapter.childCount()):
+                if chapter.child(j).data(0, _LESSON_ROLE) == name:
+                    return chapter.child(j)
+        return None
+
+    def visible_lessons(self) -> list[str]:
+        out = []
+        for i in range(self.tree.topLevelItemCount()):
+            chapter = self.tree.topLevelItem(i)
+            out += [chapter.child(j).data(0, _LESSON_ROLE) for j in range(chapter.childCount())
+                    if not chapter.child(j).isHidden() and not chapter.isHidden()]
+        return out
+
+    # -- commands -------------------------------------------------------------------------
+    def select(self, name: str) -> None:
+        item = self.item_for(name)
+        if item is not None:
+            self.tree.setCurrentItem(item)
+
+    def look(self, index: int) -> None:
+        """Follow the current lesson's "what to look at" item `index`."""
+        info = self._infos.get(self._current)
+        if info is not None and 0 <= index < len(info.look):
+            self.lookRequested.emit(dict(info.look[index].target))
+
+    # -- filling ------------------------------------------------------------------------------
+    def _fill(self) -> None:
+        lang = i18n.current_language()
+        keep = self._current
+        self.tree.blockSignals(True)
+        self.tree.clear()
+        bold = QFont(self.font())
+        bold.setBold(True)
+        for chapter_id, infos in self._course:
+            chapter = QTreeWidgetItem(self.tree)
+            chapter.setData(0, Qt.UserRole, chapter_id)
+            chapter.setFont(0, bold)
+            chapter.setFlags(Qt.ItemIsEnabled)
+            for info in infos:
+                item = QTreeWidgetItem(chapter)
+                item.setData(0, _LESSON_ROLE, info.name)
+                item.setData(0, Qt.UserRole, info.title(lang))
+            chapter.setExpanded(True)
+        self.tree.blockSignals(False)
+        self._refresh_marks()
+        self._filter(self.search.text())
+        self.select(keep or (self.lessons[0].name if self.lessons else ""))
+
+    def _refresh_marks(self) -> None:
+        done_word = self.tr("{done} of {total} stepped through")
+        for i in range(self.tree.topLevelItemCount()):
+            chapter = self.tree.topLevelItem(i)
+            done = 0
+            for j in range(chapter.childCount()):
+                item = chapter.child(j)
+                name = item.data(0, _LESSON_ROLE)
+                lvl = progress.level(name)
+                done += lvl == 3
+                mark = _MARKS[lvl]
+                title = item.data(0, Qt.UserRole)
+                item.setText(0, f"{title}  {mark}" if mark else title)  # (after: the numbers stay aligned)
+                item.setToolTip(0, self._progress_words(name))
+            total = chapter.childCount()
+            chapter.setText(0, f"{catalog.chapter_title(chapter.data(0, Qt.UserRole))}  {done}/{total}")
+            chapter.setToolTip(0, done_word.format(done=done, total=total))
+
+    def _progress_words(self, name: str) -> str:
+        lvl = progress.level(name)
+        words = [self.tr("Not opened yet"), self.tr("Opened"), self.tr("Run"), self.tr("Stepped through")][lvl]
+        if edits.has_edits(name):
+            words += " · " + self.tr("your edits are kept (Reset lesson restores the original)")
+        return words
+
+    def _filter(self, query: str) -> None:
+        for i in range(self.tree.topLevelItemCount()):
+            chapter = self.tree.topLevelItem(i)
+            shown = 0
+            for j in range(chapter.childCount()):
+                item = chapter.child(j)
+                ok = self._infos[item.data(0, _LESSON_ROLE)].matches(query)
+                item.setHidden(not ok)
+                shown += ok
+            chapter.setHidden(shown == 0)
+
+    # -- the text --------------------------------------------------------------------------------
+    def _show(self, item: QTreeWidgetItem | None) -> None:
+        name = item.data(0, _LESSON_ROLE) if item is not None else None
+        if not name:
+            return
+        self._current = name
+        self.text.setMarkdown(self._markdown(self._infos[name]))
+        self.reset_button.setEnabled(True)
+
+    def _markdown(self, info: LessonInfo) -> str:
+        lang = i18n.current_language()
+        parts = [f"### {info.title(lang)}", info.body(lang)]
+        if info.look:
+            parts.append("#### " + self.tr("What to look at"))
+            parts.append("\n".join(f"- [{item.text(lang)}](look:{k})" for k, item in enumerate(info.look)))
+            parts.append("*" + self.tr("Run the lesson first, then click an item: the app shows it.") + "*")
+        if info.tries:
+            parts.append("#### " + self.tr("Try this"))
+            parts.append("\n".join(f"- {item.text(lang)}" for item in info.tries))
+        return "\n\n".join(parts)
+
+    def _on_link(self, url: QUrl) -> None:
+        if url.scheme() == "look":
+            try:
+                self.look(int(url.path()))
+            except ValueError:
+                pass
+
+    # -- opening / reset ------------------------------------------------------------------------
+    def _open_item(self, item: QTreeWidgetItem) -> None:
+        if item is not None and item.data(0, _LESSON_ROLE):
+            self._open_current()
+
+    def _open_current(self) -> None:
+        lesson = self.current()
+        if lesson is None:
+            return
+        # A click can also count as an activation (style-dependent): open once.
+        if self._last_open == lesson.name and self._open_clock.isValid() and self._open_clock.elapsed() < 600:
+            return
+        self._last_open = lesson.name
+        self._open_clock.start()
+        self.lessonActivated.emit(lesson)
+
+    def _reset_current(self) -> None:
+        lesson = self.current()
+        if lesson is not None:
+            self.resetRequested.emit(lesson)
+
+    def retranslate(self) -> None:
+        self.search.setPlaceholderText(self.tr("Search lessons (English or 中文)…"))
+        self.search.setToolTip(self.tr("Search titles and texts in both languages"))
+        self.open_button.setText(self.tr("Open in editor"))
+        self.open_button.setToolTip(self.tr("Load this lesson's script into the editor and run it"))
+        self.reset_button.setText(self.tr("Reset lesson"))
+        self.reset_button.setToolTip(self.tr("Throw away your edits to this lesson and load its original script"))
+        self.tree.setToolTip(self.tr("Click a lesson to load and run it. • opened  ▶ run  ✓ stepped through"))
+        self._fill()
+
+    def changeEvent(self, event):  # noqa: N802
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

@@ -1,0 +1,351 @@
+"""Every lesson runs in the real worker, and what its text states is what torch does.
+
+One warm worker runs every lesson once (module fixture: about 10 s in all).
+Each fact a lesson's text states - node ops, gradient values, printed values,
+the error it provokes - is checked against torch, computed here in the test
+with plain torch (independently of the worker), never against a number typed
+into the test. Printed output is compared with the same script run by plain
+Python in this process (`runpy`): the worker must not change what it prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import re
+import runpy
+import tokenize
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+from autogradviz.engine.protocol.client import WorkerClient
+from autogradviz.engine.trace.find import locate
+
+LESSONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "lessons"
+LESSONS = sorted(p for p in LESSONS_DIR.glob("*.py") if "." not in p.stem and not p.stem.startswith("_"))
+NAMES = [p.stem for p in LESSONS]
+CHAPTERS = {"basics", "shapes", "training", "memory", "precision", "parallel"}
+# Lessons whose output differs from run to run by design (timings) or that spawn processes.
+NOT_COMPARED = {"04_matmul_three_ways", "41_ddp_two_processes"}
+DDP = "41_ddp_two_processes"
+
+
+def metadata(path: Path) -> dict:
+    """NAME.json; {} for a lesson without one (the checkpoint lessons 30-39 may have
+    none: the browser files them by number, and their own tests check them)."""
+    meta = path.with_suffix(".json")
+    return json.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
+
+
+def number(path: Path) -> int:
+    return int(path.stem.split("_")[0])
+
+
+# Lessons with metadata (every lesson of this course but the checkpoint lessons' own).
+WITH_METADATA = [p.stem for p in LESSONS if p.with_suffix(".json").exists()]
+
+
+def lesson(prefix: str) -> Path:
+    return next(p for p in LESSONS if p.stem.startswith(prefix))
+
+
+@pytest.fixture(scope="module")
+def traces():
+    """{lesson name: RunOutcome} for every lesson, from one worker."""
+    client = WorkerClient()
+    client.start()
+    done = {}
+    try:
+        for path in LESSONS:
+            done[path.stem] = client.run(path.read_text(encoding="utf-8"), filename=str(path), timeout=120)
+    finally:
+        client.close()
+    return done
+
+
+def plain_python_stdout(path: Path) -> str:
+    """What `python lesson.py` prints (run here, torch already imported)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
+        runpy.run_path(str(path), run_name="__main__")
+    return out.getvalue()
+
+
+def nodes(trace, run: int):
+    return trace.graph(trace.backward_runs[run].graph).nodes
+
+
+def ops(trace, run: int) -> set[str]:
+    return {n.op for n in nodes(trace, run)}
+
+
+def leaf_grad(trace, run: int, label: str) -> list[float]:
+    by_id = {n.id: n for n in nodes(trace, run)}
+    for nid, summary in trace.backward_runs[run].leaf_grads.items():
+        if by_id.get(nid) is not None and by_id[nid].label == label:
+            return summary.values
+    raise AssertionError(f"no leaf grad for {label!r} in run {run}")
+
+
+def close(a, b) -> bool:
+    a, b = list(a), list(b)
+    return len(a) == len(b) and all(math.isclose(x, y, rel_tol=1e-5, abs_tol=1e-6) for x, y in zip(a, b))
+
+
+def grad_fn_name(t: torch.Tensor) -> str:
+    return type(t.grad_fn).__name__
+
+
+# -- every lesson ---------------------------------------------------------------------
+def code_tokens(path: Path) -> list[tuple[int, str]]:
+    """The script's tokens without comments and docstrings (those are translated)."""
+    with path.open("rb") as f:
+        tokens = [(t.type, t.string) for t in tokenize.tokenize(f.readline)
+                  if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING)]
+    return [t for i, t in enumerate(tokens)
+            if not (t[0] == tokenize.STRING and i > 0 and tokens[i - 1][0] == tokenize.INDENT
+                    and i + 1 < len(tokens) and tokens[i + 1][0] == tokenize.NEWLINE)]
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=NAMES)
+def test_lesson_has_both_texts_metadata_and_the_same_code_in_chinese(path):
+    for lang in ("en", "zh_CN"):
+        md = path.with_name(f"{path.stem}.{lang}.md")
+        assert md.exists() and md.read_text(encoding="utf-8").startswith("# "), md
+    meta = metadata(path)
+    if not 30 <= number(path) < 40:
+        assert meta["chapter"] in CHAPTERS
+        assert meta["look"], "every lesson says what to look at"
+    for item in meta.get("look", []) + meta.get("try", []):
+        assert item["en"].strip() and item["zh_CN"].strip(), item
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in item["zh_CN"]), item
+    zh = path.with_name(f"{path.stem}.zh_CN.py")
+    if zh.exists() or number(path) < 20 or number(path) >= 40:  # 20-39 may keep one script
+        assert code_tokens(zh) == code_tokens(path), "the Chinese script must differ only in comments"
+        comments = [t.string for t in tokenize.tokenize(zh.open("rb").readline) if t.type == tokenize.COMMENT]
+        assert any("\u4e00" <= ch <= "\u9fff" for c in comments for ch in c)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != DDP])  # DDP: its own test below
+def test_lesson_runs_and_every_look_item_exists_in_its_trace(traces, name):
+    out = traces[name]
+    assert out.status == "ok" and out.trace.error is None, out.trace.error
+    assert out.trace.backward_runs
+    for item in metadata(LESSONS_DIR / f"{name}.py").get("look", []):
+        if "panel" not in item["target"]:
+            assert locate(out.trace, item["target"]) is not None, item
+
+
+@pytest.mark.parametrize("name", sorted(set(WITH_METADATA) - NOT_COMPARED))
+def test_lesson_prints_what_plain_python_prints(traces, name):
+    def addresses_out(text: str) -> str:  # a printed grad_fn shows its (per-process) address
+        return re.sub(r" at 0x[0-9a-f]+>", " at 0x…>", text)
+
+    assert addresses_out(traces[name].trace.stdout) == addresses_out(plain_python_stdout(LESSONS_DIR / f"{name}.py"))
+
+
+# -- what each text states --------------------------------------------------------------
+def test_05_gradient_of_4x_plus_3_is_4(traces):
+    t = traces["05_linear_function"].trace
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = 4 * x + 3
+    y.sum().backward()
+    assert close(leaf_grad(t, 0, "x"), x.grad.tolist())
+    assert {grad_fn_name(y), grad_fn_name(4 * x), grad_fn_name(y.sum()), "AccumulateGrad"} == ops(t, 0)
+    assert f"y = {y.tolist()}" in t.stdout
+
+
+def test_06_parameters_and_functional_form(traces):
+    t = traces["06_modules_and_parameters"].trace
+    ns = runpy.run_path(str(lesson("06")), run_name="__main__")
+    net = ns["net"]
+    labels = {n.label for n in nodes(t, 0) if n.kind == "leaf"}
+    assert labels == {f"net.{name}" for name, _ in net.named_parameters()}
+    assert {grad_fn_name(ns["out"]), grad_fn_name(net.fc1(ns["x"])), "ReluBackward0"} <= ops(t, 0)
+    for name, p in net.named_parameters():
+        assert close(leaf_grad(t, 0, f"net.{name}"), p.grad.flatten().tolist())
+    assert "module == functional: True" in t.stdout
+
+
+def test_07_only_leaves_inplace_error_and_detach(traces):
+    t = traces["07_leaves_inplace_detach"].trace
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with pytest.raises(RuntimeError) as err:
+        a.add_(1)
+    assert f"RuntimeError: {err.value}" in t.stdout
+    b = a * 2
+    b.sum().backward()
+    assert close(leaf_grad(t, 0, "a"), a.grad.tolist())
+    with torch.no_grad():
+        a.add_(1)
+    (a * b.detach()).sum().backward()
+    assert close(leaf_grad(t, 1, "a"), a.grad.tolist())
+    # The second graph has no path into b: sum, mul and the leaf a only.
+    assert sorted(n.op for n in nodes(t, 1)) == ["AccumulateGrad", "MulBackward0", "SumBackward0"]
+    assert "b.grad is None: True" in t.stdout
+
+
+def test_08_retain_graph_accumulates_and_the_second_backward_fails(traces):
+    t = traces["08_retain_graph"].trace
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (x ** 2).sum()
+    y.backward(retain_graph=True)
+    first = x.grad.tolist()
+    y.backward()
+    assert close(leaf_grad(t, 0, "x"), first) and close(leaf_grad(t, 1, "x"), x.grad.tolist())
+    assert t.backward_runs[0].graph == t.backward_runs[1].graph
+    assert "PowBackward0" in ops(t, 0)
+    z = (x ** 3).sum()
+    z.backward()
+    with pytest.raises(RuntimeError) as err:
+        z.backward()
+    assert "RuntimeError: " + str(err.value).split(".")[0] + "." in t.stdout
+
+
+def test_09_einsum_attention_and_bmm(traces):
+    t = traces["09_einsum_attention"].trace
+    assert "BmmBackward0" in ops(t, 0) and {"BmmBackward0", "PermuteBackward0"} <= ops(t, 1)
+    q, k = torch.randn(1, 3, 2, 5), torch.randn(1, 4, 2, 5)
+    assert f"scores shape: {tuple(torch.einsum('nqhd,nkhd->nhqk', q, k).shape)}" in t.stdout
+    dot = torch.einsum("i,i->", torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0, 6.0])).item()
+    assert f"(dot product): {dot}" in t.stdout
+    assert "same scores: True" in t.stdout and "same queries.grad: True" in t.stdout
+
+
+def test_10_each_shape_operation_leaves_its_node(traces):
+    t = traces["10_shapes_in_the_graph"].trace
+    x = torch.arange(6.0).reshape(2, 3).requires_grad_()
+    made = [torch.cat([x, x]), torch.stack([x, x]), x.unsqueeze(1), x.t().reshape(6),
+            x.t().contiguous().view(6), torch.stack([x, x]).permute(2, 0, 1), x.t().contiguous()]
+    assert {grad_fn_name(m) for m in made} <= ops(t, 0)
+    sum(m.sum() for m in made[:6]).backward()
+    assert close(leaf_grad(t, 0, "x"), x.grad.flatten().tolist())
+    with pytest.raises(RuntimeError) as err:
+        x.t().view(6)
+    assert "view failed: " + str(err.value).split(". ")[0] in t.stdout
+
+
+def test_11_the_three_errors_are_torchs_own(traces):
+    t = traces["11_common_errors"].trace
+    attempts = [("shape", lambda: torch.nn.Linear(10, 2)(torch.randn(1, 28, 28))),
+                ("device", lambda: torch.ones(2, device="meta") + torch.ones(2)),
+                ("dtype", lambda: torch.nn.Linear(3, 1)(torch.tensor([[1, 2, 3]])))]
+    for kind, attempt in attempts:
+        with pytest.raises(RuntimeError) as err:
+            attempt()
+        assert f"{kind} error: {err.value}" in t.stdout
+    assert close(leaf_grad(t, 0, "small.weight"), [1.0, 2.0, 3.0])
+
+
+def test_12_one_backward_per_mini_batch(traces):
+    t = traces["12_minibatch_sgd"].trace
+    ns = runpy.run_path(str(lesson("12")), run_name="__main__")
+    iterations = math.ceil(len(ns["features"]) / ns["batch_size"])
+    assert len(t.backward_runs) == iterations == 3
+    assert all("MeanBackward0" in ops(t, r) for r in range(iterations))
+    target = torch.tensor([2.0, -3.0])
+    assert (ns["w"].flatten() - target).norm() < target.norm()  # moved towards 2, -3
+
+
+def test_13_dropout_train_vs_eval(traces):
+    t = traces["13_train_eval_dropout"].trace
+    net = torch.nn.Sequential(torch.nn.Linear(5, 5), torch.nn.Dropout(0.3))
+    x = torch.ones(1, 5)
+    train_root, eval_root = grad_fn_name(net.train()(x)), grad_fn_name(net.eval()(x))
+    assert train_root != eval_root
+    roots = [n.op for n in nodes(t, 0) if n.label == "out_train"] + [n.op for n in nodes(t, 1) if n.label == "out_eval"]
+    assert roots == [train_root, eval_root]
+    data = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+    line = next(l for l in t.stdout.splitlines() if l.startswith("train:"))
+    values = json.loads(line.split(":", 1)[1])
+    assert all(v == 0 or math.isclose(v, round(d / 0.7, 4)) for v, d in zip(values, data.tolist()))
+    assert 0 in values and any(v != 0 for v in values)
+    assert f"eval:  {torch.nn.Dropout(0.3).eval()(data).tolist()}" in t.stdout
+
+
+def test_14_same_seed_same_gradients(traces):
+    t = traces["14_reproducibility"].trace
+    grads = [leaf_grad(t, r, "layer.weight") for r in range(3)]
+    assert grads[0] == grads[1] and grads[0] != grads[2]
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(4, 1)
+    layer(torch.randn(8, 4)).pow(2).mean().backward()
+    assert close(grads[0], layer.weight.grad.flatten().tolist())
+
+
+def test_15_state_dict_values_travel_gradients_do_not(traces):
+    t = traces["15_state_dict"].trace
+    state = torch.nn.Linear(3, 3).state_dict()
+    assert f"keys: {['linear.' + k for k in state]}" in t.stdout
+    assert "gradients travelled: False" in t.stdout and "same weights: True" in t.stdout
+    assert {n.label for n in nodes(t, 1) if n.kind == "leaf"} == {"copy.linear.weight", "copy.linear.bias"}
+    assert t.backward_runs[0].graph != t.backward_runs[1].graph
+
+
+def test_16_trace_freezes_the_branch_script_keeps_it(traces):
+    t = traces["16_torchscript"].trace
+    assert "NegBackward0" in ops(t, 0)
+    assert close(leaf_grad(t, 0, "negative"), [-1.0, -1.0])
+    if hasattr(torch, "jit"):
+        assert "traced,   negative input: [-1.0, -1.0]" in t.stdout
+        assert "scripted, negative input: [1.0, 1.0]" in t.stdout
+        assert "deprecation warning on torch" in t.stdout
+
+
+def test_17_layer_table_numbers(traces):
+    t = traces["17_layer_table"].trace
+    ns = runpy.run_path(str(lesson("17")), run_name="__main__")
+    for i, layer in enumerate(ns["model"], 1):
+        count = sum(p.numel() for p in layer.parameters())
+        assert any(l.split()[0] == f"{type(layer).__name__}-{i}" and l.split()[-1] == f"{count:,}"
+                   for l in t.stdout.splitlines() if l.strip())
+    assert f"Total params: {sum(p.numel() for p in ns['model'].parameters()):,}" in t.stdout
+    assert "ConvolutionBackward0" in ops(t, 0)
+
+
+def test_18_cuda_version_and_saved_tanh_output(traces):
+    t = traces["18_cuda_memory"].trace
+    assert f"torch.version.cuda: {torch.version.cuda}" in t.stdout
+    tanh = next(n for n in nodes(t, 0) if n.op == "TanhBackward0")
+    saved = [s.tensor for s in tanh.saved if s.tensor is not None]
+    h = torch.tanh(torch.randn(64, 64, requires_grad=True))
+    assert [list(s.shape) for s in saved] == [list(h.shape)]
+    assert f"{h.element_size() * h.nelement()}" in t.stdout
+    # "MmBackward0 saved x (twice: both operands)"
+    x = torch.randn(64, 64, requires_grad=True)
+    mm = (x @ x).grad_fn
+    assert mm._saved_self is not None and mm._saved_mat2 is not None
+    mm_node = next(n for n in nodes(t, 0) if n.op == type(mm).__name__)
+    assert {s.name for s in mm_node.saved if s.tensor is not None and s.tensor.shape == [64, 64]} == {"self", "mat2"}
+
+
+def test_40_shard_gradients_sum_to_the_full_batch(traces):
+    t = traces["40_data_parallel_by_hand"].trace
+    full = leaf_grad(t, 0, "w")
+    shards = [list(t.backward_runs[r].leaf_grads.values())[0].values for r in (1, 2)]
+    assert not close(shards[0], shards[1])
+    assert close([a + b for a, b in zip(*shards)], full)
+
+
+@pytest.mark.xfail(strict=True, reason="mp.spawn of a function defined in the lesson (__main__) cannot be "
+                   "pickled by the worker today; the mproc engineer's real __main__ module fixes it "
+                   "(flip this after that merge)")
+def test_ddp_lesson_runs_two_ranks_and_all_reduces(traces):
+    t = traces[DDP].trace
+    assert t.error is None, t.error
+    data = torch.arange(12.0).reshape(4, 3)
+    assert f"weight.grad on rank 0: {[(data.sum(0) / 2).tolist()]}" in t.stdout
+    assert "same on every rank: True" in t.stdout
+
+
+def test_04_times_each_way_with_torch_utils_benchmark(traces):
+    t = traces["04_matmul_three_ways"].trace
+    timed = [l for l in t.stdout.splitlines() if l.endswith(" us")]
+    assert [l.split()[0] for l in timed] == ["A", "multiply-sum", "einsum"]
+    assert all(float(l.split()[-2]) > 0 for l in timed)
+    assert {"MmBackward0"} <= ops(t, 0) and "BmmBackward0" in ops(t, 2)
