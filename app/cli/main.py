@@ -90,12 +90,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # `autogradviz` and `autogradviz FILE.py` open the app.
     if not argv or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-")):
+        if argv and _open_target_refused(argv[0]):
+            return 2
         return _gui(argv[0] if argv else None, argv[1:])
     if argv[0] == "export":
         return _export(argv)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if args.command == "gui":
+        if args.file is not None and _open_target_refused(args.file):
+            return 2
         return _gui(args.file, extra)
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -105,6 +109,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _doctor()
     parser.print_help()
     return 2
+
+
+def _open_target_refused(word: str) -> bool:
+    """Say in one line why `autogradviz WORD` cannot open WORD (a mistyped
+    subcommand, a missing file); True when it was refused."""
+    from autogradviz.app.cli.first_argument import open_target_problem
+
+    problem = open_target_problem(word, SUBCOMMANDS)
+    if problem is not None:
+        print(f"{PROG}: error: {problem}", file=sys.stderr, flush=True)
+    return problem is not None
 
 
 def _err(command: str, message: str) -> None:
@@ -224,6 +239,9 @@ def _doctor() -> int:
         except md.PackageNotFoundError:
             line("PySide6", "NOT INSTALLED (the app cannot open; trace still works)")
             problems += 1
+    from autogradviz.app.cli.doctor_qt import report_qt_platform
+
+    problems += report_qt_platform(line)
     try:
         from autogradviz.engine.layout import graphviz_backend
 
@@ -255,6 +273,12 @@ def _doctor() -> int:
 
 # -- gui --------------------------------------------------------------------------------------
 def _gui(open_path: Optional[str], extra: list[str]) -> int:
+    from autogradviz.app.cli.display_check import gui_start_problem
+
+    problem = gui_start_problem()  # before Qt: without a display it aborts with a core dump
+    if problem is not None:
+        print(f"{PROG}: error: {problem}", file=sys.stderr, flush=True)
+        return 2
     try:
         from autogradviz.app.gui_main import run_gui
     except ImportError as exc:
