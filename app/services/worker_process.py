@@ -72,6 +72,7 @@ class WorkerProcess(QObject):
     stateChanged = Signal(str)
     readyInfo = Signal(dict)             # the worker's `ready` message
     runStarted = Signal(int)             # run id (the worker said `started`)
+    workingFolder = Signal(str)          # the folder the run started in (`started`'s cwd)
     outputReceived = Signal(str, str)    # stream, text
     # A long capture or finalize: code ("summarising", "encoding", ...) and
     # params ({"nodes": 10000}) for the app to turn into tr() text.
@@ -408,6 +409,8 @@ class WorkerProcess(QObject):
         elif kind == "started":
             if msg_id == self._current_run:
                 self.runStarted.emit(msg_id)
+                if isinstance(message.get("cwd"), str):
+                    self.workingFolder.emit(message["cwd"])
         elif kind == "output":
             if msg_id == self._current_run:
                 self.outputReceived.emit(message.get("stream", "stdout"), message.get("text", ""))

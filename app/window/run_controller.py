@@ -57,6 +57,7 @@ class RunController(QObject):
         w.stateChanged.connect(self._on_state)
         w.readyInfo.connect(self.on_ready)
         w.outputReceived.connect(self._on_output)
+        w.workingFolder.connect(self._on_working_folder)
         w.traceReady.connect(self._on_trace)
         w.traceFailed.connect(self._on_trace_failed)
         w.crashed.connect(self._on_crashed)
@@ -127,6 +128,15 @@ class RunController(QObject):
 
     def _on_cancelled(self) -> None:
         self._output.append_info(self.tr("Previous run cancelled."))
+
+    def _on_working_folder(self, folder: str) -> None:
+        """Where the script runs: its own folder, or home for text never saved."""
+        if self._script_file():
+            self._output.append_info(self.tr("Working folder: {folder}").format(folder=folder))
+        else:
+            self._output.append_info(self.tr(
+                "Working folder: {folder} (your home folder: the script is not saved; save it to run it "
+                "in its own folder)").format(folder=folder))
 
     def _on_output(self, stream: str, text: str) -> None:
         self._got_output = True

@@ -247,7 +247,10 @@ class Worker:
         # Drop the previous run (its namespace and graphs) before starting anew.
         self.last_run = None
         gc.collect()
-        self.channel.send({"type": "started", "id": rid})
+        from autogradviz.engine.worker.working_folder import WorkingFolder
+
+        folder = WorkingFolder(filename)  # the script's folder, or home for unsaved text
+        self.channel.send({"type": "started", "id": rid, "cwd": folder.folder})
         t0 = time.perf_counter()
 
         from autogradviz.engine.worker.runner import device_error
@@ -266,8 +269,7 @@ class Worker:
         # disk can import the modules next to it.
         saved_argv, saved_path = sys.argv, list(sys.path)
         sys.argv = [filename]
-        if os.path.isfile(filename):
-            sys.path.insert(0, os.path.dirname(os.path.abspath(filename)))
+        folder.__enter__()
         try:
             from autogradviz.engine.worker.runner import run_script
 
@@ -290,6 +292,7 @@ class Worker:
             )
         finally:
             pump.close()
+            folder.__exit__(None, None, None)
             sys.argv = saved_argv
             sys.path[:] = saved_path
         if trace.duration_s is None:
