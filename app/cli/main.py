@@ -148,7 +148,7 @@ def _trace(args) -> int:
             sys.stderr.flush()
 
     outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
-                         keep_json=True)
+                         keep_json=True, on_input=_no_console_input("trace"))
     if outcome.trace is not None:
         data = _trace_bytes(outcome, args.indent)
         try:
@@ -170,6 +170,21 @@ def _trace(args) -> int:
     if outcome.exit_code != 0:
         _err("trace", outcome.message or "failed")
     return outcome.exit_code
+
+
+def _no_console_input(command: str):
+    """on_input for a traced script: end of input (EOFError, as under
+    `python script.py < /dev/null`), explained in one line the first time."""
+    said = []
+
+    def on_input(prompt: str):
+        if not said:
+            said.append(True)
+            asked = f" (prompt {prompt.strip()!r})" if prompt.strip() else ""
+            _err(command, f"the script called input(){asked}, but a traced script has no console input: "
+                 "input() gets end of input (EOFError); put the values in the script, or run it in the app")
+        return None
+    return on_input
 
 
 def _trace_bytes(outcome, indent: Optional[int]) -> bytes:

@@ -31,11 +31,13 @@ PROTOCOL_VERSION = 2
 # -- message types ---------------------------------------------------------------------------------
 # Requests (client -> worker, stdin)
 RUN, FETCH, PING, SHUTDOWN = "run", "fetch", "ping", "shutdown"
-REQUEST_TYPES = (RUN, FETCH, PING, SHUTDOWN)
+INPUT_REPLY = "input_reply"  # the line a waiting input() gets (or eof), engine/worker/console_input.py
+REQUEST_TYPES = (RUN, FETCH, PING, SHUTDOWN, INPUT_REPLY)
 # Messages (worker -> client, stdout)
 READY, STARTED, OUTPUT, PROGRESS, TRACE = "ready", "started", "output", "progress", "trace"
 VALUES, PONG, PROTOCOL_ERROR = "values", "pong", "protocol_error"
-MESSAGE_TYPES = (READY, STARTED, OUTPUT, PROGRESS, TRACE, VALUES, PONG, PROTOCOL_ERROR)
+INPUT_REQUEST = "input_request"  # the script waits in input(); answered by input_reply
+MESSAGE_TYPES = (READY, STARTED, OUTPUT, PROGRESS, TRACE, VALUES, PONG, PROTOCOL_ERROR, INPUT_REQUEST)
 
 # -- limits ----------------------------------------------------------------------------------------
 # How much of the worker's stderr a client keeps (crash reports, the

@@ -174,6 +174,7 @@ class Worker:
         self.cuda_available = False
         self.cuda_devices: list[str] = []
         self.last_run = None  # runner.ScriptRun of the last run, kept for fetch
+        self.reader = None  # the protocol's input, for input() during a run (console_input.py)
 
     # -- start ---------------------------------------------------------------
     def start(self) -> None:
@@ -218,6 +219,8 @@ class Worker:
             self.channel.send({"type": "pong", "id": rid})
         elif kind == "shutdown":
             return False
+        elif kind == "input_reply":
+            pass  # a reply that came after its run ended (console_input.py)
         else:
             self._protocol_error(rid, f"unknown request type {kind!r}")
         return True
@@ -264,19 +267,24 @@ class Worker:
             return
 
         pump = OutputPump(self.channel, rid)
+        from autogradviz.engine.worker.console_input import ConsoleInput
+
+        console = ConsoleInput(rid, self.channel.send, self.reader, pump.flush)  # input() asks the client
         trace = None
         # As `python SCRIPT` would: argv names the script, and a script on
         # disk can import the modules next to it.
         saved_argv, saved_path = sys.argv, list(sys.path)
         sys.argv = [filename]
         folder.__enter__()
+        saved_stdin, sys.stdin = sys.stdin, console
         try:
             from autogradviz.engine.worker.runner import run_script
 
             extra = {}
             if _accepts(run_script, "on_progress"):
                 extra["on_progress"] = self._progress_sender(rid)
-            result = run_script(source, filename=filename, device=device, on_output=pump.write,
+            result = run_script(source, filename=filename, device=device,
+                                on_output=console.watching(pump.write),
                                 record_steps=steps, **extra)
             self.last_run = result
             trace = result.trace
@@ -293,6 +301,7 @@ class Worker:
         finally:
             pump.close()
             folder.__exit__(None, None, None)
+            sys.stdin = saved_stdin
             sys.argv = saved_argv
             sys.path[:] = saved_path
         if trace.duration_s is None:
@@ -416,6 +425,7 @@ def main(proto_fds=None) -> int:
     worker = Worker(channel)
     worker.start()
     reader = os.fdopen(proto_in, "rb", buffering=1 << 16)
+    worker.reader = reader
     for line in reader:
         if not worker.handle_line(line):
             break
