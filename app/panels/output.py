@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser
 
+from autogradviz.app.panels.console_input_line import ConsoleInputLine
 from autogradviz.app.panels.terminal_text import Style, TerminalText, merge_runs
 from autogradviz.app.theme import colors
 
@@ -38,6 +39,7 @@ class OutputPane(QTextBrowser):
     """Read-only, append-only log. Error lines carry a link: clicking jumps to the line."""
 
     lineActivated = Signal(int)
+    inputSubmitted = Signal(object)  # the line typed for the script's input(), or None: end of input
 
     def __init__(self, parent=None, theme: str = "light"):
         super().__init__(parent)
@@ -59,6 +61,10 @@ class OutputPane(QTextBrowser):
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(FLUSH_MS)
         self._flush_timer.timeout.connect(self.flush)
+        self.input_line = ConsoleInputLine(self)  # shown while the script waits in input()
+        self.input_line.hide()
+        self.input_line.submitted.connect(self._input_sent)
+        self.input_line.endOfInput.connect(lambda: self._input_sent(None))
 
     def set_theme(self, theme: str) -> None:
         self._theme = theme
@@ -88,8 +94,44 @@ class OutputPane(QTextBrowser):
             fmt.setFontUnderline(True)
         return fmt
 
+    # -- input() ----------------------------------------------------------------
+    def request_input(self, prompt: str = "") -> None:
+        """The script waits in input(): show the input line below the output and focus it."""
+        self.flush()
+        self.input_line.setProperty("prompt", prompt)
+        self.input_line.show()
+        self._place_input_line()
+        self.input_line.setFocus()
+
+    def end_input(self) -> None:
+        """The run no longer waits (it ended, was stopped or replaced)."""
+        if self.input_line.isVisible():
+            self.input_line.hide()
+            self._place_input_line()
+
+    def _input_sent(self, text) -> None:
+        if text is not None:  # the echo a terminal shows, in the input colour
+            self._pending.append(("stdin", text + "\n"))
+            self.flush()
+        self.end_input()
+        self.inputSubmitted.emit(text)
+
+    def _place_input_line(self) -> None:
+        height = self.input_line.sizeHint().height() if self.input_line.isVisible() else 0
+        self.setViewportMargins(0, 0, 0, height)
+        rect = self.contentsRect()
+        self.input_line.setGeometry(rect.left(), rect.bottom() - height + 1, rect.width(), height)
+        self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
+
+    def resizeEvent(self, event):  # noqa: N802
+        super().resizeEvent(event)
+        if self.input_line.isVisible():
+            self._place_input_line()
+
     def _output_fmt(self, style: Style) -> QTextCharFormat:
         """The format of printed text: the stream's colour unless an ANSI colour was set."""
+        if style.stream == "stdin":
+            return self._fmt("link", bold=True)
         fmt = self._fmt("stderr" if style.stream == "stderr" else "stdout", bold=style.bold)
         if isinstance(style.fg, int):
             fmt.setForeground(QColor(ANSI_COLORS.get(self._theme, ANSI_COLORS["light"])[style.fg]))

@@ -58,6 +58,9 @@ class RunController(QObject):
         w.readyInfo.connect(self.on_ready)
         w.outputReceived.connect(self._on_output)
         w.workingFolder.connect(self._on_working_folder)
+        w.inputRequested.connect(self._on_input_requested)
+        w.stateChanged.connect(self._end_input_unless_running)
+        output.inputSubmitted.connect(self._on_input_sent)
         w.traceReady.connect(self._on_trace)
         w.traceFailed.connect(self._on_trace_failed)
         w.crashed.connect(self._on_crashed)
@@ -128,6 +131,20 @@ class RunController(QObject):
 
     def _on_cancelled(self) -> None:
         self._output.append_info(self.tr("Previous run cancelled."))
+
+    def _on_input_requested(self, prompt: str) -> None:
+        """The script waits in input(): the Output pane asks the learner (the timeout is paused)."""
+        self._output.request_input(prompt)
+        self._status.show_message(self.tr("The script is waiting for input: type a line in the Output pane "
+                                          "and press Enter."), 0)
+
+    def _on_input_sent(self, text) -> None:
+        self.worker.send_input(text)
+        self._status.show_message("", 1)
+
+    def _end_input_unless_running(self, state: str) -> None:
+        if not self.worker.waiting_for_input():
+            self._output.end_input()
 
     def _on_working_folder(self, folder: str) -> None:
         """Where the script runs: its own folder, or home for text never saved."""
