@@ -44,6 +44,7 @@ class FileController(QObject):
         self.autosave = Autosave(editor, lambda: self._path, self)
         # "save", "discard" or "cancel" for unsaved changes; a modal dialog unless replaced
         self.ask_unsaved: Callable[[], str] = self._ask_unsaved
+        self.open_trace: Optional[Callable[[str], None]] = None  # opens a saved trace (Open Recent)
 
     @property
     def path(self) -> Optional[str]:
@@ -134,7 +135,10 @@ class FileController(QObject):
             act = menu.addAction(os.path.basename(path))
             act.setToolTip(path)
             act.setStatusTip(path)
-            act.triggered.connect(lambda _=False, p=path: self.open_file(p))
+            if self.open_trace is not None and path.lower().endswith(".json"):  # a saved trace
+                act.triggered.connect(lambda _=False, p=path: self.open_trace(p))
+            else:
+                act.triggered.connect(lambda _=False, p=path: self.open_file(p))
         if not files:
             menu.addAction(self.tr("(no recent files)")).setEnabled(False)
         else:

@@ -160,19 +160,34 @@ class RunController(QObject):
         self._output.append_output(stream, text)
 
     def _on_trace(self, trace: Trace) -> None:
+        self.show_trace(trace)
+
+    def show_trace(self, trace: Trace, saved_file: Optional[str] = None) -> None:
+        """Put a trace on screen: a run's, or one opened from `saved_file`
+        (shown as it was recorded; the editor's script is left alone, since
+        the trace may come from another script)."""
         out = self._output
-        if not self._got_output:
+        if saved_file is not None:
+            out.clear()
+            self._editor.clear_error()
+            self._editor.clear_stopped_line()
+            out.append_info(self.tr("Saved trace {path}: recorded from {script} with torch {torch} on {device}. "
+                                    "No worker holds its tensors: only the values saved in it can be shown.").format(
+                path=saved_file, script=trace.script or "?", torch=trace.torch_version or "?",
+                device=(trace.device or "?").upper()))
+        if saved_file is not None or not self._got_output:
             if trace.stdout:
                 out.append_output("stdout", trace.stdout)
             if trace.stderr:
                 out.append_output("stderr", trace.stderr)
-        self._session.set_trace(trace)
+        self._session.set_trace(trace, saved_file=saved_file)
         err = trace.error
         if err is not None:
             message = f"{err.type}: {err.message}"
             if err.explanation:
                 message += "\n\n" + err.explanation
-            self._editor.set_error(err.line, message)
+            if saved_file is None:
+                self._editor.set_error(err.line, message)
             out.append_error(err.type, err.message, err.line, err.explanation, err.traceback,
                              line_format=self.tr("line {n}"), explanation_label=self.tr("What this means:"))
         for text in self.note_texts(trace):
@@ -188,8 +203,11 @@ class RunController(QObject):
                 "Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). "
                 "Step through them below the graph.").format(
                 s=seconds, g=len(trace.graphs), n=nodes, r=len(trace.backward_runs)))
-        self._status.stop_clock()
-        self.runFinished.emit(trace)
+        if saved_file is None:
+            self._status.stop_clock()
+            self.runFinished.emit(trace)
+        else:
+            self._status.update_graph()
 
     def note_texts(self, trace: Trace) -> list[str]:
         """The trace's notes in the UI language, internal ones left out.
