@@ -148,7 +148,7 @@ def _trace(args) -> int:
             sys.stderr.flush()
 
     outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
-                         keep_json=True, on_input=_no_console_input("trace"))
+                         keep_json=True, on_input=no_console_input("trace"))
     if outcome.trace is not None:
         data = _trace_bytes(outcome, args.indent)
         try:
@@ -172,7 +172,7 @@ def _trace(args) -> int:
     return outcome.exit_code
 
 
-def _no_console_input(command: str):
+def no_console_input(command: str):
     """on_input for a traced script: end of input (EOFError, as under
     `python script.py < /dev/null`), explained in one line the first time."""
     said = []
