@@ -65,9 +65,18 @@ class OutputPane(QTextBrowser):
         self.input_line.hide()
         self.input_line.submitted.connect(self._input_sent)
         self.input_line.endOfInput.connect(lambda: self._input_sent(None))
+        self._style_input_line()
 
     def set_theme(self, theme: str) -> None:
         self._theme = theme
+        self._style_input_line()
+
+    def _style_input_line(self) -> None:
+        """The input line stands out in the theme's link colour (it asks for something)."""
+        c = colors(self._theme)
+        self.input_line.setStyleSheet(
+            f"QLineEdit#consoleInputLine {{ border: 1px solid {c['link']}; border-radius: 3px; "
+            f"padding: 2px 4px; background: {c['base']}; color: {c['text']}; }}")
 
     @property
     def plain_text(self) -> str:
@@ -119,8 +128,8 @@ class OutputPane(QTextBrowser):
     def _place_input_line(self) -> None:
         height = self.input_line.sizeHint().height() if self.input_line.isVisible() else 0
         self.setViewportMargins(0, 0, 0, height)
-        rect = self.contentsRect()
-        self.input_line.setGeometry(rect.left(), rect.bottom() - height + 1, rect.width(), height)
+        view = self.viewport().geometry()  # (beside the scroll bar, not under it)
+        self.input_line.setGeometry(view.left(), self.contentsRect().bottom() - height + 1, view.width(), height)
         self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
 
     def resizeEvent(self, event):  # noqa: N802

@@ -135,12 +135,9 @@ class RunController(QObject):
     def _on_input_requested(self, prompt: str) -> None:
         """The script waits in input(): the Output pane asks the learner (the timeout is paused)."""
         self._output.request_input(prompt)
-        self._status.show_message(self.tr("The script is waiting for input: type a line in the Output pane "
-                                          "and press Enter."), 0)
 
     def _on_input_sent(self, text) -> None:
         self.worker.send_input(text)
-        self._status.show_message("", 1)
 
     def _end_input_unless_running(self, state: str) -> None:
         if not self.worker.waiting_for_input():
