@@ -114,6 +114,25 @@ class FileController(QObject):
         self._output.append_info(self.tr("Opened {path}. Press Run (Ctrl+Enter) to run it.").format(path=path))
         return True
 
+    def show_recorded_source(self, source: str, script: str) -> bool:
+        """Put the code a saved trace was recorded from into the editor (after
+        the unsaved-changes question; False when the learner keeps their
+        text). It belongs to `script` when that file still holds this text,
+        else it is a new, untitled script. It is not run."""
+        if self._editor.toPlainText() == source:
+            return True
+        if not self.maybe_save():
+            return False
+        path = None
+        try:
+            if script and os.path.isfile(script) and Path(script).read_text(encoding="utf-8") == source:
+                path = os.path.abspath(script)
+        except (OSError, UnicodeDecodeError):
+            path = None
+        self._set_text(source)
+        self._set_document(path, None)
+        return True
+
     def save(self) -> bool:
         if not self._path:
             return self.save_as()

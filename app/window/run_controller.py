@@ -161,8 +161,8 @@ class RunController(QObject):
 
     def show_trace(self, trace: Trace, saved_file: Optional[str] = None) -> None:
         """Put a trace on screen: a run's, or one opened from `saved_file`
-        (shown as it was recorded; the editor's script is left alone, since
-        the trace may come from another script)."""
+        (shown as it was recorded; its error line is marked in the editor only
+        when the editor holds the code it was recorded from)."""
         out = self._output
         if saved_file is not None:
             out.clear()
@@ -183,7 +183,7 @@ class RunController(QObject):
             message = f"{err.type}: {err.message}"
             if err.explanation:
                 message += "\n\n" + err.explanation
-            if saved_file is None:
+            if saved_file is None or trace.source == self._editor.toPlainText():
                 self._editor.set_error(err.line, message)
             out.append_error(err.type, err.message, err.line, err.explanation, err.traceback,
                              line_format=self.tr("line {n}"), explanation_label=self.tr("What this means:"))

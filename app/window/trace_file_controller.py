@@ -11,7 +11,8 @@ which; nothing else changes then.
 
 Reading and writing run on a thread (a 10,000-node trace takes about a second
 to decode and prepare); a progress dialog appears when it takes longer than
-half a second. Opening a trace never changes the editor's script.
+half a second. Opening a trace puts the code it was recorded from (`source`)
+in the editor, after the usual question about unsaved changes; it never runs.
 """
 
 from __future__ import annotations
@@ -67,11 +68,13 @@ class TraceFileController(QObject):
     _done = Signal(object, object, object)  # (job, result, error) from the reading/writing thread
 
     def __init__(self, window: QWidget, session: TraceSession,
-                 show_trace: Callable[[Trace, str], None], status: Callable[[str, int], None]):
+                 show_trace: Callable[[Trace, str], None], status: Callable[[str, int], None],
+                 show_source: Optional[Callable[[str, str], bool]] = None):
         super().__init__(window)
         self._window = window
         self._session = session
         self._show_trace = show_trace
+        self._show_source = show_source
         self._status = status
         self._progress: Optional[QProgressDialog] = None
         self._busy = False
@@ -151,6 +154,8 @@ class TraceFileController(QObject):
             self._status(self.tr("Saved the trace to {path}").format(path=path), 4000)
             self.traceSaved.emit(path)
         else:
+            if result.source is not None and self._show_source is not None:
+                self._show_source(result.source, result.script or "")
             self._show_trace(result, os.path.abspath(path))
             self._status(self.tr("Showing the saved trace {path}").format(path=path), 4000)
             self.traceOpened.emit(path)

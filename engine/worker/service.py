@@ -308,6 +308,7 @@ class Worker:
             trace.duration_s = time.perf_counter() - t0
         if not trace.device:
             trace.device = device
+        trace.source = source  # (a saved trace shows the code it came from)
         if pump.truncated:
             # Tell the reader how much was printed in all, now that we know.
             self.channel.send({"type": "output", "id": rid, "stream": "stderr",

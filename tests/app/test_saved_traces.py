@@ -41,6 +41,7 @@ def recorded(qtbot, main_window, wait_until, shared_worker, tmp_path):
     w = main_window
     wait_until(lambda: shared_worker.state == READY, 60_000, "worker ready")
     w.trace_files.quiet = True
+    w.ask_unsaved = lambda: "discard"
     w.files.new_file()
     w.editor.setPlainText(SCRIPT)
     with qtbot.waitSignal(w.runFinished, timeout=RUN_TIMEOUT_MS) as blocker:
@@ -72,7 +73,9 @@ def test_save_then_open_shows_the_same_trace_without_a_worker(qtbot, recorded, t
 
     w.session.set_trace(None)  # (what a new run that failed would leave)
     w.output.clear()
+    w.editor.setPlainText("print('other code')\n")
     opened = _open(qtbot, w, path)
+    assert opened.source == SCRIPT and w.editor.toPlainText() == SCRIPT  # the code it was recorded from
     assert opened is not trace
     assert codec.to_builtins(opened) == before  # graphs, steps, values, scaler and checkpoint records
     assert w.session.saved_file == str(path)
@@ -146,6 +149,7 @@ def test_app_started_on_a_trace_file_shows_it_and_runs_nothing(qtbot, recorded, 
     assert codec.to_builtins(second.session.trace) == codec.to_builtins(trace)
     assert second.session.saved_file == str(path)
     assert shared_worker.state == READY  # the default lesson was not run
+    assert second.editor.toPlainText() == SCRIPT
     second.ask_unsaved = lambda: "discard"
     second.close()
     theme.deleteLater()
