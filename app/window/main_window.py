@@ -78,7 +78,7 @@ class MainWindow(QMainWindow):
         self.status = WindowStatus(self, self.worker, self.session)
         self.runs = RunController(self, self.worker, self.session, self.editor, self.output, self.status,
                                   self.chrome.device_combo, self.files.run_file)
-        self.trace_files = TraceFileController(self, self.session, self.runs.show_trace, self.status.show_message,
+        self.trace_files = TraceFileController(self, self.session, self.runs.show_trace, self.output.append_info,
                                                show_source=self.files.show_recorded_source)
         self.files.open_trace = self.trace_files.open  # a .json in Open Recent
         self._connect()

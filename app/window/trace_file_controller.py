@@ -60,7 +60,8 @@ class TraceFileController(QObject):
     """Saves the session's trace and opens saved ones; see the module docstring.
 
     `show_trace(trace, path)` puts an opened trace on screen (the run
-    controller's, so that it looks as a run's does)."""
+    controller's, so that it looks as a run's does); `status(text)` reports
+    a line to the learner (the Output pane)."""
 
     traceOpened = Signal(str)   # path, once the trace is shown
     traceSaved = Signal(str)    # path
@@ -68,7 +69,7 @@ class TraceFileController(QObject):
     _done = Signal(object, object, object)  # (job, result, error) from the reading/writing thread
 
     def __init__(self, window: QWidget, session: TraceSession,
-                 show_trace: Callable[[Trace, str], None], status: Callable[[str, int], None],
+                 show_trace: Callable[[Trace, str], None], status: Callable[[str], None],
                  show_source: Optional[Callable[[str, str], bool]] = None):
         super().__init__(window)
         self._window = window
@@ -85,7 +86,7 @@ class TraceFileController(QObject):
     def save_dialog(self) -> None:
         trace = self._session.trace
         if trace is None:
-            self._status(self.tr("There is no trace to save yet: run a script first."), 4000)
+            self._status(self.tr("There is no trace to save yet: run a script first."))
             return
         stem = Path(trace.script).stem if trace.script and not trace.script.startswith("<") else "trace"
         folder = os.path.dirname(settings.get("files/last_trace", "") or "") or str(Path.home())
@@ -151,13 +152,12 @@ class TraceFileController(QObject):
         settings.put("files/last_trace", path)
         settings.add_recent_file(os.path.abspath(path))
         if kind == "save":
-            self._status(self.tr("Saved the trace to {path}").format(path=path), 4000)
+            self._status(self.tr("Saved the trace to {path}").format(path=path))
             self.traceSaved.emit(path)
         else:
             if result.source is not None and self._show_source is not None:
                 self._show_source(result.source, result.script or "")
-            self._show_trace(result, os.path.abspath(path))
-            self._status(self.tr("Showing the saved trace {path}").format(path=path), 4000)
+            self._show_trace(result, os.path.abspath(path))  # (the output pane says where it is from)
             self.traceOpened.emit(path)
 
     def _report(self, kind: str, path: str, error: Exception) -> None:

@@ -623,7 +623,7 @@
     </message>
     <message>
         <location filename="../../app/window/file_controller.py" line="96" />
-        <location filename="../../app/window/file_controller.py" line="126" />
+        <location filename="../../app/window/file_controller.py" line="145" />
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
@@ -640,39 +640,39 @@
         <translation>已打开 {path}。按“运行”（Ctrl+Enter）执行它。</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="125" />
+        <location filename="../../app/window/file_controller.py" line="144" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="143" />
+        <location filename="../../app/window/file_controller.py" line="162" />
         <source>(no recent files)</source>
         <translation>（没有最近文件）</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="146" />
+        <location filename="../../app/window/file_controller.py" line="165" />
         <source>Clear Recent Files</source>
         <translation>清除最近文件</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="169" />
+        <location filename="../../app/window/file_controller.py" line="188" />
         <source>Restored the text you were editing when the app last closed unexpectedly. Press Run (Ctrl+Enter) to run it, or pick a lesson.</source>
         <translation>已恢复应用上次意外关闭时你正在编辑的内容。按“运行”（Ctrl+Enter）执行它，或选择一节课程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="179" />
+        <location filename="../../app/window/file_controller.py" line="198" />
         <source>Could not save {path}:
 {error}</source>
         <translation>无法保存 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="184" />
+        <location filename="../../app/window/file_controller.py" line="203" />
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="204" />
+        <location filename="../../app/window/file_controller.py" line="223" />
         <source>The script has unsaved changes. Save them first?</source>
         <translation>脚本有未保存的修改。要先保存吗？</translation>
     </message>
@@ -1369,97 +1369,97 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="251" />
+        <location filename="../../app/window/main_window.py" line="252" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="194" />
+        <location filename="../../app/window/main_window.py" line="195" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="195" />
+        <location filename="../../app/window/main_window.py" line="196" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="250" />
+        <location filename="../../app/window/main_window.py" line="251" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="252" />
+        <location filename="../../app/window/main_window.py" line="253" />
         <source>Step backward pass forward / back (click the graph first)</source>
         <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="253" />
+        <location filename="../../app/window/main_window.py" line="254" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="254" />
+        <location filename="../../app/window/main_window.py" line="255" />
         <source>First / last step</source>
         <translation>第一步 / 最后一步</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="255" />
+        <location filename="../../app/window/main_window.py" line="256" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="256" />
+        <location filename="../../app/window/main_window.py" line="257" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="257" />
+        <location filename="../../app/window/main_window.py" line="258" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="258" />
+        <location filename="../../app/window/main_window.py" line="259" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="259" />
+        <location filename="../../app/window/main_window.py" line="260" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="260" />
+        <location filename="../../app/window/main_window.py" line="261" />
         <source>Open / save a trace</source>
         <translation>打开 / 保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="261" />
+        <location filename="../../app/window/main_window.py" line="262" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="262" />
+        <location filename="../../app/window/main_window.py" line="263" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="268" />
+        <location filename="../../app/window/main_window.py" line="269" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="275" />
+        <location filename="../../app/window/main_window.py" line="276" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="276" />
+        <location filename="../../app/window/main_window.py" line="277" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="277" />
+        <location filename="../../app/window/main_window.py" line="278" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -1475,7 +1475,7 @@
 <context>
     <name>OutputPane</name>
     <message>
-        <location filename="../../app/panels/output.py" line="193" />
+        <location filename="../../app/panels/output.py" line="202" />
         <source>… {n} lines skipped (printed faster than they can be shown) …</source>
         <translation>… 跳过了 {n} 行（打印速度超过了显示速度）…</translation>
     </message>
@@ -1561,170 +1561,165 @@
         <translation>停止时脚本正在执行第 {n} 行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="138" />
-        <source>The script is waiting for input: type a line in the Output pane and press Enter.</source>
-        <translation>脚本正在等待输入：请在“输出”面板中输入一行并按回车。</translation>
-    </message>
-    <message>
-        <location filename="../../app/window/run_controller.py" line="152" />
+        <location filename="../../app/window/run_controller.py" line="149" />
         <source>Working folder: {folder}</source>
         <translation>工作文件夹：{folder}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="155" />
+        <location filename="../../app/window/run_controller.py" line="152" />
         <source>Working folder: {folder} (your home folder: the script is not saved; save it to run it in its own folder)</source>
         <translation>工作文件夹：{folder}（你的主文件夹：脚本尚未保存；保存后它会在自己所在的文件夹中运行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="174" />
+        <location filename="../../app/window/run_controller.py" line="171" />
         <source>Saved trace {path}: recorded from {script} with torch {torch} on {device}. No worker holds its tensors: only the values saved in it can be shown.</source>
         <translation>已保存的运行记录 {path}：记录自 {script}，torch {torch}，设备 {device}。没有工作进程持有它的张量：只能显示记录中保存的数值。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="192" />
+        <location filename="../../app/window/run_controller.py" line="189" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="192" />
+        <location filename="../../app/window/run_controller.py" line="189" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="199" />
+        <location filename="../../app/window/run_controller.py" line="196" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="203" />
+        <location filename="../../app/window/run_controller.py" line="200" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="239" />
+        <location filename="../../app/window/run_controller.py" line="236" />
         <source>The script printed {total} characters; only the first {cap} are kept.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="243" />
-        <location filename="../../app/window/run_controller.py" line="268" />
-        <location filename="../../app/window/run_controller.py" line="289" />
+        <location filename="../../app/window/run_controller.py" line="240" />
+        <location filename="../../app/window/run_controller.py" line="265" />
+        <location filename="../../app/window/run_controller.py" line="286" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="244" />
+        <location filename="../../app/window/run_controller.py" line="241" />
         <source>Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad of leaf tensors (the ones you created with requires_grad=True), so this is None. To keep the gradient of an intermediate tensor, call t.retain_grad() before backward(), or use torch.autograd.grad(output, t).</source>
         <translation>警告{where}：读取了非叶子张量的 .grad。autograd 只把梯度存进叶子张量（你用 requires_grad=True 创建的张量）的 .grad，所以这里是 None。要保留中间张量的梯度，请在 backward() 之前调用 t.retain_grad()，或者使用 torch.autograd.grad(output, t)。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="251" />
+        <location filename="../../app/window/run_controller.py" line="248" />
         <source>torch says "the use_reentrant parameter should be passed explicitly": checkpoint was called without use_reentrant. It then uses the reentrant variant (today's default; torch plans to make leaving it out an error). Pass use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and outputs of any structure and works when no input requires grad; pass use_reentrant=True only to keep the old behaviour on purpose.</source>
         <translation>torch 提示 "the use_reentrant parameter should be passed explicitly"：调用 checkpoint 时没有传入 use_reentrant。此时它使用重入式变体（这是目前的默认行为；torch 计划把不传这个参数变成错误）。请显式传入 use_reentrant=False：这是推荐的变体，它接受关键字参数、任意结构的输出，并且在没有任何输入需要梯度时也能正常工作；只有在有意保留旧行为时才传入 use_reentrant=True。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="259" />
+        <location filename="../../app/window/run_controller.py" line="256" />
         <source>torch says "None of the inputs have requires_grad=True. Gradients will be None": a reentrant checkpoint (use_reentrant=True, or not given) was called with no input that requires grad. It runs the function under no_grad and its result only gets a gradient through its tensor inputs, so nothing inside the segment - not even the parameters of a checkpointed module - gets a gradient from it: their .grad stays None. Make an input require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which records the segment normally.</source>
         <translation>torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：调用重入式 checkpoint（use_reentrant=True，或未指定）时，没有任何输入需要梯度。它在 no_grad 下运行函数，其结果只能通过张量输入获得梯度，因此该段内的任何东西——甚至被 checkpoint 的模块的参数——都不会从它得到梯度：它们的 .grad 仍然是 None。请让某个输入需要梯度（对第一个输入调用 x.requires_grad_()），或者使用 use_reentrant=False，它会正常记录这一段。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="270" />
+        <location filename="../../app/window/run_controller.py" line="267" />
         <source>Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors inside a dict, a list or another object come back detached, so backward never reaches the segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass use_reentrant=False, which keeps the gradient in any output structure.</source>
         <translation>Checkpoint{where}：重入式 checkpoint 返回了一个 {type}，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度都被悄无声息地丢掉了。重入式 checkpoint（use_reentrant=True，或未指定）在 no_grad 下运行函数，只把它直接返回的张量（一个张量，或元组中的各个元素）接入计算图；放在 dict、list 或其他对象里的张量返回时是分离（detached）的，所以反向传播永远到达不了这一段的输入和参数。请返回一个张量或由张量组成的元组，或者传入 use_reentrant=False，它在任何输出结构中都会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="279" />
+        <location filename="../../app/window/run_controller.py" line="276" />
         <source>{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were not read (reading them re-runs the checkpointed forward).</source>
         <translation>有 {n} 个节点位于非重入式 checkpoint 段中：没有读取它们保存的张量（读取会重新运行被 checkpoint 的前向计算）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="282" />
+        <location filename="../../app/window/run_controller.py" line="279" />
         <source>{calls} backward/grad calls; only the first {recorded} were recorded in full.</source>
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="290" />
+        <location filename="../../app/window/run_controller.py" line="287" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="293" />
+        <location filename="../../app/window/run_controller.py" line="290" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="299" />
+        <location filename="../../app/window/run_controller.py" line="296" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="300" />
-        <location filename="../../app/window/run_controller.py" line="306" />
+        <location filename="../../app/window/run_controller.py" line="297" />
+        <location filename="../../app/window/run_controller.py" line="303" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="301" />
+        <location filename="../../app/window/run_controller.py" line="298" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="305" />
+        <location filename="../../app/window/run_controller.py" line="302" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="307" />
+        <location filename="../../app/window/run_controller.py" line="304" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="313" />
+        <location filename="../../app/window/run_controller.py" line="310" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="315" />
+        <location filename="../../app/window/run_controller.py" line="312" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="321" />
+        <location filename="../../app/window/run_controller.py" line="318" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="321" />
+        <location filename="../../app/window/run_controller.py" line="318" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="332" />
+        <location filename="../../app/window/run_controller.py" line="329" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="343" />
+        <location filename="../../app/window/run_controller.py" line="340" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="345" />
+        <location filename="../../app/window/run_controller.py" line="342" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="348" />
+        <location filename="../../app/window/run_controller.py" line="345" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="351" />
+        <location filename="../../app/window/run_controller.py" line="348" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="352" />
+        <location filename="../../app/window/run_controller.py" line="349" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -1924,64 +1919,59 @@
 <context>
     <name>TraceFileController</name>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="85" />
+        <location filename="../../app/window/trace_file_controller.py" line="89" />
         <source>There is no trace to save yet: run a script first.</source>
         <translation>还没有可以保存的运行记录：请先运行脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="89" />
+        <location filename="../../app/window/trace_file_controller.py" line="93" />
         <source>Save the trace</source>
         <translation>保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="96" />
+        <location filename="../../app/window/trace_file_controller.py" line="100" />
         <source>Open a saved trace</source>
         <translation>打开已保存的运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="107" />
+        <location filename="../../app/window/trace_file_controller.py" line="111" />
         <source>Saving the trace to {name}…</source>
         <translation>正在把运行记录保存到 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="114" />
+        <location filename="../../app/window/trace_file_controller.py" line="118" />
         <source>Opening the trace {name}…</source>
         <translation>正在打开运行记录 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="117" />
+        <location filename="../../app/window/trace_file_controller.py" line="121" />
         <source>Autograd traces (*.json);;All files (*)</source>
         <translation>自动求导运行记录 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="151" />
+        <location filename="../../app/window/trace_file_controller.py" line="155" />
         <source>Saved the trace to {path}</source>
         <translation>运行记录已保存到 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="155" />
-        <source>Showing the saved trace {path}</source>
-        <translation>正在显示已保存的运行记录 {path}</translation>
-    </message>
-    <message>
-        <location filename="../../app/window/trace_file_controller.py" line="160" />
+        <location filename="../../app/window/trace_file_controller.py" line="165" />
         <source>{path} was written by a newer Autograd Visualizer (trace format version {found}; this one reads up to version {known}). Update the app to open it.</source>
         <translation>{path} 由更新版本的 Autograd Visualizer 写入（运行记录格式版本 {found}；本版本最多只能读取版本 {known}）。请更新应用后再打开。</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="164" />
+        <location filename="../../app/window/trace_file_controller.py" line="169" />
         <source>{path} is not an Autograd Visualizer trace ({detail}).</source>
         <translation>{path} 不是 Autograd Visualizer 的运行记录（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="167" />
+        <location filename="../../app/window/trace_file_controller.py" line="172" />
         <source>Could not open {path}:
 {error}</source>
         <translation>无法打开 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="170" />
+        <location filename="../../app/window/trace_file_controller.py" line="175" />
         <source>Could not save {path}:
 {error}</source>
         <translation>无法保存 {path}：

@@ -70,6 +70,7 @@ def test_save_then_open_shows_the_same_trace_without_a_worker(qtbot, recorded, t
     path = tmp_path / "run.trace.json"
     _save(qtbot, w, path)
     assert json.loads(path.read_text())["format"] == "autogradviz-trace"
+    assert f"Saved the trace to {path}" in w.output.plain_text
 
     w.session.set_trace(None)  # (what a new run that failed would leave)
     w.output.clear()
