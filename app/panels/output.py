@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QTextBrowser
+from PySide6.QtWidgets import QDockWidget, QTextBrowser
 
 from autogradviz.app.panels.console_input_line import ConsoleInputLine
 from autogradviz.app.panels.terminal_text import Style, TerminalText, merge_runs
@@ -107,6 +107,12 @@ class OutputPane(QTextBrowser):
     def request_input(self, prompt: str = "") -> None:
         """The script waits in input(): show the input line below the output and focus it."""
         self.flush()
+        dock = self.parentWidget()  # a hidden or tabbed-away Output dock comes to the front
+        while dock is not None and not isinstance(dock, QDockWidget):
+            dock = dock.parentWidget()
+        if dock is not None:
+            dock.show()
+            dock.raise_()
         self.input_line.setProperty("prompt", prompt)
         self.input_line.show()
         self._place_input_line()

@@ -57,12 +57,14 @@ def test_unsaved_text_runs_in_the_home_folder(qtbot, window):
 def test_input_round_trip_in_the_output_pane_while_the_timeout_waits(qtbot, window):
     w = window
     settings.put("run/timeout_s", 1)  # the learner takes longer than the run timeout to answer
+    w.panels.dock("output").hide()  # (it comes back when the script asks)
     w.files.new_file()
     w.editor.setPlainText("name = input('Name? ')\nprint(f'hello {name}')\nn = input('n? ')\nprint(int(n) * 2)\n")
     with qtbot.waitSignal(w.worker.inputRequested, timeout=RUN_TIMEOUT_MS) as asked:
         w.actions["run"].trigger()
     assert asked.args == ["Name? "]
     line = w.output.input_line
+    assert w.panels.dock("output").isVisible()
     assert line.isVisible() and line.hasFocus()
     assert w.output.plain_text.endswith("Name? ")
     qtbot.wait(1600)  # past the 1 s timeout: waiting for the learner is not running
