@@ -60,6 +60,35 @@ def display_problem(env: Optional[Mapping[str, str]] = None, platform: str = sys
             "`autogradviz trace SCRIPT.py`, which need no display")
 
 
+def x_display_unreachable(display: str) -> Optional[str]:
+    """Why no X server answers at `display` (":0", "unix:1", "localhost:10.0"),
+    or None when one does or it cannot be told. Qt's xcb plugin aborts the
+    process when it cannot connect, so this is asked first (a connect, ~1 ms)."""
+    import socket
+
+    m = re.match(r"^(?P<host>[^:]*):(?P<number>\d+)(?:\.\d+)?$", display.strip())
+    if m is None:
+        return None  # (a launchd path on macOS, or a form this does not know: let Qt try)
+    host, number = m.group("host"), int(m.group("number"))
+    try:
+        if host in ("", "unix"):
+            for address in ("\0/tmp/.X11-unix/X%d" % number, "/tmp/.X11-unix/X%d" % number):
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                    sock.settimeout(1.0)
+                    try:
+                        sock.connect(address)
+                        return None
+                    except OSError:
+                        continue
+            return f"no X server answers at DISPLAY={display}"
+        with socket.create_connection((host, 6000 + number), timeout=2.0):
+            return None
+    except OSError as exc:
+        return f"no X server answers at DISPLAY={display} ({exc.strerror or exc})"
+    except Exception:  # (an unusual platform without AF_UNIX and the like: let Qt try)
+        return None
+
+
 def xcb_plugin_path() -> Optional[str]:
     """Qt's xcb platform plugin of the installed PySide6, without importing it."""
     spec = importlib.util.find_spec("PySide6")
@@ -130,5 +159,10 @@ def gui_start_problem(env: Optional[Mapping[str, str]] = None) -> Optional[str]:
         return problem
     chosen = platform_name(env)
     if chosen == "xcb" or (not chosen and env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY")):
+        unreachable = x_display_unreachable(env.get("DISPLAY", ""))
+        if unreachable is not None:
+            return (f"{unreachable}, so the app cannot open its window: start it in your desktop session "
+                    "or fix DISPLAY (ssh -X, xvfb-run), or use `autogradviz export SCRIPT.py` or "
+                    "`autogradviz trace SCRIPT.py`, which need no display")
         return missing_libraries_problem(missing_xcb_libraries())
     return None

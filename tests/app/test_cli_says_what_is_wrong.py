@@ -121,3 +121,29 @@ def test_doctor_contains_a_platform_plugin_that_aborts():
     assert "qt platform  FAILED: Qt aborted (SIGABRT)" in r.stdout
     assert "qt says" in r.stdout or "missing libs" in r.stdout
     assert "torch" in r.stdout  # the rest of the report still comes
+
+
+def test_a_display_nobody_answers_at_exits_2_instead_of_a_qt_abort():
+    t0 = time.monotonic()
+    r = _run(env=_headless_env(DISPLAY=":9871"), timeout=30)
+    assert r.returncode == 2, r.stderr[-2000:]
+    line = _one_line(r.stderr)
+    assert "no X server answers at DISPLAY=:9871" in line and "autogradviz export" in line
+    assert time.monotonic() - t0 < 10
+
+
+def test_a_display_that_answers_is_not_refused():
+    """A listening X socket (abstract, as Xorg and Xvfb open one) counts as a display."""
+    import socket
+
+    from autogradviz.app.cli.display_check import gui_start_problem, x_display_unreachable
+
+    number = 9000 + os.getpid() % 500
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind("\0/tmp/.X11-unix/X%d" % number)
+        server.listen(1)
+        assert x_display_unreachable(f":{number}") is None
+        assert x_display_unreachable(f":{number}.0") is None
+        problem = gui_start_problem({"DISPLAY": f":{number}"})
+        assert problem is None or "missing system libraries" in problem
+    assert x_display_unreachable(f":{number}") is not None
