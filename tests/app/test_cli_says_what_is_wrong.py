@@ -141,7 +141,7 @@ def test_a_display_that_answers_is_not_refused():
     number = 9000 + os.getpid() % 500
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         server.bind("\0/tmp/.X11-unix/X%d" % number)
-        server.listen(1)
+        server.listen(16)
         assert x_display_unreachable(f":{number}") is None
         assert x_display_unreachable(f":{number}.0") is None
         problem = gui_start_problem({"DISPLAY": f":{number}"})
