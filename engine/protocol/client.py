@@ -274,7 +274,10 @@ class WorkerClient:
                 if on_progress is not None:
                     on_progress(str(msg.get("code", "")), dict(msg.get("params") or {}))
             elif kind == "input_request":
+                asked_at = time.monotonic()
                 line = on_input(str(msg.get("prompt") or "")) if on_input is not None else None
+                if deadline is not None:  # the time spent answering is not the script's
+                    deadline += time.monotonic() - asked_at
                 reply = {"eof": True} if line is None else {"text": str(line)}
                 try:
                     self._send({"type": "input_reply", "id": rid, **reply})

@@ -67,3 +67,15 @@ def test_cli_says_in_one_line_that_a_traced_script_has_no_console(tmp_path, cli)
     assert len(lines) == 2, r.stderr  # the explanation, then the error as for any script error
     assert "no console input" in lines[0] and "input()" in lines[0] and "'Name?'" in lines[0]
     assert "EOFError" in lines[1]
+
+
+def test_time_spent_answering_does_not_count_against_the_timeout(worker):
+    import time
+
+    def slow_answer(_prompt):
+        time.sleep(2.5)
+        return "late"
+
+    outcome = worker.run("print(input('? '))\n", timeout=2.0, on_input=slow_answer)
+    assert outcome.status == "ok", outcome.message
+    assert outcome.trace.stdout == "? late\n"
