@@ -15,6 +15,7 @@ re-encoding it, and msgspec reads JSON about as fast as MessagePack.
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any, Optional
 
@@ -165,8 +166,9 @@ _FRAME_RE = re.compile(r'File "(?P<file>[^"]*)", line (?P<line>\d+)')
 def line_from_dump(text: str, filename: str) -> Optional[int]:
     """The user's line in a faulthandler dump on the worker's stderr (most
     recent call first): where a timed-out or crashed script was."""
+    names = {filename, os.path.abspath(filename)}  # (the worker runs a file under its absolute path)
     for m in _FRAME_RE.finditer(text):
-        if m.group("file") == filename:
+        if m.group("file") in names:
             return int(m.group("line"))
     return None
 

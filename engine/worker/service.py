@@ -283,7 +283,7 @@ class Worker:
             extra = {}
             if _accepts(run_script, "on_progress"):
                 extra["on_progress"] = self._progress_sender(rid)
-            result = run_script(source, filename=filename, device=device,
+            result = run_script(source, filename=folder.script, device=device,
                                 on_output=console.watching(pump.write),
                                 record_steps=steps, **extra)
             self.last_run = result
@@ -309,6 +309,7 @@ class Worker:
         if not trace.device:
             trace.device = device
         trace.source = source  # (a saved trace shows the code it came from)
+        trace.script = filename  # as asked (the run itself used the absolute path)
         if pump.truncated:
             # Tell the reader how much was printed in all, now that we know.
             self.channel.send({"type": "output", "id": rid, "stream": "stderr",

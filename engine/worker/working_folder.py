@@ -15,10 +15,16 @@ import sys
 from typing import Optional
 
 
+def is_file(filename: str) -> bool:
+    """`filename` names a script on disk (not "<editor>", text never saved)."""
+    return bool(filename) and not (filename.startswith("<") and filename.endswith(">")) \
+        and os.path.isfile(filename)
+
+
 def folder_for(filename: str) -> str:
     """The working folder for a run of `filename` (a path, or a name such as
     "<editor>" for text that was never saved)."""
-    if filename and not (filename.startswith("<") and filename.endswith(">")) and os.path.isfile(filename):
+    if is_file(filename):
         return os.path.dirname(os.path.abspath(filename))
     return os.path.expanduser("~")
 
@@ -29,6 +35,10 @@ class WorkingFolder:
 
     def __init__(self, filename: str):
         self.folder = folder_for(filename)
+        # The name the script runs under: absolute for a file, as python (3.9+)
+        # makes `__file__` of a script, so that paths built from __file__ still
+        # work once the working folder has changed.
+        self.script = os.path.abspath(filename) if is_file(filename) else filename
         self._old_cwd: Optional[str] = None
         self._old_path: list[str] = []
 

@@ -16,6 +16,8 @@ with open("data.csv") as f:
 print("cwd:", os.getcwd())
 print("path0:", sys.path[0])
 print("helper:", helper_next_to_me.VALUE)
+print("file:", __file__)
+print("beside:", open(os.path.join(os.path.dirname(__file__), "data.csv")).readline().strip())
 """
 
 
@@ -73,3 +75,6 @@ def test_cli_trace_runs_the_script_in_its_folder(tmp_path, cli):
     trace = Trace.from_json(r.stdout)
     assert "data: a,b\n1,2" in trace.stdout
     assert f"cwd: {folder}" in trace.stdout
+    # As python 3.9+ does, __file__ is absolute: paths built from it still work.
+    assert f"file: {script}" in trace.stdout and "beside: a,b" in trace.stdout
+    assert trace.script == relative  # the trace names the script as it was given
