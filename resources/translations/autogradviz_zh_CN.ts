@@ -1475,7 +1475,7 @@
 <context>
     <name>OutputPane</name>
     <message>
-        <location filename="../../app/panels/output.py" line="202" />
+        <location filename="../../app/panels/output.py" line="208" />
         <source>… {n} lines skipped (printed faster than they can be shown) …</source>
         <translation>… 跳过了 {n} 行（打印速度超过了显示速度）…</translation>
     </message>
