@@ -32,7 +32,7 @@ def open_target_problem(word: str, commands: Sequence[str]) -> Optional[str]:
     name), or None when WORD is a file the app can open."""
     path = os.path.expanduser(word)
     if os.path.isfile(path):
-        return None
+        return trace_file_problem(path) if is_trace_file(path) else None
     if os.path.isdir(path):
         return f"{word} is a folder; give the path of a .py script or a saved .json trace"
     if os.path.lexists(path):
@@ -44,6 +44,21 @@ def open_target_problem(word: str, commands: Sequence[str]) -> Optional[str]:
     if guess is not None:
         return f"unknown command {word!r} (did you mean {guess!r}? the commands are {listed})"
     return f"unknown command {word!r} (the commands are {listed}; to open a script give its path)"
+
+
+def trace_file_problem(path: str) -> Optional[str]:
+    """Why the saved trace at `path` cannot be opened (one line), or None.
+    Only its `format` and `version` are looked at (the app reads the rest)."""
+    from autogradviz.engine.trace import codec  # (msgspec; no Qt, no torch)
+
+    try:
+        with open(path, "rb") as f:
+            codec.check_head(f.read())
+    except OSError as exc:
+        return f"{path}: cannot read the file: {exc.strerror or exc}"
+    except codec.TraceDecodeError as exc:
+        return f"{path}: {exc}"
+    return None
 
 
 def is_trace_file(path: str) -> bool:

@@ -362,6 +362,26 @@ def decode_trace(data: Union[bytes, bytearray, memoryview, str]) -> Trace:
             raise TraceDecodeError(f"not a readable trace: {exc}") from None
 
 
+def check_head(data: Union[bytes, bytearray, memoryview, str]) -> None:
+    """Raise TraceDecodeError (or TraceVersionError) unless `data` is JSON
+    whose `format` and `version` this reader accepts; the rest is not read
+    into objects (fast, for a first look at a file)."""
+    try:
+        head = _HEAD_DECODER.decode(data)
+    except msgspec.DecodeError:
+        try:
+            text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+            plain = json.loads(text)
+        except ValueError as exc:
+            raise TraceDecodeError(f"not JSON ({exc})") from None
+        head = _Head(plain.get("format"), plain.get("version")) if isinstance(plain, dict) else _Head()
+    except msgspec.ValidationError:
+        head = _Head()
+    if head.format != FORMAT:
+        raise TraceDecodeError(f"not an autogradviz trace (format={head.format!r})")
+    check_version(head.version)
+
+
 def _decode_with_json(data, first_error) -> Trace:
     """msgspec refused the text: JSON with \\u escapes of lone surrogates
     (written by encode_json's fallback) still loads through json."""

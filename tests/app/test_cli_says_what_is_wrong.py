@@ -147,3 +147,16 @@ def test_a_display_that_answers_is_not_refused():
         problem = gui_start_problem({"DISPLAY": f":{number}"})
         assert problem is None or "missing system libraries" in problem
     assert x_display_unreachable(f":{number}") is not None
+
+
+def test_a_trace_file_the_app_would_refuse_is_refused_in_one_line(tmp_path):
+    (tmp_path / "newer.json").write_text('{"format": "autogradviz-trace", "version": 999, "graphs": []}')
+    (tmp_path / "garbage.json").write_bytes(b"\x00\x01garbage")
+    (tmp_path / "other.json").write_text('{"format": "something-else"}')
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    for name, expect in (("newer.json", "format version 999, newer than"), ("garbage.json", "not JSON"),
+                         ("other.json", "not an autogradviz trace")):
+        r = _run(name, cwd=tmp_path, env=env, timeout=30)
+        assert r.returncode == 2
+        line = _one_line(r.stderr)
+        assert line.startswith(f"autogradviz: error: {name}: ") and expect in line
