@@ -96,18 +96,6 @@ def test_ctrl_d_ends_the_input_and_the_error_is_explained(qtbot, window):
     assert "input box" in w.output.plain_text
 
 
-def test_stop_while_waiting_for_input_hides_the_input_line(qtbot, window):
-    w = window
-    w.files.new_file()
-    w.editor.setPlainText("input('? ')\n")
-    with qtbot.waitSignal(w.worker.inputRequested, timeout=RUN_TIMEOUT_MS):
-        w.actions["run"].trigger()
-    with qtbot.waitSignal(w.worker.runStopped, timeout=5000):
-        w.actions["stop"].trigger()
-    assert not w.output.input_line.isVisible()
-    assert not w.worker.waiting_for_input()
-
-
 def test_progress_line_from_a_real_run_shows_its_last_state(qtbot, window):
     w = window
     w.files.new_file()
@@ -122,3 +110,16 @@ def test_progress_line_from_a_real_run_shows_its_last_state(qtbot, window):
     text = w.output.plain_text
     assert "100% |##########\ndone\n" in text
     assert " 20%" not in text and "\x1b" not in text and "\r" not in text
+
+
+def test_stop_while_waiting_for_input_hides_the_input_line(qtbot, window):
+    """(Last in the module: Stop ends the shared worker, the next test would wait for a new one.)"""
+    w = window
+    w.files.new_file()
+    w.editor.setPlainText("input('? ')\n")
+    with qtbot.waitSignal(w.worker.inputRequested, timeout=RUN_TIMEOUT_MS):
+        w.actions["run"].trigger()
+    with qtbot.waitSignal(w.worker.runStopped, timeout=5000):
+        w.actions["stop"].trigger()
+    assert not w.output.input_line.isVisible()
+    assert not w.worker.waiting_for_input()
