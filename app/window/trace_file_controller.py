@@ -135,7 +135,10 @@ class TraceFileController(QObject):
                 result, error = work(), None
             except Exception as exc:  # reported to the learner, never raised in the thread
                 result, error = None, exc
-            self._done.emit(job, result, error)
+            try:
+                self._done.emit(job, result, error)
+            except RuntimeError:  # the window closed meanwhile: nobody to tell
+                pass
 
         threading.Thread(target=run, name="trace-file", daemon=True).start()
 
