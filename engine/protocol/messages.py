@@ -26,8 +26,9 @@ from autogradviz.engine.trace.model import TensorSummary
 
 # Sent in `ready`; a client that finds another number refuses the worker
 # (ProtocolVersionError). 2: `progress` carries code + params; parts of a
-# trace omit fields at their default; `values` summaries likewise.
-PROTOCOL_VERSION = 2
+# trace omit fields at their default; `values` summaries likewise. 3: input()
+# is asked of the client (input_request / input_reply); `started` has `cwd`.
+PROTOCOL_VERSION = 3
 
 # -- message types ---------------------------------------------------------------------------------
 # Requests (client -> worker, stdin)
