@@ -154,3 +154,22 @@ def test_app_started_on_a_trace_file_shows_it_and_runs_nothing(qtbot, recorded, 
     second.ask_unsaved = lambda: "discard"
     second.close()
     theme.deleteLater()
+
+
+def test_open_recent_reopens_a_saved_trace_as_a_trace(qtbot, recorded, tmp_path):
+    from PySide6.QtWidgets import QMenu
+
+    from autogradviz.app.services import settings
+
+    w, trace = recorded
+    path = tmp_path / "recent.trace.json"
+    _save(qtbot, w, path)
+    assert settings.recent_files()[0] == str(path)
+    menu = QMenu()
+    w.files.fill_recent_menu(menu)
+    entry = next(a for a in menu.actions() if a.toolTip() == str(path))
+    w.session.set_trace(None)
+    with qtbot.waitSignal(w.trace_files.traceOpened, timeout=20_000):
+        entry.trigger()
+    assert w.session.saved_file == str(path)
+    assert codec.to_builtins(w.session.trace) == codec.to_builtins(trace)
