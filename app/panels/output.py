@@ -113,14 +113,14 @@ class OutputPane(QTextBrowser):
         if dock is not None:
             dock.show()
             dock.raise_()
-        self.input_line.setProperty("prompt", prompt)
+        self.input_line.setAccessibleDescription(prompt)  # (screen readers read the prompt)
         self.input_line.show()
         self._place_input_line()
         self.input_line.setFocus()
 
     def end_input(self) -> None:
         """The run no longer waits (it ended, was stopped or replaced)."""
-        if self.input_line.isVisible():
+        if not self.input_line.isHidden():  # (isHidden: also right while the dock is hidden)
             self.input_line.hide()
             self._place_input_line()
 
@@ -132,7 +132,7 @@ class OutputPane(QTextBrowser):
         self.inputSubmitted.emit(text)
 
     def _place_input_line(self) -> None:
-        height = self.input_line.sizeHint().height() if self.input_line.isVisible() else 0
+        height = 0 if self.input_line.isHidden() else self.input_line.sizeHint().height()
         self.setViewportMargins(0, 0, 0, height)
         view = self.viewport().geometry()  # (beside the scroll bar, not under it)
         self.input_line.setGeometry(view.left(), self.contentsRect().bottom() - height + 1, view.width(), height)
@@ -140,7 +140,7 @@ class OutputPane(QTextBrowser):
 
     def resizeEvent(self, event):  # noqa: N802
         super().resizeEvent(event)
-        if self.input_line.isVisible():
+        if not self.input_line.isHidden():
             self._place_input_line()
 
     def _output_fmt(self, style: Style) -> QTextCharFormat:
