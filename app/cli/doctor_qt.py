@@ -52,6 +52,11 @@ def try_platform(platform: Optional[str] = None) -> tuple[bool, str, str]:
 def report_qt_platform(line: Callable[[str, str], None]) -> int:
     """Print the display and platform-plugin lines through `line(name, value)`;
     the number of problems found (0 or 1)."""
+    import importlib.util
+
+    if importlib.util.find_spec("PySide6") is None:  # (said on the PySide6 line already)
+        line("qt platform", "not checked: PySide6 is not installed")
+        return 0
     no_display = display_problem()
     if no_display is not None:
         line("display", "none: the app cannot open a window here; `autogradviz export` and "
