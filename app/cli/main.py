@@ -242,7 +242,7 @@ def _doctor() -> int:
     problems = 0
 
     def line(name, value):
-        print(f"{name:<12} {value}")
+        _write_stdout(f"{name:<12} {value}\n".encode())  # (`autogradviz doctor | head` is fine)
 
     line("autogradviz", _version())
     line("python", f"{platform.python_version()} ({sys.executable})")
