@@ -1949,29 +1949,29 @@
         <translation>自动求导运行记录 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="155" />
+        <location filename="../../app/window/trace_file_controller.py" line="158" />
         <source>Saved the trace to {path}</source>
         <translation>运行记录已保存到 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="165" />
+        <location filename="../../app/window/trace_file_controller.py" line="168" />
         <source>{path} was written by a newer Autograd Visualizer (trace format version {found}; this one reads up to version {known}). Update the app to open it.</source>
         <translation>{path} 由更新版本的 Autograd Visualizer 写入（运行记录格式版本 {found}；本版本最多只能读取版本 {known}）。请更新应用后再打开。</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="169" />
+        <location filename="../../app/window/trace_file_controller.py" line="172" />
         <source>{path} is not an Autograd Visualizer trace ({detail}).</source>
         <translation>{path} 不是 Autograd Visualizer 的运行记录（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="172" />
+        <location filename="../../app/window/trace_file_controller.py" line="175" />
         <source>Could not open {path}:
 {error}</source>
         <translation>无法打开 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="175" />
+        <location filename="../../app/window/trace_file_controller.py" line="178" />
         <source>Could not save {path}:
 {error}</source>
         <translation>无法保存 {path}：
@@ -2363,74 +2363,79 @@
         <translation>正在处理…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="123" />
+        <location filename="../../app/window/status_bar.py" line="124" />
         <source>Starting the worker (importing torch), then running…</source>
         <translation>正在启动工作进程（导入 torch），随后运行…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="125" />
+        <location filename="../../app/window/status_bar.py" line="126" />
+        <source>Waiting for your input in the Output pane (the run timeout is paused)</source>
+        <translation>正在等待你在“输出”面板中输入（运行超时已暂停）</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="128" />
         <source>Running {s:.1f} s</source>
         <translation>正在运行 {s:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="127" />
+        <location filename="../../app/window/status_bar.py" line="130" />
         <source>Worker starting (importing torch)…</source>
         <translation>工作进程启动中（正在导入 torch）…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="130" />
+        <location filename="../../app/window/status_bar.py" line="133" />
         <source>Worker ready · torch {v}</source>
         <translation>工作进程就绪 · torch {v}</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="130" />
+        <location filename="../../app/window/status_bar.py" line="133" />
         <source>Worker ready</source>
         <translation>工作进程就绪</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="132" />
+        <location filename="../../app/window/status_bar.py" line="135" />
         <source>Worker crashed · restarting</source>
         <translation>工作进程崩溃 · 正在重启</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="134" />
+        <location filename="../../app/window/status_bar.py" line="137" />
         <source>Worker failed to start · press Run to retry</source>
         <translation>工作进程启动失败 · 按“运行”重试</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="136" />
+        <location filename="../../app/window/status_bar.py" line="139" />
         <source>Worker stopped</source>
         <translation>工作进程已停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="147" />
+        <location filename="../../app/window/status_bar.py" line="150" />
         <source>No graph</source>
         <translation>无计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="153" />
+        <location filename="../../app/window/status_bar.py" line="156" />
         <source>{n} nodes · {e} edges</source>
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="155" />
+        <location filename="../../app/window/status_bar.py" line="158" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="162" />
-        <location filename="../../app/window/status_bar.py" line="183" />
+        <location filename="../../app/window/status_bar.py" line="165" />
+        <location filename="../../app/window/status_bar.py" line="186" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="170" />
-        <location filename="../../app/window/status_bar.py" line="187" />
+        <location filename="../../app/window/status_bar.py" line="173" />
+        <location filename="../../app/window/status_bar.py" line="190" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="176" />
+        <location filename="../../app/window/status_bar.py" line="179" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>

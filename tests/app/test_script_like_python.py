@@ -69,6 +69,7 @@ def test_input_round_trip_in_the_output_pane_while_the_timeout_waits(qtbot, wind
     assert w.output.plain_text.endswith("Name? ")
     qtbot.wait(1600)  # past the 1 s timeout: waiting for the learner is not running
     assert w.worker.waiting_for_input()
+    assert "Waiting for your input" in w.status.worker_label.text()
     with qtbot.waitSignal(w.worker.inputRequested, timeout=RUN_TIMEOUT_MS) as asked:
         qtbot.keyClicks(line, "Ada")
         qtbot.keyClick(line, Qt.Key_Return)
