@@ -63,6 +63,7 @@ class TraceSession(QObject):
         self._show_saved: bool = False
         self.values_cache: dict[str, TensorSummary] = {}
         self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
+        self.saved_file: Optional[str] = None  # the trace shown was opened from this file
 
     def run_scale(self) -> Optional[float]:
         """The GradScaler scale the current run's gradients carry: the run began
@@ -153,7 +154,10 @@ class TraceSession(QObject):
         return [i for i, r in enumerate(self._trace.backward_runs) if r.graph == graph_id]
 
     # -- changing things --------------------------------------------------------
-    def set_trace(self, trace: Optional[Trace]) -> None:
+    def set_trace(self, trace: Optional[Trace], saved_file: Optional[str] = None) -> None:
+        """Show `trace`: a run's (from the worker) or one opened from `saved_file`
+        (no worker holds its tensors: full values cannot be fetched)."""
+        self.saved_file = saved_file if trace is not None else None
         if trace is not None and _is_big(trace):
             # A big trace is a million small objects, just made by the parser.
             # Every cyclic-GC pass would rescan them (the replay tables took
@@ -277,6 +281,11 @@ class TraceSession(QObject):
     def request_values(self, tensor_id: str) -> None:
         if tensor_id in self.values_cache:
             self.valuesArrived.emit(tensor_id, self.values_cache[tensor_id])
+            return
+        if self.saved_file:
+            self.valuesArrived.emit(tensor_id, self.tr(
+                "Full values are not available for a saved trace: only the values it holds (up to 64 "
+                "elements per tensor) were saved. Run the script to fetch every value."))
             return
         self.valuesRequested.emit(tensor_id)
 

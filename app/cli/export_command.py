@@ -142,8 +142,10 @@ def _load_trace(args) -> tuple[Optional[object], int, Optional[str]]:
         _timing("worker ready (torch imported)")
         # The plain graph needs no backward steps: the worker then skips the
         # per-step recording (on GPT-2-small most of the trace and ~1 s).
+        from autogradviz.app.cli.main import no_console_input
+
         outcome = trace_file(src, device=args.device, timeout=args.timeout, client=client,
-                             steps=_needs_steps(args))
+                             steps=_needs_steps(args), on_input=no_console_input("export"))
         dur = getattr(outcome.trace, "duration_s", None) if outcome.trace is not None else None
         _timing("trace received" + (f" (the run in the worker: {dur:.2f} s)" if dur else ""))
     finally:

@@ -93,12 +93,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # `autogradviz` and `autogradviz FILE.py` open the app.
     if not argv or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-")):
+        if argv and _open_target_refused(argv[0]):
+            return 2
         return _gui(argv[0] if argv else None, argv[1:])
     if argv[0] == "export":
         return _export(argv)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if args.command == "gui":
+        if args.file is not None and _open_target_refused(args.file):
+            return 2
         return _gui(args.file, extra)
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -108,6 +112,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _doctor()
     parser.print_help()
     return 2
+
+
+def _open_target_refused(word: str) -> bool:
+    """Say in one line why `autogradviz WORD` cannot open WORD (a mistyped
+    subcommand, a missing file); True when it was refused."""
+    from autogradviz.app.cli.first_argument import open_target_problem
+
+    problem = open_target_problem(word, SUBCOMMANDS)
+    if problem is not None:
+        print(f"{PROG}: error: {problem}", file=sys.stderr, flush=True)
+    return problem is not None
 
 
 def _err(command: str, message: str) -> None:
@@ -140,7 +155,7 @@ def _trace(args) -> int:
         _err("trace", problem)
         return 2
     outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
-                         keep_json=True, python=python)
+                         keep_json=True, python=python, on_input=no_console_input("trace"))
     if outcome.trace is not None:
         data = _trace_bytes(outcome, args.indent)
         try:
@@ -162,6 +177,21 @@ def _trace(args) -> int:
     if outcome.exit_code != 0:
         _err("trace", outcome.message or "failed")
     return outcome.exit_code
+
+
+def no_console_input(command: str):
+    """on_input for a traced script: end of input (EOFError, as under
+    `python script.py < /dev/null`), explained in one line the first time."""
+    said = []
+
+    def on_input(prompt: str):
+        if not said:
+            said.append(True)
+            asked = f" (prompt {prompt.strip()!r})" if prompt.strip() else ""
+            _err(command, f"the script called input(){asked}, but a traced script has no console input: "
+                 "input() gets end of input (EOFError); put the values in the script, or run it in the app")
+        return None
+    return on_input
 
 
 def _trace_bytes(outcome, indent: Optional[int]) -> bytes:
@@ -219,7 +249,7 @@ def _doctor() -> int:
     problems = 0
 
     def line(name, value):
-        print(f"{name:<12} {value}")
+        _write_stdout(f"{name:<12} {value}\n".encode())  # (`autogradviz doctor | head` is fine)
 
     line("autogradviz", _version())
     line("python", f"{platform.python_version()} ({sys.executable})")
@@ -231,6 +261,9 @@ def _doctor() -> int:
         except md.PackageNotFoundError:
             line("PySide6", "NOT INSTALLED (the app cannot open; trace still works)")
             problems += 1
+    from autogradviz.app.cli.doctor_qt import report_qt_platform
+
+    problems += report_qt_platform(line)
     try:
         from autogradviz.engine.layout import graphviz_backend
 
@@ -262,6 +295,12 @@ def _doctor() -> int:
 
 # -- gui --------------------------------------------------------------------------------------
 def _gui(open_path: Optional[str], extra: list[str]) -> int:
+    from autogradviz.app.cli.display_check import gui_start_problem
+
+    problem = gui_start_problem()  # before Qt: without a display it aborts with a core dump
+    if problem is not None:
+        print(f"{PROG}: error: {problem}", file=sys.stderr, flush=True)
+        return 2
     try:
         from autogradviz.app.gui_main import run_gui
     except ImportError as exc:

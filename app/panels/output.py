@@ -5,20 +5,34 @@ A script can print thousands of lines a second, so prints are buffered and
 written at most every 50 ms as plain text runs (one insert per batch, never
 HTML), and the document keeps only the last MAX_BLOCKS lines: the GUI stays
 responsive under `while True: print(...)`.
+
+Prints go through a terminal model (terminal_text.py): a line rewritten with
+`\r` or `\b` (a progress bar) shows as its last state and ANSI colours as
+colours, as in a terminal. The line still being written is always the
+document's last block; each flush redraws it and appends what was finished.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QTextBrowser
+from PySide6.QtWidgets import QDockWidget, QTextBrowser
 
+from autogradviz.app.panels.console_input_line import ConsoleInputLine
+from autogradviz.app.panels.terminal_text import Style, TerminalText, merge_runs
 from autogradviz.app.theme import colors
 
 MAX_BLOCKS = 5000           # lines kept in the pane
 MAX_PLAIN_CHARS = 400_000   # text kept for `plain_text` (tests, copy)
 FLUSH_MS = 50
 MAX_LINES_PER_FLUSH = 800   # lines inserted per flush; older ones in a fast burst are skipped
+# The 16 basic terminal colours (SGR 30-37, 90-97), readable on each theme's background.
+ANSI_COLORS = {
+    "light": ["#3b3b3b", "#c62828", "#2e7d32", "#9a6700", "#1f5fbf", "#8e24aa", "#00838f", "#6b6b6b",
+              "#5c5c5c", "#e53935", "#43a047", "#b7791f", "#3b82f6", "#ab47bc", "#0097a7", "#8a8a8a"],
+    "dark": ["#9da5b4", "#ef6b6b", "#7fcf7f", "#e5c07b", "#61afef", "#c678dd", "#56b6c2", "#c8ccd4",
+             "#7f8896", "#ff8a80", "#a5e6a5", "#f0d58c", "#8cc4ff", "#dca3f0", "#8ee0e8", "#ffffff"],
+}
 
 
 class OutputPane(QTextBrowser):
@@ -26,6 +40,7 @@ class OutputPane(QTextBrowser):
 
     lineActivated = Signal(int)
     actionActivated = Signal(str)  # a link added by `append_action` was clicked (its href)
+    inputSubmitted = Signal(object)  # the line typed for the script's input(), or None: end of input
 
     def __init__(self, parent=None, theme: str = "light"):
         super().__init__(parent)
@@ -42,18 +57,33 @@ class OutputPane(QTextBrowser):
         self._plain: list[str] = []
         self._plain_len = 0
         self._pending: list[tuple[str, str]] = []  # (stream, text) not yet shown
+        self._terminal = TerminalText()  # the line being written, cursor, colours
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(FLUSH_MS)
         self._flush_timer.timeout.connect(self.flush)
+        self.input_line = ConsoleInputLine(self)  # shown while the script waits in input()
+        self.input_line.hide()
+        self.input_line.submitted.connect(self._input_sent)
+        self.input_line.endOfInput.connect(lambda: self._input_sent(None))
+        self._style_input_line()
 
     def set_theme(self, theme: str) -> None:
         self._theme = theme
+        self._style_input_line()
+
+    def _style_input_line(self) -> None:
+        """The input line stands out in the theme's link colour (it asks for something)."""
+        c = colors(self._theme)
+        self.input_line.setStyleSheet(
+            f"QLineEdit#consoleInputLine {{ border: 1px solid {c['link']}; border-radius: 3px; "
+            f"padding: 2px 4px; background: {c['base']}; color: {c['text']}; }}")
 
     @property
     def plain_text(self) -> str:
-        """Everything shown so far as text (pending prints included)."""
-        return "".join(self._plain) + "".join(t for _, t in self._pending)
+        """Everything shown so far as text, as a terminal shows it (pending prints included)."""
+        self.flush()
+        return "".join(self._plain) + self._terminal.line_text
 
     def clear(self) -> None:  # noqa: D401
         self._pending.clear()
@@ -61,6 +91,7 @@ class OutputPane(QTextBrowser):
         super().clear()
         self._plain.clear()
         self._plain_len = 0
+        self._terminal.clear()
 
     # -- writing ----------------------------------------------------------------
     def _fmt(self, color_key: str, bold: bool = False, href: str | None = None) -> QTextCharFormat:
@@ -73,15 +104,73 @@ class OutputPane(QTextBrowser):
             fmt.setFontUnderline(True)
         return fmt
 
-    def _write(self, runs: list[tuple[str, QTextCharFormat]]) -> None:
+    # -- input() ----------------------------------------------------------------
+    def request_input(self, prompt: str = "") -> None:
+        """The script waits in input(): show the input line below the output and focus it."""
+        self.flush()
+        dock = self.parentWidget()  # a hidden or tabbed-away Output dock comes to the front
+        while dock is not None and not isinstance(dock, QDockWidget):
+            dock = dock.parentWidget()
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+        self.input_line.setAccessibleDescription(prompt)  # (screen readers read the prompt)
+        self.input_line.show()
+        self._place_input_line()
+        self.input_line.setFocus()
+
+    def end_input(self) -> None:
+        """The run no longer waits (it ended, was stopped or replaced)."""
+        if not self.input_line.isHidden():  # (isHidden: also right while the dock is hidden)
+            self.input_line.hide()
+            self._place_input_line()
+
+    def _input_sent(self, text) -> None:
+        if text is not None:  # the echo a terminal shows, in the input colour
+            self._pending.append(("stdin", text + "\n"))
+            self.flush()
+        self.end_input()
+        self.inputSubmitted.emit(text)
+
+    def _place_input_line(self) -> None:
+        height = 0 if self.input_line.isHidden() else self.input_line.sizeHint().height()
+        self.setViewportMargins(0, 0, 0, height)
+        view = self.viewport().geometry()  # (beside the scroll bar, not under it)
+        self.input_line.setGeometry(view.left(), self.contentsRect().bottom() - height + 1, view.width(), height)
+        self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
+
+    def resizeEvent(self, event):  # noqa: N802
+        super().resizeEvent(event)
+        if not self.input_line.isHidden():
+            self._place_input_line()
+
+    def _output_fmt(self, style: Style) -> QTextCharFormat:
+        """The format of printed text: the stream's colour unless an ANSI colour was set."""
+        if style.stream == "stdin":
+            return self._fmt("link", bold=True)
+        fmt = self._fmt("stderr" if style.stream == "stderr" else "stdout", bold=style.bold)
+        if isinstance(style.fg, int):
+            fmt.setForeground(QColor(ANSI_COLORS.get(self._theme, ANSI_COLORS["light"])[style.fg]))
+        elif isinstance(style.fg, tuple):
+            fmt.setForeground(QColor(*style.fg))
+        return fmt
+
+    def _write(self, runs: list[tuple[str, QTextCharFormat]],
+               open_line: list[tuple[str, QTextCharFormat]] = ()) -> None:
+        """Replace the last block (the line being written) by `runs` (finished
+        text, kept) and then `open_line` (the new unfinished line)."""
         bar = self.verticalScrollBar()
         at_end = bar.value() >= bar.maximum() - 4
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.End)
         cursor.beginEditBlock()
+        cursor.movePosition(QTextCursor.StartOfBlock, QTextCursor.KeepAnchor)
+        cursor.removeSelectedText()
         for text, fmt in runs:
             cursor.insertText(text, fmt)
             self._keep_plain(text)
+        for text, fmt in open_line:
+            cursor.insertText(text, fmt)
         cursor.endEditBlock()
         if at_end:
             bar.setValue(bar.maximum())
@@ -99,17 +188,19 @@ class OutputPane(QTextBrowser):
         self._flush_timer.stop()
         if not self._pending:
             return
-        runs: list[tuple[str, QTextCharFormat]] = []
-        stream, parts = None, []
-        for s, text in self._pending:
-            if s != stream and parts:
-                runs.append(("".join(parts), self._fmt("stderr" if stream == "stderr" else "stdout")))
-                parts = []
-            stream = s
-            parts.append(text)
-        if parts:
-            runs.append(("".join(parts), self._fmt("stderr" if stream == "stderr" else "stdout")))
+        done, line = [], []
+        for stream, text in self._pending:
+            update = self._terminal.feed(stream, text)
+            merge_runs(done, update.done)
+            line = update.line
         self._pending.clear()
+        formats: dict = {}
+
+        def formatted(pieces):
+            return [(text, formats.get(style) or formats.setdefault(style, self._output_fmt(style)))
+                    for text, style in pieces]
+
+        runs, line = formatted(done), formatted(line)
         # A script printing very fast: show the newest lines of this batch and say
         # how many were skipped, instead of making the GUI lay out all of them.
         total = sum(t.count("\n") for t, _ in runs)
@@ -128,7 +219,7 @@ class OutputPane(QTextBrowser):
                     skip = 0
                 kept.append((text, fmt))
             runs = [marker] + kept
-        self._write(runs)
+        self._write(runs, line)
 
     def append_output(self, stream: str, text: str) -> None:
         """Text the script printed (stream "stdout" or "stderr"); shown within 50 ms."""
@@ -187,8 +278,10 @@ class OutputPane(QTextBrowser):
                      ("\n", self._fmt("text"))])
 
     def _ensure_newline(self) -> None:
-        if self._plain and not self._plain[-1].endswith("\n"):
-            self._write([("\n", self._fmt("text"))])
+        """End the line the script is writing (a message starts on a line of its own)."""
+        if self._terminal.has_open_line():
+            self._pending.append(("stdout", "\n"))
+            self.flush()
 
     def _anchor(self, url) -> None:
         text = url.toString()

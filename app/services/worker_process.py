@@ -73,6 +73,10 @@ class WorkerProcess(QObject):
     stateChanged = Signal(str)
     readyInfo = Signal(dict)             # the worker's `ready` message
     runStarted = Signal(int)             # run id (the worker said `started`)
+    workingFolder = Signal(str)          # the folder the run started in (`started`'s cwd)
+    # The script waits in input() (the prompt it printed); answer with send_input.
+    # The run timeout is paused meanwhile: a learner thinking is not a hung script.
+    inputRequested = Signal(str)
     outputReceived = Signal(str, str)    # stream, text
     # A long capture or finalize: code ("summarising", "encoding", ...) and
     # params ({"nodes": 10000}) for the app to turn into tr() text.
@@ -118,6 +122,7 @@ class WorkerProcess(QObject):
         self._dump_timer.setSingleShot(True)
         self._dump_timer.timeout.connect(self._finish_timeout)
         self._timeout_seconds = 0.0
+        self._input_left_ms: Optional[int] = None  # waiting for input: what was left of the timeout
         self._parse_thread = QThread(self)
         self._parse_thread.setObjectName("trace-parser")
         self._parser = _TraceParser()
@@ -267,6 +272,20 @@ class WorkerProcess(QObject):
         self._fetches[self._next_id] = tensor_id
         self._write({"type": "fetch", "id": self._next_id, "tensor": tensor_id})
 
+    def waiting_for_input(self) -> bool:
+        return self._input_left_ms is not None
+
+    def send_input(self, text: Optional[str]) -> None:
+        """Answer the script's input(): a line (without newline), or None for
+        end of input (the script gets EOFError). The run timeout resumes."""
+        if self._input_left_ms is None or self._current_run is None or self._state != RUNNING:
+            return
+        left, self._input_left_ms = self._input_left_ms, None
+        reply = {"eof": True} if text is None else {"text": str(text)}
+        self._write({"type": "input_reply", "id": self._current_run, **reply})
+        if self.timeout_s > 0:
+            self._timeout_timer.start(max(left, 1))
+
     def ping(self) -> None:
         if self._proc is not None and self._state in (READY, RUNNING):
             self._next_id += 1
@@ -312,6 +331,7 @@ class WorkerProcess(QObject):
         self._proc.write(encode_message(message))
 
     def _send_run(self, request: dict) -> None:
+        self._input_left_ms = None
         self._next_id += 1
         self._current_run = self._next_id
         self._pending = None
@@ -330,6 +350,7 @@ class WorkerProcess(QObject):
 
     def _end_process(self, reason: str) -> None:
         """Terminate the current worker, kill it if needed; a fresh one follows."""
+        self._input_left_ms = None
         proc = self._proc
         if proc is None or proc.state() == QProcess.NotRunning:
             self._restart_after(reason)
@@ -447,15 +468,24 @@ class WorkerProcess(QObject):
         elif kind == "started":
             if msg_id == self._current_run:
                 self.runStarted.emit(msg_id)
+                if isinstance(message.get("cwd"), str):
+                    self.workingFolder.emit(message["cwd"])
         elif kind == "output":
             if msg_id == self._current_run:
                 self.outputReceived.emit(message.get("stream", "stdout"), message.get("text", ""))
+        elif kind == "input_request":
+            if msg_id == self._current_run and self._state == RUNNING:
+                left = self._timeout_timer.remainingTime() if self._timeout_timer.isActive() else 0
+                self._timeout_timer.stop()
+                self._input_left_ms = max(left, 0)
+                self.inputRequested.emit(str(message.get("prompt") or ""))
         elif kind == "progress":
             if msg_id == self._current_run:
                 params = message.get("params")
                 self.progress.emit(str(message.get("code", "")), params if isinstance(params, dict) else {})
         elif kind == "trace":
             if msg_id == self._current_run:
+                self._input_left_ms = None
                 self._timeout_timer.stop()
                 self._current_run = None
                 self._set_state(READY)
@@ -538,6 +568,7 @@ class WorkerProcess(QObject):
             self._restart_after(reason)
             return
         # The worker died on its own.
+        self._input_left_ms = None
         never_ready = not self.info
         self._current_run = None
         self._fail_fetches("the worker stopped")

@@ -28,6 +28,8 @@ ACTIONS = [
     ("open", "open", [QKeySequence.Open]),
     ("save", "save", [QKeySequence.Save]),
     ("save_as", None, [QKeySequence.SaveAs]),
+    ("open_trace", None, ["Ctrl+Alt+O"]),
+    ("save_trace", None, ["Ctrl+Alt+S"]),
     ("export", "export", ["Ctrl+E"]),
     ("quit", None, [QKeySequence.Quit]),
     ("undo", None, [QKeySequence.Undo]),
@@ -125,6 +127,9 @@ class WindowChrome(QObject):
         for name in ("save", "save_as"):
             self.file_menu.addAction(act[name])
         self.file_menu.addSeparator()
+        for name in ("open_trace", "save_trace"):
+            self.file_menu.addAction(act[name])
+        self.file_menu.addSeparator()
         self.file_menu.addAction(act["export"])
         self.file_menu.addSeparator()
         self.file_menu.addAction(act["quit"])
@@ -198,6 +203,10 @@ class WindowChrome(QObject):
             "open": (self.tr("&Open…"), self.tr("Open a Python script (it runs only when you press Run)")),
             "save": (self.tr("&Save"), self.tr("Save the script")),
             "save_as": (self.tr("Save &As…"), self.tr("Save the script under a new name")),
+            "open_trace": (self.tr("Open &Trace…"), self.tr("Open a saved trace (.json) and look at it "
+                                                            "again, without running anything")),
+            "save_trace": (self.tr("Save T&race…"), self.tr("Save what the last run recorded as a trace "
+                                                            "file (.json) to open later or elsewhere")),
             "export": (self.tr("&Export…"), self.tr("Export the graph or the backward steps as images")),
             "quit": (self.tr("&Quit"), self.tr("Close the application")),
             "undo": (self.tr("&Undo"), self.tr("Undo the last edit")),

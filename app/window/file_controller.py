@@ -46,6 +46,7 @@ class FileController(QObject):
         self.autosave = Autosave(editor, lambda: self._path, self)
         # "save", "discard" or "cancel" for unsaved changes; a modal dialog unless replaced
         self.ask_unsaved: Callable[[], str] = self._ask_unsaved
+        self.open_trace: Optional[Callable[[str], None]] = None  # opens a saved trace (Open Recent)
 
     @property
     def path(self) -> Optional[str]:
@@ -116,6 +117,25 @@ class FileController(QObject):
         self._output.append_info(self.tr("Opened {path}. Press Run (Ctrl+Enter) to run it.").format(path=path))
         return True
 
+    def show_recorded_source(self, source: str, script: str) -> bool:
+        """Put the code a saved trace was recorded from into the editor (after
+        the unsaved-changes question; False when the learner keeps their
+        text). It belongs to `script` when that file still holds this text,
+        else it is a new, untitled script. It is not run."""
+        if self._editor.toPlainText() == source:
+            return True
+        if not self.maybe_save():
+            return False
+        path = None
+        try:
+            if script and os.path.isfile(script) and Path(script).read_text(encoding="utf-8") == source:
+                path = os.path.abspath(script)
+        except (OSError, UnicodeDecodeError):
+            path = None
+        self._set_text(source)
+        self._set_document(path, None)
+        return True
+
     def save(self) -> bool:
         if not self._path:
             return self.save_as()
@@ -137,7 +157,10 @@ class FileController(QObject):
             act = menu.addAction(os.path.basename(path))
             act.setToolTip(path)
             act.setStatusTip(path)
-            act.triggered.connect(lambda _=False, p=path: self.open_file(p))
+            if self.open_trace is not None and path.lower().endswith(".json"):  # a saved trace
+                act.triggered.connect(lambda _=False, p=path: self.open_trace(p))
+            else:
+                act.triggered.connect(lambda _=False, p=path: self.open_file(p))
         if not files:
             menu.addAction(self.tr("(no recent files)")).setEnabled(False)
         else:

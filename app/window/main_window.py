@@ -35,11 +35,13 @@ from autogradviz.app.services import settings
 from autogradviz.app.services.worker_process import READY, RUNNING, STARTING, WorkerProcess
 from autogradviz.app.session import TraceSession
 from autogradviz.app.theme import ThemeManager
+from autogradviz.app.cli.first_argument import is_trace_file
 from autogradviz.app.window.chrome import WindowChrome
 from autogradviz.app.window.file_controller import APP_NAME, FileController
 from autogradviz.app.window.panel_registry import PanelDocks
 from autogradviz.app.window.run_controller import RunController
 from autogradviz.app.window.status_bar import WindowStatus
+from autogradviz.app.window.trace_file_controller import TraceFileController
 
 STATE_VERSION = 2  # 2: the GradScaler panel shares the stepper's place (older layouts split it)
 
@@ -80,6 +82,9 @@ class MainWindow(QMainWindow):
                                   self.chrome.device_combo, self.files.run_file)
         self.environments = EnvironmentController(self, self.worker, self.output, self.run_script,
                                                   before=self.chrome.help_menu, apply_saved=self._owns_worker)
+        self.trace_files = TraceFileController(self, self.session, self.runs.show_trace, self.output.append_info,
+                                               show_source=self.files.show_recorded_source)
+        self.files.open_trace = self.trace_files.open  # a .json in Open Recent
         self._connect()
 
         screen = self.screen().availableGeometry() if self.screen() else None
@@ -95,13 +100,18 @@ class MainWindow(QMainWindow):
         self.runs.update_devices()
 
         restored = restore_autosave and self.files.restore_autosave()
+        if open_path and is_trace_file(open_path):  # `autogradviz TRACE.json`: shown, nothing runs
+            self.trace_files.open(open_path)
+            start_lesson_run, open_path = False, None
+        else:
+            start_lesson_run = start_worker
         if open_path and not restored:
             # A file named on the command line is loaded, not run (only Run executes code).
             restored = self.files.open_file(open_path, ask=False)
         if not restored:
             lesson = default_lesson()
             if lesson is not None:
-                self.files.open_lesson(lesson, run=start_worker)
+                self.files.open_lesson(lesson, run=start_lesson_run)
         self.environments.report_saved_missing()
         if start_worker and self.worker.state not in (READY, RUNNING, STARTING):
             self.worker.start()
@@ -113,6 +123,8 @@ class MainWindow(QMainWindow):
         return {
             "new": files.new_file, "open": files.open_file_dialog, "save": files.save,
             "save_as": files.save_as, "export": self.export, "quit": self.close,
+            "open_trace": lambda: self.trace_files.open_dialog(),
+            "save_trace": lambda: self.trace_files.save_dialog(),
             "undo": ed.undo, "redo": ed.redo, "comment": lambda: ed.toggle_comment(),
             "run": self.run_script, "stop": self.stop_script, "timeout": lambda: self.runs.ask_timeout(),
             "zoom_in": gv.zoom_in, "zoom_out": gv.zoom_out, "zoom_fit": lambda: gv.fit(),
@@ -253,6 +265,7 @@ class MainWindow(QMainWindow):
             ("Ctrl+/", self.tr("Comment or uncomment lines")),
             ("Tab / Shift+Tab", self.tr("Indent / unindent (4 spaces)")),
             ("Ctrl+N / O / S", self.tr("New / open / save a script")),
+            ("Ctrl+Alt+O / S", self.tr("Open / save a trace")),
             ("Ctrl+E", self.tr("Export the graph")),
             ("F1", self.tr("Show the lessons")),
         ]

@@ -59,6 +59,10 @@ class RunController(QObject):
         w.stateChanged.connect(self._on_state)
         w.readyInfo.connect(self.on_ready)
         w.outputReceived.connect(self._on_output)
+        w.workingFolder.connect(self._on_working_folder)
+        w.inputRequested.connect(self._on_input_requested)
+        w.stateChanged.connect(self._end_input_unless_running)
+        output.inputSubmitted.connect(self._on_input_sent)
         w.traceReady.connect(self._on_trace)
         w.traceFailed.connect(self._on_trace_failed)
         w.crashed.connect(self._on_crashed)
@@ -130,25 +134,60 @@ class RunController(QObject):
     def _on_cancelled(self) -> None:
         self._output.append_info(self.tr("Previous run cancelled."))
 
+    def _on_input_requested(self, prompt: str) -> None:
+        """The script waits in input(): the Output pane asks the learner (the timeout is paused)."""
+        self._output.request_input(prompt)
+
+    def _on_input_sent(self, text) -> None:
+        self.worker.send_input(text)
+
+    def _end_input_unless_running(self, state: str) -> None:
+        if not self.worker.waiting_for_input():
+            self._output.end_input()
+
+    def _on_working_folder(self, folder: str) -> None:
+        """Where the script runs: its own folder, or home for text never saved."""
+        if self._script_file():
+            self._output.append_info(self.tr("Working folder: {folder}").format(folder=folder))
+        else:
+            self._output.append_info(self.tr(
+                "Working folder: {folder} (your home folder: the script is not saved; save it to run it "
+                "in its own folder)").format(folder=folder))
+
     def _on_output(self, stream: str, text: str) -> None:
         self._got_output = True
         self._output.append_output(stream, text)
 
     def _on_trace(self, trace: Trace) -> None:
+        self.show_trace(trace)
+
+    def show_trace(self, trace: Trace, saved_file: Optional[str] = None) -> None:
+        """Put a trace on screen: a run's, or one opened from `saved_file`
+        (shown as it was recorded; its error line is marked in the editor only
+        when the editor holds the code it was recorded from)."""
         out = self._output
-        if not self._got_output:
+        if saved_file is not None:
+            out.clear()
+            self._editor.clear_error()
+            self._editor.clear_stopped_line()
+            out.append_info(self.tr("Saved trace {path}: recorded from {script} with torch {torch} on {device}. "
+                                    "No worker holds its tensors: only the values saved in it can be shown.").format(
+                path=saved_file, script=trace.script or "?", torch=trace.torch_version or "?",
+                device=(trace.device or "?").upper()))
+        if saved_file is not None or not self._got_output:
             if trace.stdout:
                 out.append_output("stdout", trace.stdout)
             if trace.stderr:
                 out.append_output("stderr", trace.stderr)
-        self._session.set_trace(trace)
+        self._session.set_trace(trace, saved_file=saved_file)
         err = trace.error
         if err is not None:
             explanation = self._env_texts.error_explanation(err) or err.explanation
             message = f"{err.type}: {err.message}"
             if explanation:
                 message += "\n\n" + explanation
-            self._editor.set_error(err.line, message)
+            if saved_file is None or trace.source == self._editor.toPlainText():
+                self._editor.set_error(err.line, message)
             out.append_error(err.type, err.message, err.line, explanation, err.traceback,
                              line_format=self.tr("line {n}"), explanation_label=self.tr("What this means:"))
             for text, href in self._env_texts.error_actions(err):  # e.g. install a missing package
@@ -166,8 +205,11 @@ class RunController(QObject):
                 "Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). "
                 "Step through them below the graph.").format(
                 s=seconds, g=len(trace.graphs), n=nodes, r=len(trace.backward_runs)))
-        self._status.stop_clock()
-        self.runFinished.emit(trace)
+        if saved_file is None:
+            self._status.stop_clock()
+            self.runFinished.emit(trace)
+        else:
+            self._status.update_graph()
 
     def note_texts(self, trace: Trace) -> list[str]:
         """The trace's notes in the UI language, internal ones left out.

@@ -122,8 +122,11 @@ class WindowStatus(QObject):
     def update_worker(self) -> None:
         state = self._worker.state
         busy = self._worker.is_busy()
+        waiting = busy and self._worker.waiting_for_input()
         if busy and state == STARTING:
             text = self.tr("Starting the worker (importing torch), then running…")
+        elif waiting:
+            text = self.tr("Waiting for your input in the Output pane (the run timeout is paused)")
         elif busy:
             text = self.tr("Running {s:.1f} s").format(s=self._worker.running_seconds())
         elif state == STARTING:
@@ -145,7 +148,7 @@ class WindowStatus(QObject):
             text += " · " + progress
         self.worker_label.setText(text)
         self.worker_label.setToolTip(self.tr("Scripts run with {python}").format(python=python))
-        self.busy.setVisible(busy or state in (STARTING, CRASHED) or self._layout_busy)
+        self.busy.setVisible((busy and not waiting) or state in (STARTING, CRASHED) or self._layout_busy)
 
     # -- the graph and its layout -----------------------------------------------------
     def update_graph(self) -> None:

@@ -229,7 +229,8 @@ class WorkerClient:
     def run(self, source: str, filename: str = "<editor>", device: str = "cpu",
             timeout: Optional[float] = DEFAULT_TIMEOUT,
             on_output: Optional[OutputCallback] = None, steps: bool = True,
-            on_progress: Optional[ProgressCallback] = None, keep_json: bool = False) -> RunOutcome:
+            on_progress: Optional[ProgressCallback] = None, keep_json: bool = False,
+            on_input: Optional[Callable[[str], Optional[str]]] = None) -> RunOutcome:
         """Run `source` in the worker and wait for its trace.
 
         steps=False: the worker records graphs but no backward steps (smaller
@@ -239,6 +240,9 @@ class WorkerClient:
         this thread) as the script prints and as the worker reports progress.
         keep_json: also return the trace's bytes as the worker sent them
         (`RunOutcome.trace_json`, the trace file's content).
+        on_input(prompt): the line a waiting `input()` gets (without its
+        newline), or None for end of input (EOFError); without it every
+        `input()` gets end of input (a traced script has no console).
         Raises WorkerError only when no worker could be started.
         """
         self.start()
@@ -271,6 +275,16 @@ class WorkerClient:
             elif kind == "progress":
                 if on_progress is not None:
                     on_progress(str(msg.get("code", "")), dict(msg.get("params") or {}))
+            elif kind == "input_request":
+                asked_at = time.monotonic()
+                line = on_input(str(msg.get("prompt") or "")) if on_input is not None else None
+                if deadline is not None:  # the time spent answering is not the script's
+                    deadline += time.monotonic() - asked_at
+                reply = {"eof": True} if line is None else {"text": str(line)}
+                try:
+                    self._send({"type": "input_reply", "id": rid, **reply})
+                except WorkerError:
+                    pass  # the process is gone; the next message says how
             elif kind == "trace":
                 trace = msg["trace"]
                 if not isinstance(trace, Trace):  # unreadable: said by the reader thread
@@ -520,7 +534,8 @@ def read_script(path: str) -> tuple[Optional[str], Optional[str]]:
 def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAULT_TIMEOUT,
                on_output: Optional[OutputCallback] = None,
                client: Optional[WorkerClient] = None, steps: bool = True,
-               keep_json: bool = False, python: Optional[str] = None) -> TraceOutcome:
+               keep_json: bool = False, python: Optional[str] = None,
+               on_input: Optional[Callable[[str], Optional[str]]] = None) -> TraceOutcome:
     """Run the script at `path` in a worker and return its trace and exit code.
 
     exit 0: the script ran to the end. 1: it raised, timed out or killed the
@@ -539,7 +554,8 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     try:
         try:
             outcome = client.run(source, filename=path, device=device, timeout=timeout,
-                                 on_output=on_output, steps=steps, keep_json=keep_json)
+                                 on_output=on_output, steps=steps, keep_json=keep_json,
+                                 on_input=on_input)
         except WorkerError as exc:
             return TraceOutcome(None, 2, str(exc))
     finally:

@@ -15,6 +15,7 @@ re-encoding it, and msgspec reads JSON about as fast as MessagePack.
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any, Optional
 
@@ -25,17 +26,20 @@ from autogradviz.engine.trace.model import TensorSummary
 
 # Sent in `ready`; a client that finds another number refuses the worker
 # (ProtocolVersionError). 2: `progress` carries code + params; parts of a
-# trace omit fields at their default; `values` summaries likewise.
-PROTOCOL_VERSION = 2
+# trace omit fields at their default; `values` summaries likewise. 3: input()
+# is asked of the client (input_request / input_reply); `started` has `cwd`.
+PROTOCOL_VERSION = 3
 
 # -- message types ---------------------------------------------------------------------------------
 # Requests (client -> worker, stdin)
 RUN, FETCH, PING, SHUTDOWN = "run", "fetch", "ping", "shutdown"
-REQUEST_TYPES = (RUN, FETCH, PING, SHUTDOWN)
+INPUT_REPLY = "input_reply"  # the line a waiting input() gets (or eof), engine/worker/console_input.py
+REQUEST_TYPES = (RUN, FETCH, PING, SHUTDOWN, INPUT_REPLY)
 # Messages (worker -> client, stdout)
 READY, STARTED, OUTPUT, PROGRESS, TRACE = "ready", "started", "output", "progress", "trace"
 VALUES, PONG, PROTOCOL_ERROR = "values", "pong", "protocol_error"
-MESSAGE_TYPES = (READY, STARTED, OUTPUT, PROGRESS, TRACE, VALUES, PONG, PROTOCOL_ERROR)
+INPUT_REQUEST = "input_request"  # the script waits in input(); answered by input_reply
+MESSAGE_TYPES = (READY, STARTED, OUTPUT, PROGRESS, TRACE, VALUES, PONG, PROTOCOL_ERROR, INPUT_REQUEST)
 
 # -- limits ----------------------------------------------------------------------------------------
 # How much of the worker's stderr a client keeps (crash reports, the
@@ -163,8 +167,9 @@ _FRAME_RE = re.compile(r'File "(?P<file>[^"]*)", line (?P<line>\d+)')
 def line_from_dump(text: str, filename: str) -> Optional[int]:
     """The user's line in a faulthandler dump on the worker's stderr (most
     recent call first): where a timed-out or crashed script was."""
+    names = {filename, os.path.abspath(filename)}  # (the worker runs a file under its absolute path)
     for m in _FRAME_RE.finditer(text):
-        if m.group("file") == filename:
+        if m.group("file") in names:
             return int(m.group("line"))
     return None
 

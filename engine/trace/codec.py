@@ -18,8 +18,11 @@ What msgspec does not do the way the format wants, and is done here:
 - **Lone surrogates** (a script printing "\\ud800") cannot be UTF-8: such a
   trace is written by the standard json module as ASCII with \\u escapes,
   which msgspec cannot read back, so decoding falls back to json as well.
-- **`format` check.** A file whose `format` is not "autogradviz-trace" is
-  rejected, also when the key is missing.
+- **`format` and `version` check.** A file whose `format` is not
+  "autogradviz-trace" is rejected, also when the key is missing; so is a file
+  whose `version` is newer than this reader's `VERSION` (TraceVersionError:
+  a newer app wrote it, with changes an older reader would misread). Older
+  versions (and files without a version) load.
 
 Nothing here imports torch or Qt.
 """
@@ -32,7 +35,7 @@ from typing import Any, Optional, Union
 
 import msgspec
 
-from autogradviz.engine.trace.model import FORMAT, TensorSummary, Trace, gc_paused
+from autogradviz.engine.trace.model import FORMAT, VERSION, TensorSummary, Trace, gc_paused
 
 NONFINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 _INF = math.inf
@@ -57,9 +60,10 @@ _TRACE_DECODER = msgspec.json.Decoder(Trace, strict=False)
 
 
 class _Head(msgspec.Struct):
-    """Only the `format` of a file (msgspec skips the rest quickly)."""
+    """Only the `format` and `version` of a file (msgspec skips the rest quickly)."""
 
     format: Any = None
+    version: Any = None
 
 
 _HEAD_DECODER = msgspec.json.Decoder(_Head)
@@ -67,6 +71,22 @@ _HEAD_DECODER = msgspec.json.Decoder(_Head)
 
 class TraceDecodeError(ValueError):
     """The data is not a readable trace (not JSON, not a trace, wrong types)."""
+
+
+class TraceVersionError(TraceDecodeError):
+    """A trace of a newer format version than this reader knows (`found`, `known`)."""
+
+    def __init__(self, found: int, known: int = VERSION):
+        super().__init__(f"a trace of format version {found}, newer than the {known} this version of "
+                         "autogradviz reads (update autogradviz to open it)")
+        self.found = found
+        self.known = known
+
+
+def check_version(version: Any) -> None:
+    """Refuse a newer format version (TraceVersionError); an absent or older one is fine."""
+    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+        raise TraceVersionError(version)
 
 
 # -- non-finite floats ----------------------------------------------------------------------------
@@ -335,10 +355,31 @@ def decode_trace(data: Union[bytes, bytearray, memoryview, str]) -> Trace:
             return _decode_with_json(data, exc)
         if head.format != FORMAT:
             raise TraceDecodeError(f"not an autogradviz trace (format={head.format!r})")
+        check_version(head.version)
         try:
             return _fix_saved_values(_TRACE_DECODER.decode(data))
         except msgspec.DecodeError as exc:
             raise TraceDecodeError(f"not a readable trace: {exc}") from None
+
+
+def check_head(data: Union[bytes, bytearray, memoryview, str]) -> None:
+    """Raise TraceDecodeError (or TraceVersionError) unless `data` is JSON
+    whose `format` and `version` this reader accepts; the rest is not read
+    into objects (fast, for a first look at a file)."""
+    try:
+        head = _HEAD_DECODER.decode(data)
+    except msgspec.DecodeError:
+        try:
+            text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+            plain = json.loads(text)
+        except ValueError as exc:
+            raise TraceDecodeError(f"not JSON ({exc})") from None
+        head = _Head(plain.get("format"), plain.get("version")) if isinstance(plain, dict) else _Head()
+    except msgspec.ValidationError:
+        head = _Head()
+    if head.format != FORMAT:
+        raise TraceDecodeError(f"not an autogradviz trace (format={head.format!r})")
+    check_version(head.version)
 
 
 def _decode_with_json(data, first_error) -> Trace:
@@ -358,6 +399,7 @@ def trace_from_builtins(data: Any) -> Trace:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise TraceDecodeError(f"not an autogradviz trace (format={found!r})")
+    check_version(data.get("version"))
     with gc_paused():
         try:
             return _fix_saved_values(msgspec.convert(data, Trace, strict=False))

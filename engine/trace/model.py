@@ -224,6 +224,9 @@ class Trace(msgspec.Struct, weakref=True):
     checkpoints: list[Checkpoint] = msgspec.field(default_factory=list)
     # One per nn.Module the script called: output shape, parameter counts (engine/trace/modules.py).
     modules: list[ModuleRecord] = msgspec.field(default_factory=list)
+    # The script's text as it ran (the editor's, or the file's): a saved trace
+    # shows its code beside the graph on any machine (None in older files).
+    source: Optional[str] = None
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""

@@ -226,6 +226,15 @@ def _checkpoint_kwargs(exc: BaseException) -> Optional[str]:
     return None
 
 
+_rule(
+    "input_eof",
+    r"^EOF when reading a line$",
+    "input() found no line to read: the input ended. `autogradviz trace` and `export` run a script "
+    "without a console, so input() gets end of input there; in the app, type the line in the Output "
+    "pane's input box (Ctrl+D there ends the input). Put the values in the script to run it anywhere.",
+)
+
+
 def explain(exc: BaseException) -> Optional[str]:
     msg = str(exc)
     text = _checkpoint_kwargs(exc)

@@ -174,6 +174,7 @@ class Worker:
         self.cuda_available = False
         self.cuda_devices: list[str] = []
         self.last_run = None  # runner.ScriptRun of the last run, kept for fetch
+        self.reader = None  # the protocol's input, for input() during a run (console_input.py)
 
     # -- start ---------------------------------------------------------------
     def start(self) -> None:
@@ -218,6 +219,8 @@ class Worker:
             self.channel.send({"type": "pong", "id": rid})
         elif kind == "shutdown":
             return False
+        elif kind == "input_reply":
+            pass  # a reply that came after its run ended (console_input.py)
         else:
             self._protocol_error(rid, f"unknown request type {kind!r}")
         return True
@@ -247,7 +250,10 @@ class Worker:
         # Drop the previous run (its namespace and graphs) before starting anew.
         self.last_run = None
         gc.collect()
-        self.channel.send({"type": "started", "id": rid})
+        from autogradviz.engine.worker.working_folder import WorkingFolder
+
+        folder = WorkingFolder(filename)  # the script's folder, or home for unsaved text
+        self.channel.send({"type": "started", "id": rid, "cwd": folder.folder})
         t0 = time.perf_counter()
 
         from autogradviz.engine.worker.runner import device_error
@@ -261,20 +267,24 @@ class Worker:
             return
 
         pump = OutputPump(self.channel, rid)
+        from autogradviz.engine.worker.console_input import ConsoleInput
+
+        console = ConsoleInput(rid, self.channel.send, self.reader, pump.flush)  # input() asks the client
         trace = None
         # As `python SCRIPT` would: argv names the script, and a script on
         # disk can import the modules next to it.
         saved_argv, saved_path = sys.argv, list(sys.path)
         sys.argv = [filename]
-        if os.path.isfile(filename):
-            sys.path.insert(0, os.path.dirname(os.path.abspath(filename)))
+        folder.__enter__()
+        saved_stdin, sys.stdin = sys.stdin, console
         try:
             from autogradviz.engine.worker.runner import run_script
 
             extra = {}
             if _accepts(run_script, "on_progress"):
                 extra["on_progress"] = self._progress_sender(rid)
-            result = run_script(source, filename=filename, device=device, on_output=pump.write,
+            result = run_script(source, filename=folder.script, device=device,
+                                on_output=console.watching(pump.write),
                                 record_steps=steps, **extra)
             self.last_run = result
             trace = result.trace
@@ -290,12 +300,16 @@ class Worker:
             )
         finally:
             pump.close()
+            folder.__exit__(None, None, None)
+            sys.stdin = saved_stdin
             sys.argv = saved_argv
             sys.path[:] = saved_path
         if trace.duration_s is None:
             trace.duration_s = time.perf_counter() - t0
         if not trace.device:
             trace.device = device
+        trace.source = source  # (a saved trace shows the code it came from)
+        trace.script = filename  # as asked (the run itself used the absolute path)
         if pump.truncated:
             # Tell the reader how much was printed in all, now that we know.
             self.channel.send({"type": "output", "id": rid, "stream": "stderr",
@@ -413,6 +427,7 @@ def main(proto_fds=None) -> int:
     worker = Worker(channel)
     worker.start()
     reader = os.fdopen(proto_in, "rb", buffering=1 << 16)
+    worker.reader = reader
     for line in reader:
         if not worker.handle_line(line):
             break

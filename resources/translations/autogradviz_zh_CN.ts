@@ -462,6 +462,24 @@
     </message>
 </context>
 <context>
+    <name>ConsoleInputLine</name>
+    <message>
+        <location filename="../../app/panels/console_input_line.py" line="30" />
+        <source>The script waits for input(): type a line and press Enter</source>
+        <translation>脚本正在等待 input()：输入一行后按回车</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/console_input_line.py" line="31" />
+        <source>What you type here is the line the script's input() returns (Enter sends it; Ctrl+D ends the input, the script then gets EOFError)</source>
+        <translation>在这里输入的内容就是脚本中 input() 返回的那一行（回车发送；Ctrl+D 结束输入，脚本随后会得到 EOFError）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/console_input_line.py" line="33" />
+        <source>Input for the script</source>
+        <translation>给脚本的输入</translation>
+    </message>
+</context>
+<context>
     <name>EnvironmentController</name>
     <message>
         <location filename="../../app/environments/controller.py" line="80" />
@@ -736,67 +754,67 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>FileController</name>
     <message>
-        <location filename="../../app/window/file_controller.py" line="64" />
+        <location filename="../../app/window/file_controller.py" line="65" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="97" />
+        <location filename="../../app/window/file_controller.py" line="98" />
         <source>Open a script</source>
         <translation>打开脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="98" />
-        <location filename="../../app/window/file_controller.py" line="128" />
+        <location filename="../../app/window/file_controller.py" line="99" />
+        <location filename="../../app/window/file_controller.py" line="148" />
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="110" />
+        <location filename="../../app/window/file_controller.py" line="111" />
         <source>Could not open {path}:
 {error}</source>
         <translation>无法打开 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="116" />
+        <location filename="../../app/window/file_controller.py" line="117" />
         <source>Opened {path}. Press Run (Ctrl+Enter) to run it.</source>
         <translation>已打开 {path}。按“运行”（Ctrl+Enter）执行它。</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="127" />
+        <location filename="../../app/window/file_controller.py" line="147" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="142" />
+        <location filename="../../app/window/file_controller.py" line="165" />
         <source>(no recent files)</source>
         <translation>（没有最近文件）</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="145" />
+        <location filename="../../app/window/file_controller.py" line="168" />
         <source>Clear Recent Files</source>
         <translation>清除最近文件</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="179" />
+        <location filename="../../app/window/file_controller.py" line="202" />
         <source>Restored the text you were editing when the app last closed unexpectedly. Press Run (Ctrl+Enter) to run it, or pick a lesson.</source>
         <translation>已恢复应用上次意外关闭时你正在编辑的内容。按“运行”（Ctrl+Enter）执行它，或选择一节课程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="189" />
+        <location filename="../../app/window/file_controller.py" line="212" />
         <source>Could not save {path}:
 {error}</source>
         <translation>无法保存 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="194" />
+        <location filename="../../app/window/file_controller.py" line="217" />
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="214" />
+        <location filename="../../app/window/file_controller.py" line="237" />
         <source>The script has unsaved changes. Save them first?</source>
         <translation>脚本有未保存的修改。要先保存吗？</translation>
     </message>
@@ -1729,92 +1747,97 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="247" />
+        <location filename="../../app/window/main_window.py" line="259" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="189" />
+        <location filename="../../app/window/main_window.py" line="201" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="190" />
+        <location filename="../../app/window/main_window.py" line="202" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="246" />
+        <location filename="../../app/window/main_window.py" line="258" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="248" />
+        <location filename="../../app/window/main_window.py" line="260" />
         <source>Step backward pass forward / back (click the graph first)</source>
         <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="249" />
+        <location filename="../../app/window/main_window.py" line="261" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="250" />
+        <location filename="../../app/window/main_window.py" line="262" />
         <source>First / last step</source>
         <translation>第一步 / 最后一步</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="251" />
+        <location filename="../../app/window/main_window.py" line="263" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="252" />
+        <location filename="../../app/window/main_window.py" line="264" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="253" />
+        <location filename="../../app/window/main_window.py" line="265" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="254" />
+        <location filename="../../app/window/main_window.py" line="266" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="255" />
+        <location filename="../../app/window/main_window.py" line="267" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="256" />
+        <location filename="../../app/window/main_window.py" line="268" />
+        <source>Open / save a trace</source>
+        <translation>打开 / 保存运行记录</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/main_window.py" line="269" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="257" />
+        <location filename="../../app/window/main_window.py" line="270" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="263" />
+        <location filename="../../app/window/main_window.py" line="276" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="270" />
+        <location filename="../../app/window/main_window.py" line="283" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="271" />
+        <location filename="../../app/window/main_window.py" line="284" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="272" />
+        <location filename="../../app/window/main_window.py" line="285" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -1873,7 +1896,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>OutputPane</name>
     <message>
-        <location filename="../../app/panels/output.py" line="118" />
+        <location filename="../../app/panels/output.py" line="209" />
         <source>… {n} lines skipped (printed faster than they can be shown) …</source>
         <translation>… 跳过了 {n} 行（打印速度超过了显示速度）…</translation>
     </message>
@@ -2100,190 +2123,205 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>RunController</name>
     <message>
-        <location filename="../../app/window/run_controller.py" line="131" />
+        <location filename="../../app/window/run_controller.py" line="135" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="86" />
+        <location filename="../../app/window/run_controller.py" line="90" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="87" />
+        <location filename="../../app/window/run_controller.py" line="91" />
         <source>▶ Running {name} on {device}…</source>
         <translation>▶ 正在 {device} 上运行 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="96" />
+        <location filename="../../app/window/run_controller.py" line="100" />
         <source>Nothing is running.</source>
         <translation>没有正在运行的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="99" />
+        <location filename="../../app/window/run_controller.py" line="103" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="100" />
+        <location filename="../../app/window/run_controller.py" line="104" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="118" />
+        <location filename="../../app/window/run_controller.py" line="122" />
         <source>The script was running this line when the run timeout stopped it.</source>
         <translation>运行超时使脚本停止时，它正在执行这一行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="120" />
+        <location filename="../../app/window/run_controller.py" line="124" />
         <source>It was running line {n} when it was stopped.</source>
         <translation>停止时脚本正在执行第 {n} 行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="153" />
+        <location filename="../../app/window/run_controller.py" line="151" />
+        <source>Working folder: {folder}</source>
+        <translation>工作文件夹：{folder}</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="154" />
+        <source>Working folder: {folder} (your home folder: the script is not saved; save it to run it in its own folder)</source>
+        <translation>工作文件夹：{folder}（你的主文件夹：脚本尚未保存；保存后它会在自己所在的文件夹中运行）</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="173" />
+        <source>Saved trace {path}: recorded from {script} with torch {torch} on {device}. No worker holds its tensors: only the values saved in it can be shown.</source>
+        <translation>已保存的运行记录 {path}：记录自 {script}，torch {torch}，设备 {device}。没有工作进程持有它的张量：只能显示记录中保存的数值。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="192" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="153" />
+        <location filename="../../app/window/run_controller.py" line="192" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="162" />
+        <location filename="../../app/window/run_controller.py" line="201" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="166" />
+        <location filename="../../app/window/run_controller.py" line="205" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="199" />
+        <location filename="../../app/window/run_controller.py" line="241" />
         <source>The script printed {total} characters; only the first {cap} are kept.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="203" />
-        <location filename="../../app/window/run_controller.py" line="228" />
-        <location filename="../../app/window/run_controller.py" line="249" />
+        <location filename="../../app/window/run_controller.py" line="245" />
+        <location filename="../../app/window/run_controller.py" line="270" />
+        <location filename="../../app/window/run_controller.py" line="291" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="204" />
+        <location filename="../../app/window/run_controller.py" line="246" />
         <source>Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad of leaf tensors (the ones you created with requires_grad=True), so this is None. To keep the gradient of an intermediate tensor, call t.retain_grad() before backward(), or use torch.autograd.grad(output, t).</source>
         <translation>警告{where}：读取了非叶子张量的 .grad。autograd 只把梯度存进叶子张量（你用 requires_grad=True 创建的张量）的 .grad，所以这里是 None。要保留中间张量的梯度，请在 backward() 之前调用 t.retain_grad()，或者使用 torch.autograd.grad(output, t)。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="211" />
+        <location filename="../../app/window/run_controller.py" line="253" />
         <source>torch says "the use_reentrant parameter should be passed explicitly": checkpoint was called without use_reentrant. It then uses the reentrant variant (today's default; torch plans to make leaving it out an error). Pass use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and outputs of any structure and works when no input requires grad; pass use_reentrant=True only to keep the old behaviour on purpose.</source>
         <translation>torch 提示 "the use_reentrant parameter should be passed explicitly"：调用 checkpoint 时没有传入 use_reentrant。此时它使用重入式变体（这是目前的默认行为；torch 计划把不传这个参数变成错误）。请显式传入 use_reentrant=False：这是推荐的变体，它接受关键字参数、任意结构的输出，并且在没有任何输入需要梯度时也能正常工作；只有在有意保留旧行为时才传入 use_reentrant=True。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="219" />
+        <location filename="../../app/window/run_controller.py" line="261" />
         <source>torch says "None of the inputs have requires_grad=True. Gradients will be None": a reentrant checkpoint (use_reentrant=True, or not given) was called with no input that requires grad. It runs the function under no_grad and its result only gets a gradient through its tensor inputs, so nothing inside the segment - not even the parameters of a checkpointed module - gets a gradient from it: their .grad stays None. Make an input require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which records the segment normally.</source>
         <translation>torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：调用重入式 checkpoint（use_reentrant=True，或未指定）时，没有任何输入需要梯度。它在 no_grad 下运行函数，其结果只能通过张量输入获得梯度，因此该段内的任何东西——甚至被 checkpoint 的模块的参数——都不会从它得到梯度：它们的 .grad 仍然是 None。请让某个输入需要梯度（对第一个输入调用 x.requires_grad_()），或者使用 use_reentrant=False，它会正常记录这一段。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="230" />
+        <location filename="../../app/window/run_controller.py" line="272" />
         <source>Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors inside a dict, a list or another object come back detached, so backward never reaches the segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass use_reentrant=False, which keeps the gradient in any output structure.</source>
         <translation>Checkpoint{where}：重入式 checkpoint 返回了一个 {type}，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度都被悄无声息地丢掉了。重入式 checkpoint（use_reentrant=True，或未指定）在 no_grad 下运行函数，只把它直接返回的张量（一个张量，或元组中的各个元素）接入计算图；放在 dict、list 或其他对象里的张量返回时是分离（detached）的，所以反向传播永远到达不了这一段的输入和参数。请返回一个张量或由张量组成的元组，或者传入 use_reentrant=False，它在任何输出结构中都会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="239" />
+        <location filename="../../app/window/run_controller.py" line="281" />
         <source>{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were not read (reading them re-runs the checkpointed forward).</source>
         <translation>有 {n} 个节点位于非重入式 checkpoint 段中：没有读取它们保存的张量（读取会重新运行被 checkpoint 的前向计算）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="242" />
+        <location filename="../../app/window/run_controller.py" line="284" />
         <source>{calls} backward/grad calls; only the first {recorded} were recorded in full.</source>
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="250" />
+        <location filename="../../app/window/run_controller.py" line="292" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="253" />
+        <location filename="../../app/window/run_controller.py" line="295" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="259" />
+        <location filename="../../app/window/run_controller.py" line="301" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="260" />
-        <location filename="../../app/window/run_controller.py" line="267" />
+        <location filename="../../app/window/run_controller.py" line="302" />
+        <location filename="../../app/window/run_controller.py" line="309" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="261" />
+        <location filename="../../app/window/run_controller.py" line="303" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="266" />
+        <location filename="../../app/window/run_controller.py" line="308" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="268" />
+        <location filename="../../app/window/run_controller.py" line="310" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="274" />
+        <location filename="../../app/window/run_controller.py" line="316" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="276" />
+        <location filename="../../app/window/run_controller.py" line="318" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="282" />
+        <location filename="../../app/window/run_controller.py" line="324" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="282" />
+        <location filename="../../app/window/run_controller.py" line="324" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="293" />
+        <location filename="../../app/window/run_controller.py" line="335" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="304" />
+        <location filename="../../app/window/run_controller.py" line="346" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="306" />
+        <location filename="../../app/window/run_controller.py" line="348" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="309" />
+        <location filename="../../app/window/run_controller.py" line="351" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="312" />
+        <location filename="../../app/window/run_controller.py" line="354" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="313" />
+        <location filename="../../app/window/run_controller.py" line="355" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -2481,9 +2519,76 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
 </context>
 <context>
+    <name>TraceFileController</name>
+    <message>
+        <location filename="../../app/window/trace_file_controller.py" line="89" />
+        <source>There is no trace to save yet: run a script first.</source>
+        <translation>还没有可以保存的运行记录：请先运行脚本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/trace_file_controller.py" line="93" />
+        <source>Save the trace</source>
+        <translation>保存运行记录</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/trace_file_controller.py" line="100" />
+        <source>Open a saved trace</source>
+        <translation>打开已保存的运行记录</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/trace_file_controller.py" line="111" />
+        <source>Saving the trace to {name}…</source>
+        <translation>正在把运行记录保存到 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/trace_file_controller.py" line="118" />
+        <source>Opening the trace {name}…</source>
+        <translation>正在打开运行记录 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/trace_file_controller.py" line="121" />
+        <source>Autograd traces (*.json);;All files (*)</source>
+        <translation>自动求导运行记录 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/trace_file_controller.py" line="158" />
+        <source>Saved the trace to {path}</source>
+        <translation>运行记录已保存到 {path}</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/trace_file_controller.py" line="168" />
+        <source>{path} was written by a newer Autograd Visualizer (trace format version {found}; this one reads up to version {known}). Update the app to open it.</source>
+        <translation>{path} 由更新版本的 Autograd Visualizer 写入（运行记录格式版本 {found}；本版本最多只能读取版本 {known}）。请更新应用后再打开。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/trace_file_controller.py" line="172" />
+        <source>{path} is not an Autograd Visualizer trace ({detail}).</source>
+        <translation>{path} 不是 Autograd Visualizer 的运行记录（{detail}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/trace_file_controller.py" line="175" />
+        <source>Could not open {path}:
+{error}</source>
+        <translation>无法打开 {path}：
+{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/trace_file_controller.py" line="178" />
+        <source>Could not save {path}:
+{error}</source>
+        <translation>无法保存 {path}：
+{error}</translation>
+    </message>
+</context>
+<context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="293" />
+        <location filename="../../app/session.py" line="287" />
+        <source>Full values are not available for a saved trace: only the values it holds (up to 64 elements per tensor) were saved. Run the script to fetch every value.</source>
+        <translation>已保存的运行记录无法提供完整数值：只保存了记录中包含的数值（每个张量最多 64 个元素）。运行脚本即可获取全部数值。</translation>
+    </message>
+    <message>
+        <location filename="../../app/session.py" line="302" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -2491,308 +2596,328 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>WindowChrome</name>
     <message>
-        <location filename="../../app/window/chrome.py" line="197" />
+        <location filename="../../app/window/chrome.py" line="202" />
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="197" />
+        <location filename="../../app/window/chrome.py" line="202" />
         <source>Start a new, empty script</source>
         <translation>新建一个空脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="198" />
+        <location filename="../../app/window/chrome.py" line="203" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="198" />
+        <location filename="../../app/window/chrome.py" line="203" />
         <source>Open a Python script (it runs only when you press Run)</source>
         <translation>打开 Python 脚本（只有按“运行”时才会执行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="199" />
+        <location filename="../../app/window/chrome.py" line="204" />
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="199" />
+        <location filename="../../app/window/chrome.py" line="204" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="200" />
+        <location filename="../../app/window/chrome.py" line="205" />
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="200" />
+        <location filename="../../app/window/chrome.py" line="205" />
         <source>Save the script under a new name</source>
         <translation>用新名字保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="201" />
+        <location filename="../../app/window/chrome.py" line="206" />
+        <source>Open &amp;Trace…</source>
+        <translation>打开运行记录(&amp;T)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="206" />
+        <source>Open a saved trace (.json) and look at it again, without running anything</source>
+        <translation>打开已保存的运行记录（.json）重新查看，不运行任何代码</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="208" />
+        <source>Save T&amp;race…</source>
+        <translation>保存运行记录(&amp;R)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="208" />
+        <source>Save what the last run recorded as a trace file (.json) to open later or elsewhere</source>
+        <translation>把上次运行记录下的内容保存为运行记录文件（.json），以后或在别的电脑上打开</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="210" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="201" />
+        <location filename="../../app/window/chrome.py" line="210" />
         <source>Export the graph or the backward steps as images</source>
         <translation>把计算图或反向传播步骤导出为图片</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="202" />
+        <location filename="../../app/window/chrome.py" line="211" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="202" />
+        <location filename="../../app/window/chrome.py" line="211" />
         <source>Close the application</source>
         <translation>关闭应用程序</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="203" />
+        <location filename="../../app/window/chrome.py" line="212" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="203" />
+        <location filename="../../app/window/chrome.py" line="212" />
         <source>Undo the last edit</source>
         <translation>撤销上一次编辑</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="204" />
+        <location filename="../../app/window/chrome.py" line="213" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="204" />
+        <location filename="../../app/window/chrome.py" line="213" />
         <source>Redo the last undone edit</source>
         <translation>重做上一次撤销的编辑</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="205" />
+        <location filename="../../app/window/chrome.py" line="214" />
         <source>Toggle &amp;Comment</source>
         <translation>切换注释(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="205" />
+        <location filename="../../app/window/chrome.py" line="214" />
         <source>Comment out the selected lines, or uncomment them</source>
         <translation>注释掉选中的行，或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="206" />
-        <location filename="../../app/window/chrome.py" line="238" />
+        <location filename="../../app/window/chrome.py" line="215" />
+        <location filename="../../app/window/chrome.py" line="247" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="206" />
+        <location filename="../../app/window/chrome.py" line="215" />
         <source>Run the script in the worker and show its autograd graph</source>
         <translation>在工作进程中运行脚本并显示它的自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="207" />
+        <location filename="../../app/window/chrome.py" line="216" />
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="207" />
+        <location filename="../../app/window/chrome.py" line="216" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="208" />
+        <location filename="../../app/window/chrome.py" line="217" />
         <source>Run &amp;Timeout…</source>
         <translation>运行超时(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="208" />
+        <location filename="../../app/window/chrome.py" line="217" />
         <source>Stop scripts that run longer than this</source>
         <translation>脚本运行超过这个时间就停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="209" />
+        <location filename="../../app/window/chrome.py" line="218" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="209" />
+        <location filename="../../app/window/chrome.py" line="218" />
         <source>Zoom into the graph</source>
         <translation>放大计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="210" />
+        <location filename="../../app/window/chrome.py" line="219" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="210" />
+        <location filename="../../app/window/chrome.py" line="219" />
         <source>Zoom out of the graph</source>
         <translation>缩小计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="211" />
+        <location filename="../../app/window/chrome.py" line="220" />
         <source>&amp;Fit Graph</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="211" />
+        <location filename="../../app/window/chrome.py" line="220" />
         <source>Fit the whole graph into the view</source>
         <translation>让整张计算图适应视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="212" />
+        <location filename="../../app/window/chrome.py" line="221" />
         <source>&amp;Find in Graph…</source>
         <translation>在图中查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="212" />
+        <location filename="../../app/window/chrome.py" line="221" />
         <source>Search the graph by variable name or op</source>
         <translation>按变量名或运算搜索计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="213" />
+        <location filename="../../app/window/chrome.py" line="222" />
         <source>Show &amp;Saved Tensors</source>
         <translation>显示保存的张量(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="214" />
+        <location filename="../../app/window/chrome.py" line="223" />
         <source>Show what each node saved for backward, as extra boxes</source>
         <translation>以额外的方框显示每个节点为反向传播保存的内容</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="215" />
+        <location filename="../../app/window/chrome.py" line="224" />
         <source>&amp;Reset Panel Layout</source>
         <translation>重置面板布局(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="215" />
+        <location filename="../../app/window/chrome.py" line="224" />
         <source>Put every panel back where it started</source>
         <translation>把所有面板恢复到初始位置</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="216" />
+        <location filename="../../app/window/chrome.py" line="225" />
         <source>&amp;About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="216" />
+        <location filename="../../app/window/chrome.py" line="225" />
         <source>Version and credits</source>
         <translation>版本与致谢</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="217" />
+        <location filename="../../app/window/chrome.py" line="226" />
         <source>&amp;Lessons</source>
         <translation>课程(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="217" />
+        <location filename="../../app/window/chrome.py" line="226" />
         <source>Show the starter lessons</source>
         <translation>显示入门课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="218" />
+        <location filename="../../app/window/chrome.py" line="227" />
         <source>&amp;Keyboard Shortcuts</source>
         <translation>键盘快捷键(&amp;K)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="218" />
+        <location filename="../../app/window/chrome.py" line="227" />
         <source>Every key the app understands</source>
         <translation>应用支持的所有按键</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="219" />
+        <location filename="../../app/window/chrome.py" line="228" />
         <source>Follow &amp;System</source>
         <translation>跟随系统(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="219" />
+        <location filename="../../app/window/chrome.py" line="228" />
         <source>Use the desktop's light or dark setting</source>
         <translation>使用桌面系统的浅色或深色设置</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="220" />
+        <location filename="../../app/window/chrome.py" line="229" />
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="220" />
+        <location filename="../../app/window/chrome.py" line="229" />
         <source>Light theme</source>
         <translation>浅色主题</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="221" />
+        <location filename="../../app/window/chrome.py" line="230" />
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="221" />
+        <location filename="../../app/window/chrome.py" line="230" />
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="234" />
+        <location filename="../../app/window/chrome.py" line="243" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="235" />
+        <location filename="../../app/window/chrome.py" line="244" />
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="236" />
+        <location filename="../../app/window/chrome.py" line="245" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="237" />
+        <location filename="../../app/window/chrome.py" line="246" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="237" />
+        <location filename="../../app/window/chrome.py" line="246" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="238" />
+        <location filename="../../app/window/chrome.py" line="247" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="239" />
+        <location filename="../../app/window/chrome.py" line="248" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="239" />
+        <location filename="../../app/window/chrome.py" line="248" />
         <source>&amp;Panels</source>
         <translation>面板(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="240" />
+        <location filename="../../app/window/chrome.py" line="249" />
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="240" />
+        <location filename="../../app/window/chrome.py" line="249" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="241" />
+        <location filename="../../app/window/chrome.py" line="250" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="243" />
+        <location filename="../../app/window/chrome.py" line="252" />
         <source>Toolbar</source>
         <translation>工具栏</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="244" />
+        <location filename="../../app/window/chrome.py" line="253" />
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
@@ -2840,79 +2965,84 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>正在处理…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="126" />
+        <location filename="../../app/window/status_bar.py" line="127" />
         <source>Starting the worker (importing torch), then running…</source>
         <translation>正在启动工作进程（导入 torch），随后运行…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="128" />
+        <location filename="../../app/window/status_bar.py" line="129" />
+        <source>Waiting for your input in the Output pane (the run timeout is paused)</source>
+        <translation>正在等待你在“输出”面板中输入（运行超时已暂停）</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/status_bar.py" line="131" />
         <source>Running {s:.1f} s</source>
         <translation>正在运行 {s:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="130" />
+        <location filename="../../app/window/status_bar.py" line="133" />
         <source>Worker starting (importing torch)…</source>
         <translation>工作进程启动中（正在导入 torch）…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="133" />
+        <location filename="../../app/window/status_bar.py" line="136" />
         <source>Worker ready · torch {v}</source>
         <translation>工作进程就绪 · torch {v}</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="133" />
+        <location filename="../../app/window/status_bar.py" line="136" />
         <source>Worker ready</source>
         <translation>工作进程就绪</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="135" />
+        <location filename="../../app/window/status_bar.py" line="138" />
         <source>Worker crashed · restarting</source>
         <translation>工作进程崩溃 · 正在重启</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="137" />
+        <location filename="../../app/window/status_bar.py" line="140" />
         <source>Worker failed to start · press Run to retry</source>
         <translation>工作进程启动失败 · 按“运行”重试</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="139" />
+        <location filename="../../app/window/status_bar.py" line="142" />
         <source>Worker stopped</source>
         <translation>工作进程已停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="147" />
+        <location filename="../../app/window/status_bar.py" line="150" />
         <source>Scripts run with {python}</source>
         <translation>脚本使用 {python} 运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="154" />
+        <location filename="../../app/window/status_bar.py" line="157" />
         <source>No graph</source>
         <translation>无计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="160" />
+        <location filename="../../app/window/status_bar.py" line="163" />
         <source>{n} nodes · {e} edges</source>
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="162" />
+        <location filename="../../app/window/status_bar.py" line="165" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="169" />
-        <location filename="../../app/window/status_bar.py" line="190" />
+        <location filename="../../app/window/status_bar.py" line="172" />
+        <location filename="../../app/window/status_bar.py" line="193" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="177" />
-        <location filename="../../app/window/status_bar.py" line="194" />
+        <location filename="../../app/window/status_bar.py" line="180" />
+        <location filename="../../app/window/status_bar.py" line="197" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="183" />
+        <location filename="../../app/window/status_bar.py" line="186" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
