@@ -63,6 +63,7 @@ class TraceSession(QObject):
         self._show_saved: bool = False
         self.values_cache: dict[str, TensorSummary] = {}
         self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
+        self._recompute = None  # the checkpoint recompute phase (see `recompute`)
 
     def run_scale(self) -> Optional[float]:
         """The GradScaler scale the current run's gradients carry: the run began
@@ -79,6 +80,16 @@ class TraceSession(QObject):
         """Ask the window to show script line `line` (1-based) in the editor."""
         if line and line > 0:
             self.lineRequested.emit(int(line))
+
+    @property
+    def recompute(self):
+        """The checkpoint recompute phase between two steps (frames the
+        stepper plays and the graph lights; app/panels/checkpoint/
+        recompute_phase.py), made on first use."""
+        if self._recompute is None:
+            from autogradviz.app.panels.checkpoint.recompute_phase import RecomputePhase
+            self._recompute = RecomputePhase(self)
+        return self._recompute
 
     # -- read-only properties -------------------------------------------------
     @property
