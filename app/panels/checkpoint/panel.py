@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from autogradviz.app.graph.items import shape_text, summary_text
+from autogradviz.app.panels.checkpoint.masks_view import masks_html
 from autogradviz.app.theme import colors
 
 # Op names whose presence in a segment makes a re-run draw random numbers.
@@ -113,6 +114,11 @@ class CheckpointPanel(QWidget):
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
         rv.addWidget(self.details)
+        # Dropout masks, forward and re-run side by side (masks_view.py)
+        self.masks = QLabel(self)
+        self.masks.setTextFormat(Qt.RichText)
+        self.masks.setWordWrap(True)
+        rv.addWidget(self.masks)
         rv.addWidget(self.ops, 1)
         split = QSplitter(Qt.Horizontal, self)
         split.addWidget(left)
@@ -271,6 +277,7 @@ class CheckpointPanel(QWidget):
         pal = colors(self._theme)
         if not (0 <= self.current_checkpoint < len(self.checkpoints)):
             self.details.setText(self.tr("No checkpoint calls were recorded."))
+            self.masks.hide()
             self.ops.setRowCount(0)
             return
         c = self.checkpoints[self.current_checkpoint]
@@ -300,6 +307,9 @@ class CheckpointPanel(QWidget):
         elif not c.recomputations:
             lines.append(self.tr("Never re-run: no recorded backward needed its saved tensors."))
         self.details.setText("<br>".join(lines))
+        masks = masks_html(c, r, pal)
+        self.masks.setText(masks)
+        self.masks.setVisible(bool(masks))
         self._fill_ops(c, ref)
 
     def _fill_ops(self, c, ref: Optional[RecomputeRef]) -> None:
