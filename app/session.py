@@ -64,6 +64,9 @@ class TraceSession(QObject):
         self.values_cache: dict[str, TensorSummary] = {}
         self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
         self._recompute = None  # the checkpoint recompute phase (see `recompute`)
+        # reentrant checkpoints drawn with their inner graph (app/graph/inner_graph.py)
+        self._expanded: set[str] = set()
+        self._expanded_graph = None  # (graph id, frozenset, Graph) made once
 
     def run_scale(self) -> Optional[float]:
         """The GradScaler scale the current run's gradients carry: the run began
@@ -140,9 +143,33 @@ class TraceSession(QObject):
         if self._trace is None or not self._graph_id:
             return None
         try:
-            return self._trace.graph(self._graph_id)
+            g = self._trace.graph(self._graph_id)
         except KeyError:
             return None
+        return self._with_inner_graphs(g) if self._expanded else g
+
+    def _with_inner_graphs(self, g: Graph) -> Graph:
+        from autogradviz.app.graph.inner_graph import expanded_graph
+
+        key = (g.id, frozenset(self._expanded))
+        cached = self._expanded_graph
+        if cached is None or cached[0] != key:
+            cached = self._expanded_graph = (key, expanded_graph(self._trace, g, self._expanded))
+        return cached[1]
+
+    @property
+    def expanded_checkpoints(self) -> set[str]:
+        """Reentrant checkpoints whose node is drawn expanded into its inner graph."""
+        return set(self._expanded)
+
+    def set_checkpoint_expanded(self, checkpoint_id: str, on: bool) -> None:
+        """Draw a reentrant checkpoint's inner graph in the picture (or not)."""
+        if (checkpoint_id in self._expanded) == bool(on):
+            return
+        (self._expanded.add if on else self._expanded.discard)(checkpoint_id)
+        g = self.graph
+        self._nodes = {n.id: n for n in g.nodes} if g is not None else {}
+        self.layoutOptionsChanged.emit()
 
     @property
     def run(self) -> Optional[BackwardRun]:
@@ -185,6 +212,8 @@ class TraceSession(QObject):
         self.values_cache = {}
         self._collapsed = None
         self._unrolled = None
+        self._expanded = set()
+        self._expanded_graph = None
         self._graph_id = ""
         self._run_index = -1
         self._step = 0

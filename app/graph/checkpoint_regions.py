@@ -102,23 +102,41 @@ class RegionItem(QGraphicsItem):
         self.title = region_title(number, checkpoint)
         self.style = style
         self.active = False  # lit during this checkpoint's recompute phase
+        self.overlay = None
+        self.expanded = False  # reentrant: its inner graph is drawn
         self._rect = rect
         self.setZValue(0.5)
         kept = len(checkpoint.inputs)
         self.setToolTip(tr("Checkpointed segment: in the forward it kept only its {0} input tensor(s), "
                            "not the activations inside (dashed boxes). Backward re-runs it to make "
-                           "them again.").format(kept))
+                           "them again.").format(kept)
+                        + ("\n" + tr("Click the title to draw (or hide) the graph its re-run built.")
+                           if self.expandable() else ""))
 
     def frame_rect(self) -> QRectF:
         return QRectF(self._rect)
 
     def label_rect(self) -> QRectF:
         fm = QFontMetricsF(self.style.small_font(bold=True))
-        w = fm.horizontalAdvance(self.title) + 12
+        w = fm.horizontalAdvance(self._shown_title()) + 12
         return QRectF(self._rect.left(), self._rect.top() - LABEL_H, max(w, 40.0), LABEL_H)
 
     def boundingRect(self) -> QRectF:
         return self._rect.united(self.label_rect()).adjusted(-3, -3, 3, 3)
+
+    def expandable(self) -> bool:
+        return self.checkpoint.kind == "reentrant" and any(r.graph for r in self.checkpoint.recomputations)
+
+    def mousePressEvent(self, event) -> None:
+        """A click on a reentrant region's title draws (or hides) the graph
+        its re-run built."""
+        ov = self.overlay
+        if (event.button() == Qt.LeftButton and self.expandable() and ov is not None and ov.on_toggle
+                and self.label_rect().contains(event.pos())):
+            ov.on_toggle(self.checkpoint.id)
+            event.accept()
+        else:
+            event.ignore()
 
     def set_active(self, on: bool) -> None:
         if on != self.active:
@@ -142,7 +160,12 @@ class RegionItem(QGraphicsItem):
         painter.drawRoundedRect(lr, 4, 4)
         painter.setPen(QColor("#ffffff"))
         painter.setFont(self.style.small_font(bold=True))
-        painter.drawText(lr.adjusted(6, 0, -4, 0), Qt.AlignLeft | Qt.AlignVCenter, self.title)
+        painter.drawText(lr.adjusted(6, 0, -4, 0), Qt.AlignLeft | Qt.AlignVCenter, self._shown_title())
+
+    def _shown_title(self) -> str:
+        if not self.expandable():
+            return self.title
+        return ("▾ " if self.expanded else "▸ ") + self.title
 
 
 class PlaceholderItem(QGraphicsItem):
@@ -290,6 +313,9 @@ class CheckpointOverlay:
         self.ring: Optional[RingItem] = None
         self.panel: Optional[PhasePanelItem] = None
         self.frame = None
+        # (checkpoint id) -> None: set by the view, toggles a reentrant
+        # checkpoint's inner graph (a click on its region's title)
+        self.on_toggle = None
 
     # -- building ---------------------------------------------------------------------------------
     def build(self, trace) -> None:
@@ -300,7 +326,13 @@ class CheckpointOverlay:
         for number, c in enumerate(getattr(trace, "checkpoints", None) or [], 1):
             if c.graph != graph.id or not c.nodes:
                 continue
-            rect = self._nodes_rect(c.nodes)
+            inner = [n.id for r in c.recomputations[:1] if r.graph for n in _graph_nodes(trace, r.graph)]
+            members = [*c.nodes, *(n for n in inner if n in sc.node_items)]
+            rect = self._nodes_rect(members)
+            inside = set(members)
+            for gi in sc.group_items:  # module frames wholly inside the segment
+                if rect is not None and gi.group.members and set(gi.group.members) <= inside:
+                    rect = rect.united(gi.sceneBoundingRect())
             if rect is None:
                 continue
             chips = not_stored(trace, c)
@@ -318,6 +350,8 @@ class CheckpointOverlay:
                 items.append(chip)
                 rect = rect.united(r)
             region = RegionItem(number, c, rect.adjusted(-PAD, -PAD, PAD, PAD), sc.style)
+            region.overlay = self
+            region.expanded = any(n in sc.node_items for n in inner)
             sc.addItem(region)
             self.regions[c.id] = region
         if self.frame is not None:  # a rebuild (theme) during the phase
@@ -348,6 +382,7 @@ class CheckpointOverlay:
             region.set_active(frame is not None and cid == frame.checkpoint)
         _remove(self.ring, self.panel)
         self.ring = self.panel = None
+        self._light_inner(frame)
         if frame is None or sc.layer is None:
             return
         region = self.regions.get(frame.checkpoint)
@@ -365,11 +400,30 @@ class CheckpointOverlay:
                 for view in sc.views():
                     view.ensureVisible(whole, 20, 20)
 
+    def _light_inner(self, frame) -> None:
+        """The nested backward on a drawn inner graph: its nodes done /
+        current / pending like the outer steps; none outside the phase."""
+        sc = self.scene
+        lit = getattr(self, "_lit_inner", [])
+        for nid in lit:
+            for item in sc.node_items.get(nid, ()):
+                item.set_flags(status=None)
+        self._lit_inner = []
+        if frame is None or not frame.inner_nodes:
+            return
+        i = frame.inner_index
+        for k, nid in enumerate(frame.inner_nodes):
+            status = "done" if k < i - 1 else ("current" if k == i - 1 else "pending")
+            for item in sc.node_items.get(nid, ()):
+                item.set_flags(status=status)
+                self._lit_inner.append(nid)
+
     def clear(self) -> None:
         """Take every item of the overlay off the scene (a new build comes)."""
         _remove(self.ring, self.panel, *self.regions.values(),
                 *(c for v in self.placeholders.values() for c in v))
         self.regions, self.placeholders, self.ring, self.panel = {}, {}, None, None
+        self._lit_inner = []
 
     def set_style(self, style) -> None:
         for item in [*self.regions.values(), *(c for v in self.placeholders.values() for c in v),
@@ -377,6 +431,13 @@ class CheckpointOverlay:
             if item is not None:
                 item.style = style
                 item.update()
+
+
+def _graph_nodes(trace, graph_id: str) -> list:
+    try:
+        return list(trace.graph(graph_id).nodes)
+    except KeyError:
+        return []
 
 
 def _remove(*items) -> None:

@@ -123,6 +123,8 @@ class GraphView(QWidget):
         session.stepChanged.connect(self._on_step)
         session.nodeSelected.connect(self._scene.set_selected)
         session.recompute.changed.connect(self._scene.checkpoint_overlay.show_frame)
+        self._scene.checkpoint_overlay.on_toggle = lambda cid: session.set_checkpoint_expanded(
+            cid, cid not in session.expanded_checkpoints)
         session.layoutOptionsChanged.connect(self._relayout)
         session.traceChanged.connect(self._on_trace_changed)
         self.view.zoomed.connect(self._update_overlays)

@@ -315,48 +315,53 @@
         <translation>检查点 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="108" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="110" />
         <source>Checkpointed segment: in the forward it kept only its {0} input tensor(s), not the activations inside (dashed boxes). Backward re-runs it to make them again.</source>
         <translation>检查点分段：前向时只保留了它的 {0} 个输入张量，没有保存内部的激活值（虚线小框）。反向时会重新运行这一段，把它们再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="158" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="113" />
+        <source>Click the title to draw (or hide) the graph its re-run built.</source>
+        <translation>点击标题可画出（或隐藏）重算时构建的计算图。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="181" />
         <source>Not stored: {0} (saved for {1}). The checkpoint dropped it after the forward; backward makes it again by re-running the segment.</source>
         <translation>未保存：{0}（原本为 {1} 保存）。检查点在前向之后丢弃了它；反向时重新运行这一段把它再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="228" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="251" />
         <source>This node needs activations the checkpoint did not store: its step triggered the recomputation.</source>
         <translation>这个节点需要检查点没有保存的激活值：正是它这一步触发了重算。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="244" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="267" />
         <source>Recomputing checkpoint {0}: forward again ({1}/{2} ops)</source>
         <translation>重算检查点 {0}：再次前向（{1}/{2} 个算子）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="250" />
-        <location filename="../../app/graph/checkpoint_regions.py" line="258" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="273" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="281" />
         <source>{0} more</source>
         <translation>还有 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="261" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="284" />
         <source>■ stopped early: every stored-away tensor was recovered; {0} op(s) of the forward not re-run</source>
         <translation>■ 提前停止：所需的张量都已恢复；前向中有 {0} 个算子没有重跑</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="265" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="288" />
         <source>Nested backward through the recomputed nodes ({0}/{1})</source>
         <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="272" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="295" />
         <source>Dropout mask: same as the forward's</source>
         <translation>Dropout 掩码：与前向时相同</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="273" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="296" />
         <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
@@ -996,7 +1001,7 @@
         <translation>显示或隐藏解释颜色和标记的图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="140" />
+        <location filename="../../app/graph/view.py" line="142" />
         <source>Drag to pan, wheel or +/- to zoom, double-click to centre; click a node to inspect it.</source>
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
@@ -1006,7 +1011,7 @@
         <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="460" />
+        <location filename="../../app/graph/view.py" line="462" />
         <source>Layout: {0} in {1:.2f} s</source>
         <translation>布局：{0}，用时 {1:.2f} 秒</translation>
     </message>
@@ -1080,12 +1085,12 @@
         <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="394" />
+        <location filename="../../app/graph/view.py" line="396" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="400" />
+        <location filename="../../app/graph/view.py" line="402" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
@@ -2012,7 +2017,7 @@
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="304" />
+        <location filename="../../app/session.py" line="333" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -2487,48 +2492,53 @@
         <translation>检查点 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="108" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="110" />
         <source>Checkpointed segment: in the forward it kept only its {0} input tensor(s), not the activations inside (dashed boxes). Backward re-runs it to make them again.</source>
         <translation>检查点分段：前向时只保留了它的 {0} 个输入张量，没有保存内部的激活值（虚线小框）。反向时会重新运行这一段，把它们再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="158" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="113" />
+        <source>Click the title to draw (or hide) the graph its re-run built.</source>
+        <translation>点击标题可画出（或隐藏）重算时构建的计算图。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="181" />
         <source>Not stored: {0} (saved for {1}). The checkpoint dropped it after the forward; backward makes it again by re-running the segment.</source>
         <translation>未保存：{0}（原本为 {1} 保存）。检查点在前向之后丢弃了它；反向时重新运行这一段把它再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="228" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="251" />
         <source>This node needs activations the checkpoint did not store: its step triggered the recomputation.</source>
         <translation>这个节点需要检查点没有保存的激活值：正是它这一步触发了重算。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="244" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="267" />
         <source>Recomputing checkpoint {0}: forward again ({1}/{2} ops)</source>
         <translation>重算检查点 {0}：再次前向（{1}/{2} 个算子）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="250" />
-        <location filename="../../app/graph/checkpoint_regions.py" line="258" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="273" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="281" />
         <source>{0} more</source>
         <translation>还有 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="261" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="284" />
         <source>■ stopped early: every stored-away tensor was recovered; {0} op(s) of the forward not re-run</source>
         <translation>■ 提前停止：所需的张量都已恢复；前向中有 {0} 个算子没有重跑</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="265" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="288" />
         <source>Nested backward through the recomputed nodes ({0}/{1})</source>
         <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="272" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="295" />
         <source>Dropout mask: same as the forward's</source>
         <translation>Dropout 掩码：与前向时相同</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="273" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="296" />
         <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>

@@ -176,3 +176,35 @@ def test_reentrant_regions_and_nested_backward_frames(window, qtbot):
             w.stepper.go_forward()
         assert inner == [s.node for s in r.steps] and inner
         assert w.session.step == r.step + 1
+
+
+def test_reentrant_node_expands_into_its_inner_graph(window, qtbot):
+    w = window
+    tr_ = run_in(qtbot, w, REENTRANT)
+    view = w.graph_view
+    c = tr_.checkpoints[1]
+    (r,) = c.recomputations
+    inner = tr_.graph(r.graph)
+    assert not any(n.id in view.graph_scene().node_items for n in inner.nodes)
+    # a click on the region's title asks for it (the view's toggle), and the
+    # picture then holds every node of the graph the re-run built, in the region
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        view.graph_scene().checkpoint_overlay.on_toggle(c.id)
+    wait_layout(qtbot, view)
+    scene = view.graph_scene()
+    assert w.session.expanded_checkpoints == {c.id}
+    region = scene.checkpoint_overlay.regions[c.id]
+    assert region.expanded
+    for n in inner.nodes:
+        (item,) = scene.node_items[n.id]
+        assert region.frame_rect().contains(item.sceneBoundingRect())
+    # the nested backward lights the inner nodes in the recorded order
+    w.session.recompute.enter(r.step, 0)
+    while w.session.recompute.frame is not None:
+        f = w.session.recompute.frame
+        if f.phase == "inner":
+            current = [nid for nid in f.inner_nodes if scene.node_items[nid][0].status == "current"]
+            assert current == [r.steps[f.inner_index - 1].node]
+        w.stepper.go_forward()
+    # outside the phase the inner nodes carry no step status
+    assert all(scene.node_items[n.id][0].status is None for n in inner.nodes)
