@@ -7,7 +7,7 @@ from torch.utils.checkpoint import checkpoint
 torch.manual_seed(0)
 mlp = nn.Sequential(nn.Linear(4, 16), nn.GELU(), nn.Linear(16, 4))
 head = nn.Linear(4, 1)
-x = torch.randn(8, 4)
+x = torch.randn(8, 4, requires_grad=True)
 
 # checkpoint keeps the block's input x, not the tensors inside the block
 h = checkpoint(mlp, x, use_reentrant=False)

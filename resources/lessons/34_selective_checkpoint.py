@@ -8,7 +8,7 @@ from torch.utils.checkpoint import CheckpointPolicy, checkpoint, create_selectiv
 
 torch.manual_seed(0)
 mlp = nn.Sequential(nn.Linear(4, 16), nn.GELU(), nn.Linear(16, 4))
-x = torch.randn(8, 4)
+x = torch.randn(8, 4, requires_grad=True)
 asked = []
 COSTLY = (torch.ops.aten.addmm.default, torch.ops.aten.mm.default)
 

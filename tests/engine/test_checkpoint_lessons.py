@@ -55,12 +55,18 @@ def test_30_checkpoint_mlp():
     assert "same loss: True" in out and "same gradient: True" in out
     (c,) = tr.checkpoints
     assert c.kind == "non_reentrant" and c.function == "mlp"
-    # 4 tensors saved inside the block, counted by torch on the block run plainly
+    # 5 tensors saved inside the block, counted by torch on the block run plainly
     want = saved_count(ns["mlp"], ns["x"])
-    assert want == 4
+    assert want == 5
+    weights = {p.untyped_storage().data_ptr() for p in ns["mlp"].parameters()}
+    on_weights = []
+    with torch.autograd.graph.saved_tensors_hooks(
+            lambda t: on_weights.append(t.untyped_storage().data_ptr() in weights) or t, lambda t: t):
+        ns["mlp"](ns["x"])
+    assert sum(on_weights) == 2  # "two of them are just the weights seen transposed"
     g = tr.graph(c.graph)
-    assert sum(1 for n in g.nodes if n.id in c.nodes for sv in n.saved if sv.skipped_code == "checkpoint") == 4
-    in_both(texts, "**4", "`same loss: True`", "`same gradient: True`")
+    assert sum(1 for n in g.nodes if n.id in c.nodes for sv in n.saved if sv.skipped_code == "checkpoint") == 5
+    in_both(texts, "**5", "`same loss: True`", "`same gradient: True`")
     # re-run: t, addmm, gelu, t - stopped early after 4 of the forward's 5 ops
     (r,) = c.recomputations
     assert len(c.forward_ops) == 5 and r.early_stopped
