@@ -54,3 +54,20 @@ def test_masks_side_by_side(qtbot, preserve):
     assert drawn == want
     assert ("same mask" in text) is same and ("different mask" in text) is (not same)
     assert ("gradient no longer matches the forward" in text) is (not same)
+
+
+def test_panel_follows_the_recompute_phase(qtbot):
+    """During the stepper's recompute phase (between session step r.step and
+    r.step + 1) the panel highlights the re-run being shown."""
+    trace = trace_of(SCRIPT.format(preserve=True))
+    session = TraceSession()
+    panel = CheckpointPanel(session)
+    qtbot.addWidget(panel)
+    session.set_trace(trace)
+    (r,) = trace.checkpoints[0].recomputations
+    session.set_step(r.step)
+    assert panel.highlighted == []
+    session.recompute.enter(r.step, 1)
+    assert panel.highlighted == [0]
+    session.set_step(0)
+    assert panel.highlighted == [] and session.recompute.frame is None

@@ -133,6 +133,7 @@ class CheckpointPanel(QWidget):
         session.traceChanged.connect(self.reload)
         session.runChanged.connect(self._follow_session)
         session.stepChanged.connect(self._follow_session)
+        session.recompute.changed.connect(self._follow_session)
         self.reload()
 
     # -- texts ---------------------------------------------------------------
@@ -387,10 +388,15 @@ class CheckpointPanel(QWidget):
     def _now(self) -> list[int]:
         """Rows of the re-runs happening at the session's run and step."""
         run, step = self.session.run_index, self.session.step
+        frame = self.session.recompute.frame  # inside the stepper's recompute phase
         out = []
         for row, ref in enumerate(self.refs):
-            r = self.checkpoints[ref.checkpoint].recomputations[ref.index]
-            if r.run == run and session_step_of(r) == step:
+            c = self.checkpoints[ref.checkpoint]
+            r = c.recomputations[ref.index]
+            if frame is not None:
+                if r.run == run and r.step == frame.step and c.id == frame.checkpoint:
+                    out.append(row)
+            elif r.run == run and session_step_of(r) == step:
                 out.append(row)
         return out
 
