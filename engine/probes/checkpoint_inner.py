@@ -43,7 +43,7 @@ def wrap_backward(probe):
             if r is None or current() is None:
                 return original(tensors, *args, **kwargs)
             local.inner = None
-            return _record_nested(probe.ctx, r, original, tensors, args, kwargs)
+            return _record_nested(probe, r, original, tensors, args, kwargs)
 
         for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
             try:
@@ -56,15 +56,28 @@ def wrap_backward(probe):
     return make
 
 
-def _record_nested(ctx, r, original, tensors, args, kwargs):
-    from autogradviz.engine.worker.capture import capture, root_edges
+def _names(probe, rec, run):
+    """Labels for the inner graphs, made once per outer run (every re-run of
+    a run sees the same namespace and modules; making them walks every
+    module of the script's namespace)."""
+    cached = getattr(probe, "_inner_names", None)
+    if cached is None or cached[0] != run:
+        cached = probe._inner_names = (run, rec.names(None))
+    return cached[1]
+
+
+def _record_nested(probe, r, original, tensors, args, kwargs):
+    from autogradviz.engine.worker.capture import capture_pending, root_edges
     from autogradviz.engine.worker.recorder import _current_node, _remove_own
 
+    ctx = probe.ctx
     rec = ctx.recorder
     raw: list = []
     own: list = []
     try:
-        g, ids = capture(ctx.state, root_edges(tensors), rec.names(None), origin="recompute", reuse=False)
+        # (its trace objects are made with the outer run's, at the recorder's finalize)
+        g, ids, _cap = capture_pending(ctx.state, root_edges(tensors), _names(probe, rec, r.run), origin="recompute",
+                                       reuse=False)
         r.graph = g.id
         outer = rec.active.ids if rec.active is not None else None
         nodes = [n for n in ids.index if outer is None or n not in outer]
