@@ -281,8 +281,7 @@ def phase_lines(frame) -> list[tuple[str, str]]:
         lines.append(("  … " + tr("{0} more").format(rest), "todo"))
     if frame.early_stopped:
         skipped = max(0, len(frame.forward_ops) - len(ops))
-        lines.append((tr("■ stopped early: every stored-away tensor was recovered; "
-                         "{0} op(s) of the forward not re-run").format(skipped),
+        lines.append((tr("■ stopped early: {0} op(s) of the forward not re-run").format(skipped),
                       "now" if frame.stopped else "skip"))
     if frame.inner_nodes:
         lines.append((tr("Nested backward through the recomputed nodes ({0}/{1})").format(

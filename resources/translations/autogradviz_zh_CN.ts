@@ -347,21 +347,21 @@
     </message>
     <message>
         <location filename="../../app/graph/checkpoint_regions.py" line="284" />
-        <source>■ stopped early: every stored-away tensor was recovered; {0} op(s) of the forward not re-run</source>
-        <translation>■ 提前停止：所需的张量都已恢复；前向中有 {0} 个算子没有重跑</translation>
+        <source>■ stopped early: {0} op(s) of the forward not re-run</source>
+        <translation>■ 提前停止：前向中有 {0} 个算子没有重跑</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="288" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="287" />
         <source>Nested backward through the recomputed nodes ({0}/{1})</source>
         <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="295" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="294" />
         <source>Dropout mask: same as the forward's</source>
         <translation>Dropout 掩码：与前向时相同</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="296" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="295" />
         <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
@@ -434,157 +434,157 @@
 <context>
     <name>CheckpointPanel</name>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="141" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="142" />
         <source>Checkpointed segments keep only their inputs; their activations are recomputed in backward when a node needs them. Click a re-run (or use Up/Down) to go to that step.</source>
         <translation>检查点分段只保留输入；其激活值会在反向传播中某个节点需要时重新计算。点击一次重算（或用上/下方向键）即可跳到对应的步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="143" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="144" />
         <source>Each checkpoint call of the script, in call order</source>
         <translation>脚本中的每次 checkpoint 调用，按调用顺序排列</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="144" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="145" />
         <source>Each time backward re-ran a segment, in order. Click to go to that step of the backward run.</source>
         <translation>反向传播每一次重新运行分段的记录，按先后顺序排列。点击可跳到反向传播中的对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="160" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="161" />
         <source>reentrant</source>
         <translation>可重入</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="162" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="163" />
         <source>non-reentrant</source>
         <translation>非可重入</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="167" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="168" />
         <source>1 op</source>
         <translation>1 个操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="167" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="168" />
         <source>{0} ops</source>
         <translation>{0} 个操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="171" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="172" />
         <source>checkpoint {0}</source>
         <translation>检查点 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="175" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="176" />
         <source>line {0}</source>
         <translation>第 {0} 行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="181" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="182" />
         <source>a node that was not captured</source>
         <translation>一个未被捕获的节点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="190" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="191" />
         <source>run #{0}, step {1}</source>
         <translation>第 {0} 次反向传播，第 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="191" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="192" />
         <source>outside a recorded backward</source>
         <translation>不在已记录的反向传播中</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="192" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="193" />
         <source>checkpoint {0} re-ran {1} of {2} ops</source>
         <translation>检查点 {0} 重新运行了 {2} 个操作中的 {1} 个</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="196" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="197" />
         <source>stopped early</source>
         <translation>提前停止</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="197" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="198" />
         <source>needed by {0}</source>
         <translation>由 {0} 触发</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="254" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="255" />
         <source>No segment was re-run: no backward needed their saved tensors.</source>
         <translation>没有分段被重新运行：没有任何反向传播需要它们保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="279" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="280" />
         <source>No checkpoint calls were recorded.</source>
         <translation>没有记录到 checkpoint 调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="287" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="288" />
         <source>Kept: the inputs {0}. Only the inputs are kept; the segment's activations are recomputed in backward.</source>
         <translation>保留：输入 {0}。只保留输入；分段的激活值会在反向传播中重新计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="290" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="291" />
         <source>Kept: no tensor inputs. The segment's activations are recomputed in backward.</source>
         <translation>保留：没有张量输入。分段的激活值会在反向传播中重新计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="293" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="294" />
         <source>preserve_rng_state=False and the segment uses dropout: the re-run draws a new random mask, which may differ from the forward's, so the gradients may not match the forward.</source>
         <translation>preserve_rng_state=False 且分段中使用了 dropout：重新运行时会抽取新的随机掩码，可能与前向传播时的不同，因此梯度可能与前向传播不一致。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="297" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="298" />
         <source>The call raised: {0}</source>
         <translation>调用抛出异常：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="302" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="303" />
         <source>Stopped early: every needed tensor was recovered after {0} of {1} ops.</source>
         <translation>提前停止：运行了 {1} 个操作中的 {0} 个后，所需的张量已全部恢复。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="306" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="307" />
         <source>The re-run raised: {0}</source>
         <translation>重新运行时抛出异常：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="308" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="309" />
         <source>Never re-run: no recorded backward needed its saved tensors.</source>
         <translation>从未重新运行：没有已记录的反向传播需要它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="318" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="319" />
         <source>re-run {0} op</source>
         <translation>第 {0} 次重算的操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="318" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="319" />
         <source>re-run op</source>
         <translation>重算的操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="319" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="320" />
         <source>forward op</source>
         <translation>前向操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="330" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="331" />
         <source>— not re-run</source>
         <translation>— 未重新运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="434" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="440" />
         <source>&lt;b&gt;Recomputing checkpoint {0}&lt;/b&gt; ({1}) because {2} needs its saved tensors.</source>
         <translation>&lt;b&gt;正在重新计算检查点 {0}&lt;/b&gt;（{1}），因为 {2} 需要它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="445" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="451" />
         <source>Next: checkpoint {0} is recomputed ({1}) at run #{2}, step {3}, when {4} needs its saved tensors.</source>
         <translation>下一次：在第 {2} 次反向传播的第 {3} 步，{4} 需要保存的张量时，检查点 {0} 将被重新计算（{1}）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="441" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="447" />
         <source>No more recomputations in the recorded backward runs after this step.</source>
         <translation>在已记录的反向传播中，此步之后不再有重新计算。</translation>
     </message>
@@ -2524,21 +2524,21 @@
     </message>
     <message>
         <location filename="../../app/graph/checkpoint_regions.py" line="284" />
-        <source>■ stopped early: every stored-away tensor was recovered; {0} op(s) of the forward not re-run</source>
-        <translation>■ 提前停止：所需的张量都已恢复；前向中有 {0} 个算子没有重跑</translation>
+        <source>■ stopped early: {0} op(s) of the forward not re-run</source>
+        <translation>■ 提前停止：前向中有 {0} 个算子没有重跑</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="288" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="287" />
         <source>Nested backward through the recomputed nodes ({0}/{1})</source>
         <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="295" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="294" />
         <source>Dropout mask: same as the forward's</source>
         <translation>Dropout 掩码：与前向时相同</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="296" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="295" />
         <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
