@@ -366,32 +366,47 @@
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="63" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="58" />
+        <source>re-run</source>
+        <translation>重算</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="59" />
+        <source>different mask</source>
+        <translation>掩码不同</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="66" />
         <source>Dropout mask {0} {1}: kept {2} of {3}</source>
         <translation>Dropout 掩码 {0}（{1}）：保留 {2} / {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="67" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="70" />
         <source>(not drawn)</source>
         <translation>（未抽取）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="69" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="72" />
         <source>kept {0} of {1}</source>
         <translation>保留 {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="72" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="75" />
         <source>same mask</source>
         <translation>掩码相同</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="81" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="84" />
         <source>The re-run drew a different Dropout mask (preserve_rng_state=False): the recomputed activations are not the forward's, so the gradient no longer matches the forward that produced the loss.</source>
         <translation>重算时抽到了不同的 Dropout 掩码（preserve_rng_state=False）：重算出的激活值不是前向时的那些，所以梯度不再对应产生这个损失的那次前向。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="85" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="88" />
         <source>The re-run drew the same mask: torch restored the forward's RNG state (preserve_rng_state=True), so the gradient matches the forward.</source>
         <translation>重算时抽到了相同的掩码：torch 恢复了前向时的随机数状态（preserve_rng_state=True），所以梯度与前向一致。</translation>
     </message>
@@ -2447,32 +2462,47 @@
     </message>
 </context>
 <context><name>CheckpointMasks</name><message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="63" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="58" />
+        <source>re-run</source>
+        <translation>重算</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="59" />
+        <source>different mask</source>
+        <translation>掩码不同</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="66" />
         <source>Dropout mask {0} {1}: kept {2} of {3}</source>
         <translation>Dropout 掩码 {0}（{1}）：保留 {2} / {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="67" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="70" />
         <source>(not drawn)</source>
         <translation>（未抽取）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="69" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="72" />
         <source>kept {0} of {1}</source>
         <translation>保留 {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="72" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="75" />
         <source>same mask</source>
         <translation>掩码相同</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="81" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="84" />
         <source>The re-run drew a different Dropout mask (preserve_rng_state=False): the recomputed activations are not the forward's, so the gradient no longer matches the forward that produced the loss.</source>
         <translation>重算时抽到了不同的 Dropout 掩码（preserve_rng_state=False）：重算出的激活值不是前向时的那些，所以梯度不再对应产生这个损失的那次前向。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="85" />
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="88" />
         <source>The re-run drew the same mask: torch restored the forward's RNG state (preserve_rng_state=True), so the gradient matches the forward.</source>
         <translation>重算时抽到了相同的掩码：torch 恢复了前向时的随机数状态（preserve_rng_state=True），所以梯度与前向一致。</translation>
     </message>

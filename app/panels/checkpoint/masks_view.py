@@ -54,6 +54,9 @@ def masks_html(checkpoint, r, pal: dict) -> str:
     if not fwd and not again:
         return ""
     bad = pal.get("error", "#c62828")
+    forward_word = html.escape(tr("forward"))
+    rerun_word = html.escape(tr("re-run"))
+    differ_word = html.escape(tr("different mask"))
     rows = []
     for i in range(max(len(fwd), len(again))):
         a = fwd[i] if i < len(fwd) else None
@@ -70,10 +73,10 @@ def masks_html(checkpoint, r, pal: dict) -> str:
             return f"<span style='font-family:monospace; font-size:15px; letter-spacing:1px'>{body}</span>"
         same = a is not None and b is not None and a.digest == b.digest
         verdict = "" if b is None else (tr("same mask") if same else
-                                         f"<span style='color:{bad}'><b>{html.escape(tr('different mask'))}</b></span>")
+                                         f"<span style='color:{bad}'><b>{differ_word}</b></span>")
         rows.append(f"<tr><td colspan='2'><b>{html.escape(title)}</b> {verdict}</td></tr>"
-                    f"<tr><td>{html.escape(tr('forward'))}<br>{cell(a, None)}</td>"
-                    f"<td>{html.escape(tr('re-run'))}<br>{cell(b, a)}</td></tr>")
+                    f"<tr><td>{forward_word}<br>{cell(a, None)}</td>"
+                    f"<td>{rerun_word}<br>{cell(b, a)}</td></tr>")
     text = "<table cellspacing='6'>" + "".join(rows) + "</table>"
     eq = masks_equal(checkpoint, r) if r is not None else None
     if eq is False:
