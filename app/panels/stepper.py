@@ -285,8 +285,8 @@ class StepperPanel(QWidget):
             # graphs no backward ran on (tensors left in the namespace): viewable too
             with_runs = {r.graph for r in t.backward_runs}
             for g in t.graphs:
-                if g.id in with_runs:
-                    continue
+                if g.id in with_runs or g.origin == "recompute":  # (a reentrant re-run's: drawn by
+                    continue                                       # expanding its checkpoint's region)
                 names = [n.label for n in g.nodes if n.id in g.roots and n.label]
                 text = self.tr("graph of {0} (forward only, no backward)").format(
                     ", ".join(names[:3]) or g.id)

@@ -136,6 +136,16 @@ def test_non_reentrant_region_placeholders_phase_and_exports(window, qtbot, tmp_
             break
         stepper.go_back()
     assert back == seen[::-1]
+    # Play animates forward -> backward -> recompute -> backward: every frame, in order
+    frames = []
+    w.session.recompute.changed.connect(lambda f: frames.append(f))
+    w.session.set_step(0)
+    stepper.speed.setValue(20)
+    stepper.toggle_play()
+    qtbot.waitUntil(lambda: not stepper.is_playing(), timeout=20_000)
+    assert w.session.step == n
+    shown = [f for f in frames if f is not None]
+    assert [(f.phase, f.current_op) for f in shown] == [(s[3], s[2]) for s in lit]
     # scrubbing elsewhere leaves the phase
     w.session.recompute.enter(r.step, 2)
     assert region.active
@@ -163,6 +173,9 @@ def test_reentrant_regions_and_nested_backward_frames(window, qtbot):
         lin = torch.nn.Linear(3, 3)
         want = saved_count(lambda: torch.nn.Sequential(lin, torch.nn.Tanh()), torch.randn(2, 3, requires_grad=True))
         assert len(overlay.placeholders[c.id]) == want
+    # the re-runs' inner graphs are not offered as graphs of their own
+    combo = w.stepper.run_combo
+    assert [combo.itemData(i) for i in range(combo.count())] == [0]
     # the phase of each checkpoint ends with its nested backward, node by node
     for c in tr_.checkpoints:
         (r,) = c.recomputations
