@@ -221,3 +221,22 @@ def test_reentrant_node_expands_into_its_inner_graph(window, qtbot):
         w.stepper.go_forward()
     # outside the phase the inner nodes carry no step status
     assert all(scene.node_items[n.id][0].status is None for n in inner.nodes)
+
+
+def test_cli_export_draws_the_regions(tmp_path):
+    """`autogradviz export script.py -o x.svg` (the real CLI and worker)
+    draws each checkpoint's region with its title."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "ckpt.py"
+    script.write_text(REENTRANT, encoding="utf-8")
+    out = tmp_path / "x.svg"
+    p = subprocess.run([sys.executable, "-m", "autogradviz", "export", str(script), "-o", str(out)],
+                       capture_output=True, text=True, timeout=240,
+                       env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert p.returncode == 0, p.stderr
+    svg = out.read_text(encoding="utf-8")
+    for k in (1, 2):
+        assert f"checkpoint {k} · reentrant · blocks.{k - 1}" in svg
