@@ -154,7 +154,8 @@ class TraceSession(QObject):
         key = (g.id, frozenset(self._expanded))
         cached = self._expanded_graph
         if cached is None or cached[0] != key:
-            cached = self._expanded_graph = (key, expanded_graph(self._trace, g, self._expanded))
+            title = self.tr("checkpoint {0} · recomputed").format
+            cached = self._expanded_graph = (key, expanded_graph(self._trace, g, self._expanded, title))
         return cached[1]
 
     @property

@@ -44,9 +44,11 @@ def expandable(trace, graph_id: str) -> dict[str, str]:
     return out
 
 
-def expanded_graph(trace, graph: Graph, checkpoint_ids: Iterable[str]) -> Graph:
+def expanded_graph(trace, graph: Graph, checkpoint_ids: Iterable[str], title=inner_group) -> Graph:
     """`graph` with the inner graphs of these checkpoints drawn in (see the
-    module docstring); `graph` itself when none applies."""
+    module docstring); `graph` itself when none applies. `title(number)`
+    names the group of checkpoint `number`'s inner nodes (the app passes a
+    translated one)."""
     inner_of = expandable(trace, graph.id)
     wanted = [cid for cid in checkpoint_ids if cid in inner_of]
     if not wanted:
@@ -60,7 +62,7 @@ def expanded_graph(trace, graph: Graph, checkpoint_ids: Iterable[str]) -> Graph:
             ig = trace.graph(inner_of[cid])
         except KeyError:
             continue
-        group = inner_group(number)
+        group = title(number)
         for n in ig.nodes:
             nodes.append(msgspec.structs.replace(n, module=group, module_class=None, module_call=None))
         edges.extend(ig.edges)

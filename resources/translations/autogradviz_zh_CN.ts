@@ -2032,7 +2032,12 @@
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="333" />
+        <location filename="../../app/session.py" line="157" />
+        <source>checkpoint {0} · recomputed</source>
+        <translation>检查点 {0} · 重算</translation>
+    </message>
+    <message>
+        <location filename="../../app/session.py" line="334" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -2439,24 +2444,24 @@
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="155" />
+        <location filename="../../app/window/status_bar.py" line="157" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="162" />
-        <location filename="../../app/window/status_bar.py" line="183" />
+        <location filename="../../app/window/status_bar.py" line="163" />
+        <location filename="../../app/window/status_bar.py" line="184" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="170" />
-        <location filename="../../app/window/status_bar.py" line="187" />
+        <location filename="../../app/window/status_bar.py" line="171" />
+        <location filename="../../app/window/status_bar.py" line="188" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="176" />
+        <location filename="../../app/window/status_bar.py" line="177" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
