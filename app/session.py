@@ -64,6 +64,10 @@ class TraceSession(QObject):
         self.values_cache: dict[str, TensorSummary] = {}
         self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
         self.saved_file: Optional[str] = None  # the trace shown was opened from this file
+        self._recompute = None  # the checkpoint recompute phase (see `recompute`)
+        # reentrant checkpoints drawn with their inner graph (app/graph/inner_graph.py)
+        self._expanded: set[str] = set()
+        self._expanded_graph = None  # (graph id, frozenset, Graph) made once
 
     def run_scale(self) -> Optional[float]:
         """The GradScaler scale the current run's gradients carry: the run began
@@ -80,6 +84,16 @@ class TraceSession(QObject):
         """Ask the window to show script line `line` (1-based) in the editor."""
         if line and line > 0:
             self.lineRequested.emit(int(line))
+
+    @property
+    def recompute(self):
+        """The checkpoint recompute phase between two steps (frames the
+        stepper plays and the graph lights; app/panels/checkpoint/
+        recompute_phase.py), made on first use."""
+        if self._recompute is None:
+            from autogradviz.app.panels.checkpoint.recompute_phase import RecomputePhase
+            self._recompute = RecomputePhase(self)
+        return self._recompute
 
     # -- read-only properties -------------------------------------------------
     @property
@@ -130,9 +144,34 @@ class TraceSession(QObject):
         if self._trace is None or not self._graph_id:
             return None
         try:
-            return self._trace.graph(self._graph_id)
+            g = self._trace.graph(self._graph_id)
         except KeyError:
             return None
+        return self._with_inner_graphs(g) if self._expanded else g
+
+    def _with_inner_graphs(self, g: Graph) -> Graph:
+        from autogradviz.app.graph.inner_graph import expanded_graph
+
+        key = (g.id, frozenset(self._expanded))
+        cached = self._expanded_graph
+        if cached is None or cached[0] != key:
+            title = self.tr("checkpoint {0} · recomputed").format
+            cached = self._expanded_graph = (key, expanded_graph(self._trace, g, self._expanded, title))
+        return cached[1]
+
+    @property
+    def expanded_checkpoints(self) -> set[str]:
+        """Reentrant checkpoints whose node is drawn expanded into its inner graph."""
+        return set(self._expanded)
+
+    def set_checkpoint_expanded(self, checkpoint_id: str, on: bool) -> None:
+        """Draw a reentrant checkpoint's inner graph in the picture (or not)."""
+        if (checkpoint_id in self._expanded) == bool(on):
+            return
+        (self._expanded.add if on else self._expanded.discard)(checkpoint_id)
+        g = self.graph
+        self._nodes = {n.id: n for n in g.nodes} if g is not None else {}
+        self.layoutOptionsChanged.emit()
 
     @property
     def run(self) -> Optional[BackwardRun]:
@@ -178,6 +217,8 @@ class TraceSession(QObject):
         self.values_cache = {}
         self._collapsed = None
         self._unrolled = None
+        self._expanded = set()
+        self._expanded_graph = None
         self._graph_id = ""
         self._run_index = -1
         self._step = 0

@@ -7,6 +7,8 @@ Prints, median of --repeat runs in this process (CPU time):
   5 iterations: the plain script (exec, no app) against the recorded run
   (`run_script`: every probe, the checkpoint probe's op logs included), and the
   same recorded run without the checkpoint probe, so the probe's own share shows;
+- the same model with reentrant checkpoint (the probe also records each
+  re-run's inner graph and nested backward);
 - a script that uses no checkpoint, recorded with and without the checkpoint
   probe registered: the probe must cost nothing measurable there
   (target: within 5 % or 5 ms).
@@ -48,6 +50,10 @@ for it in range(5):
 """
 
 PLAIN = CHECKPOINTED.replace("checkpoint(b, h, use_reentrant=False)", "b(h)")
+# reentrant: every re-run's inner graph and nested backward are recorded too
+# (x requires grad: reentrant checkpoint gives no gradient path from inputs that need none)
+REENTRANT = CHECKPOINTED.replace("use_reentrant=False", "use_reentrant=True").replace(
+    "x = torch.randn(64, 256)", "x = torch.randn(64, 256, requires_grad=True)")
 
 
 def clock() -> float:
@@ -102,6 +108,17 @@ def main(argv=None) -> int:
     print(f"  recorded (all probes):        {rec * 1e3:8.1f} ms   {rec / plain:.2f}x plain")
     print(f"  recorded, no checkpoint probe:{rec_no_probe * 1e3:8.1f} ms   "
           f"(the checkpoint probe's share: {(rec - rec_no_probe) * 1e3:.1f} ms)")
+
+    plain_re = median_of(args.repeat, lambda: plain_exec(REENTRANT))
+    rec_re = median_of(args.repeat, record(REENTRANT))
+    rec_re_no = median_of(args.repeat, without_checkpoint_probe(record(REENTRANT)))
+    tr_re = run_script(REENTRANT, filename="<bench>").trace
+    inner = sum(len(r.steps) for c in tr_re.checkpoints for r in c.recomputations)
+    print(f"the same, reentrant ({inner} nested backward steps recorded in the re-runs' inner graphs):")
+    print(f"  plain script:                 {plain_re * 1e3:8.1f} ms")
+    print(f"  recorded (all probes):        {rec_re * 1e3:8.1f} ms   {rec_re / plain_re:.2f}x plain")
+    print(f"  recorded, no checkpoint probe:{rec_re_no * 1e3:8.1f} ms   "
+          f"(the checkpoint probe's share, inner graphs included: {(rec_re - rec_re_no) * 1e3:.1f} ms)")
 
     with_probe = median_of(args.repeat, record(PLAIN))
     no_probe = median_of(args.repeat, without_checkpoint_probe(record(PLAIN)))

@@ -309,6 +309,7 @@ def _export_trace(trace, args, fmt: str) -> int:
         from autogradviz.engine.trace import replay
 
         scene = GraphScene(None, style_for(args.theme))
+        scene.trace = trace  # (checkpoint regions)
         scene.set_graph(graph, layout)
         _timing("scene built")
         if args.step is not None and run is not None:

@@ -239,8 +239,10 @@ class ExportDialog(QDialog):
             raise ex.ExportError(self.tr("There is no backward run to animate."))
         # a private scene: the view keeps showing the current step meanwhile
         copy = GraphScene(None, scene.style)
+        copy.trace = scene.trace  # (checkpoint regions and recompute frames)
         copy.set_graph(scene.graph, scene.layout)  # (saved-tensor boxes are in the layout when shown)
-        self.progress.setRange(0, max(1, min(len(trace.backward_runs[run].steps), ex.MAX_GIF_FRAMES)))
+        self.progress.setRange(0, max(1, min(len(trace.backward_runs[run].steps), ex.MAX_GIF_FRAMES)))  # (grows
+        # with a checkpoint's recompute frames: `progress` sets the maximum)
         self.progress.setValue(0)
         self.progress.show()
 

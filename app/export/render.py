@@ -24,6 +24,7 @@ from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdf
 from autogradviz.engine.layout.model import LayoutResult
 from autogradviz.engine.trace.model import Graph, Trace
 
+from autogradviz.app.graph.recompute_frames import run_frames
 from autogradviz.app.export.files import ExportCancelled, ExportError, atomic_path, check_writable
 
 __all__ = ["ExportError", "ExportCancelled", "ExportInfo", "atomic_path", "check_writable",
@@ -236,7 +237,9 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
     """One frame per step of backward run `run_index`: frame k shows the
     state after step k (the step just run highlighted, its gradients), so
     frames == steps (runs longer than `max_frames` are sampled evenly, first
-    and last step kept, with a note). The scene's own step state is restored
+    and last step kept, with a note), plus, before the step during which
+    torch re-ran a checkpointed segment, that recomputation's frames (the
+    scene draws them when it has the trace: `GraphScene.trace`). The scene's own step state is restored
     afterwards."""
     from PIL import Image
 
@@ -250,22 +253,40 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
     if len(ks) > max_frames:
         ks = sorted({1 + round(i * (n - 1) / (max_frames - 1)) for i in range(max_frames)})
     old_state = getattr(scene, "state", None)
+    # a checkpoint's recompute frames come before the step during which torch
+    # re-ran the segment (app/graph/recompute_frames.py)
+    phases = run_frames(trace, run_index)
+    seq = [(k - 1, f) for k in ks for f in phases.get(k - 1, ())] if phases else []
+    seq = sorted(seq, key=lambda e: (e[0], e[1].number, e[1].sub)) if seq else []
+    order = []
+    for k in ks:
+        order.extend(e for e in seq if e[0] == k - 1)
+        order.append((k, None))
+    overlay = getattr(scene, "checkpoint_overlay", None)
+    old_frame = overlay.frame if overlay is not None else None
     frames = []
     s_used = scale
     try:
-        for i, k in enumerate(ks):
+        for i, (k, phase) in enumerate(order):
             if cancelled is not None and cancelled():
                 raise ExportCancelled(tr("export cancelled"))
             scene.apply_step(replay.state_at(trace, run_index, k))
+            if overlay is not None:
+                overlay.show_frame(phase)
             r = rect if rect is not None else content_rect(scene)
             img, s_used = render_image(scene, r, scale, max_side=max_side,
                                        max_pixels=max_side * max_side)
-            img = _captioned(scene, img, tr("step {0} of {1}").format(k, n))
+            caption = tr("step {0} of {1}").format(k, n) if phase is None else \
+                tr("step {0} of {1} · recomputing checkpoint {2} ({3}/{4})").format(
+                    k + 1, n, phase.number, phase.sub + 1, phase.subs)
+            img = _captioned(scene, img, caption)
             frames.append(_qimage_to_pil(img))
             if progress is not None:
-                progress(i + 1, len(ks))
+                progress(i + 1, len(order))
     finally:
         scene.apply_step(old_state)
+        if overlay is not None:
+            overlay.show_frame(old_frame)
     # same canvas for every frame (labels may change the extent a little)
     W = max(f.width for f in frames)
     H = max(f.height for f in frames)

@@ -20,6 +20,7 @@ from autogradviz.engine.layout.model import LayoutResult
 from autogradviz.engine.trace.replay import StepState
 from autogradviz.engine.trace.model import Event, Graph, Node
 
+from autogradviz.app.graph.checkpoint_regions import CheckpointOverlay
 from autogradviz.app.graph.items import (
     EdgeItem, GroupFrameItem, LabelItem, LayerItem, NodeItem, OverviewItem, summary_text,
 )
@@ -125,6 +126,10 @@ class GraphScene(QGraphicsScene):
         self.item_cache = False
         self._trash: list = []  # old layers being taken apart: [item, its items, done]
         self._rect_set = False
+        # The trace the graph belongs to: its checkpoint segments are drawn
+        # as regions (checkpoint_regions.py); None draws none.
+        self.trace = None
+        self.checkpoint_overlay = CheckpointOverlay(self)
         self._clear_maps()
 
     def _clear_maps(self) -> None:
@@ -171,6 +176,7 @@ class GraphScene(QGraphicsScene):
         (statuses, edges that carry gradients), so that applying that state
         afterwards touches only what differs."""
         old_layer, old_overview = self.layer, self.overview
+        self.checkpoint_overlay.clear()
         # the old lookup tables are dropped piece by piece below (freeing
         # tables of 30,000 entries at once is itself a 20 ms pause)
         old_maps = [self.node_items, self.key_items, self.edge_items, self.trace_edge_items,
@@ -331,6 +337,7 @@ class GraphScene(QGraphicsScene):
             ei.setParentItem(edge_layer)
         # the items show `state` already; big graphs then only apply what differs
         self.state = state if (state is not None and self._many()) else None
+        self.checkpoint_overlay.build(self.trace)
 
     def wanted_rect(self) -> QRectF:
         """The graph with generous margins, so that centring/fit never gets

@@ -122,6 +122,9 @@ class GraphView(QWidget):
         session.graphChanged.connect(self._on_graph_changed)
         session.stepChanged.connect(self._on_step)
         session.nodeSelected.connect(self._scene.set_selected)
+        session.recompute.changed.connect(self._scene.checkpoint_overlay.show_frame)
+        self._scene.checkpoint_overlay.on_toggle = lambda cid: session.set_checkpoint_expanded(
+            cid, cid not in session.expanded_checkpoints)
         session.layoutOptionsChanged.connect(self._relayout)
         session.traceChanged.connect(self._on_trace_changed)
         self.view.zoomed.connect(self._update_overlays)
@@ -415,6 +418,7 @@ class GraphView(QWidget):
         self._layout_graph_id = ""
         self._previewed = False
         self.minimap.clear()  # the old picture must not stay in the map
+        self._scene.trace = self.session.trace  # (checkpoint regions)
         self.builder.start(graph, result, graph_id, self.session.state, overview)
 
     def _preview(self) -> None:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from autogradviz.engine.trace import replay
 from autogradviz.engine.trace.model import MAX_RECORDED_RUNS
 
+from autogradviz.app.panels.checkpoint.phase_text import attach as attach_recompute_phase
 from autogradviz.app.graph.items import summary_text, unscaled_summary
 from autogradviz.app.graph.scene import event_title
 from autogradviz.app.resources_loader import icon_or_standard as _icon
@@ -213,6 +214,7 @@ class StepperPanel(QWidget):
         session.graphChanged.connect(lambda _g: self._on_run(session.run_index))
         self.retranslate()
         self._rebuild()
+        attach_recompute_phase(self)  # checkpoint recompute frames (app/panels/checkpoint/phase_text.py)
 
     # -- shortcuts ------------------------------------------------------------------------------
     def install_shortcuts(self, widget: QWidget) -> None:
@@ -283,8 +285,8 @@ class StepperPanel(QWidget):
             # graphs no backward ran on (tensors left in the namespace): viewable too
             with_runs = {r.graph for r in t.backward_runs}
             for g in t.graphs:
-                if g.id in with_runs:
-                    continue
+                if g.id in with_runs or g.origin == "recompute":  # (a reentrant re-run's: drawn by
+                    continue                                       # expanding its checkpoint's region)
                 names = [n.label for n in g.nodes if n.id in g.roots and n.label]
                 text = self.tr("graph of {0} (forward only, no backward)").format(
                     ", ".join(names[:3]) or g.id)
@@ -469,9 +471,13 @@ class StepperPanel(QWidget):
         self.session.set_step(self.session.step_count)
 
     def go_back(self) -> None:
+        if self.session.recompute.back():  # inside / into a checkpoint recompute phase
+            return
         self.session.set_step(self.session.step - 1)
 
     def go_forward(self) -> None:
+        if self.session.recompute.forward():
+            return
         self.session.set_step(self.session.step + 1)
 
     def is_playing(self) -> bool:

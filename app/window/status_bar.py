@@ -161,9 +161,10 @@ class WindowStatus(QObject):
             return
         trace = self._session.trace
         text = self.tr("{n} nodes · {e} edges").format(n=len(graph.nodes), e=len(graph.edges))
-        if len(trace.graphs) > 1:
-            text = self.tr("Graph {i} of {k}: ").format(
-                i=[g.id for g in trace.graphs].index(graph.id) + 1, k=len(trace.graphs)) + text
+        # (a reentrant checkpoint's re-run graphs are drawn inside their region, not counted)
+        shown = [g.id for g in trace.graphs if g.origin != "recompute"]
+        if len(shown) > 1 and graph.id in shown:
+            text = self.tr("Graph {i} of {k}: ").format(i=shown.index(graph.id) + 1, k=len(shown)) + text
         self.graph_label.setText(text)
 
     def layout_started(self) -> None:

@@ -74,6 +74,12 @@ class CheckpointProbe(Probe):
 
         self._tracker = getattr(getattr(ctx.state, "module_of", None), "__self__", None)
         self.patches.wrap(tuc, "checkpoint", self._wrap)
+        # reentrant re-runs: their nested backward (probes/checkpoint_inner.py)
+        import torch
+
+        from autogradviz.engine.probes.checkpoint_inner import wrap_backward
+
+        self.patches.wrap(torch.autograd, "backward", wrap_backward(self))
         self._installed = True
 
     def remove(self) -> None:
@@ -151,7 +157,7 @@ class CheckpointProbe(Probe):
             n = calls[0]
             calls[0] += 1
             if n == 0:  # the original forward
-                log = _OpLog()
+                log = _OpLog(rec.masks)
                 try:
                     with log:
                         return function(*a, **k)
@@ -194,12 +200,16 @@ class CheckpointProbe(Probe):
         except Exception as exc:
             self.ctx.internal_error("checkpoint.recompute", exc)
         local = self._local
+        local.inner = None
         local.recomputing = getattr(local, "recomputing", 0) + 1
-        log = _OpLog()
+        log = _OpLog(r.masks)
         stopped = False
         try:
             with log:
-                return function(*a, **k)
+                out = function(*a, **k)
+            if rec.kind == "reentrant" and r.run is not None and self.ctx.record_steps:
+                local.inner = r  # torch's nested backward comes next
+            return out
         except BaseException as exc:
             if type(exc).__name__ == "_StopRecomputationError":
                 stopped = True
@@ -298,16 +308,17 @@ class CheckpointProbe(Probe):
 
 class _OpLog:
     """A TorchDispatchMode (made on first use: importing this module needs no
-    torch) that lists the aten ops run inside it and changes nothing."""
+    torch) that lists the aten ops run inside it and changes nothing; the
+    random draws' masks go to `masks` (probes/checkpoint_masks.py)."""
 
     _mode_class = None
 
-    def __init__(self):
+    def __init__(self, masks: Optional[list] = None):
         cls = _OpLog._mode_class
         if cls is None:
             cls = _OpLog._mode_class = _make_mode_class()
         self.funcs: list = []
-        self.mode = cls(self.funcs)
+        self.mode = cls(self.funcs, masks)
 
     def __enter__(self):
         self.mode.__enter__()
@@ -324,17 +335,34 @@ def _make_mode_class():
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
+    from autogradviz.engine.probes.checkpoint_masks import is_mask_op, mask_record
+
     detach = torch.ops.aten.detach.default
+    random_ops = set()
+    for packet in (torch.ops.aten.bernoulli_, torch.ops.aten.bernoulli, torch.ops.aten.native_dropout):
+        for overload in packet.overloads():
+            op = getattr(packet, overload)
+            if is_mask_op(str(op)):
+                random_ops.add(op)
 
     class OpLogMode(TorchDispatchMode):
-        def __init__(self, funcs):
+        def __init__(self, funcs, masks):
             super().__init__()
             self.funcs = funcs
+            self.masks = masks
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             if func is not detach:  # checkpoint's own bookkeeping
                 self.funcs.append(func)
-            return func(*args, **(kwargs or {}))
+            out = func(*args, **(kwargs or {}))
+            if func in random_ops and self.masks is not None:
+                try:
+                    m = mask_record(str(func), out)
+                    if m is not None:
+                        self.masks.append(m)
+                except Exception:  # a mask we cannot read: the op's result is unchanged
+                    pass
+            return out
 
     return OpLogMode
 

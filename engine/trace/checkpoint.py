@@ -19,6 +19,39 @@ from autogradviz.engine.trace.part import _Part
 KINDS = ("reentrant", "non_reentrant")
 
 
+class InnerStep(_Part):
+    """One node run by the nested backward of a reentrant re-run (the same
+    fields as model.Step, which this module cannot import: model imports it).
+    `node` is a node of `Recomputation.graph`; `index` counts from 0 inside
+    that nested backward."""
+
+    index: int
+    node: str
+    grad_outputs: list[Optional[TensorSummary]] = msgspec.field(default_factory=list)
+    grad_inputs: list[Optional[TensorSummary]] = msgspec.field(default_factory=list)
+    error: Optional[str] = None
+
+
+class MaskRecord(_Part):
+    """A Dropout mask (which elements were kept: 1, dropped: 0) drawn in the
+    original forward or in a re-run, in the order the segment called dropout.
+    `values` holds the whole mask when it has at most MAX_MASK_VALUES
+    elements, else only its first MAX_MASK_VALUES (`truncated`); `kept` and
+    `numel` count over the whole mask, `digest` is a hash of all of it, so
+    two masks are equal exactly when their digests are."""
+
+    op: str  # the aten op that drew it, e.g. "aten.native_dropout.default"
+    shape: list[int] = msgspec.field(default_factory=list)
+    numel: int = 0
+    kept: int = 0
+    values: list[int] = msgspec.field(default_factory=list)
+    truncated: bool = False
+    digest: str = ""
+
+
+MAX_MASK_VALUES = 256
+
+
 class Recomputation(_Part):
     """One re-run of a checkpointed function (torch needed what it did not store)."""
 
@@ -41,6 +74,13 @@ class Recomputation(_Part):
     # "Type: message" when the re-run raised something other than torch's own
     # early-stop signal.
     error: Optional[str] = None
+    # Reentrant only: the graph the re-run built (id in Trace.graphs, origin
+    # "recompute") and the steps of the nested backward torch ran on it,
+    # inside the outer run's CheckpointFunctionBackward step (`step`).
+    graph: Optional[str] = None
+    steps: list[InnerStep] = msgspec.field(default_factory=list)
+    # Dropout masks the re-run drew (see Checkpoint.masks).
+    masks: list[MaskRecord] = msgspec.field(default_factory=list)
 
 
 class Checkpoint(_Part):
@@ -63,3 +103,6 @@ class Checkpoint(_Part):
     recomputations: list[Recomputation] = msgspec.field(default_factory=list)
     # The forward raised (the script saw the exception unchanged): "Type: message".
     error: Optional[str] = None
+    # Dropout masks the original forward drew, in order (compare with each
+    # Recomputation.masks: equal with preserve_rng_state=True).
+    masks: list[MaskRecord] = msgspec.field(default_factory=list)

@@ -24,122 +24,122 @@
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="70" />
+        <location filename="../../app/graph/scene.py" line="71" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="72" />
+        <location filename="../../app/graph/scene.py" line="73" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="74" />
+        <location filename="../../app/graph/scene.py" line="75" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="76" />
+        <location filename="../../app/graph/scene.py" line="77" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="79" />
+        <location filename="../../app/graph/scene.py" line="80" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="81" />
+        <location filename="../../app/graph/scene.py" line="82" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="83" />
+        <location filename="../../app/graph/scene.py" line="84" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="85" />
+        <location filename="../../app/graph/scene.py" line="86" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="87" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="95" />
+        <location filename="../../app/graph/scene.py" line="96" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="98" />
+        <location filename="../../app/graph/scene.py" line="99" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="266" />
+        <location filename="../../app/graph/scene.py" line="272" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="268" />
+        <location filename="../../app/graph/scene.py" line="274" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="683" />
+        <location filename="../../app/graph/scene.py" line="690" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="686" />
+        <location filename="../../app/graph/scene.py" line="693" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="688" />
+        <location filename="../../app/graph/scene.py" line="695" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="691" />
+        <location filename="../../app/graph/scene.py" line="698" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="100" />
+        <location filename="../../app/graph/scene.py" line="101" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="478" />
+        <location filename="../../app/graph/scene.py" line="485" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="486" />
+        <location filename="../../app/graph/scene.py" line="493" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="572" />
+        <location filename="../../app/graph/scene.py" line="579" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="577" />
+        <location filename="../../app/graph/scene.py" line="584" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="579" />
+        <location filename="../../app/graph/scene.py" line="586" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="62" />
+        <location filename="../../app/export/render.py" line="63" />
         <source>unsupported format {0!r}: use one of {1}</source>
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
     </message>
@@ -174,83 +174,88 @@
         <translation>无法写入 {0}：没有渲染出任何内容</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="107" />
+        <location filename="../../app/export/render.py" line="108" />
         <source>the picture is too large to render ({0} x {1} px)</source>
         <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="125" />
+        <location filename="../../app/export/render.py" line="126" />
         <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
         <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="129" />
+        <location filename="../../app/export/render.py" line="130" />
         <source>cannot write {0}: saving the PNG failed</source>
         <translation>无法写入 {0}：保存 PNG 失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="144" />
-        <location filename="../../app/export/render.py" line="168" />
+        <location filename="../../app/export/render.py" line="145" />
+        <location filename="../../app/export/render.py" line="169" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="145" />
+        <location filename="../../app/export/render.py" line="146" />
         <source>Exported by Autograd Visualizer</source>
         <translation>由 Autograd Visualizer 导出</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="148" />
+        <location filename="../../app/export/render.py" line="149" />
         <source>cannot write {0}: the SVG writer failed to start</source>
         <translation>无法写入 {0}：SVG 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="165" />
+        <location filename="../../app/export/render.py" line="166" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="176" />
+        <location filename="../../app/export/render.py" line="177" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="246" />
+        <location filename="../../app/export/render.py" line="249" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="258" />
+        <location filename="../../app/export/render.py" line="272" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="263" />
+        <location filename="../../app/export/render.py" line="279" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="289" />
+        <location filename="../../app/export/render.py" line="280" />
+        <source>step {0} of {1} · recomputing checkpoint {2} ({3}/{4})</source>
+        <translation>第 {0} 步，共 {1} 步 · 正在重算检查点 {2}（{3}/{4}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="310" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="291" />
+        <location filename="../../app/export/render.py" line="312" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="313" />
+        <location filename="../../app/export/render.py" line="334" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="317" />
+        <location filename="../../app/export/render.py" line="338" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="320" />
+        <location filename="../../app/export/render.py" line="341" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
@@ -294,161 +299,307 @@
         <source>{0} refused</source>
         <translation>{0} 被拒绝</translation>
     </message>
-</context>
-<context>
-    <name>CheckpointPanel</name>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="135" />
-        <source>Checkpointed segments keep only their inputs; their activations are recomputed in backward when a node needs them. Click a re-run (or use Up/Down) to go to that step.</source>
-        <translation>检查点分段只保留输入；其激活值会在反向传播中某个节点需要时重新计算。点击一次重算（或用上/下方向键）即可跳到对应的步骤。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="137" />
-        <source>Each checkpoint call of the script, in call order</source>
-        <translation>脚本中的每次 checkpoint 调用，按调用顺序排列</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="138" />
-        <source>Each time backward re-ran a segment, in order. Click to go to that step of the backward run.</source>
-        <translation>反向传播每一次重新运行分段的记录，按先后顺序排列。点击可跳到反向传播中的对应步骤。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="154" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="50" />
         <source>reentrant</source>
         <translation>可重入</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="156" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="50" />
         <source>non-reentrant</source>
         <translation>非可重入</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="161" />
-        <source>1 op</source>
-        <translation>1 个操作</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="161" />
-        <source>{0} ops</source>
-        <translation>{0} 个操作</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="165" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="55" />
         <source>checkpoint {0}</source>
         <translation>检查点 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="169" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="110" />
+        <source>Checkpointed segment: in the forward it kept only its {0} input tensor(s), not the activations inside (dashed boxes). Backward re-runs it to make them again.</source>
+        <translation>检查点分段：前向时只保留了它的 {0} 个输入张量，没有保存内部的激活值（虚线小框）。反向时会重新运行这一段，把它们再算出来。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="113" />
+        <source>Click the title to draw (or hide) the graph its re-run built.</source>
+        <translation>点击标题可画出（或隐藏）重算时构建的计算图。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="181" />
+        <source>Not stored: {0} (saved for {1}). The checkpoint dropped it after the forward; backward makes it again by re-running the segment.</source>
+        <translation>未保存：{0}（原本为 {1} 保存）。检查点在前向之后丢弃了它；反向时重新运行这一段把它再算出来。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="251" />
+        <source>This node needs activations the checkpoint did not store: its step triggered the recomputation.</source>
+        <translation>这个节点需要检查点没有保存的激活值：正是它这一步触发了重算。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="267" />
+        <source>Recomputing checkpoint {0}: forward again ({1}/{2} ops)</source>
+        <translation>重算检查点 {0}：再次前向（{1}/{2} 个算子）</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="273" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="281" />
+        <source>{0} more</source>
+        <translation>还有 {0} 个</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="284" />
+        <source>■ stopped early: {0} op(s) of the forward not re-run</source>
+        <translation>■ 提前停止：前向中有 {0} 个算子没有重跑</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="287" />
+        <source>Nested backward through the recomputed nodes ({0}/{1})</source>
+        <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="294" />
+        <source>Dropout mask: same as the forward's</source>
+        <translation>Dropout 掩码：与前向时相同</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="295" />
+        <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
+        <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="58" />
+        <source>re-run</source>
+        <translation>重算</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="59" />
+        <source>different mask</source>
+        <translation>掩码不同</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="66" />
+        <source>Dropout mask {0} {1}: kept {2} of {3}</source>
+        <translation>Dropout 掩码 {0}（{1}）：保留 {2} / {3}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="70" />
+        <source>(not drawn)</source>
+        <translation>（未抽取）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="72" />
+        <source>kept {0} of {1}</source>
+        <translation>保留 {0} / {1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="75" />
+        <source>same mask</source>
+        <translation>掩码相同</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="84" />
+        <source>The re-run drew a different Dropout mask (preserve_rng_state=False): the recomputed activations are not the forward's, so the gradient no longer matches the forward that produced the loss.</source>
+        <translation>重算时抽到了不同的 Dropout 掩码（preserve_rng_state=False）：重算出的激活值不是前向时的那些，所以梯度不再对应产生这个损失的那次前向。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="88" />
+        <source>The re-run drew the same mask: torch restored the forward's RNG state (preserve_rng_state=True), so the gradient matches the forward.</source>
+        <translation>重算时抽到了相同的掩码：torch 恢复了前向时的随机数状态（preserve_rng_state=True），所以梯度与前向一致。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="29" />
+        <source>a node</source>
+        <translation>某个节点</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="31" />
+        <source>&lt;b&gt;Step {0} of {1} · recomputing checkpoint {2}&lt;/b&gt; ({3}): </source>
+        <translation>&lt;b&gt;第 {0} 步，共 {1} 步 · 正在重算检查点 {2}&lt;/b&gt;（{3}）：</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="35" />
+        <source>{0} needs activations the checkpoint did not store, so torch runs the segment's forward again ({1} ops).</source>
+        <translation>{0} 需要检查点没有保存的激活值，所以 torch 再次运行这一段的前向（{1} 个算子）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="38" />
+        <source>re-running op {0} of {1}: &lt;code&gt;{2}&lt;/code&gt;.</source>
+        <translation>正在重跑第 {0} 个算子，共 {1} 个：&lt;code&gt;{2}&lt;/code&gt;。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="41" />
+        <source>stopped early after {0} of the forward's {1} ops: every tensor the segment needed was recovered.</source>
+        <translation>在前向 {1} 个算子中的第 {0} 个之后提前停止：这一段需要的张量都已恢复。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="45" />
+        <source>nested backward through the recomputed nodes, step {0} of {1}: {2} ran.</source>
+        <translation>在重算出的节点上进行嵌套反向，第 {0} 步，共 {1} 步：{2} 已运行。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="48" />
+        <source>&lt;b&gt;The re-run drew a different Dropout mask&lt;/b&gt; (preserve_rng_state=False): the gradient no longer matches the forward.</source>
+        <translation>&lt;b&gt;重算时抽到了不同的 Dropout 掩码&lt;/b&gt;（preserve_rng_state=False）：梯度不再对应那次前向。</translation>
+    </message>
+</context>
+<context>
+    <name>CheckpointPanel</name>
+    <message>
+        <location filename="../../app/panels/checkpoint/panel.py" line="142" />
+        <source>Checkpointed segments keep only their inputs; their activations are recomputed in backward when a node needs them. Click a re-run (or use Up/Down) to go to that step.</source>
+        <translation>检查点分段只保留输入；其激活值会在反向传播中某个节点需要时重新计算。点击一次重算（或用上/下方向键）即可跳到对应的步骤。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/panel.py" line="144" />
+        <source>Each checkpoint call of the script, in call order</source>
+        <translation>脚本中的每次 checkpoint 调用，按调用顺序排列</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/panel.py" line="145" />
+        <source>Each time backward re-ran a segment, in order. Click to go to that step of the backward run.</source>
+        <translation>反向传播每一次重新运行分段的记录，按先后顺序排列。点击可跳到反向传播中的对应步骤。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/panel.py" line="161" />
+        <source>reentrant</source>
+        <translation>可重入</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/panel.py" line="163" />
+        <source>non-reentrant</source>
+        <translation>非可重入</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/panel.py" line="168" />
+        <source>1 op</source>
+        <translation>1 个操作</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/panel.py" line="168" />
+        <source>{0} ops</source>
+        <translation>{0} 个操作</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/panel.py" line="172" />
+        <source>checkpoint {0}</source>
+        <translation>检查点 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/panel.py" line="176" />
         <source>line {0}</source>
         <translation>第 {0} 行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="175" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="182" />
         <source>a node that was not captured</source>
         <translation>一个未被捕获的节点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="184" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="191" />
         <source>run #{0}, step {1}</source>
         <translation>第 {0} 次反向传播，第 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="185" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="192" />
         <source>outside a recorded backward</source>
         <translation>不在已记录的反向传播中</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="186" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="193" />
         <source>checkpoint {0} re-ran {1} of {2} ops</source>
         <translation>检查点 {0} 重新运行了 {2} 个操作中的 {1} 个</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="190" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="197" />
         <source>stopped early</source>
         <translation>提前停止</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="191" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="198" />
         <source>needed by {0}</source>
         <translation>由 {0} 触发</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="248" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="255" />
         <source>No segment was re-run: no backward needed their saved tensors.</source>
         <translation>没有分段被重新运行：没有任何反向传播需要它们保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="273" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="280" />
         <source>No checkpoint calls were recorded.</source>
         <translation>没有记录到 checkpoint 调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="280" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="288" />
         <source>Kept: the inputs {0}. Only the inputs are kept; the segment's activations are recomputed in backward.</source>
         <translation>保留：输入 {0}。只保留输入；分段的激活值会在反向传播中重新计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="283" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="291" />
         <source>Kept: no tensor inputs. The segment's activations are recomputed in backward.</source>
         <translation>保留：没有张量输入。分段的激活值会在反向传播中重新计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="286" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="294" />
         <source>preserve_rng_state=False and the segment uses dropout: the re-run draws a new random mask, which may differ from the forward's, so the gradients may not match the forward.</source>
         <translation>preserve_rng_state=False 且分段中使用了 dropout：重新运行时会抽取新的随机掩码，可能与前向传播时的不同，因此梯度可能与前向传播不一致。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="290" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="298" />
         <source>The call raised: {0}</source>
         <translation>调用抛出异常：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="295" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="303" />
         <source>Stopped early: every needed tensor was recovered after {0} of {1} ops.</source>
         <translation>提前停止：运行了 {1} 个操作中的 {0} 个后，所需的张量已全部恢复。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="299" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="307" />
         <source>The re-run raised: {0}</source>
         <translation>重新运行时抛出异常：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="301" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="309" />
         <source>Never re-run: no recorded backward needed its saved tensors.</source>
         <translation>从未重新运行：没有已记录的反向传播需要它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="308" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="319" />
         <source>re-run {0} op</source>
         <translation>第 {0} 次重算的操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="308" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="319" />
         <source>re-run op</source>
         <translation>重算的操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="309" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="320" />
         <source>forward op</source>
         <translation>前向操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="320" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="331" />
         <source>— not re-run</source>
         <translation>— 未重新运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="424" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="440" />
         <source>&lt;b&gt;Recomputing checkpoint {0}&lt;/b&gt; ({1}) because {2} needs its saved tensors.</source>
         <translation>&lt;b&gt;正在重新计算检查点 {0}&lt;/b&gt;（{1}），因为 {2} 需要它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="435" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="451" />
         <source>Next: checkpoint {0} is recomputed ({1}) at run #{2}, step {3}, when {4} needs its saved tensors.</source>
         <translation>下一次：在第 {2} 次反向传播的第 {3} 步，{4} 需要保存的张量时，检查点 {0} 将被重新计算（{1}）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="431" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="447" />
         <source>No more recomputations in the recorded backward runs after this step.</source>
         <translation>在已记录的反向传播中，此步之后不再有重新计算。</translation>
     </message>
@@ -1025,7 +1176,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>显示或隐藏解释颜色和标记的图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="139" />
+        <location filename="../../app/graph/view.py" line="142" />
         <source>Drag to pan, wheel or +/- to zoom, double-click to centre; click a node to inspect it.</source>
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
@@ -1035,7 +1186,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="458" />
+        <location filename="../../app/graph/view.py" line="462" />
         <source>Layout: {0} in {1:.2f} s</source>
         <translation>布局：{0}，用时 {1:.2f} 秒</translation>
     </message>
@@ -1109,12 +1260,12 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="393" />
+        <location filename="../../app/graph/view.py" line="396" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="399" />
+        <location filename="../../app/graph/view.py" line="402" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
@@ -2329,183 +2480,183 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="230" />
+        <location filename="../../app/panels/stepper.py" line="232" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="231" />
+        <location filename="../../app/panels/stepper.py" line="233" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="233" />
+        <location filename="../../app/panels/stepper.py" line="235" />
         <source>First: before backward starts (Home)</source>
         <translation>开头：反向传播开始之前（Home）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="234" />
+        <location filename="../../app/panels/stepper.py" line="236" />
         <source>Step back (Left)</source>
         <translation>后退一步（←）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="235" />
+        <location filename="../../app/panels/stepper.py" line="237" />
         <source>Step forward: run the next node (Right)</source>
         <translation>前进一步：执行下一个节点（→）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="236" />
+        <location filename="../../app/panels/stepper.py" line="238" />
         <source>Last: after the whole backward pass (End)</source>
         <translation>结尾：整个反向传播之后（End）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="237" />
+        <location filename="../../app/panels/stepper.py" line="239" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="238" />
-        <location filename="../../app/panels/stepper.py" line="503" />
+        <location filename="../../app/panels/stepper.py" line="240" />
+        <location filename="../../app/panels/stepper.py" line="509" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="239" />
+        <location filename="../../app/panels/stepper.py" line="241" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="241" />
+        <location filename="../../app/panels/stepper.py" line="243" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="278" />
+        <location filename="../../app/panels/stepper.py" line="280" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="280" />
+        <location filename="../../app/panels/stepper.py" line="282" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="281" />
+        <location filename="../../app/panels/stepper.py" line="283" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="289" />
+        <location filename="../../app/panels/stepper.py" line="291" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="320" />
+        <location filename="../../app/panels/stepper.py" line="322" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="338" />
+        <location filename="../../app/panels/stepper.py" line="340" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="341" />
+        <location filename="../../app/panels/stepper.py" line="343" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="344" />
+        <location filename="../../app/panels/stepper.py" line="346" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="347" />
+        <location filename="../../app/panels/stepper.py" line="349" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="350" />
+        <location filename="../../app/panels/stepper.py" line="352" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="358" />
+        <location filename="../../app/panels/stepper.py" line="360" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="360" />
+        <location filename="../../app/panels/stepper.py" line="362" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="363" />
+        <location filename="../../app/panels/stepper.py" line="365" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="367" />
+        <location filename="../../app/panels/stepper.py" line="369" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="368" />
+        <location filename="../../app/panels/stepper.py" line="370" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="377" />
+        <location filename="../../app/panels/stepper.py" line="379" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="384" />
+        <location filename="../../app/panels/stepper.py" line="386" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="387" />
+        <location filename="../../app/panels/stepper.py" line="389" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="389" />
+        <location filename="../../app/panels/stepper.py" line="391" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="393" />
+        <location filename="../../app/panels/stepper.py" line="395" />
         <source> (GradScaler: {0} × the real gradient {1})</source>
         <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="416" />
+        <location filename="../../app/panels/stepper.py" line="418" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="422" />
+        <location filename="../../app/panels/stepper.py" line="424" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="427" />
+        <location filename="../../app/panels/stepper.py" line="429" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="431" />
+        <location filename="../../app/panels/stepper.py" line="433" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="512" />
+        <location filename="../../app/panels/stepper.py" line="518" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="515" />
+        <location filename="../../app/panels/stepper.py" line="521" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -2513,7 +2664,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="122" />
+        <location filename="../../app/panels/stepper.py" line="123" />
         <source>Step {0} of {1}. Click or drag to move through the backward pass; purple marks: a hook fired; blue dots: retain_grad filled .grad.</source>
         <translation>第 {0} 步，共 {1} 步。点击或拖动可在反向传播中移动；紫色标记：钩子被触发；蓝色圆点：retain_grad 填充了 .grad。</translation>
     </message>
@@ -2583,12 +2734,17 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="287" />
+        <location filename="../../app/session.py" line="158" />
+        <source>checkpoint {0} · recomputed</source>
+        <translation>检查点 {0} · 重算</translation>
+    </message>
+    <message>
+        <location filename="../../app/session.py" line="328" />
         <source>Full values are not available for a saved trace: only the values it holds (up to 64 elements per tensor) were saved. Run the script to fetch every value.</source>
         <translation>已保存的运行记录无法提供完整数值：只保存了记录中包含的数值（每个张量最多 64 个元素）。运行脚本即可获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="302" />
+        <location filename="../../app/session.py" line="343" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -3025,111 +3181,227 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="165" />
+        <location filename="../../app/window/status_bar.py" line="167" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="172" />
-        <location filename="../../app/window/status_bar.py" line="193" />
+        <location filename="../../app/window/status_bar.py" line="173" />
+        <location filename="../../app/window/status_bar.py" line="194" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="180" />
-        <location filename="../../app/window/status_bar.py" line="197" />
+        <location filename="../../app/window/status_bar.py" line="181" />
+        <location filename="../../app/window/status_bar.py" line="198" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="186" />
+        <location filename="../../app/window/status_bar.py" line="187" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
 </context>
-<context><name>Export</name><message>
-        <location filename="../../app/export/render.py" line="62" />
+<context><name>CheckpointMasks</name><message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="58" />
+        <source>re-run</source>
+        <translation>重算</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="59" />
+        <source>different mask</source>
+        <translation>掩码不同</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="66" />
+        <source>Dropout mask {0} {1}: kept {2} of {3}</source>
+        <translation>Dropout 掩码 {0}（{1}）：保留 {2} / {3}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="70" />
+        <source>(not drawn)</source>
+        <translation>（未抽取）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="72" />
+        <source>kept {0} of {1}</source>
+        <translation>保留 {0} / {1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="75" />
+        <source>same mask</source>
+        <translation>掩码相同</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="84" />
+        <source>The re-run drew a different Dropout mask (preserve_rng_state=False): the recomputed activations are not the forward's, so the gradient no longer matches the forward that produced the loss.</source>
+        <translation>重算时抽到了不同的 Dropout 掩码（preserve_rng_state=False）：重算出的激活值不是前向时的那些，所以梯度不再对应产生这个损失的那次前向。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="88" />
+        <source>The re-run drew the same mask: torch restored the forward's RNG state (preserve_rng_state=True), so the gradient matches the forward.</source>
+        <translation>重算时抽到了相同的掩码：torch 恢复了前向时的随机数状态（preserve_rng_state=True），所以梯度与前向一致。</translation>
+    </message>
+    </context><context><name>CheckpointRegions</name><message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="50" />
+        <source>reentrant</source>
+        <translation>可重入</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="50" />
+        <source>non-reentrant</source>
+        <translation>非可重入</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="55" />
+        <source>checkpoint {0}</source>
+        <translation>检查点 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="110" />
+        <source>Checkpointed segment: in the forward it kept only its {0} input tensor(s), not the activations inside (dashed boxes). Backward re-runs it to make them again.</source>
+        <translation>检查点分段：前向时只保留了它的 {0} 个输入张量，没有保存内部的激活值（虚线小框）。反向时会重新运行这一段，把它们再算出来。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="113" />
+        <source>Click the title to draw (or hide) the graph its re-run built.</source>
+        <translation>点击标题可画出（或隐藏）重算时构建的计算图。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="181" />
+        <source>Not stored: {0} (saved for {1}). The checkpoint dropped it after the forward; backward makes it again by re-running the segment.</source>
+        <translation>未保存：{0}（原本为 {1} 保存）。检查点在前向之后丢弃了它；反向时重新运行这一段把它再算出来。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="251" />
+        <source>This node needs activations the checkpoint did not store: its step triggered the recomputation.</source>
+        <translation>这个节点需要检查点没有保存的激活值：正是它这一步触发了重算。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="267" />
+        <source>Recomputing checkpoint {0}: forward again ({1}/{2} ops)</source>
+        <translation>重算检查点 {0}：再次前向（{1}/{2} 个算子）</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="273" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="281" />
+        <source>{0} more</source>
+        <translation>还有 {0} 个</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="284" />
+        <source>■ stopped early: {0} op(s) of the forward not re-run</source>
+        <translation>■ 提前停止：前向中有 {0} 个算子没有重跑</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="287" />
+        <source>Nested backward through the recomputed nodes ({0}/{1})</source>
+        <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="294" />
+        <source>Dropout mask: same as the forward's</source>
+        <translation>Dropout 掩码：与前向时相同</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/checkpoint_regions.py" line="295" />
+        <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
+        <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
+    </message>
+    </context><context><name>Export</name><message>
+        <location filename="../../app/export/render.py" line="63" />
         <source>unsupported format {0!r}: use one of {1}</source>
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="107" />
+        <location filename="../../app/export/render.py" line="108" />
         <source>the picture is too large to render ({0} x {1} px)</source>
         <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="125" />
+        <location filename="../../app/export/render.py" line="126" />
         <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
         <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="129" />
+        <location filename="../../app/export/render.py" line="130" />
         <source>cannot write {0}: saving the PNG failed</source>
         <translation>无法写入 {0}：保存 PNG 失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="144" />
-        <location filename="../../app/export/render.py" line="168" />
+        <location filename="../../app/export/render.py" line="145" />
+        <location filename="../../app/export/render.py" line="169" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="145" />
+        <location filename="../../app/export/render.py" line="146" />
         <source>Exported by Autograd Visualizer</source>
         <translation>由 Autograd Visualizer 导出</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="148" />
+        <location filename="../../app/export/render.py" line="149" />
         <source>cannot write {0}: the SVG writer failed to start</source>
         <translation>无法写入 {0}：SVG 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="165" />
+        <location filename="../../app/export/render.py" line="166" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="176" />
+        <location filename="../../app/export/render.py" line="177" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="246" />
+        <location filename="../../app/export/render.py" line="249" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="258" />
+        <location filename="../../app/export/render.py" line="272" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="263" />
+        <location filename="../../app/export/render.py" line="279" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="289" />
+        <location filename="../../app/export/render.py" line="280" />
+        <source>step {0} of {1} · recomputing checkpoint {2} ({3}/{4})</source>
+        <translation>第 {0} 步，共 {1} 步 · 正在重算检查点 {2}（{3}/{4}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="310" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="291" />
+        <location filename="../../app/export/render.py" line="312" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="313" />
+        <location filename="../../app/export/render.py" line="334" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="317" />
+        <location filename="../../app/export/render.py" line="338" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="320" />
+        <location filename="../../app/export/render.py" line="341" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
@@ -3154,121 +3426,156 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     </context><context><name>GraphScene</name><message>
-        <location filename="../../app/graph/scene.py" line="70" />
+        <location filename="../../app/graph/scene.py" line="71" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="72" />
+        <location filename="../../app/graph/scene.py" line="73" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="74" />
+        <location filename="../../app/graph/scene.py" line="75" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="76" />
+        <location filename="../../app/graph/scene.py" line="77" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="79" />
+        <location filename="../../app/graph/scene.py" line="80" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="81" />
+        <location filename="../../app/graph/scene.py" line="82" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="83" />
+        <location filename="../../app/graph/scene.py" line="84" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="85" />
+        <location filename="../../app/graph/scene.py" line="86" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="87" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="95" />
+        <location filename="../../app/graph/scene.py" line="96" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="98" />
+        <location filename="../../app/graph/scene.py" line="99" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="266" />
+        <location filename="../../app/graph/scene.py" line="272" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="268" />
+        <location filename="../../app/graph/scene.py" line="274" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="683" />
+        <location filename="../../app/graph/scene.py" line="690" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="686" />
+        <location filename="../../app/graph/scene.py" line="693" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="688" />
+        <location filename="../../app/graph/scene.py" line="695" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="691" />
+        <location filename="../../app/graph/scene.py" line="698" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="100" />
+        <location filename="../../app/graph/scene.py" line="101" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="478" />
+        <location filename="../../app/graph/scene.py" line="485" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="486" />
+        <location filename="../../app/graph/scene.py" line="493" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="572" />
+        <location filename="../../app/graph/scene.py" line="579" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="577" />
+        <location filename="../../app/graph/scene.py" line="584" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="579" />
+        <location filename="../../app/graph/scene.py" line="586" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
-    </context><context><name>ScaleChart</name><message>
+    </context><context><name>RecomputePhase</name><message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="29" />
+        <source>a node</source>
+        <translation>某个节点</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="31" />
+        <source>&lt;b&gt;Step {0} of {1} · recomputing checkpoint {2}&lt;/b&gt; ({3}): </source>
+        <translation>&lt;b&gt;第 {0} 步，共 {1} 步 · 正在重算检查点 {2}&lt;/b&gt;（{3}）：</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="35" />
+        <source>{0} needs activations the checkpoint did not store, so torch runs the segment's forward again ({1} ops).</source>
+        <translation>{0} 需要检查点没有保存的激活值，所以 torch 再次运行这一段的前向（{1} 个算子）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="38" />
+        <source>re-running op {0} of {1}: &lt;code&gt;{2}&lt;/code&gt;.</source>
+        <translation>正在重跑第 {0} 个算子，共 {1} 个：&lt;code&gt;{2}&lt;/code&gt;。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="41" />
+        <source>stopped early after {0} of the forward's {1} ops: every tensor the segment needed was recovered.</source>
+        <translation>在前向 {1} 个算子中的第 {0} 个之后提前停止：这一段需要的张量都已恢复。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="45" />
+        <source>nested backward through the recomputed nodes, step {0} of {1}: {2} ran.</source>
+        <translation>在重算出的节点上进行嵌套反向，第 {0} 步，共 {1} 步：{2} 已运行。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="48" />
+        <source>&lt;b&gt;The re-run drew a different Dropout mask&lt;/b&gt; (preserve_rng_state=False): the gradient no longer matches the forward.</source>
+        <translation>&lt;b&gt;重算时抽到了不同的 Dropout 掩码&lt;/b&gt;（preserve_rng_state=False）：梯度不再对应那次前向。</translation>
+    </message>
+</context><context><name>ScaleChart</name><message>
         <location filename="../../app/panels/grad_scaler/scale_chart.py" line="71" />
         <source>loss scale</source>
         <translation>损失缩放系数</translation>
@@ -3308,4 +3615,4 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>{0} refused</source>
         <translation>{0} 被拒绝</translation>
     </message>
-</context></TS>
+    </context></TS>

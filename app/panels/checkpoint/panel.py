@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from autogradviz.app.graph.items import shape_text, summary_text
+from autogradviz.app.panels.checkpoint.masks_view import masks_html
 from autogradviz.app.theme import colors
 
 # Op names whose presence in a segment makes a re-run draw random numbers.
@@ -113,6 +114,11 @@ class CheckpointPanel(QWidget):
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
         rv.addWidget(self.details)
+        # Dropout masks, forward and re-run side by side (masks_view.py)
+        self.masks = QLabel(self)
+        self.masks.setTextFormat(Qt.RichText)
+        self.masks.setWordWrap(True)
+        rv.addWidget(self.masks)
         rv.addWidget(self.ops, 1)
         split = QSplitter(Qt.Horizontal, self)
         split.addWidget(left)
@@ -127,6 +133,7 @@ class CheckpointPanel(QWidget):
         session.traceChanged.connect(self.reload)
         session.runChanged.connect(self._follow_session)
         session.stepChanged.connect(self._follow_session)
+        session.recompute.changed.connect(self._follow_session)
         self.reload()
 
     # -- texts ---------------------------------------------------------------
@@ -271,6 +278,7 @@ class CheckpointPanel(QWidget):
         pal = colors(self._theme)
         if not (0 <= self.current_checkpoint < len(self.checkpoints)):
             self.details.setText(self.tr("No checkpoint calls were recorded."))
+            self.masks.hide()
             self.ops.setRowCount(0)
             return
         c = self.checkpoints[self.current_checkpoint]
@@ -300,6 +308,9 @@ class CheckpointPanel(QWidget):
         elif not c.recomputations:
             lines.append(self.tr("Never re-run: no recorded backward needed its saved tensors."))
         self.details.setText("<br>".join(lines))
+        masks = masks_html(c, r, pal)
+        self.masks.setText(masks)
+        self.masks.setVisible(bool(masks))
         self._fill_ops(c, ref)
 
     def _fill_ops(self, c, ref: Optional[RecomputeRef]) -> None:
@@ -377,10 +388,15 @@ class CheckpointPanel(QWidget):
     def _now(self) -> list[int]:
         """Rows of the re-runs happening at the session's run and step."""
         run, step = self.session.run_index, self.session.step
+        frame = self.session.recompute.frame  # inside the stepper's recompute phase
         out = []
         for row, ref in enumerate(self.refs):
-            r = self.checkpoints[ref.checkpoint].recomputations[ref.index]
-            if r.run == run and session_step_of(r) == step:
+            c = self.checkpoints[ref.checkpoint]
+            r = c.recomputations[ref.index]
+            if frame is not None:
+                if r.run == run and r.step == frame.step and c.id == frame.checkpoint:
+                    out.append(row)
+            elif r.run == run and session_step_of(r) == step:
                 out.append(row)
         return out
 

@@ -1,0 +1,449 @@
+"""Checkpoint segments drawn on the graph: regions, "not stored" placeholders
+and the recompute phase.
+
+A checkpointed segment looks like any other part of the grad_fn graph; what
+makes it different is what it did *not* keep. Each segment of the shown graph
+gets a labelled region around its nodes ("checkpoint 1 · non-reentrant ·
+model.blocks.0"), and every activation it did not store gets a dashed, greyed
+placeholder chip beside the node that will need it:
+
+- non-reentrant: the saved tensors of the segment's nodes that torch replaced
+  by checkpoint placeholders (the recorder marked them `skipped_code ==
+  "checkpoint"` instead of reading them);
+- reentrant: the outer graph has one CheckpointFunctionBackward node; what
+  was not stored are the tensors the re-run's inner graph saved
+  (`Recomputation.graph`), the activations torch had to make again.
+
+During the recompute phase (recompute_frames.PhaseFrame) the region of the
+checkpoint being re-run is lit, its trigger node ringed, and a panel beside it
+lists the ops re-running (done, current, not re-run after an early stop) and,
+for reentrant, the nested backward through the recomputed nodes.
+
+The overlay is built from the scene's own items after each build
+(`GraphScene.checkpoint_overlay`, from `GraphScene.trace`), so the view, the
+exporter's copies and the CLI's offscreen scene draw the same regions. Its
+items are top-level scene items (not in the graph's layer), so the
+exporter's picture extent includes a title drawn above the graph. Qt only;
+reads the trace.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QCoreApplication, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem
+
+PAD = 8.0
+LABEL_H = 15.0
+CHIP_W, CHIP_H, CHIP_GAP = 14.0, 10.0, 3.0
+CHIPS_PER_ROW = 6
+MAX_PANEL_LINES = 14
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("CheckpointRegions", text)
+
+
+def kind_text(kind: str) -> str:
+    return tr("reentrant") if kind == "reentrant" else tr("non-reentrant")
+
+
+def region_title(number: int, checkpoint) -> str:
+    """"checkpoint 1 · non-reentrant · model.blocks.0"."""
+    parts = [tr("checkpoint {0}").format(number), kind_text(checkpoint.kind)]
+    if checkpoint.function:
+        parts.append(checkpoint.function)
+    return " · ".join(parts)
+
+
+def _colors(style) -> tuple[QColor, QColor]:
+    dark = style.background.lightness() < 128
+    return (QColor("#4db6ac") if dark else QColor("#00796b")), QColor(style.text)
+
+
+def not_stored(trace, checkpoint) -> list[tuple[str, str, str]]:
+    """(node id the placeholder sits beside, saved name, owner op) for each
+    activation the segment did not store (see the module docstring)."""
+    out: list[tuple[str, str, str]] = []
+    try:
+        g = trace.graph(checkpoint.graph) if checkpoint.graph else None
+    except KeyError:
+        g = None
+    if g is None:
+        return out
+    wanted = set(checkpoint.nodes)
+    if checkpoint.kind == "non_reentrant":
+        for n in g.nodes:
+            if n.id in wanted:
+                out.extend((n.id, sv.name, n.op) for sv in n.saved if sv.skipped_code == "checkpoint")
+        return out
+    inner = next((r.graph for r in checkpoint.recomputations if r.graph), None)
+    anchor = checkpoint.nodes[0] if checkpoint.nodes else None
+    if inner is None or anchor is None:
+        return out
+    try:
+        ig = trace.graph(inner)
+    except KeyError:
+        return out
+    for n in ig.nodes:
+        out.extend((anchor, sv.name, n.op) for sv in n.saved if sv.tensor is not None)
+    return out
+
+
+class RegionItem(QGraphicsItem):
+    """The frame of one checkpoint segment, with its title above it."""
+
+    def __init__(self, number: int, checkpoint, rect: QRectF, style):
+        super().__init__()
+        self.number = number
+        self.checkpoint = checkpoint
+        self.title = region_title(number, checkpoint)
+        self.style = style
+        self.active = False  # lit during this checkpoint's recompute phase
+        self.overlay = None
+        self.expanded = False  # reentrant: its inner graph is drawn
+        self._rect = rect
+        self.setZValue(0.5)
+        kept = len(checkpoint.inputs)
+        self.setToolTip(tr("Checkpointed segment: in the forward it kept only its {0} input tensor(s), "
+                           "not the activations inside (dashed boxes). Backward re-runs it to make "
+                           "them again.").format(kept)
+                        + ("\n" + tr("Click the title to draw (or hide) the graph its re-run built.")
+                           if self.expandable() else ""))
+
+    def frame_rect(self) -> QRectF:
+        return QRectF(self._rect)
+
+    def label_rect(self) -> QRectF:
+        fm = QFontMetricsF(self.style.small_font(bold=True))
+        w = fm.horizontalAdvance(self._shown_title()) + 12
+        return QRectF(self._rect.left(), self._rect.top() - LABEL_H, max(w, 40.0), LABEL_H)
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.united(self.label_rect()).adjusted(-3, -3, 3, 3)
+
+    def expandable(self) -> bool:
+        return self.checkpoint.kind == "reentrant" and any(r.graph for r in self.checkpoint.recomputations)
+
+    def mousePressEvent(self, event) -> None:
+        """A click on a reentrant region's title draws (or hides) the graph
+        its re-run built."""
+        ov = self.overlay
+        if (event.button() == Qt.LeftButton and self.expandable() and ov is not None and ov.on_toggle
+                and self.label_rect().contains(event.pos())):
+            ov.on_toggle(self.checkpoint.id)
+            event.accept()
+        else:
+            event.ignore()
+
+    def set_active(self, on: bool) -> None:
+        if on != self.active:
+            self.active = on
+            self.update()
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        color, text = _colors(self.style)
+        painter.setRenderHint(QPainter.Antialiasing, True)
+        fill = QColor(color)
+        fill.setAlpha(34 if self.active else 18)
+        painter.setBrush(QBrush(fill))
+        pen = QPen(QColor(self.style.current) if self.active else color, 2.4 if self.active else 1.4,
+                   Qt.SolidLine if self.active else Qt.DashDotLine)
+        painter.setPen(pen)
+        painter.drawRoundedRect(self._rect, 8, 8)
+        lr = self.label_rect()
+        tab = QColor(self.style.current) if self.active else color
+        painter.setBrush(QBrush(tab))
+        painter.setPen(Qt.NoPen)
+        painter.drawRoundedRect(lr, 4, 4)
+        painter.setPen(QColor("#ffffff"))
+        painter.setFont(self.style.small_font(bold=True))
+        painter.drawText(lr.adjusted(6, 0, -4, 0), Qt.AlignLeft | Qt.AlignVCenter, self._shown_title())
+
+    def _shown_title(self) -> str:
+        if not self.expandable():
+            return self.title
+        return ("▾ " if self.expanded else "▸ ") + self.title
+
+
+class PlaceholderItem(QGraphicsItem):
+    """One activation the checkpoint did not store: a dashed, greyed chip."""
+
+    def __init__(self, rect: QRectF, name: str, owner_op: str, style):
+        super().__init__()
+        self._rect = rect
+        self.name = name
+        self.owner_op = owner_op
+        self.style = style
+        self.setZValue(3)
+        self.setToolTip(tr("Not stored: {0} (saved for {1}). The checkpoint dropped it after the "
+                           "forward; backward makes it again by re-running the segment.").format(name, owner_op))
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-1, -1, 1, 1)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        grey = QColor(self.style.text)
+        grey.setAlpha(120)
+        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setBrush(QBrush(QColor(self.style.background)))
+        painter.setPen(QPen(grey, 1.0, Qt.DashLine))
+        painter.drawRoundedRect(self._rect, 2, 2)
+        painter.drawLine(self._rect.bottomLeft() + _pt(2, -2), self._rect.topRight() + _pt(-2, 2))
+
+
+def _pt(x, y):
+    from PySide6.QtCore import QPointF
+    return QPointF(x, y)
+
+
+class PhasePanelItem(QGraphicsItem):
+    """Beside the lit region: the ops re-running and the nested backward."""
+
+    def __init__(self, style):
+        super().__init__()
+        self.style = style
+        self.lines: list[tuple[str, str]] = []  # (text, "done"|"now"|"todo"|"skip"|"title")
+        self._rect = QRectF()
+        self.setZValue(6)
+
+    def set_lines(self, lines: list[tuple[str, str]], anchor: QRectF) -> None:
+        self.prepareGeometryChange()
+        self.lines = lines
+        fm = QFontMetricsF(self.style.small_font(bold=True))
+        w = max((fm.horizontalAdvance(t) for t, _ in lines), default=40.0) + 16
+        h = len(lines) * (fm.height() + 1) + 8
+        self._rect = QRectF(anchor.right() + 10, anchor.top(), w, h)
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        st = self.style
+        color, text = _colors(st)
+        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setBrush(QBrush(st.callout_fill))
+        painter.setPen(QPen(color, 1.2))
+        painter.drawRoundedRect(self._rect, 5, 5)
+        fm = QFontMetricsF(st.small_font())
+        y = self._rect.top() + 4
+        grey = QColor(text)
+        grey.setAlpha(110)
+        for line, how in self.lines:
+            painter.setFont(st.small_font(bold=how in ("now", "title")))
+            painter.setPen(QColor(st.current) if how == "now" else (grey if how in ("todo", "skip") else text))
+            r = QRectF(self._rect.left() + 8, y, self._rect.width() - 12, fm.height() + 1)
+            painter.drawText(r, Qt.AlignLeft | Qt.AlignVCenter, line)
+            y += fm.height() + 1
+
+
+class RingItem(QGraphicsItem):
+    """The trigger node's mark during the recompute phase."""
+
+    def __init__(self, rect: QRectF, style):
+        super().__init__()
+        self._rect = rect.adjusted(-5, -5, 5, 5)
+        self.style = style
+        self.setZValue(5)
+        self.setToolTip(tr("This node needs activations the checkpoint did not store: "
+                           "its step triggered the recomputation."))
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setBrush(Qt.NoBrush)
+        painter.setPen(QPen(QColor(self.style.current), 2.2, Qt.DotLine))
+        painter.drawRoundedRect(self._rect, 6, 6)
+
+
+def phase_lines(frame) -> list[tuple[str, str]]:
+    """The panel's lines for a PhaseFrame: ops done / now / still to come
+    (or not re-run: early stop), then the nested backward for reentrant."""
+    lines = [(tr("Recomputing checkpoint {0}: forward again ({1}/{2} ops)").format(
+        frame.number, frame.op_index, len(frame.ops)), "title")]
+    ops = list(frame.ops)
+    lo = max(0, min(frame.op_index - MAX_PANEL_LINES // 2, len(ops) - MAX_PANEL_LINES))
+    shown = ops[lo:lo + MAX_PANEL_LINES]
+    if lo > 0:
+        lines.append(("  … " + tr("{0} more").format(lo), "done"))
+    for i, op in enumerate(shown, lo + 1):
+        how = "done" if i < frame.op_index else ("now" if i == frame.op_index and frame.phase == "rerun" else
+                                                 ("done" if i == frame.op_index else "todo"))
+        mark = {"done": "✓", "now": "▶", "todo": "·"}[how]
+        lines.append((f"{mark} {_short(op)}", how))
+    rest = len(ops) - lo - len(shown)
+    if rest > 0:
+        lines.append(("  … " + tr("{0} more").format(rest), "todo"))
+    if frame.early_stopped:
+        skipped = max(0, len(frame.forward_ops) - len(ops))
+        lines.append((tr("■ stopped early: {0} op(s) of the forward not re-run").format(skipped),
+                      "now" if frame.stopped else "skip"))
+    if frame.inner_nodes:
+        lines.append((tr("Nested backward through the recomputed nodes ({0}/{1})").format(
+            frame.inner_index, len(frame.inner_nodes)), "title"))
+        lo = max(0, min(frame.inner_index - MAX_PANEL_LINES // 2, len(frame.inner_ops) - MAX_PANEL_LINES))
+        for i, op in enumerate(frame.inner_ops[lo:lo + MAX_PANEL_LINES], lo + 1):
+            how = "done" if i < frame.inner_index else ("now" if i == frame.inner_index else "todo")
+            lines.append((("✓ " if how == "done" else "▶ " if how == "now" else "· ") + op, how))
+    if frame.masks_equal is not None:
+        lines.append((tr("Dropout mask: same as the forward's") if frame.masks_equal else
+                      tr("Dropout mask: differs from the forward's — the gradient no longer matches it"),
+                      "title" if frame.masks_equal else "now"))
+    return lines
+
+
+def _short(op: str) -> str:
+    """"aten.addmm.default" -> "aten.addmm"."""
+    return op[:-len(".default")] if op.endswith(".default") else op
+
+
+class CheckpointOverlay:
+    """The regions, placeholders and phase marks of one built scene."""
+
+    def __init__(self, scene):
+        self.scene = scene
+        self.regions: dict[str, RegionItem] = {}
+        self.placeholders: dict[str, list[PlaceholderItem]] = {}
+        self.ring: Optional[RingItem] = None
+        self.panel: Optional[PhasePanelItem] = None
+        self.frame = None
+        # (checkpoint id) -> None: set by the view, toggles a reentrant
+        # checkpoint's inner graph (a click on its region's title)
+        self.on_toggle = None
+
+    # -- building ---------------------------------------------------------------------------------
+    def build(self, trace) -> None:
+        sc = self.scene
+        graph = sc.graph
+        if trace is None or graph is None or sc.layer is None:
+            return
+        for number, c in enumerate(getattr(trace, "checkpoints", None) or [], 1):
+            if c.graph != graph.id or not c.nodes:
+                continue
+            inner = [n.id for r in c.recomputations[:1] if r.graph for n in _graph_nodes(trace, r.graph)]
+            members = [*c.nodes, *(n for n in inner if n in sc.node_items)]
+            rect = self._nodes_rect(members)
+            inside = set(members)
+            for gi in sc.group_items:  # module frames wholly inside the segment
+                if rect is not None and gi.group.members and set(gi.group.members) <= inside:
+                    rect = rect.united(gi.sceneBoundingRect())
+            if rect is None:
+                continue
+            chips = not_stored(trace, c)
+            self.placeholders[c.id] = items = []
+            for k, (nid, name, op) in enumerate(chips):
+                box = self._box_of(nid)
+                if box is None:
+                    continue
+                j = sum(1 for x in chips[:k] if x[0] == nid)
+                row, col = divmod(j, CHIPS_PER_ROW)
+                r = QRectF(box.right() + CHIP_GAP + col * (CHIP_W + CHIP_GAP),
+                           box.top() + row * (CHIP_H + CHIP_GAP), CHIP_W, CHIP_H)
+                chip = PlaceholderItem(r, name, op, sc.style)
+                sc.addItem(chip)
+                items.append(chip)
+                rect = rect.united(r)
+            region = RegionItem(number, c, rect.adjusted(-PAD, -PAD, PAD, PAD), sc.style)
+            region.overlay = self
+            region.expanded = any(n in sc.node_items for n in inner)
+            sc.addItem(region)
+            self.regions[c.id] = region
+        if self.frame is not None:  # a rebuild (theme) during the phase
+            self.show_frame(self.frame)
+
+    def _box_of(self, nid: str) -> Optional[QRectF]:
+        sc = self.scene
+        items = sc.node_items.get(nid)
+        if items:
+            return items[0].sceneBoundingRect()
+        g = sc.group_boxes.get(nid)
+        return g.sceneBoundingRect() if g is not None else None
+
+    def _nodes_rect(self, nodes) -> Optional[QRectF]:
+        rect = None
+        for nid in nodes:
+            r = self._box_of(nid)
+            if r is not None:
+                rect = r if rect is None else rect.united(r)
+        return rect
+
+    # -- the recompute phase ----------------------------------------------------------------------
+    def show_frame(self, frame) -> None:
+        """Light the region of `frame` (a PhaseFrame, or None: no phase)."""
+        self.frame = frame
+        sc = self.scene
+        for cid, region in self.regions.items():
+            region.set_active(frame is not None and cid == frame.checkpoint)
+        _remove(self.ring, self.panel)
+        self.ring = self.panel = None
+        self._light_inner(frame)
+        if frame is None or sc.layer is None:
+            return
+        region = self.regions.get(frame.checkpoint)
+        box = self._box_of(frame.trigger) if frame.trigger else None
+        if box is not None:
+            self.ring = RingItem(box, sc.style)
+            sc.addItem(self.ring)
+        anchor = region.frame_rect() if region is not None else box
+        if anchor is not None:
+            self.panel = PhasePanelItem(sc.style)
+            self.panel.set_lines(phase_lines(frame), anchor)
+            sc.addItem(self.panel)
+            if frame.sub == 0:  # entering the phase: bring region and panel into sight
+                whole = anchor.united(self.panel.sceneBoundingRect())
+                for view in sc.views():
+                    view.ensureVisible(whole, 20, 20)
+
+    def _light_inner(self, frame) -> None:
+        """The nested backward on a drawn inner graph: its nodes done /
+        current / pending like the outer steps; none outside the phase."""
+        sc = self.scene
+        lit = getattr(self, "_lit_inner", [])
+        for nid in lit:
+            for item in sc.node_items.get(nid, ()):
+                item.set_flags(status=None)
+        self._lit_inner = []
+        if frame is None or not frame.inner_nodes:
+            return
+        i = frame.inner_index
+        for k, nid in enumerate(frame.inner_nodes):
+            status = "done" if k < i - 1 else ("current" if k == i - 1 else "pending")
+            for item in sc.node_items.get(nid, ()):
+                item.set_flags(status=status)
+                self._lit_inner.append(nid)
+
+    def clear(self) -> None:
+        """Take every item of the overlay off the scene (a new build comes)."""
+        _remove(self.ring, self.panel, *self.regions.values(),
+                *(c for v in self.placeholders.values() for c in v))
+        self.regions, self.placeholders, self.ring, self.panel = {}, {}, None, None
+        self._lit_inner = []
+
+    def set_style(self, style) -> None:
+        for item in [*self.regions.values(), *(c for v in self.placeholders.values() for c in v),
+                     self.ring, self.panel]:
+            if item is not None:
+                item.style = style
+                item.update()
+
+
+def _graph_nodes(trace, graph_id: str) -> list:
+    try:
+        return list(trace.graph(graph_id).nodes)
+    except KeyError:
+        return []
+
+
+def _remove(*items) -> None:
+    for item in items:
+        try:
+            sc = item.scene() if item is not None else None
+        except RuntimeError:  # (QGraphicsScene.clear() deleted it already)
+            continue
+        if sc is not None:
+            sc.removeItem(item)
