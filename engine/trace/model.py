@@ -143,6 +143,9 @@ class Event(_Part):
     replaced: bool = False
     # "Type: message" when the user's hook raised (the backward stopped there).
     error: Optional[str] = None
+    # kind "allreduce": the gradient bucket's index and the parameters in it.
+    bucket: Optional[int] = None
+    params: list[str] = msgspec.field(default_factory=list)
 
 
 class BackwardRun(_Part):

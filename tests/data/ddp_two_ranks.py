@@ -1,0 +1,41 @@
+"""Two processes train one small model with DistributedDataParallel (CPU, gloo).
+
+Each rank sees its own half of the batch, so its local gradients differ;
+during backward DDP all-reduces (averages) them bucket by bucket, and both
+ranks end with the same gradients. Run it as `python ddp_two_ranks.py`.
+"""
+
+import os
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def train(rank, world_size, port):
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
+    torch.manual_seed(0)                      # the same starting weights on every rank
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+    ddp_model = DDP(model, bucket_cap_mb=0.00001)   # tiny buckets: one all-reduce per parameter
+    x = torch.arange(6.0).reshape(2, 3) / 10 + rank  # this rank's half of the batch
+    loss = ddp_model(x).pow(2).mean()
+    loss.backward()                           # gradients are averaged across ranks here
+    for name, p in model.named_parameters():
+        print(f"rank {rank} {name}.grad {p.grad.flatten().tolist()}", flush=True)
+    dist.destroy_process_group()
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+if __name__ == "__main__":
+    world_size = 2
+    mp.spawn(train, args=(world_size, free_port()), nprocs=world_size)
+    print("both ranks finished")
