@@ -19,12 +19,19 @@ def train(rank, world_size, port):
     dist.init_process_group("gloo", rank=rank, world_size=world_size)
     torch.manual_seed(0)                      # the same starting weights on every rank
     model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
-    ddp_model = DDP(model, bucket_cap_mb=0.00001)   # tiny buckets: one all-reduce per parameter
+    ddp_model = DDP(model, bucket_cap_mb=0.00001)   # tiny buckets (see below)
+    optimizer = torch.optim.SGD(ddp_model.parameters(), lr=0.1)
     x = torch.arange(6.0).reshape(2, 3) / 10 + rank  # this rank's half of the batch
-    loss = ddp_model(x).pow(2).mean()
-    loss.backward()                           # gradients are averaged across ranks here
-    for name, p in model.named_parameters():
-        print(f"rank {rank} {name}.grad {p.grad.flatten().tolist()}", flush=True)
+    # Step 1: DDP puts every gradient in one first bucket, all-reduced at the end.
+    # Step 2: buckets are rebuilt with bucket_cap_mb: one all-reduce per parameter,
+    # each fired as soon as that gradient is ready, while backward still runs.
+    for step in (1, 2):
+        optimizer.zero_grad()
+        loss = ddp_model(x).pow(2).mean()
+        loss.backward()                       # gradients are averaged across ranks here
+        for name, p in model.named_parameters():
+            print(f"rank {rank} step {step} {name}.grad {p.grad.flatten().tolist()}", flush=True)
+        optimizer.step()
     dist.destroy_process_group()
 
 
