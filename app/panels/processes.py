@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, QPointF, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolTip, QWidget
 
@@ -28,11 +28,9 @@ from autogradviz.engine.trace import replay
 
 ALLREDUCE_COLOR = "#2e9d5b"
 
-# The graph scene's name for the event kind (app/graph/scene.py _EVENT_NAMES).
-ALLREDUCE_TITLE = QT_TRANSLATE_NOOP("GraphScene", "DDP all-reduce")
 
 
-def _tr(text: str) -> str:
+def tr(text: str) -> str:
     return QCoreApplication.translate("RankSwitch", text)
 
 
@@ -45,23 +43,23 @@ def key_text(key: tuple, main_pid: Optional[int]) -> str:
     """"rank 1", "main process", "thread worker-2", combined as needed."""
     rank, pid, thread = key
     if rank is not None:
-        text = _tr("rank {0}").format(rank)
+        text = tr("rank {0}").format(rank)
     elif pid is None or pid == main_pid:
-        text = _tr("main process")
+        text = tr("main process")
     else:
-        text = _tr("process {0}").format(pid)
+        text = tr("process {0}").format(pid)
     if thread and thread != "MainThread":
-        text += " · " + _tr("thread {0}").format(thread)
+        text += " · " + tr("thread {0}").format(thread)
     return text
 
 
 def allreduce_text(k: int, ev) -> str:
     """The events-list line of an "allreduce" event at step `k`."""
     params = ", ".join(p for p in ev.params if p) or "—"
-    text = _tr("step {0}: DDP all-reduced gradient bucket {1} ({2}): this rank's {3}").format(
+    text = tr("step {0}: DDP all-reduced gradient bucket {1} ({2}): this rank's {3}").format(
         k, ev.bucket if ev.bucket is not None else "?", params, summary_text(ev.received))
     if ev.returned is not None:
-        text += _tr(" → averaged over all ranks {0}").format(summary_text(ev.returned))
+        text += tr(" → averaged over all ranks {0}").format(summary_text(ev.returned))
     return text
 
 
@@ -84,8 +82,8 @@ class RankSwitch(QWidget):
         self.hide()
 
     def retranslate(self) -> None:
-        self.label.setText(_tr("Process:"))
-        self.combo.setToolTip(_tr("The script's backward runs came from several processes (DDP ranks, "
+        self.label.setText(tr("Process:"))
+        self.combo.setToolTip(tr("The script's backward runs came from several processes (DDP ranks, "
                                   "spawned children) or threads: pick one to step through its runs. "
                                   "Switching keeps the same backward call, so you can compare ranks."))
 
@@ -100,12 +98,12 @@ class RankSwitch(QWidget):
         main_pid = _main_pid(t)
         self.combo.blockSignals(True)
         self.combo.clear()
-        self.combo.addItem(_tr("All"), None)
+        self.combo.addItem(tr("All"), None)
         for key in sorted(groups, key=_order):
             runs = groups[key]
             self.combo.addItem(key_text(key, main_pid), key)
             pid = key[1]
-            self.combo.setItemData(self.combo.count() - 1, _tr("pid {0}, {1} backward run(s)").format(
+            self.combo.setItemData(self.combo.count() - 1, tr("pid {0}, {1} backward run(s)").format(
                 pid if pid is not None else "?", len(runs)), Qt.ToolTipRole)
         pos = self.combo.findData(old) if old is not None else 0
         self.combo.setCurrentIndex(max(pos, 0))

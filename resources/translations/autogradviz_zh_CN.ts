@@ -14,127 +14,127 @@
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="267" />
+        <location filename="../../app/graph/items.py" line="273" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="543" />
+        <location filename="../../app/graph/items.py" line="544" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="70" />
+        <location filename="../../app/graph/scene.py" line="72" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="72" />
+        <location filename="../../app/graph/scene.py" line="74" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="74" />
+        <location filename="../../app/graph/scene.py" line="76" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="76" />
+        <location filename="../../app/graph/scene.py" line="78" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="79" />
+        <location filename="../../app/graph/scene.py" line="81" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="81" />
+        <location filename="../../app/graph/scene.py" line="83" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="83" />
+        <location filename="../../app/graph/scene.py" line="85" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="85" />
+        <location filename="../../app/graph/scene.py" line="87" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="88" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="95" />
+        <location filename="../../app/graph/scene.py" line="97" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="98" />
+        <location filename="../../app/graph/scene.py" line="100" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="266" />
+        <location filename="../../app/graph/scene.py" line="268" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="268" />
+        <location filename="../../app/graph/scene.py" line="270" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="683" />
+        <location filename="../../app/graph/scene.py" line="685" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="686" />
+        <location filename="../../app/graph/scene.py" line="688" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="688" />
+        <location filename="../../app/graph/scene.py" line="690" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="691" />
+        <location filename="../../app/graph/scene.py" line="693" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="100" />
+        <location filename="../../app/graph/scene.py" line="102" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="478" />
+        <location filename="../../app/graph/scene.py" line="480" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="486" />
+        <location filename="../../app/graph/scene.py" line="488" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="572" />
+        <location filename="../../app/graph/scene.py" line="574" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="577" />
+        <location filename="../../app/graph/scene.py" line="579" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="579" />
+        <location filename="../../app/graph/scene.py" line="581" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
@@ -293,6 +293,56 @@
         <location filename="../../app/panels/grad_scaler/state_diagram.py" line="163" />
         <source>{0} refused</source>
         <translation>{0} 被拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="46" />
+        <source>rank {0}</source>
+        <translation>rank {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="48" />
+        <source>main process</source>
+        <translation>主进程</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="50" />
+        <source>process {0}</source>
+        <translation>进程 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="52" />
+        <source>thread {0}</source>
+        <translation>线程 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="59" />
+        <source>step {0}: DDP all-reduced gradient bucket {1} ({2}): this rank's {3}</source>
+        <translation>第 {0} 步：DDP 对梯度桶 {1}（{2}）做了 all-reduce：本 rank 的梯度 {3}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="62" />
+        <source> → averaged over all ranks {0}</source>
+        <translation> → 所有 rank 平均后 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="85" />
+        <source>Process:</source>
+        <translation>进程：</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="86" />
+        <source>The script's backward runs came from several processes (DDP ranks, spawned children) or threads: pick one to step through its runs. Switching keeps the same backward call, so you can compare ranks.</source>
+        <translation>脚本的反向传播来自多个进程（DDP 的各个 rank、spawn 出的子进程）或线程：选一个，逐步查看它的反向传播。切换时保持同一次 backward 调用，便于比较各个 rank。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="101" />
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="106" />
+        <source>pid {0}, {1} backward run(s)</source>
+        <translation>进程号 {0}，{1} 次反向传播</translation>
     </message>
 </context>
 <context>
@@ -456,7 +506,7 @@
 <context>
     <name>CodeEditor</name>
     <message>
-        <location filename="../../app/panels/editor.py" line="75" />
+        <location filename="../../app/panels/editor.py" line="71" />
         <source>Write PyTorch code here, then press Run (Ctrl+Enter).</source>
         <translation>在这里编写 PyTorch 代码，然后按“运行”（Ctrl+Enter）。</translation>
     </message>
@@ -1565,7 +1615,7 @@
     <message>
         <location filename="../../app/window/run_controller.py" line="198" />
         <location filename="../../app/window/run_controller.py" line="223" />
-        <location filename="../../app/window/run_controller.py" line="244" />
+        <location filename="../../app/window/run_controller.py" line="247" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
@@ -1600,88 +1650,93 @@
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="245" />
+        <location filename="../../app/window/run_controller.py" line="240" />
+        <source>{n} backward call(s) waited too long for another thread's call to be recorded and ran unrecorded.</source>
+        <translation>有 {n} 次 backward 调用等待另一线程的调用记录完毕的时间过长，因此未被记录就直接运行了。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="248" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="248" />
+        <location filename="../../app/window/run_controller.py" line="251" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="254" />
+        <location filename="../../app/window/run_controller.py" line="257" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="255" />
-        <location filename="../../app/window/run_controller.py" line="261" />
+        <location filename="../../app/window/run_controller.py" line="258" />
+        <location filename="../../app/window/run_controller.py" line="264" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="256" />
+        <location filename="../../app/window/run_controller.py" line="259" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="260" />
+        <location filename="../../app/window/run_controller.py" line="263" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="262" />
+        <location filename="../../app/window/run_controller.py" line="265" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="268" />
+        <location filename="../../app/window/run_controller.py" line="271" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="270" />
+        <location filename="../../app/window/run_controller.py" line="273" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="276" />
+        <location filename="../../app/window/run_controller.py" line="279" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="276" />
+        <location filename="../../app/window/run_controller.py" line="279" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="287" />
+        <location filename="../../app/window/run_controller.py" line="290" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="298" />
+        <location filename="../../app/window/run_controller.py" line="301" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="300" />
+        <location filename="../../app/window/run_controller.py" line="303" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="303" />
+        <location filename="../../app/window/run_controller.py" line="306" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="306" />
+        <location filename="../../app/window/run_controller.py" line="309" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="307" />
+        <location filename="../../app/window/run_controller.py" line="310" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -1689,183 +1744,183 @@
 <context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="230" />
+        <location filename="../../app/panels/stepper.py" line="234" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="231" />
+        <location filename="../../app/panels/stepper.py" line="236" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="233" />
+        <location filename="../../app/panels/stepper.py" line="238" />
         <source>First: before backward starts (Home)</source>
         <translation>开头：反向传播开始之前（Home）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="234" />
+        <location filename="../../app/panels/stepper.py" line="239" />
         <source>Step back (Left)</source>
         <translation>后退一步（←）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="235" />
+        <location filename="../../app/panels/stepper.py" line="240" />
         <source>Step forward: run the next node (Right)</source>
         <translation>前进一步：执行下一个节点（→）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="236" />
+        <location filename="../../app/panels/stepper.py" line="241" />
         <source>Last: after the whole backward pass (End)</source>
         <translation>结尾：整个反向传播之后（End）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="237" />
+        <location filename="../../app/panels/stepper.py" line="242" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="238" />
-        <location filename="../../app/panels/stepper.py" line="503" />
+        <location filename="../../app/panels/stepper.py" line="243" />
+        <location filename="../../app/panels/stepper.py" line="512" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="239" />
+        <location filename="../../app/panels/stepper.py" line="244" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="241" />
+        <location filename="../../app/panels/stepper.py" line="246" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="278" />
+        <location filename="../../app/panels/stepper.py" line="283" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="280" />
+        <location filename="../../app/panels/stepper.py" line="285" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="281" />
+        <location filename="../../app/panels/stepper.py" line="286" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="289" />
+        <location filename="../../app/panels/stepper.py" line="294" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="320" />
+        <location filename="../../app/panels/stepper.py" line="326" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="338" />
+        <location filename="../../app/panels/stepper.py" line="347" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="341" />
+        <location filename="../../app/panels/stepper.py" line="350" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="344" />
+        <location filename="../../app/panels/stepper.py" line="353" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="347" />
+        <location filename="../../app/panels/stepper.py" line="356" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="350" />
+        <location filename="../../app/panels/stepper.py" line="359" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="358" />
+        <location filename="../../app/panels/stepper.py" line="367" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="360" />
+        <location filename="../../app/panels/stepper.py" line="369" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="363" />
+        <location filename="../../app/panels/stepper.py" line="372" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="367" />
+        <location filename="../../app/panels/stepper.py" line="376" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="368" />
+        <location filename="../../app/panels/stepper.py" line="377" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="377" />
+        <location filename="../../app/panels/stepper.py" line="386" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="384" />
+        <location filename="../../app/panels/stepper.py" line="393" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="387" />
+        <location filename="../../app/panels/stepper.py" line="396" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="389" />
+        <location filename="../../app/panels/stepper.py" line="398" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="393" />
+        <location filename="../../app/panels/stepper.py" line="402" />
         <source> (GradScaler: {0} × the real gradient {1})</source>
         <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="416" />
+        <location filename="../../app/panels/stepper.py" line="425" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="422" />
+        <location filename="../../app/panels/stepper.py" line="431" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="427" />
+        <location filename="../../app/panels/stepper.py" line="436" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="431" />
+        <location filename="../../app/panels/stepper.py" line="440" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="512" />
+        <location filename="../../app/panels/stepper.py" line="521" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="515" />
+        <location filename="../../app/panels/stepper.py" line="524" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -1873,7 +1928,7 @@
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="122" />
+        <location filename="../../app/panels/stepper.py" line="123" />
         <source>Step {0} of {1}. Click or drag to move through the backward pass; purple marks: a hook fired; blue dots: retain_grad filled .grad.</source>
         <translation>第 {0} 步，共 {1} 步。点击或拖动可在反向传播中移动；紫色标记：钩子被触发；蓝色圆点：retain_grad 填充了 .grad。</translation>
     </message>
@@ -2407,131 +2462,181 @@
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="267" />
+        <location filename="../../app/graph/items.py" line="273" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="543" />
+        <location filename="../../app/graph/items.py" line="544" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     </context><context><name>GraphScene</name><message>
-        <location filename="../../app/graph/scene.py" line="70" />
+        <location filename="../../app/graph/scene.py" line="72" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="72" />
+        <location filename="../../app/graph/scene.py" line="74" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="74" />
+        <location filename="../../app/graph/scene.py" line="76" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="76" />
+        <location filename="../../app/graph/scene.py" line="78" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="79" />
+        <location filename="../../app/graph/scene.py" line="81" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="81" />
+        <location filename="../../app/graph/scene.py" line="83" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="83" />
+        <location filename="../../app/graph/scene.py" line="85" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="85" />
+        <location filename="../../app/graph/scene.py" line="87" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="88" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="95" />
+        <location filename="../../app/graph/scene.py" line="97" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="98" />
+        <location filename="../../app/graph/scene.py" line="100" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="266" />
+        <location filename="../../app/graph/scene.py" line="268" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="268" />
+        <location filename="../../app/graph/scene.py" line="270" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="683" />
+        <location filename="../../app/graph/scene.py" line="685" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="686" />
+        <location filename="../../app/graph/scene.py" line="688" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="688" />
+        <location filename="../../app/graph/scene.py" line="690" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="691" />
+        <location filename="../../app/graph/scene.py" line="693" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="100" />
+        <location filename="../../app/graph/scene.py" line="102" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="478" />
+        <location filename="../../app/graph/scene.py" line="480" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="486" />
+        <location filename="../../app/graph/scene.py" line="488" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="572" />
+        <location filename="../../app/graph/scene.py" line="574" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="577" />
+        <location filename="../../app/graph/scene.py" line="579" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="579" />
+        <location filename="../../app/graph/scene.py" line="581" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
-    </context><context><name>ScaleChart</name><message>
+    </context><context><name>RankSwitch</name><message>
+        <location filename="../../app/panels/processes.py" line="46" />
+        <source>rank {0}</source>
+        <translation>rank {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="48" />
+        <source>main process</source>
+        <translation>主进程</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="50" />
+        <source>process {0}</source>
+        <translation>进程 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="52" />
+        <source>thread {0}</source>
+        <translation>线程 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="59" />
+        <source>step {0}: DDP all-reduced gradient bucket {1} ({2}): this rank's {3}</source>
+        <translation>第 {0} 步：DDP 对梯度桶 {1}（{2}）做了 all-reduce：本 rank 的梯度 {3}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="62" />
+        <source> → averaged over all ranks {0}</source>
+        <translation> → 所有 rank 平均后 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="85" />
+        <source>Process:</source>
+        <translation>进程：</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="86" />
+        <source>The script's backward runs came from several processes (DDP ranks, spawned children) or threads: pick one to step through its runs. Switching keeps the same backward call, so you can compare ranks.</source>
+        <translation>脚本的反向传播来自多个进程（DDP 的各个 rank、spawn 出的子进程）或线程：选一个，逐步查看它的反向传播。切换时保持同一次 backward 调用，便于比较各个 rank。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="101" />
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="106" />
+        <source>pid {0}, {1} backward run(s)</source>
+        <translation>进程号 {0}，{1} 次反向传播</translation>
+    </message>
+</context><context><name>ScaleChart</name><message>
         <location filename="../../app/panels/grad_scaler/scale_chart.py" line="71" />
         <source>loss scale</source>
         <translation>损失缩放系数</translation>
@@ -2571,4 +2676,4 @@
         <source>{0} refused</source>
         <translation>{0} 被拒绝</translation>
     </message>
-</context></TS>
+    </context></TS>
