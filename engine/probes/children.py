@@ -15,6 +15,10 @@ this one at the end (engine/trace/merge.py), every run tagged with its rank
 and pid. Before merging, children the script left running are handled as
 the interpreter would at exit: daemonic ones terminated, others waited for.
 
+Children started with the fork start method (Linux's default for
+`multiprocessing.Process`) are copies of the worker, recorder included: they
+report to the same relay through engine/worker/fork_child.py.
+
 In a child itself this probe does nothing: grandchildren run unrecorded.
 """
 
@@ -23,7 +27,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from multiprocessing import process, spawn
+from multiprocessing import popen_fork, process, spawn
 
 from autogradviz.engine.probes.base import Probe
 
@@ -61,12 +65,21 @@ class ChildProcessesProbe(Probe):
                     return cmd  # (a frozen executable: left alone)
                 if not cmd[k].startswith(_SPAWN_CALL):
                     return cmd
-                cfg = relay_now().config(display=ctx.filename, main=_main_path(ctx.namespace), device=device,
-                                   steps=ctx.record_steps)
-                return cmd[:k] + [_OUR_CALL.format(cfg=cfg) + cmd[k][len(_SPAWN_CALL):]] + cmd[k + 1:]
+                return cmd[:k] + [_OUR_CALL.format(cfg=config()) + cmd[k][len(_SPAWN_CALL):]] + cmd[k + 1:]
             return command_line
 
+        def config():  # what the next child needs to report to us
+            return relay_now().config(display=ctx.filename, main=_main_path(ctx.namespace), device=device,
+                                      steps=ctx.record_steps)
+
+        def fork_launch(orig):
+            def _launch(popen, process_obj):
+                from autogradviz.engine.worker.fork_child import launch_recorded
+                return launch_recorded(orig, popen, process_obj, ctx, config)
+            return _launch
+
         self.patches.wrap(spawn, "get_command_line", get_command_line)
+        self.patches.wrap(popen_fork.Popen, "_launch", fork_launch)
 
     def contribute(self, trace) -> None:
         relay = self.relay

@@ -193,3 +193,36 @@ def test_timeout_ends_every_process_the_script_started():
     while any(map(_running, pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [p for p in pids if _running(p)]
+
+
+FORK_SCRIPT = '''
+import multiprocessing as mp
+import torch
+
+def work(i):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    (x * (i + 2)).sum().backward()
+    print(f"forked {i} grad {x.grad.tolist()}", flush=True)
+
+if __name__ == "__main__":
+    w = torch.ones(2, requires_grad=True)
+    (w * 5).sum().backward()
+    children = [mp.get_context("fork").Process(target=work, args=(i,)) for i in range(2)]
+    for p in children: p.start()
+    for p in children: p.join()
+    print("parent", w.grad.tolist())
+'''
+
+
+def test_forked_children_recorded(worker):
+    trace = worker.run(FORK_SCRIPT, timeout=60).trace
+    assert trace.error is None, trace.error
+    for text in ("forked 0 grad [2.0, 2.0]", "forked 1 grad [3.0, 3.0]", "parent [5.0, 5.0]"):
+        assert text in trace.stdout
+    main, *children = trace.backward_runs
+    assert main.rank is None and main.pid == worker.pid
+    assert [r.rank for r in children] == [0, 1] and worker.pid not in {r.pid for r in children}
+    for r in children:
+        assert list(r.leaf_grads.values())[0].values == [r.rank + 2.0] * 2
+        assert trace.graph(r.graph).id.startswith(f"p{r.pid}.")
+    assert trace.backward_calls == 3
