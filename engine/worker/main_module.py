@@ -26,6 +26,38 @@ import types
 from typing import Optional
 
 
+# Temporary copies are named autogradviz_main_<worker pid>_<random>.py: a
+# worker killed mid-run (Stop, timeout) cannot delete its copy, so the next
+# one deletes copies whose worker is gone.
+_PREFIX = "autogradviz_main_"
+
+
+def _sweep_stale() -> None:
+    try:
+        folder = tempfile.gettempdir()
+        names = [n for n in os.listdir(folder) if n.startswith(_PREFIX) and n.endswith(".py")]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(_PREFIX):].split("_", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def is_real_file(filename: str) -> bool:
     """Not a placeholder name such as "<editor>"."""
     return not (filename.startswith("<") and filename.endswith(">"))
@@ -63,8 +95,9 @@ class MainModule:
 
     def _write_temp(self) -> None:
         """Unsaved text: a temporary file children can import it from."""
+        _sweep_stale()
         try:
-            fd, path = tempfile.mkstemp(prefix="autogradviz_main_", suffix=".py")
+            fd, path = tempfile.mkstemp(prefix=f"{_PREFIX}{os.getpid()}_", suffix=".py")
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(self.source)
         except OSError:

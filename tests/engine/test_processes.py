@@ -98,6 +98,7 @@ def work(index, scale):
         print(undefined_name)
 
 if __name__ == "__main__":
+    print("main file", __file__)
     try:
         mp.spawn(work, args=(3.0,), nprocs=2)
     except Exception as exc:
@@ -113,13 +114,15 @@ def test_unsaved_text_spawns_children_that_import_it(worker):
     assert "parent saw ProcessRaisedException" in trace.stdout
     # the child's traceback names the user's text and line, not a temporary file
     assert 'File "<editor>", line 10, in work' in trace.stdout + trace.stderr
-    assert "autogradviz_main_" not in trace.stdout + trace.stderr
+    copy = re.search(r"main file (\S+)", trace.stdout).group(1)  # (the script printed its __file__)
+    assert copy not in (trace.stdout + trace.stderr).replace(f"main file {copy}", "")
     runs = sorted(trace.backward_runs, key=lambda r: r.rank)
     assert [r.rank for r in runs] == [0, 1]
     for r in runs:
         assert list(r.leaf_grads.values())[0].values == [3.0 * (r.rank + 1)] * 2
         assert r.line == 7
-    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("autogradviz_main_*.py"))
+    # the temporary copy children imported the text from is gone after the run
+    assert Path(copy).name.startswith("autogradviz_main_") and not Path(copy).exists()
 
 
 THREADS_SCRIPT = '''
@@ -226,3 +229,21 @@ def test_forked_children_recorded(worker):
         assert list(r.leaf_grads.values())[0].values == [r.rank + 2.0] * 2
         assert trace.graph(r.graph).id.startswith(f"p{r.pid}.")
     assert trace.backward_calls == 3
+
+
+def test_copies_left_by_killed_workers_are_swept(tmp_path, monkeypatch):
+    import tempfile
+
+    from autogradviz.engine.worker.main_module import MainModule
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = tmp_path / f"autogradviz_main_{gone.pid}_x.py"
+    live = tmp_path / f"autogradviz_main_{os.getpid()}_y.py"
+    stale.write_text("")
+    live.write_text("")
+    with MainModule("x = 1\n", "<editor>", "cpu") as main:
+        assert Path(main.file).read_text() == "x = 1\n"
+        assert sys.modules["__main__"] is main.module
+    assert not stale.exists() and live.exists() and not Path(main.file).exists()
