@@ -127,11 +127,23 @@ class DdpAllReduceProbe(Probe):
             return None
 
     def contribute(self, trace) -> None:
+        _end_process_group()
         for ev, t in self._results:
             ev.returned = self.ctx.summ.request(t)
         for run, ev in self._events:  # fired after the last step (a final callback): the last step
             if run.steps and ev.step >= len(run.steps):
                 ev.step = len(run.steps) - 1
+
+
+def _end_process_group() -> None:
+    """A process group the script left initialised ends with the run, as it
+    would with the interpreter: the worker's next run starts without one."""
+    try:
+        import torch.distributed as dist
+        if dist.is_available() and dist.is_initialized():
+            dist.destroy_process_group()
+    except Exception:
+        pass
 
 
 def _allreduce_as_reducer(process_group, bucket):

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 import threading
 import time
 from multiprocessing.connection import Client, Listener
@@ -41,7 +43,11 @@ class ChildRelay:
 
     def __init__(self, output: Callable[[str, str], None]):
         self.key = os.urandom(16)
-        self.listener = Listener(authkey=self.key)
+        # (our own folder: multiprocessing's default one is only removed at an
+        # interpreter exit, which the worker never has)
+        self._folder = tempfile.mkdtemp(prefix="autogradviz_relay_") if os.name == "posix" else None
+        address = os.path.join(self._folder, "relay") if self._folder else None
+        self.listener = Listener(address, authkey=self.key)
         self.address = self.listener.address
         self.output = output
         self.launched = 0  # children started so far (the next one's index)
@@ -116,6 +122,8 @@ class ChildRelay:
             self.listener.close()
         except Exception:
             pass
+        if self._folder:
+            shutil.rmtree(self._folder, ignore_errors=True)
 
     def traces(self) -> list[tuple[dict, bytes]]:
         """(hello info, trace bytes) per child that sent one, by start order."""
