@@ -100,3 +100,19 @@ def test_allreduce_marked_on_its_step(stepper, ddp_trace_json):
     stepper.events.itemClicked.emit(item)
     assert stepper.session.step == k
     assert "weight" in item.text() and "bias" in item.text()
+
+
+def test_allreduce_mark_has_a_tooltip(qtbot, stepper, ddp_trace_json):
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    from autogradviz.engine.trace.model import Trace
+
+    stepper.session.set_trace(Trace.from_json(ddp_trace_json))
+    tl = stepper.timeline
+    (k,) = stepper.allreduce_marks.steps
+    pos = QPoint(int(tl._x(k)), tl.height() // 2)
+    QApplication.sendEvent(tl, QHelpEvent(QEvent.ToolTip, pos, tl.mapToGlobal(pos)))
+    qtbot.waitUntil(lambda: "DDP all-reduced gradient bucket 0" in QToolTip.text(), timeout=2000)
+    QToolTip.hideText()
