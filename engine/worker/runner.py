@@ -2,8 +2,8 @@
 
 `run_script` is what the worker service (service.py) calls for each run. It
 compiles the source under the user's file name (tracebacks and warnings point
-at the user's lines), executes it in a fresh `__main__` namespace with
-`device` predefined, with every registered probe installed (engine/probes:
+at the user's lines), executes it as a fresh, importable `__main__` module
+(main_module.py) with `device` predefined, with every registered probe installed (engine/probes:
 backward calls, the user's hooks, module calls, and any feature probe),
 captures prints through `on_output`, and removes every probe afterwards -
 also when the script raises or calls sys.exit. It never raises for anything
