@@ -3,6 +3,11 @@
 Each rank sees its own half of the batch, so its local gradients differ;
 during backward DDP all-reduces (averages) them bucket by bucket, and both
 ranks end with the same gradients. Run it as `python ddp_two_ranks.py`.
+
+In Autograd Visualizer: the stepper's "Process" box switches between rank 0
+and rank 1 (the same backward call of each rank); green diamonds on the
+timeline mark the steps at which DDP all-reduced a gradient bucket, and the
+events list shows each bucket before (this rank's) and after (averaged).
 """
 
 import os
