@@ -82,14 +82,17 @@ class ChildProcessesProbe(Probe):
         self.patches.wrap(popen_fork.Popen, "_launch", fork_launch)
 
     def contribute(self, trace) -> None:
+        if self.ctx is None or multiprocessing.parent_process() is not None:
+            return
+        from autogradviz.engine.worker.children import end_leftover_children
+
+        end_leftover_children()
         relay = self.relay
         if relay is None:
             return
         from autogradviz.engine.trace import codec
         from autogradviz.engine.trace.merge import merge_child
-        from autogradviz.engine.worker.children import end_leftover_children
 
-        end_leftover_children()
         relay.close()
         for info, data in relay.traces():
             child = codec.decode_trace(data)

@@ -143,3 +143,11 @@ def end_leftover_children() -> None:
             p.join()
         except Exception:
             pass
+    # A forkserver the script started ends with the interpreter under python:
+    # here, with the run.
+    try:
+        from multiprocessing import forkserver
+        if getattr(forkserver._forkserver, "_forkserver_pid", None) is not None:
+            forkserver._forkserver._stop()
+    except Exception:
+        pass

@@ -247,3 +247,28 @@ def test_copies_left_by_killed_workers_are_swept(tmp_path, monkeypatch):
         assert Path(main.file).read_text() == "x = 1\n"
         assert sys.modules["__main__"] is main.module
     assert not stale.exists() and live.exists() and not Path(main.file).exists()
+
+
+FORKSERVER_SCRIPT = '''
+import multiprocessing as mp
+from multiprocessing import forkserver
+def f(x): return x * 2
+if __name__ == "__main__":
+    with mp.get_context("forkserver").Pool(2) as pool:
+        print(pool.map(f, [1, 2, 3]))
+    print("forkserver", forkserver._forkserver._forkserver_pid)
+'''
+
+
+def test_a_forkserver_ends_with_its_run(worker):
+    """Under python the forkserver ends with the interpreter; in the worker
+    it ends with the run (the next run starts its own)."""
+    for _ in range(2):
+        trace = worker.run(FORKSERVER_SCRIPT, timeout=60).trace
+        assert trace.error is None, trace.error
+        assert trace.stdout.splitlines()[0] == "[2, 4, 6]"
+        pid = int(re.search(r"forkserver (\d+)", trace.stdout).group(1))
+        deadline = time.monotonic() + 5
+        while _running(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(pid)
