@@ -46,6 +46,7 @@ _EVENT_NAMES = {
     "node_hook": "node hook",
     "post_accumulate_grad_hook": "post-accumulate-grad hook",
     "retain_grad": "retain_grad",
+    "allreduce": "DDP all-reduce",  # (app/panels/processes.py)
 }
 
 
@@ -55,6 +56,7 @@ _SHORT_EVENT_NAMES = {
     "node_hook": "node hook",
     "post_accumulate_grad_hook": "after-.grad hook",
     "retain_grad": "retain_grad",
+    "allreduce": "DDP all-reduce",
 }
 
 

@@ -24,6 +24,7 @@ from autogradviz.engine.trace.model import MAX_RECORDED_RUNS
 from autogradviz.app.panels.checkpoint.phase_text import attach as attach_recompute_phase
 from autogradviz.app.graph.items import summary_text, unscaled_summary
 from autogradviz.app.graph.scene import event_title
+from autogradviz.app.panels.processes import AllReduceMarks, RankSwitch, allreduce_text
 from autogradviz.app.resources_loader import icon_or_standard as _icon
 from autogradviz.app.session import TraceSession
 
@@ -181,7 +182,10 @@ class StepperPanel(QWidget):
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
 
+        self.rank_switch = RankSwitch(session, self.run_combo, self)  # several processes/threads
+        self.allreduce_marks = AllReduceMarks(self.timeline, session)
         top = QHBoxLayout()
+        top.addWidget(self.rank_switch)
         top.addWidget(self.run_label)
         top.addWidget(self.run_combo, 1)
         for b in (self.first_btn, self.back_btn, self.play_btn, self.forward_btn, self.last_btn):
@@ -230,6 +234,7 @@ class StepperPanel(QWidget):
     # -- texts ---------------------------------------------------------------------------------------
     def retranslate(self) -> None:
         self.run_label.setText(self.tr("Backward run:"))
+        self.rank_switch.retranslate()
         self.run_combo.setToolTip(self.tr("Each call of backward() or torch.autograd.grad() the script made, "
                                           "and graphs of tensors left at the end that no backward ran on."))
         self.first_btn.setToolTip(self.tr("First: before backward starts (Home)"))
@@ -292,6 +297,7 @@ class StepperPanel(QWidget):
                     ", ".join(names[:3]) or g.id)
                 self.run_combo.addItem(text, "graph:" + g.id)
         self.run_combo.blockSignals(False)
+        self.rank_switch.refresh()
         self._on_run(self.session.run_index)
 
     @staticmethod
@@ -334,15 +340,18 @@ class StepperPanel(QWidget):
         n = replay.step_count(t, index)
         self.timeline.set_run(n, replay.hook_steps(t, index), replay.event_steps(t, index))
         self._set_controls(n > 0)
+        self.allreduce_marks.refresh()
         for k, ev in replay.event_step_numbers(t, index):
-            if ev.kind == "retain_grad":
+            if ev.kind == "allreduce":
+                text = allreduce_text(k, ev)
+            elif ev.kind == "retain_grad":
                 val = ev.returned if ev.returned is not None else ev.received
                 text = self.tr("step {0}: retain_grad filled {1}.grad = {2}").format(
                     k, self._node_name(ev.node), summary_text(val))
             else:
                 text = self.tr("step {0}: {1} on {2} saw {3}").format(
                     k, event_title(ev), self._node_name(ev.node), summary_text(ev.received))
-            if ev.kind != "retain_grad" and (ev.replaced or ev.returned is not None):
+            if ev.kind not in ("retain_grad", "allreduce") and (ev.replaced or ev.returned is not None):
                 text += self.tr(" → returned {0}").format(summary_text(ev.returned))
             item = QListWidgetItem(text)
             item.setData(Qt.UserRole, k)

@@ -30,6 +30,7 @@ from autogradviz.engine.protocol.interpreter import worker_environment
 from autogradviz.engine.protocol.messages import (
     DUMP_WAIT_S, STDERR_TAIL_BYTES, ProtocolDecodeError, ProtocolVersionError, check_ready,
     decode_message, encode_message, line_from_dump)
+from autogradviz.engine.protocol.process_group import kill_group
 from autogradviz.engine.trace import replay
 from autogradviz.engine.trace.model import TensorSummary, Trace, gc_paused
 
@@ -311,6 +312,7 @@ class WorkerProcess(QObject):
             else:
                 proc.kill()
                 proc.waitForFinished(1000)
+            kill_group(proc.property("agv_pgid"))
         self._stop_parser(wait_ms)
         self._set_state(STOPPED)
 
@@ -460,6 +462,8 @@ class WorkerProcess(QObject):
                 self._refuse(str(exc))
                 return
             self.info = message
+            if self._proc is not None:  # its group: the script's processes (process_group.py)
+                self._proc.setProperty("agv_pgid", message.get("pgid"))
             self._start_failures = 0
             self._set_state(READY)
             self.readyInfo.emit(message)
@@ -543,6 +547,7 @@ class WorkerProcess(QObject):
             self.crashed.emit(f"could not start {self._program}: {proc.errorString()}")
 
     def _on_finished(self, proc: QProcess, code: int, status) -> None:
+        kill_group(proc.property("agv_pgid"))  # nothing the script started outlives its worker
         if proc is not self._proc:
             proc.deleteLater()
             return

@@ -283,6 +283,9 @@ class RunController(QObject):
         if code == "runs_truncated" and count("calls") and count("recorded"):
             return self.tr("{calls} backward/grad calls; only the first {recorded} were recorded in full.").format(
                 calls=count("calls"), recorded=count("recorded"))
+        if code == "runs_unrecorded_threads" and count("calls"):  # (engine/worker/run_tags.py)
+            return self.tr("{n} backward call(s) waited too long for another thread's call to be recorded "
+                           "and ran unrecorded.").format(n=count("calls"))
         return english
 
     def _warning_where(self, params: Mapping[str, Any]) -> str:

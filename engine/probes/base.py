@@ -134,6 +134,9 @@ class ProbeContext:
     progress: "Progress"
     record_steps: bool = True
     errors: list[tuple[str, str]] = field(default_factory=list)
+    # output(stream, text): print into the run's output as the script's own
+    # prints go (what child processes print: engine/worker/children.py).
+    output: Optional[Callable[[str, str], None]] = None
 
     @property
     def summ(self):

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from autogradviz.engine.protocol.interpreter import worker_environment
+from autogradviz.engine.protocol.process_group import kill_group
 from autogradviz.engine.protocol.messages import (
     DEFAULT_RUN_TIMEOUT_S, DUMP_WAIT_S, KILL_GRACE_S, START_TIMEOUT_S, STDERR_TAIL_BYTES,
     ProtocolDecodeError, ProtocolVersionError, check_ready, decode_message, encode_message,
@@ -461,6 +462,7 @@ class WorkerClient:
             rc = proc.wait(timeout=5.0)
         except subprocess.TimeoutExpired:  # pragma: no cover - kill cannot be ignored
             rc = None
+        kill_group((self.ready_info or {}).get("pgid"))  # what the script started (process_group.py)
         for t in self._threads:
             t.join(timeout=2.0)
         for f in (proc.stdin, proc.stdout, proc.stderr):

@@ -131,7 +131,8 @@ class Event(_Part):
     """A hook firing or a retain_grad fill, tied to the step during which it ran.
 
     kind: "tensor_hook", "retain_grad", "node_prehook", "node_hook",
-    "post_accumulate_grad_hook".
+    "post_accumulate_grad_hook", "allreduce" (DDP all-reduced a gradient
+    bucket: engine/probes/ddp.py).
     """
 
     step: int
@@ -143,6 +144,9 @@ class Event(_Part):
     replaced: bool = False
     # "Type: message" when the user's hook raised (the backward stopped there).
     error: Optional[str] = None
+    # kind "allreduce": the gradient bucket's index and the parameters in it.
+    bucket: Optional[int] = None
+    params: list[str] = msgspec.field(default_factory=list)
 
 
 class BackwardRun(_Part):
@@ -161,6 +165,13 @@ class BackwardRun(_Part):
     # tensor this backward started from: every gradient of the run is that
     # call's `scale_before` times the unscaled one. None otherwise.
     scaled_by: Optional[int] = None
+    # Who made the call (engine/worker/run_tags.py): torch.distributed's rank
+    # when initialised, else a child process's index (None: the script's own
+    # process, no process group), the process id, and the thread's name and ident.
+    rank: Optional[int] = None
+    pid: Optional[int] = None
+    thread: Optional[str] = None
+    thread_id: Optional[int] = None
 
 
 class ErrorInfo(_Part):

@@ -64,6 +64,7 @@ from autogradviz.engine.worker.hook_events import error_text as _error_text
 from autogradviz.engine.worker.module_tracker import namespace_module_paths
 from autogradviz.engine.worker.names import Names
 from autogradviz.engine.worker.progress import TICK_MASK
+from autogradviz.engine.worker.run_tags import Turns, in_backward, tag_run
 
 # Plain runs' gradients and captured activations held for finalize() (see
 # Recorder._finish), at most this many bytes; past it, everything waiting is
@@ -137,6 +138,8 @@ class Recorder:
         self._pending_runs: list = []
         self._pending_bytes = 0
         self.defer_bytes = DEFER_BYTES
+        self.turns = Turns()  # one recorded call at a time across threads
+        self.default_rank = None  # a child process's index (engine/worker/child_main.py)
 
     def position(self) -> BackwardPosition:
         """(calls so far, run being recorded, its steps so far): see
@@ -196,11 +199,20 @@ class Recorder:
         return names
 
     def call(self, kind, fn, root_args, roots_arg, args, kwargs):
-        """`fn(*root_args, *args, **kwargs)` (the real backward/grad), recorded."""
-        tls = self._tls
-        if getattr(tls, "busy", False) or self.active is not None:
+        """`fn(*root_args, *args, **kwargs)` (the real backward/grad), recorded.
+        Calls from several threads are recorded one at a time (run_tags.Turns)."""
+        if getattr(self._tls, "busy", False) or (self.active is not None and in_backward()):
             # Nested (Tensor.backward -> autograd.backward, or a call from a hook).
             return fn(*root_args, *args, **kwargs)
+        with self.turns.take() as mine:
+            if not mine:  # another thread's call held the recorder too long
+                self.trace.backward_calls += 1
+                self.turns.missed += 1
+                return fn(*root_args, *args, **kwargs)
+            return self._call(kind, fn, root_args, roots_arg, args, kwargs)
+
+    def _call(self, kind, fn, root_args, roots_arg, args, kwargs):
+        tls = self._tls
         trace = self.trace
         trace.backward_calls += 1
         if len(trace.backward_runs) >= self.max_runs:
@@ -266,6 +278,7 @@ class Recorder:
         nodes = cap.order
         run = BackwardRun(index=len(self.trace.backward_runs), graph=g.id, kind=kind,
                           line=frame.f_lineno if frame is not None else None)
+        tag_run(run, self.default_rank)
         act = _Active(ids, nodes, run)
         app = act.raw.append
 

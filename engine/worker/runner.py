@@ -2,8 +2,8 @@
 
 `run_script` is what the worker service (service.py) calls for each run. It
 compiles the source under the user's file name (tracebacks and warnings point
-at the user's lines), executes it in a fresh `__main__` namespace with
-`device` predefined, with every registered probe installed (engine/probes:
+at the user's lines), executes it as a fresh, importable `__main__` module
+(main_module.py) with `device` predefined, with every registered probe installed (engine/probes:
 backward calls, the user's hooks, module calls, and any feature probe),
 captures prints through `on_output`, and removes every probe afterwards -
 also when the script raises or calls sys.exit. It never raises for anything
@@ -29,11 +29,11 @@ text (`Trace.add_note`), so the app shows them in the user's language:
 
 from __future__ import annotations
 
-import builtins
 import io
 import linecache
 import os
 import sys
+import threading
 import time
 import traceback
 import warnings
@@ -46,6 +46,7 @@ from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
 from autogradviz.engine.worker.capture import CaptureState, capture, root_edges
 from autogradviz.engine.worker.explain import explain, warning_note
 from autogradviz.engine.worker.missing_module import missing_module_error
+from autogradviz.engine.worker.main_module import MainModule
 from autogradviz.engine.worker.progress import Progress, ProgressCallback
 from autogradviz.engine.worker.recorder import Recorder
 from autogradviz.engine.worker.recorder import user_line as _user_line
@@ -119,7 +120,7 @@ class _Output:
         self.parts = {"stdout": [], "stderr": []}
         self.size = {"stdout": 0, "stderr": 0}
         self.total = {"stdout": 0, "stderr": 0}
-        self._busy = False
+        self._tls = threading.local()  # (threads print too: "busy" is per thread)
 
     def __call__(self, stream: str, text: str) -> None:
         self.total[stream] += len(text)
@@ -128,15 +129,16 @@ class _Output:
             piece = text[:room]
             self.parts[stream].append(piece)
             self.size[stream] += len(piece)
-        if self.on_output is not None and not self._busy:
+        tls = self._tls
+        if self.on_output is not None and not getattr(tls, "busy", False):
             # (a callback that prints would otherwise come back here forever)
-            self._busy = True
+            tls.busy = True
             try:
                 self.on_output(stream, text)
             except Exception:
                 pass
             finally:
-                self._busy = False
+                tls.busy = False
 
     def finish(self) -> None:
         for stream in ("stdout", "stderr"):
@@ -218,9 +220,8 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
                   steps_recorded=record_steps)
     store = TensorStore()
     summ = Summarizer(store)
-    namespace: dict = {"__name__": "__main__", "__builtins__": builtins, "device": device}
-    if not (filename.startswith("<") and filename.endswith(">")):
-        namespace["__file__"] = filename
+    main = MainModule(source, filename, device)  # a real, importable __main__ (main_module.py)
+    namespace = main.namespace
     out = _Output(trace, on_output)
 
     err = device_error(device)
@@ -249,6 +250,7 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     recorder = Recorder(trace, state, namespace, user_filename=filename, record_steps=record_steps,
                         **({"max_runs": max_runs} if max_runs is not None else {}))
     ctx = context_for(recorder, progress)
+    ctx.output = out  # (children's prints: engine/worker/children.py)
     probes = ProbeSet(ctx)
 
     old_out, old_err = sys.stdout, sys.stderr
@@ -285,7 +287,8 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
         sys.stderr = _Stream("stderr", out)
         try:
             probes.install()
-            exec(code, namespace)
+            with main:
+                exec(code, namespace)
         except SystemExit as exc:
             if exc.code not in (None, 0):
                 trace.error = error_info(exc, filename)
@@ -325,6 +328,9 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
             f"{trace.backward_calls} backward/grad calls; only the first {len(trace.backward_runs)} "
             "were recorded in full.",
             calls=trace.backward_calls, recorded=len(trace.backward_runs))
+    if recorder.turns.missed:
+        trace.add_note("runs_unrecorded_threads", f"{recorder.turns.missed} backward call(s) waited too long "
+                       "for another thread's call to be recorded and ran unrecorded.", calls=recorder.turns.missed)
     for stage, text in recorder.errors + ctx.errors:
         trace.add_note("internal_error", f"internal: {stage}: {text}", stage=stage, error=text)
     out.finish()

@@ -175,6 +175,7 @@ class Worker:
         self.cuda_devices: list[str] = []
         self.last_run = None  # runner.ScriptRun of the last run, kept for fetch
         self.reader = None  # the protocol's input, for input() during a run (console_input.py)
+        self.pgid = None  # our process group (process_group.py), set by main()
 
     # -- start ---------------------------------------------------------------
     def start(self) -> None:
@@ -196,6 +197,7 @@ class Worker:
             "cuda_available": self.cuda_available,
             "cuda_devices": self.cuda_devices,
             "python": platform.python_version(),
+            "pgid": self.pgid,
         })
 
     # -- requests ------------------------------------------------------------
@@ -404,9 +406,58 @@ def _watch_parent(interval: float = 0.5) -> None:
         while True:
             time.sleep(interval)
             if os.getppid() != parent:
+                _end_group()
                 os._exit(0)
 
     threading.Thread(target=watch, name="autogradviz-parent-watch", daemon=True).start()
+
+
+def _lead_group():
+    """Lead our own process group (the script's processes join it); on
+    SIGTERM (Stop) end the whole group, ourselves included."""
+    from autogradviz.engine.protocol.process_group import lead_own_group
+
+    pgid = lead_own_group()
+    if pgid is not None and hasattr(signal, "SIGTERM"):
+        def on_term(signum, frame):
+            _end_group()
+            os._exit(1)
+        try:
+            signal.signal(signal.SIGTERM, on_term)
+        except (ValueError, OSError):
+            pass
+    return pgid
+
+
+def _end_group() -> None:
+    """SIGKILL the script's processes (our group, when we lead it). Where
+    /proc cannot list them, the whole group goes, ourselves included."""
+    if not hasattr(os, "killpg") or os.getpgid(0) != os.getpid():
+        return
+    if not os.path.isdir("/proc"):
+        os.killpg(os.getpid(), signal.SIGKILL)
+    for pid in _group_members():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _group_members() -> list:
+    """Other live processes of our group (Linux /proc; empty elsewhere)."""
+    me, found = os.getpid(), []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if name.isdigit() and int(name) != me:
+            try:
+                if os.getpgid(int(name)) == me:
+                    found.append(int(name))
+            except OSError:
+                pass
+    return found
 
 
 def main(proto_fds=None) -> int:
@@ -422,9 +473,11 @@ def main(proto_fds=None) -> int:
             faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
     except Exception:
         pass
+    pgid = _lead_group()
     _watch_parent()
     channel = Channel(proto_out)
     worker = Worker(channel)
+    worker.pgid = pgid
     worker.start()
     reader = os.fdopen(proto_in, "rb", buffering=1 << 16)
     worker.reader = reader

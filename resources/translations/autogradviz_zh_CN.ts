@@ -24,117 +24,117 @@
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="71" />
+        <location filename="../../app/graph/scene.py" line="73" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="73" />
+        <location filename="../../app/graph/scene.py" line="75" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="75" />
+        <location filename="../../app/graph/scene.py" line="77" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="77" />
+        <location filename="../../app/graph/scene.py" line="79" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="80" />
+        <location filename="../../app/graph/scene.py" line="82" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="82" />
+        <location filename="../../app/graph/scene.py" line="84" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="84" />
+        <location filename="../../app/graph/scene.py" line="86" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="88" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="87" />
+        <location filename="../../app/graph/scene.py" line="89" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="96" />
+        <location filename="../../app/graph/scene.py" line="98" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="99" />
+        <location filename="../../app/graph/scene.py" line="101" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="272" />
+        <location filename="../../app/graph/scene.py" line="274" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="274" />
+        <location filename="../../app/graph/scene.py" line="276" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="690" />
+        <location filename="../../app/graph/scene.py" line="692" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="693" />
+        <location filename="../../app/graph/scene.py" line="695" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="695" />
+        <location filename="../../app/graph/scene.py" line="697" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="698" />
+        <location filename="../../app/graph/scene.py" line="700" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="101" />
+        <location filename="../../app/graph/scene.py" line="103" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="485" />
+        <location filename="../../app/graph/scene.py" line="487" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="493" />
+        <location filename="../../app/graph/scene.py" line="495" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="579" />
+        <location filename="../../app/graph/scene.py" line="581" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="584" />
+        <location filename="../../app/graph/scene.py" line="586" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="586" />
+        <location filename="../../app/graph/scene.py" line="588" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
@@ -444,6 +444,56 @@
         <location filename="../../app/panels/checkpoint/phase_text.py" line="48" />
         <source>&lt;b&gt;The re-run drew a different Dropout mask&lt;/b&gt; (preserve_rng_state=False): the gradient no longer matches the forward.</source>
         <translation>&lt;b&gt;重算时抽到了不同的 Dropout 掩码&lt;/b&gt;（preserve_rng_state=False）：梯度不再对应那次前向。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="46" />
+        <source>rank {0}</source>
+        <translation>rank {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="48" />
+        <source>main process</source>
+        <translation>主进程</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="50" />
+        <source>process {0}</source>
+        <translation>进程 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="52" />
+        <source>thread {0}</source>
+        <translation>线程 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="59" />
+        <source>step {0}: DDP all-reduced gradient bucket {1} ({2}): this rank's {3}</source>
+        <translation>第 {0} 步：DDP 对梯度桶 {1}（{2}）做了 all-reduce：本 rank 的梯度 {3}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="62" />
+        <source> → averaged over all ranks {0}</source>
+        <translation> → 所有 rank 平均后 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="85" />
+        <source>Process:</source>
+        <translation>进程：</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="86" />
+        <source>The script's backward runs came from several processes (DDP ranks, spawned children) or threads: pick one to step through its runs. Switching keeps the same backward call, so you can compare ranks.</source>
+        <translation>脚本的反向传播来自多个进程（DDP 的各个 rank、spawn 出的子进程）或线程：选一个，逐步查看它的反向传播。切换时保持同一次 backward 调用，便于比较各个 rank。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="101" />
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="106" />
+        <source>pid {0}, {1} backward run(s)</source>
+        <translation>进程号 {0}，{1} 次反向传播</translation>
     </message>
 </context>
 <context>
@@ -2356,7 +2406,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     <message>
         <location filename="../../app/window/run_controller.py" line="245" />
         <location filename="../../app/window/run_controller.py" line="270" />
-        <location filename="../../app/window/run_controller.py" line="291" />
+        <location filename="../../app/window/run_controller.py" line="294" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
@@ -2391,88 +2441,93 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="292" />
+        <location filename="../../app/window/run_controller.py" line="287" />
+        <source>{n} backward call(s) waited too long for another thread's call to be recorded and ran unrecorded.</source>
+        <translation>有 {n} 次 backward 调用等待另一线程的调用记录完毕的时间过长，因此未被记录就直接运行了。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="295" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="295" />
+        <location filename="../../app/window/run_controller.py" line="298" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="301" />
+        <location filename="../../app/window/run_controller.py" line="304" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="302" />
-        <location filename="../../app/window/run_controller.py" line="309" />
+        <location filename="../../app/window/run_controller.py" line="305" />
+        <location filename="../../app/window/run_controller.py" line="312" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="303" />
+        <location filename="../../app/window/run_controller.py" line="306" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="308" />
+        <location filename="../../app/window/run_controller.py" line="311" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="310" />
+        <location filename="../../app/window/run_controller.py" line="313" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="316" />
+        <location filename="../../app/window/run_controller.py" line="319" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="318" />
+        <location filename="../../app/window/run_controller.py" line="321" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="324" />
+        <location filename="../../app/window/run_controller.py" line="327" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="324" />
+        <location filename="../../app/window/run_controller.py" line="327" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="335" />
+        <location filename="../../app/window/run_controller.py" line="338" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="346" />
+        <location filename="../../app/window/run_controller.py" line="349" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="348" />
+        <location filename="../../app/window/run_controller.py" line="351" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="351" />
+        <location filename="../../app/window/run_controller.py" line="354" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="354" />
+        <location filename="../../app/window/run_controller.py" line="357" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="355" />
+        <location filename="../../app/window/run_controller.py" line="358" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -2480,183 +2535,183 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="232" />
+        <location filename="../../app/panels/stepper.py" line="236" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="233" />
+        <location filename="../../app/panels/stepper.py" line="238" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="235" />
+        <location filename="../../app/panels/stepper.py" line="240" />
         <source>First: before backward starts (Home)</source>
         <translation>开头：反向传播开始之前（Home）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="236" />
+        <location filename="../../app/panels/stepper.py" line="241" />
         <source>Step back (Left)</source>
         <translation>后退一步（←）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="237" />
+        <location filename="../../app/panels/stepper.py" line="242" />
         <source>Step forward: run the next node (Right)</source>
         <translation>前进一步：执行下一个节点（→）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="238" />
+        <location filename="../../app/panels/stepper.py" line="243" />
         <source>Last: after the whole backward pass (End)</source>
         <translation>结尾：整个反向传播之后（End）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="239" />
+        <location filename="../../app/panels/stepper.py" line="244" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="240" />
-        <location filename="../../app/panels/stepper.py" line="509" />
+        <location filename="../../app/panels/stepper.py" line="245" />
+        <location filename="../../app/panels/stepper.py" line="518" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="241" />
+        <location filename="../../app/panels/stepper.py" line="246" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="243" />
+        <location filename="../../app/panels/stepper.py" line="248" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="280" />
+        <location filename="../../app/panels/stepper.py" line="285" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="282" />
+        <location filename="../../app/panels/stepper.py" line="287" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="283" />
+        <location filename="../../app/panels/stepper.py" line="288" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="291" />
+        <location filename="../../app/panels/stepper.py" line="296" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="322" />
+        <location filename="../../app/panels/stepper.py" line="328" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="340" />
+        <location filename="../../app/panels/stepper.py" line="349" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="343" />
+        <location filename="../../app/panels/stepper.py" line="352" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="346" />
+        <location filename="../../app/panels/stepper.py" line="355" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="349" />
+        <location filename="../../app/panels/stepper.py" line="358" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="352" />
+        <location filename="../../app/panels/stepper.py" line="361" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="360" />
+        <location filename="../../app/panels/stepper.py" line="369" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="362" />
+        <location filename="../../app/panels/stepper.py" line="371" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="365" />
+        <location filename="../../app/panels/stepper.py" line="374" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="369" />
+        <location filename="../../app/panels/stepper.py" line="378" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="370" />
+        <location filename="../../app/panels/stepper.py" line="379" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="379" />
+        <location filename="../../app/panels/stepper.py" line="388" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="386" />
+        <location filename="../../app/panels/stepper.py" line="395" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="389" />
+        <location filename="../../app/panels/stepper.py" line="398" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="391" />
+        <location filename="../../app/panels/stepper.py" line="400" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="395" />
+        <location filename="../../app/panels/stepper.py" line="404" />
         <source> (GradScaler: {0} × the real gradient {1})</source>
         <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="418" />
+        <location filename="../../app/panels/stepper.py" line="427" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="424" />
+        <location filename="../../app/panels/stepper.py" line="433" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="429" />
+        <location filename="../../app/panels/stepper.py" line="438" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="433" />
+        <location filename="../../app/panels/stepper.py" line="442" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="518" />
+        <location filename="../../app/panels/stepper.py" line="527" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="521" />
+        <location filename="../../app/panels/stepper.py" line="530" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -2664,7 +2719,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="123" />
+        <location filename="../../app/panels/stepper.py" line="124" />
         <source>Step {0} of {1}. Click or drag to move through the backward pass; purple marks: a hook fired; blue dots: retain_grad filled .grad.</source>
         <translation>第 {0} 步，共 {1} 步。点击或拖动可在反向传播中移动；紫色标记：钩子被触发；蓝色圆点：retain_grad 填充了 .grad。</translation>
     </message>
@@ -3426,121 +3481,171 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     </context><context><name>GraphScene</name><message>
-        <location filename="../../app/graph/scene.py" line="71" />
+        <location filename="../../app/graph/scene.py" line="73" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="73" />
+        <location filename="../../app/graph/scene.py" line="75" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="75" />
+        <location filename="../../app/graph/scene.py" line="77" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="77" />
+        <location filename="../../app/graph/scene.py" line="79" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="80" />
+        <location filename="../../app/graph/scene.py" line="82" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="82" />
+        <location filename="../../app/graph/scene.py" line="84" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="84" />
+        <location filename="../../app/graph/scene.py" line="86" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="88" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="87" />
+        <location filename="../../app/graph/scene.py" line="89" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="96" />
+        <location filename="../../app/graph/scene.py" line="98" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="99" />
+        <location filename="../../app/graph/scene.py" line="101" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="272" />
+        <location filename="../../app/graph/scene.py" line="274" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="274" />
+        <location filename="../../app/graph/scene.py" line="276" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="690" />
+        <location filename="../../app/graph/scene.py" line="692" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="693" />
+        <location filename="../../app/graph/scene.py" line="695" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="695" />
+        <location filename="../../app/graph/scene.py" line="697" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="698" />
+        <location filename="../../app/graph/scene.py" line="700" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="101" />
+        <location filename="../../app/graph/scene.py" line="103" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="485" />
+        <location filename="../../app/graph/scene.py" line="487" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="493" />
+        <location filename="../../app/graph/scene.py" line="495" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="579" />
+        <location filename="../../app/graph/scene.py" line="581" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="584" />
+        <location filename="../../app/graph/scene.py" line="586" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="586" />
+        <location filename="../../app/graph/scene.py" line="588" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
-    </context><context><name>RecomputePhase</name><message>
+    </context><context><name>RankSwitch</name><message>
+        <location filename="../../app/panels/processes.py" line="46" />
+        <source>rank {0}</source>
+        <translation>rank {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="48" />
+        <source>main process</source>
+        <translation>主进程</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="50" />
+        <source>process {0}</source>
+        <translation>进程 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="52" />
+        <source>thread {0}</source>
+        <translation>线程 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="59" />
+        <source>step {0}: DDP all-reduced gradient bucket {1} ({2}): this rank's {3}</source>
+        <translation>第 {0} 步：DDP 对梯度桶 {1}（{2}）做了 all-reduce：本 rank 的梯度 {3}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="62" />
+        <source> → averaged over all ranks {0}</source>
+        <translation> → 所有 rank 平均后 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="85" />
+        <source>Process:</source>
+        <translation>进程：</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="86" />
+        <source>The script's backward runs came from several processes (DDP ranks, spawned children) or threads: pick one to step through its runs. Switching keeps the same backward call, so you can compare ranks.</source>
+        <translation>脚本的反向传播来自多个进程（DDP 的各个 rank、spawn 出的子进程）或线程：选一个，逐步查看它的反向传播。切换时保持同一次 backward 调用，便于比较各个 rank。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="101" />
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/processes.py" line="106" />
+        <source>pid {0}, {1} backward run(s)</source>
+        <translation>进程号 {0}，{1} 次反向传播</translation>
+    </message>
+</context><context><name>RecomputePhase</name><message>
         <location filename="../../app/panels/checkpoint/phase_text.py" line="29" />
         <source>a node</source>
         <translation>某个节点</translation>
@@ -3575,7 +3680,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>&lt;b&gt;The re-run drew a different Dropout mask&lt;/b&gt; (preserve_rng_state=False): the gradient no longer matches the forward.</source>
         <translation>&lt;b&gt;重算时抽到了不同的 Dropout 掩码&lt;/b&gt;（preserve_rng_state=False）：梯度不再对应那次前向。</translation>
     </message>
-</context><context><name>ScaleChart</name><message>
+    </context><context><name>ScaleChart</name><message>
         <location filename="../../app/panels/grad_scaler/scale_chart.py" line="71" />
         <source>loss scale</source>
         <translation>损失缩放系数</translation>

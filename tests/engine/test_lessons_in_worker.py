@@ -332,9 +332,6 @@ def test_40_shard_gradients_sum_to_the_full_batch(traces):
     assert close([a + b for a, b in zip(*shards)], full)
 
 
-@pytest.mark.xfail(strict=True, reason="mp.spawn of a function defined in the lesson (__main__) cannot be "
-                   "pickled by the worker today; the mproc engineer's real __main__ module fixes it "
-                   "(flip this after that merge)")
 def test_ddp_lesson_runs_two_ranks_and_all_reduces(traces):
     t = traces[DDP].trace
     assert t.error is None, t.error

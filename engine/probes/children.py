@@ -1,0 +1,110 @@
+"""Child processes the script spawns: started through us, recorded, merged.
+
+multiprocessing's spawn start method (torch.multiprocessing.spawn, DDP
+examples, DataLoader workers where spawn is the default) starts each child
+with the command line `spawn.get_command_line()` returns: `python -c "from
+multiprocessing.spawn import spawn_main; spawn_main(...)"`. While the script
+runs, that line starts engine/worker/child_main.py's `child_main` instead,
+which calls the very same `spawn_main` after installing our probes in the
+child (see there). Nothing else about the child changes: same interpreter,
+flags, arguments, environment, pipes.
+
+The children report to a relay (engine/worker/children.py): their prints
+appear in the run's output as they happen; their traces are merged into
+this one at the end (engine/trace/merge.py), every run tagged with its rank
+and pid. Before merging, children the script left running are handled as
+the interpreter would at exit: daemonic ones terminated, others waited for.
+
+Children started with the fork start method (Linux's default for
+`multiprocessing.Process`) are copies of the worker, recorder included: they
+report to the same relay through engine/worker/fork_child.py.
+
+In a child itself this probe does nothing: grandchildren run unrecorded.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from multiprocessing import popen_fork, process, spawn
+
+from autogradviz.engine.probes.base import Probe
+
+_SPAWN_CALL = "from multiprocessing.spawn import spawn_main; spawn_main("
+_OUR_CALL = "from autogradviz.engine.worker.child_main import child_main; child_main({cfg!r}, "
+
+
+class ChildProcessesProbe(Probe):
+    name = "child_processes"
+
+    def __init__(self):
+        super().__init__()
+        self.relay = None
+
+    def install(self, ctx) -> None:
+        super().install(ctx)
+        if multiprocessing.parent_process() is not None:
+            return  # we are a child: grandchildren are not recorded
+        device = ctx.namespace.get("device", ctx.trace.device)
+        lock = threading.Lock()
+
+        def relay_now():  # made when the first child starts (most scripts start none)
+            from autogradviz.engine.worker.children import ChildRelay
+            with lock:
+                if self.relay is None:
+                    self.relay = ChildRelay(ctx.output or (lambda stream, text: None))
+                return self.relay
+
+        def get_command_line(orig):
+            def command_line(**kwds):
+                cmd = orig(**kwds)
+                try:
+                    k = cmd.index("-c") + 1
+                except ValueError:
+                    return cmd  # (a frozen executable: left alone)
+                if not cmd[k].startswith(_SPAWN_CALL):
+                    return cmd
+                return cmd[:k] + [_OUR_CALL.format(cfg=config()) + cmd[k][len(_SPAWN_CALL):]] + cmd[k + 1:]
+            return command_line
+
+        def config():  # what the next child needs to report to us
+            return relay_now().config(display=ctx.filename, main=_main_path(ctx.namespace), device=device,
+                                      steps=ctx.record_steps)
+
+        def fork_launch(orig):
+            def _launch(popen, process_obj):
+                from autogradviz.engine.worker.fork_child import launch_recorded
+                return launch_recorded(orig, popen, process_obj, ctx, config)
+            return _launch
+
+        self.patches.wrap(spawn, "get_command_line", get_command_line)
+        self.patches.wrap(popen_fork.Popen, "_launch", fork_launch)
+
+    def contribute(self, trace) -> None:
+        if self.ctx is None or multiprocessing.parent_process() is not None:
+            return
+        from autogradviz.engine.worker.children import end_leftover_children
+
+        end_leftover_children()
+        relay = self.relay
+        if relay is None:
+            return
+        from autogradviz.engine.trace import codec
+        from autogradviz.engine.trace.merge import merge_child
+
+        relay.close()
+        for info, data in relay.traces():
+            child = codec.decode_trace(data)
+            pid = info.get("pid")
+            merge_child(trace, child, f"p{pid}.", info.get("index"), pid)
+
+
+def _main_path(namespace: dict):
+    """The main module's path as multiprocessing.spawn sends it to a child."""
+    path = namespace.get("__file__")
+    if path is None:
+        return None
+    if not os.path.isabs(path) and process.ORIGINAL_DIR is not None:
+        path = os.path.join(process.ORIGINAL_DIR, path)
+    return os.path.normpath(path)

@@ -1,0 +1,161 @@
+"""A spawned child process of the script, started through us: recorded too.
+
+The child-processes probe (engine/probes/children.py) replaces
+multiprocessing's `spawn_main(...)` command line by `child_main(cfg, ...)`.
+Here, before multiprocessing's own `spawn_main` runs as usual:
+
+- prints go to the parent's relay (engine/worker/children.py) as well as
+  nowhere else - under python they reach the same terminal as the parent's;
+- the script is imported as `__mp_main__` the way multiprocessing does it,
+  but compiled under the name the user sees (its path, or "<editor>" for
+  unsaved text written to a temporary file), with `device` predefined as in
+  the parent, so tracebacks and recorded lines point at the user's text;
+- once the main module is imported, the same probes as in the worker are
+  installed (backward calls, hooks, DDP's all-reduces...), recording into a
+  trace of the child's own, whose runs carry the child's index as their rank
+  unless torch.distributed gives one;
+- at exit (multiprocessing's `sys.exit(exitcode)`), the probes are removed
+  and the trace sent to the parent, which merges it.
+
+Our failures never change what the child does: the child then runs
+unrecorded, as it would under python.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import linecache
+import os
+import sys
+import threading
+import types
+
+
+class _Link:
+    """The connection to the parent's relay (thread-safe sends)."""
+
+    def __init__(self, cfg: dict):
+        from multiprocessing.connection import Client
+
+        self.conn = Client(cfg["address"], authkey=bytes.fromhex(cfg["key"]))
+        self.lock = threading.Lock()
+        self.send(b"H" + json.dumps({"pid": os.getpid(), "index": cfg["index"]}).encode())
+
+    def send(self, data: bytes) -> None:
+        with self.lock:
+            try:
+                self.conn.send_bytes(data)
+            except Exception:
+                pass
+
+    def printed(self, stream: str, text: str) -> None:
+        self.send(b"O" + (b"e" if stream == "stderr" else b"o") + text.encode("utf-8", "replace"))
+
+
+def _import_main(main_path: str, cfg: dict) -> None:
+    """multiprocessing.spawn._fixup_main_from_path for the script's file."""
+    with open(main_path, encoding="utf-8") as f:
+        source = f.read()
+    display = cfg["display"]
+    linecache.cache[display] = (len(source), None, source.splitlines(True), display)
+    module = types.ModuleType("__mp_main__")
+    ns = module.__dict__
+    ns["__file__"] = main_path
+    ns["__builtins__"] = builtins
+    ns["device"] = cfg["device"]
+    sys.modules["__main__"] = sys.modules["__mp_main__"] = module
+    exec(compile(source, display, "exec", dont_inherit=True), ns)
+
+
+class _Recording:
+    """The child's own recording (what runner.run_script does around exec)."""
+
+    def __init__(self, cfg: dict, namespace: dict, output):
+        import torch
+
+        from autogradviz.engine.probes.probe_set import ProbeSet, context_for
+        from autogradviz.engine.trace.model import Trace
+        from autogradviz.engine.worker.capture import CaptureState
+        from autogradviz.engine.worker.progress import Progress
+        from autogradviz.engine.worker.recorder import Recorder
+        from autogradviz.engine.worker.summarize import Summarizer, TensorStore
+
+        self.trace = Trace(script=cfg["display"], device=cfg["device"], torch_version=torch.__version__,
+                           steps_recorded=cfg["steps"])
+        self.summ = Summarizer(TensorStore())
+        state = CaptureState(self.summ)
+        state.progress = self.summ.progress = Progress(None)
+        self.trace.graphs = state.graphs
+        self.recorder = Recorder(self.trace, state, namespace, user_filename=cfg["display"],
+                                 record_steps=cfg["steps"])
+        self.recorder.default_rank = cfg["index"]
+        self.ctx = context_for(self.recorder)
+        self.ctx.output = output
+        self.probes = ProbeSet(self.ctx)
+        self.probes.install()
+
+    def finish(self) -> bytes:
+        from autogradviz.engine.trace import codec
+
+        self.probes.remove()
+        try:
+            self.recorder.finalize()
+        except Exception as exc:
+            self.ctx.internal_error("finalize", exc)
+        self.summ.flush()
+        self.probes.contribute()
+        self.summ.flush()
+        for stage, text in self.recorder.errors + self.ctx.errors:
+            self.trace.add_note("internal_error", f"internal: {stage}: {text}", stage=stage, error=text)
+        return codec.encode_trace(self.trace)
+
+
+def child_main(cfg: dict, **spawn_kwds) -> None:
+    """Start a spawned child recorded (see the module docstring)."""
+    from multiprocessing import spawn
+
+    link = None
+    try:
+        link = _Link(cfg)
+        from autogradviz.engine.worker.runner import _Stream
+
+        sys.stdout = _Stream("stdout", link.printed)
+        sys.stderr = _Stream("stderr", link.printed)
+    except Exception:
+        link = None
+    recording: list = []
+    original_fixup = spawn._fixup_main_from_path
+    original_prepare = spawn.prepare
+
+    def fixup(main_path):
+        if os.path.normpath(main_path) == cfg["main"]:
+            _import_main(main_path, cfg)
+        else:
+            original_fixup(main_path)
+
+    def prepare(data):
+        original_prepare(data)
+        if link is None:
+            return
+        try:
+            main = sys.modules.get("__mp_main__") or sys.modules["__main__"]
+            recording.append(_Recording(cfg, main.__dict__, link.printed))
+        except Exception as exc:  # ours: the child runs unrecorded
+            link.printed("stderr", f"[autogradviz: this child process is not recorded: {exc!r}]\n")
+
+    spawn._fixup_main_from_path = fixup
+    spawn.prepare = prepare
+    try:
+        spawn.spawn_main(**spawn_kwds)
+    finally:
+        if recording and link is not None:
+            try:
+                link.send(b"T" + recording[0].finish())
+            except Exception as exc:
+                link.printed("stderr", f"[autogradviz: this child's trace was lost: {exc!r}]\n")
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass

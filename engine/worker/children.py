@@ -1,0 +1,153 @@
+"""The parent's side of recording child processes: a relay children report to.
+
+A script's child processes (`torch.multiprocessing.spawn`, DDP ranks,
+`multiprocessing.Process` with the spawn start method) are new interpreters:
+nothing of the worker's recording is in them. The child-processes probe
+(engine/probes/children.py) makes multiprocessing start each spawned child
+through engine/worker/child_main.py, which installs the same probes there
+and reports back to this relay over a `multiprocessing.connection` socket
+(authenticated with a per-run random key, bytes only - never pickle):
+
+  b"H" + JSON {"pid", "index"}   once, when the child has connected
+  b"O" + b"o"/b"e" + UTF-8 text   what the child printed (stdout / stderr):
+                                  passed on at once to the run's output, as a
+                                  child's prints reach the terminal under python
+  b"T" + trace JSON               the child's partial trace, at its exit
+
+`close()` waits (briefly) for connected children to finish sending, then
+`traces()` gives what arrived, in the order the children were started; the
+probe merges them into the one trace (engine/trace/merge.py).
+
+Why a socket and not inherited pipes or files: multiprocessing's spawn
+closes every inherited file descriptor except its own, and a child's prints
+must show while it runs, not after.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from multiprocessing.connection import Client, Listener
+from typing import Callable
+
+# How long close() waits for children still sending (their prints, their trace).
+CLOSE_WAIT_S = 5.0
+
+
+class ChildRelay:
+    """Listens for this run's children; relays prints, collects traces."""
+
+    def __init__(self, output: Callable[[str, str], None]):
+        self.key = os.urandom(16)
+        # (our own folder: multiprocessing's default one is only removed at an
+        # interpreter exit, which the worker never has)
+        self._folder = tempfile.mkdtemp(prefix="autogradviz_relay_") if os.name == "posix" else None
+        address = os.path.join(self._folder, "relay") if self._folder else None
+        self.listener = Listener(address, authkey=self.key)
+        self.address = self.listener.address
+        self.output = output
+        self.launched = 0  # children started so far (the next one's index)
+        self._results: list[tuple[dict, bytes]] = []
+        self._serving: list[threading.Thread] = []
+        self._closing = False
+        self._lock = threading.Lock()
+        self._acceptor = threading.Thread(target=self._accept, name="autogradviz-children", daemon=True)
+        self._acceptor.start()
+
+    def config(self, **extra) -> dict:
+        """What the next child needs to report here (its index is counted)."""
+        with self._lock:
+            index = self.launched
+            self.launched += 1
+        return dict(address=self.address, key=self.key.hex(), index=index, **extra)
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn = self.listener.accept()
+            except OSError:
+                return  # closed
+            except Exception:  # a failed handshake: not one of ours
+                if self._closing:
+                    return
+                continue
+            if self._closing:
+                conn.close()
+                return
+            t = threading.Thread(target=self._serve, args=(conn,), name="autogradviz-child", daemon=True)
+            with self._lock:
+                self._serving.append(t)
+            t.start()
+
+    def _serve(self, conn) -> None:
+        info: dict = {}
+        try:
+            while True:
+                data = conn.recv_bytes()
+                kind = data[:1]
+                if kind == b"O":
+                    stream = "stderr" if data[1:2] == b"e" else "stdout"
+                    try:
+                        self.output(stream, data[2:].decode("utf-8", "replace"))
+                    except Exception:
+                        pass
+                elif kind == b"H":
+                    info = json.loads(data[1:])
+                elif kind == b"T":
+                    with self._lock:
+                        self._results.append((info, data[1:]))
+        except (EOFError, OSError, ValueError):
+            pass
+        finally:
+            conn.close()
+
+    def close(self, wait_s: float = CLOSE_WAIT_S) -> None:
+        """Wait for children still connected (up to `wait_s`), then stop listening."""
+        deadline = time.monotonic() + wait_s
+        with self._lock:
+            serving = list(self._serving)
+        for t in serving:
+            t.join(max(0.0, deadline - time.monotonic()))
+        self._closing = True
+        try:  # wake the acceptor (a listening socket's accept() ignores close())
+            Client(self.address, authkey=self.key).close()
+        except Exception:
+            pass
+        self._acceptor.join(1.0)
+        try:
+            self.listener.close()
+        except Exception:
+            pass
+        if self._folder:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+    def traces(self) -> list[tuple[dict, bytes]]:
+        """(hello info, trace bytes) per child that sent one, by start order."""
+        with self._lock:
+            return sorted(self._results, key=lambda r: r[0].get("index", 0))
+
+
+def end_leftover_children() -> None:
+    """What the interpreter does for multiprocessing at exit: terminate the
+    daemonic children the script left running, wait for the others."""
+    import multiprocessing
+
+    for p in multiprocessing.active_children():
+        try:
+            if p.daemon:
+                p.terminate()
+            p.join()
+        except Exception:
+            pass
+    # A forkserver the script started ends with the interpreter under python:
+    # here, with the run.
+    try:
+        from multiprocessing import forkserver
+        if getattr(forkserver._forkserver, "_forkserver_pid", None) is not None:
+            forkserver._forkserver._stop()
+    except Exception:
+        pass
