@@ -234,7 +234,7 @@ def bind(graph: Graph, node: Node, step: Optional[Step] = None,
             if all(complete(s, max_values) for s in vals.values()):
                 slot.numbers = _render(e, lambda v: inline_text(vals[v], max_values, words),
                                        _param_text(params, True))
-                if slot.numbers == sym:
+                if slot.numbers == sym or e.kind == "var":
                     slot.numbers = None
                 res = step.grad_inputs[k] if k < len(step.grad_inputs) else None
                 slot.result = inline_text(res, max_values, words) if complete(res, max_values) else None

@@ -21,6 +21,7 @@ from typing import Any, Optional
 import msgspec
 
 from autogradviz.engine.trace.checkpoint import Checkpoint
+from autogradviz.engine.trace.derivatives import TorchFormula
 from autogradviz.engine.trace.grad_scaler import ScalerEvent
 from autogradviz.engine.trace.part import _Part
 # (TensorSummary lives beside the feature records that use it; re-exported here)
@@ -216,6 +217,11 @@ class Trace(msgspec.Struct, weakref=True):
     scaler_events: list[ScalerEvent] = msgspec.field(default_factory=list)
     # One per torch.utils.checkpoint.checkpoint call (engine/probes/checkpoint.py).
     checkpoints: list[Checkpoint] = msgspec.field(default_factory=list)
+    # Torch's own backward formula for each op node name in the trace, read by
+    # the worker from the installed torch's derivatives.yaml (engine/trace/derivatives.py).
+    torch_formulas: dict[str, TorchFormula] = msgspec.field(default_factory=dict)
+    # "absent" when that file was not there (the app says so); else None.
+    torch_formulas_missing: Optional[str] = None
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""

@@ -294,6 +294,7 @@ class Worker:
             sys.path[:] = saved_path
         if trace.duration_s is None:
             trace.duration_s = time.perf_counter() - t0
+        _attach_torch_formulas(trace)
         if not trace.device:
             trace.device = device
         if pump.truncated:
@@ -367,6 +368,16 @@ class Worker:
         if error is not None:
             msg["error"] = error
         self.channel.send(msg)
+
+
+def _attach_torch_formulas(trace: Trace) -> None:
+    """torch's formula for every op in the trace, from its derivatives.yaml (never fails a run)."""
+    try:
+        from autogradviz.engine.worker.derivatives_yaml import attach
+
+        attach(trace)
+    except Exception:
+        trace.torch_formulas_missing = "unreadable"
 
 
 def _accepts(func, name: str) -> bool:
