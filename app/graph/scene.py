@@ -24,6 +24,7 @@ from autogradviz.app.graph.items import (
     EdgeItem, GroupFrameItem, LabelItem, LayerItem, NodeItem, OverviewItem, summary_text,
 )
 from autogradviz.app.graph.style import GraphStyle, NodeLook, style_for
+from autogradviz.app.graph.tensor_labels import named_lines as _named_lines, value_lines
 
 
 def tr(text: str) -> str:
@@ -482,7 +483,7 @@ class GraphScene(QGraphicsScene):
             label.setParentItem(self.layer)
             self.grad_labels[pos] = label
         text = summary_text(g)
-        label.set_lines([text], emphasis=is_cur)
+        label.set_lines(value_lines(g), emphasis=is_cur)
         label.setToolTip(tr("Gradient flowing backward along this edge: {0}").format(text))
         ei.setToolTip(label.toolTip())
         label.setZValue(6 if is_cur else 5)
@@ -567,9 +568,9 @@ class GraphScene(QGraphicsScene):
         name = (node.label if node is not None and node.label else (node.op if node else nid))
         lines, kind = [], "callout"
         if nid in state.leaf_grads:
-            lines.append(f"{name}.grad = {summary_text(state.leaf_grads[nid])}")
+            lines.extend(_named_lines(f"{name}.grad = ", state.leaf_grads[nid]))
         if nid in state.retained:
-            lines.append(tr("{0}.grad (retained) = {1}").format(name, summary_text(state.retained[nid])))
+            lines.extend(_named_lines(tr("{0}.grad (retained) = ").format(name), state.retained[nid]))
         for ev in state.events:
             if ev.node != nid or ev.kind == "retain_grad":
                 continue

@@ -140,3 +140,15 @@ def inline_text(s: Optional[TensorSummary], max_values: int = 16,
     if not complete(s, max_values):
         return summary_fallback(s, words)
     return _nested(s.values, list(s.shape))
+
+
+def tensor_html(s: Optional[TensorSummary], max_values: int = 16,
+                words: Callable[[str], str] = str, none_text: str = "None") -> str:
+    """`tensor_lines` for rich text: a matrix as rows in a fixed-width block."""
+    import html
+
+    lines = tensor_lines(s, max_values, words, none_text)
+    if len(lines) == 1:
+        return html.escape(lines[0])
+    rows = "<br>".join(html.escape(line) for line in lines)
+    return f"<br><span style='font-family:monospace'>{rows}</span>"

@@ -1,0 +1,130 @@
+""""Why this gradient": a node's local derivative rule, with the recorded numbers.
+
+The Inspector shows it in its own box and the stepper's caption quotes it
+for the node that just ran. The rules come from the table in
+engine/rules/ (bound to the learner's names and, at a step that ran the node,
+to the values torch recorded, ending in the gradient torch really sent); for
+any other node, torch's own formula as the worker read it from the installed
+torch's derivatives.yaml (`Trace.torch_formulas`). Only the prose around the
+formulas is translated here; the formulas are math.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Optional
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
+
+from autogradviz.engine.rules.bind import bind, line_text
+from autogradviz.engine.trace.model import Node
+
+from autogradviz.app.session import TraceSession
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("WhyGradient", text)
+
+
+def _words(text: str) -> str:
+    return tr(text)
+
+
+def _current_step(session: TraceSession, node_id: str):
+    st = session.state
+    return st.node_steps.get(node_id) if st is not None else None
+
+
+def rule_lines(session: TraceSession, node: Node, numbers: bool = True) -> list[str]:
+    """The rule's lines as plain text (no HTML): one per input, then "where …"
+    lines; empty when neither the table nor torch's formula applies."""
+    g = session.graph
+    if g is None or node.kind == "leaf":
+        return []
+    step = _current_step(session, node.id) if numbers else None
+    bound = bind(g, node, step, words=_words)
+    if bound is None:
+        return []
+    lines = [line_text(s) if numbers else s.formula for s in bound.slots]
+    lines += [tr("where {0}").format(w) for w in bound.wheres]
+    return lines
+
+
+def torch_formula_lines(session: TraceSession, node: Node) -> list[str]:
+    """torch's formula from derivatives.yaml for a node the table lacks, or why there is none."""
+    t = session.trace
+    if t is None or node.kind == "leaf":
+        return []
+    f = t.torch_formulas.get(node.op)
+    if f is not None:
+        return [f"{name}: {formula}" for name, formula in f.grads.items()]
+    if t.torch_formulas_missing:
+        return [tr("torch's derivatives.yaml was not found in the torch that ran, so its formula "
+                   "cannot be shown.")]
+    return [tr("derivatives.yaml has no entry for {0} (a custom autograd.Function or a node "
+               "torch defines in C++ by hand).").format(node.op)]
+
+
+def caption_text(session: TraceSession, node_id: Optional[str]) -> str:
+    """One HTML line for the stepper: the rule the node just applied."""
+    node = session.node(node_id)
+    if node is None:
+        return ""
+    lines = rule_lines(session, node, numbers=False)
+    if not lines:
+        return ""
+    return tr("Rule: {0}").format(html.escape("; ".join(lines)))
+
+
+class WhyGradientBox(QGroupBox):
+    """The Inspector's box: the rule with numbers, or torch's formula."""
+
+    def __init__(self, session: TraceSession, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        self.node: Optional[Node] = None
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.RichText)
+        self.label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.label)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(tr("Why this gradient"))
+        self.setToolTip(tr("The local derivative rule of this operation: how the gradient it received "
+                           "(grad) becomes the gradient of each input.\n"
+                           "⊙ element-wise product · matrix product ᵀ transpose\n"
+                           "Σ_bcast: summed over the dimensions broadcasting added\n"
+                           "𝟙[…]: 1 where the condition holds, else 0"))
+        self.refresh()
+
+    def set_node(self, node: Optional[Node]) -> None:
+        self.node = node
+        self.refresh()
+
+    def refresh(self) -> None:
+        n = self.node
+        if n is None or n.kind == "leaf":
+            self.setVisible(False)
+            return
+        self.setVisible(True)
+        lines = rule_lines(self.session, n)
+        parts = []
+        if lines:
+            parts.append("<br>".join(f"<span style='font-size:11pt'>{html.escape(t)}</span>" for t in lines))
+            step = _current_step(self.session, n.id)
+            if step is None:
+                parts.append("<i>" + html.escape(tr("The numbers appear when the stepper reaches this node."))
+                             + "</i>")
+            else:
+                parts.append("<i>" + html.escape(tr("grad: what this node received; the last value is the "
+                                                    "gradient torch sent to that input.")) + "</i>")
+        else:
+            parts.append(html.escape(tr("Not in the rule table; torch's own formula "
+                                        "(derivatives.yaml of the torch that ran):")))
+            parts.append("<br>".join("<code>" + html.escape(t) + "</code>"
+                                     for t in torch_formula_lines(self.session, n)))
+        self.label.setText("<br>".join(parts))
