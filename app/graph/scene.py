@@ -432,9 +432,22 @@ class GraphScene(QGraphicsScene):
         if many and old is not None:
             # labels of the previous step's edges go away on big graphs
             touched_edges.update(self._lit_edges_of(old_cur))
+        # labels placed at earlier steps that a callout now covers move too
+        touched_edges.update(self._edges_under_callouts())
         ordered = sorted(touched_edges, key=lambda e: (self._edge_grad(e, new_eg)[1] is not None, e.pos_index))
         for ei in ordered:
             self._update_edge(ei, new_eg, cur, many)
+
+    def _edges_under_callouts(self) -> list:
+        """Edges whose visible gradient label intersects a visible callout."""
+        shown = [c.sceneBoundingRect() for c in self.callouts.values() if c.isVisible()]
+        if not shown:
+            return []
+        hit = {pos for pos, lab in self.grad_labels.items()
+               if lab.isVisible() and any(lab.sceneBoundingRect().intersects(r) for r in shown)}
+        if not hit:
+            return []
+        return [e for items in self.trace_edge_items.values() for e in items if e.pos_index in hit]
 
     def _group_status(self, gitem, status: dict) -> Optional[str]:
         """A collapsed group shows its members' progress: current when one of
@@ -532,6 +545,7 @@ class GraphScene(QGraphicsScene):
                  QRectF(b.right() + 6, b.bottom() - h, w, h),
                  QRectF(b.left() - 6 - w, b.bottom() - h, w, h)]
         others = [o.sceneBoundingRect() for o in self.callouts.values() if o is not c and o.isVisible()]
+        labels = [lab.sceneBoundingRect() for lab in self.grad_labels.values() if lab.isVisible()]
         best, best_cost = None, None
         area = self._shown_area()
         for i, rect in enumerate(cands):
@@ -541,6 +555,8 @@ class GraphScene(QGraphicsScene):
                 cost += (rect.width() * rect.height() - _overlap(rect, area)) * 4
             for o in others:
                 cost += 3 * _overlap(rect, o)
+            for o in labels:  # a label that stays under it would be moved: cheaper than a callout
+                cost += _overlap(rect, o)
             for bb in self._boxes_near(rect):
                 cost += 2 * _overlap(rect, bb)
             if best_cost is None or cost < best_cost:
