@@ -33,8 +33,8 @@ import traceback  # noqa: E402
 from typing import Any, Optional  # noqa: E402
 
 from autogradviz.engine.protocol.messages import (  # noqa: E402
-    FETCH_MAX_VALUES, OUTPUT_CAP, PROGRESS, PROTOCOL_VERSION, ProtocolDecodeError, decode_message,
-    encode_message, trace_message)
+    CHECK_GRADIENT, FETCH_MAX_VALUES, OUTPUT_CAP, PROGRESS, PROTOCOL_VERSION, ProtocolDecodeError,
+    decode_message, encode_message, trace_message)
 from autogradviz.engine.trace import codec  # noqa: E402
 from autogradviz.engine.trace.model import ErrorInfo, Trace  # noqa: E402
 
@@ -174,6 +174,7 @@ class Worker:
         self.cuda_available = False
         self.cuda_devices: list[str] = []
         self.last_run = None  # runner.ScriptRun of the last run, kept for fetch
+        self.last_script: tuple = (None, "<editor>", None)  # source, filename, random state at its start
 
     # -- start ---------------------------------------------------------------
     def start(self) -> None:
@@ -214,6 +215,8 @@ class Worker:
             self.handle_run(req)
         elif kind == "fetch":
             self.handle_fetch(req)
+        elif kind == CHECK_GRADIENT:
+            self.handle_check_gradient(req)
         elif kind == "ping":
             self.channel.send({"type": "pong", "id": rid})
         elif kind == "shutdown":
@@ -247,6 +250,7 @@ class Worker:
         # Drop the previous run (its namespace and graphs) before starting anew.
         self.last_run = None
         gc.collect()
+        self.last_script = (source, filename, _rng_snapshot())
         self.channel.send({"type": "started", "id": rid})
         t0 = time.perf_counter()
 
@@ -339,6 +343,17 @@ class Worker:
         except Exception:
             return None
 
+    def handle_check_gradient(self, req: dict) -> None:
+        """Finite differences for one leaf (engine/worker/finite_diff.py)."""
+        from autogradviz.engine.worker.finite_diff import handle_request
+
+        source, filename, rng = self.last_script
+        rid = req.get("id")
+        progress = self._progress_sender(rid)
+        self.channel.send(handle_request(req, self.last_run, source, filename, rng,
+                                         on_progress=lambda done, total: progress(
+                                             "finite_differences", {"done": done, "total": total})))
+
     def handle_fetch(self, req: dict) -> None:
         rid = req.get("id")
         tensor_id = req.get("tensor")
@@ -368,6 +383,16 @@ class Worker:
         if error is not None:
             msg["error"] = error
         self.channel.send(msg)
+
+
+def _rng_snapshot():
+    """The random state a run starts from, so a gradient check can run it again alike."""
+    try:
+        from autogradviz.engine.worker.finite_diff import rng_snapshot
+
+        return rng_snapshot()
+    except Exception:
+        return None
 
 
 def _attach_torch_formulas(trace: Trace) -> None:
