@@ -24,6 +24,7 @@ from autogradviz.engine.trace.model import Node, TensorSummary
 from autogradviz.engine.trace.tensor_text import tensor_html
 
 from autogradviz.app.graph.items import summary_text, tr as items_tr, unscaled_summary
+from autogradviz.app.panels.finite_diff import FiniteDiffBox
 from autogradviz.app.panels.why_gradient import WhyGradientBox
 from autogradviz.app.session import TraceSession
 
@@ -132,11 +133,13 @@ class InspectorPanel(QWidget):
         sl.addWidget(self.saved_label)
 
         self.why_box = WhyGradientBox(session, self.body)
+        self.fd_box = FiniteDiffBox(session, self.body)
 
         bl = QVBoxLayout(self.body)
         bl.addWidget(form_box)
         bl.addWidget(self.grad_box)
         bl.addWidget(self.why_box)
+        bl.addWidget(self.fd_box)
         bl.addWidget(self.values_box)
         bl.addWidget(self.saved_box)
         bl.addStretch(1)
@@ -195,6 +198,7 @@ class InspectorPanel(QWidget):
                                          "them from the worker."))
         self.values_table.setToolTip(self.tr("Rows: leading indices; columns: the last dimension."))
         self.why_box.retranslate()
+        self.fd_box.retranslate()
         self._refresh()
 
     def changeEvent(self, event) -> None:
@@ -334,6 +338,7 @@ class InspectorPanel(QWidget):
     def _refresh_grads(self) -> None:
         n = self._node
         self.why_box.set_node(n)
+        self.fd_box.set_node(n)
         if n is None:
             return
         st = self.session.state
