@@ -36,19 +36,41 @@ def _current_step(session: TraceSession, node_id: str):
     return st.node_steps.get(node_id) if st is not None else None
 
 
-def rule_lines(session: TraceSession, node: Node, numbers: bool = True) -> list[str]:
-    """The rule's lines as plain text (no HTML): one per input, then "where …"
-    lines; empty when neither the table nor torch's formula applies."""
+def bound_rule(session: TraceSession, node: Node, numbers: bool = True):
+    """The table's rule for `node` bound to the trace (engine/rules/bind.py), or None."""
     g = session.graph
     if g is None or node.kind == "leaf":
-        return []
+        return None
     step = _current_step(session, node.id) if numbers else None
-    bound = bind(g, node, step, words=_words)
+    return bind(g, node, step, words=_words)
+
+
+def rule_lines(session: TraceSession, node: Node, numbers: bool = True) -> list[str]:
+    """The rule's lines as plain text (no HTML): one per input, then "where …"
+    lines; empty when the table has no rule for the node."""
+    bound = bound_rule(session, node, numbers)
     if bound is None:
         return []
     lines = [line_text(s) if numbers else s.formula for s in bound.slots]
     lines += [tr("where {0}").format(w) for w in bound.wheres]
     return lines
+
+
+def rule_html(session: TraceSession, node: Node) -> str:
+    """The rule for the Inspector: each input's formula, then (indented, one
+    per line) the numbers plugged in and the gradient torch sent."""
+    bound = bound_rule(session, node)
+    if bound is None:
+        return ""
+    out = []
+    for s in bound.slots:
+        rows = [f"<b>{html.escape(s.formula)}</b>"]
+        for more in (s.numbers, s.result):
+            if more:
+                rows.append("&nbsp;&nbsp;&nbsp;= " + html.escape(more))
+        out.append("<br>".join(rows))
+    out += [html.escape(tr("where {0}").format(w)) for w in bound.wheres]
+    return "<br>".join(out)
 
 
 def torch_formula_lines(session: TraceSession, node: Node) -> list[str]:
@@ -111,10 +133,10 @@ class WhyGradientBox(QGroupBox):
             self.setVisible(False)
             return
         self.setVisible(True)
-        lines = rule_lines(self.session, n)
+        rule = rule_html(self.session, n)
         parts = []
-        if lines:
-            parts.append("<br>".join(f"<span style='font-size:11pt'>{html.escape(t)}</span>" for t in lines))
+        if rule:
+            parts.append(rule)
             step = _current_step(self.session, n.id)
             if step is None:
                 parts.append("<i>" + html.escape(tr("The numbers appear when the stepper reaches this node."))

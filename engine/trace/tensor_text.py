@@ -44,7 +44,8 @@ def number_text(v) -> str:
         return str(f)
     if f == int(f) and abs(f) < 1e6:
         return f"{f:.1f}"
-    return f"{f:.4g}"
+    text = f"{f:.4g}"
+    return text + ".0" if text.lstrip("-").isdigit() else text  # 2.0000000002 reads as 2.0, like 2.0
 
 
 def shape_text(s: TensorSummary) -> str:
@@ -150,5 +151,6 @@ def tensor_html(s: Optional[TensorSummary], max_values: int = 16,
     lines = tensor_lines(s, max_values, words, none_text)
     if len(lines) == 1:
         return html.escape(lines[0])
-    rows = "<br>".join(html.escape(line) for line in lines)
+    # in a fixed-width font plain (non-breaking) spaces line the columns up
+    rows = "<br>".join(html.escape(line).replace(FIGURE_SPACE, "&nbsp;") for line in lines)
     return f"<br><span style='font-family:monospace'>{rows}</span>"
