@@ -303,7 +303,8 @@ class InspectorPanel(QWidget):
             if sv.skipped or sv.skipped_code:
                 v = self.tr("not read: {0}").format(self._skip_reason(sv.skipped_code, sv.skipped))
             elif sv.tensor is not None:
-                v = summary_text(sv.tensor, 8)
+                rows.append(f"<b>{html.escape(sv.name)}</b>: {self._tensor(sv.tensor)}")
+                continue
             else:
                 v = repr(sv.value)
             rows.append(f"<b>{html.escape(sv.name)}</b>: {html.escape(str(v))}")

@@ -23,6 +23,10 @@ from autogradviz.engine.trace.model import Node
 from autogradviz.app.session import TraceSession
 
 
+# Past this many characters the caption quotes the formulas without their numbers.
+CAPTION_CHARS = 240
+
+
 def tr(text: str) -> str:
     return QCoreApplication.translate("WhyGradient", text)
 
@@ -93,9 +97,11 @@ def caption_text(session: TraceSession, node_id: Optional[str]) -> str:
     node = session.node(node_id)
     if node is None:
         return ""
-    lines = rule_lines(session, node, numbers=False)
+    lines = rule_lines(session, node, numbers=True)
     if not lines:
         return ""
+    if sum(len(t) for t in lines) > CAPTION_CHARS:  # numbers too long for a caption: the formulas only
+        lines = rule_lines(session, node, numbers=False)
     return tr("Rule: {0}").format(html.escape("; ".join(lines)))
 
 

@@ -38,7 +38,8 @@ def _node(w, label=None, op=None):
 
 
 def _plain(label) -> str:
-    return re.sub("<[^>]+>", " ", label.text()).replace("&lt;", "<").replace("&gt;", ">")
+    text = re.sub("<[^>]+>", " ", label.text()).replace("&lt;", "<").replace("&gt;", ">").replace("&nbsp;", " ")
+    return re.sub(r"\s+", " ", text)
 
 
 def test_rule_numbers_caption_yaml_and_finite_differences(qtbot, main_window):
@@ -49,6 +50,8 @@ def test_rule_numbers_caption_yaml_and_finite_differences(qtbot, main_window):
     w.session.select_node(y.id)
     text = _plain(insp.why_box.label)
     assert "∂L/∂x = grad ⊙ w = [[" in text and "∂L/∂w = grad ⊙ x = [[" in text, text
+    x_values = next(n for n in w.session.graph.nodes if n.label == "x").tensor
+    assert inline_text(x_values) in text  # the recorded x plugged into ∂L/∂w
     step = w.session.state.node_steps[y.id]
     assert inline_text(step.grad_inputs[0]) in text  # ends in the gradient torch sent to x
     # the caption of the step that ran y quotes the rule
