@@ -46,7 +46,10 @@ def bound_rule(session: TraceSession, node: Node, numbers: bool = True):
     if g is None or node.kind == "leaf":
         return None
     step = _current_step(session, node.id) if numbers else None
-    return bind(g, node, step, words=_words)
+    try:
+        return bind(g, node, step, words=_words)
+    except Exception:  # a trace from another torch with other saved values: show torch's formula instead
+        return None
 
 
 def rule_lines(session: TraceSession, node: Node, numbers: bool = True) -> list[str]:

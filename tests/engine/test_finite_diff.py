@@ -16,17 +16,18 @@ import torch.nn as nn
 import torch.nn.functional as F
 torch.manual_seed(3)
 model = nn.Sequential(nn.Linear(4, 5), nn.Tanh(), nn.Linear(5, 3))
-opt = torch.optim.SGD(model.parameters(), lr=0.5)
 x = torch.randn(6, 4)
 y = torch.tensor([0, 1, 2, 0, 1, 2])
 grads = []
 for step in range(3):
-    opt.zero_grad()
     loss = F.cross_entropy(model(x), y)
     loss.backward()
     grads.append(model[0].weight.grad.clone())
     print("loss", loss.item())
-    opt.step()
+    with torch.no_grad():  # an optimizer's step: in place, between the backward calls
+        for p in model.parameters():
+            p -= 0.5 * p.grad
+            p.grad = None
 """
 
 UNSEEDED = """
