@@ -65,6 +65,10 @@ def test_training_loop_second_step_agrees_with_torch(worker):
     assert abs(reply["loss"] - reply["loss_recorded"]) < 1e-5
     # and it is not the first step's gradient: the check is about the run asked for
     assert not torch.allclose(fd, ns["grads"][0].double(), rtol=1e-4, atol=1e-6)
+    # the first run: nn.Linear's initialisation (init.kaiming_uniform_(tensor=...), in place) is not replayed
+    first = worker.check_gradient(label, run=0)
+    fd0 = torch.tensor(first["fd"], dtype=torch.float64).reshape(first["shape"])
+    assert torch.allclose(fd0, ns["grads"][0].double(), rtol=1e-4, atol=1e-6)
 
 
 def test_random_leaf_without_seed_and_in_place_writes(worker):
