@@ -1,8 +1,10 @@
 """Gradients on the graph look like tensors, and labels do not cover each other.
 
 Lesson 1 runs for real; at its last step every leaf's .grad callout and every
-edge label must be apart (bounding rectangles that do not intersect), and 2-D
-gradients are drawn as small matrices (one line per row), not flattened lists.
+edge label must be apart (bounding rectangles that do not intersect), at six
+view sizes (with flattened one-line labels and without the placement fix, two
+of them collided), and 2-D gradients are drawn as small matrices (one line per
+row), not flattened lists. A label that a callout comes to cover is placed again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from test_graph_support import stop_view, trace_of, wait_layout
 LESSON_1 = next((pathlib.Path(__file__).parents[2] / "resources" / "lessons").glob("01_*.py"))
 
 
-@pytest.fixture(params=[(900, 700), (500, 420), (1400, 900)])
+@pytest.fixture(params=[(655, 390), (760, 460), (900, 700), (500, 420), (600, 300), (1400, 900)])
 def view(qtbot, request):
     session = TraceSession()
     v = GraphView(session)
@@ -56,6 +58,33 @@ def test_lesson_one_last_step_labels_do_not_collide(qtbot, view):
     assert lines[0] == "x.grad =" and len(lines) == 3, lines
     grad = session.state.leaf_grads[x.id]
     assert lines[1:] == tensor_lines(grad, 9)
+
+
+@pytest.fixture
+def one_view(qtbot):
+    v = GraphView(TraceSession())
+    qtbot.addWidget(v)
+    v.resize(760, 460)
+    v.show()
+    yield v
+    stop_view(qtbot, v)
+
+
+def test_a_label_under_a_callout_is_placed_again(qtbot, one_view):
+    view = one_view
+    trace = trace_of(LESSON_1.read_text())
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        view.session.set_trace(trace)
+    wait_layout(qtbot, view)
+    session = view.session
+    session.set_step(session.step_count)
+    scene = view.graph_scene()
+    callout = next(c for c in scene.callouts.values() if c.isVisible())
+    label = next(lab for lab in scene.grad_labels.values() if lab.isVisible())
+    label.setPos(callout.sceneBoundingRect().topLeft())  # as if placed before the callout appeared
+    assert label.sceneBoundingRect().intersects(callout.sceneBoundingRect())
+    scene.apply_step(session.state)  # the same step again: nothing changed but the overlap
+    assert not label.sceneBoundingRect().intersects(callout.sceneBoundingRect())
 
 
 def test_matrix_text_follows_the_values():
