@@ -95,6 +95,13 @@ def torch_formula_lines(session: TraceSession, node: Node) -> list[str]:
                "torch defines in C++ by hand).").format(node.op)]
 
 
+def _breakable(text: str) -> str:
+    """C++ formulas have long runs without spaces: let them wrap after ( , ? (zero-width spaces)."""
+    for ch in ("(", ",", "?"):
+        text = text.replace(ch, ch + "\u200b")
+    return text
+
+
 def caption_text(session: TraceSession, node_id: Optional[str]) -> str:
     """One HTML line for the stepper: the rule the node just applied."""
     node = session.node(node_id)
@@ -156,6 +163,6 @@ class WhyGradientBox(QGroupBox):
         else:
             parts.append(html.escape(tr("Not in the rule table; torch's own formula "
                                         "(derivatives.yaml of the torch that ran):")))
-            parts.append("<br>".join("<code>" + html.escape(t) + "</code>"
+            parts.append("<br>".join("<code>" + _breakable(html.escape(t)) + "</code>"
                                      for t in torch_formula_lines(self.session, n)))
         self.label.setText("<br>".join(parts))
