@@ -17,7 +17,8 @@ from typing import Optional
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 
-from autogradviz.engine.rules.bind import bind, line_text
+from autogradviz.engine.rules.bind import MAX_PLUGGED, bind, line_text
+from autogradviz.engine.trace.tensor_text import complete, inline_text
 from autogradviz.engine.trace.model import Node
 
 from autogradviz.app.session import TraceSession
@@ -95,6 +96,18 @@ def torch_formula_lines(session: TraceSession, node: Node) -> list[str]:
                "torch defines in C++ by hand).").format(node.op)]
 
 
+def _leaf_text(session: TraceSession, node: Node) -> str:
+    """AccumulateGrad's rule: "x.grad += grad", with the gradient it received at this step."""
+    name = node.label or "leaf"
+    text = f"{name}.grad += grad"
+    step = _current_step(session, node.id)
+    if step is not None and step.grad_outputs:
+        g = step.grad_outputs[0]
+        if complete(g, MAX_PLUGGED):
+            text += " = " + inline_text(g, MAX_PLUGGED, _words)
+    return text
+
+
 def _breakable(text: str) -> str:
     """C++ formulas have long runs without spaces: let them wrap after ( , ? (zero-width spaces)."""
     for ch in ("(", ",", "?"):
@@ -139,16 +152,24 @@ class WhyGradientBox(QGroupBox):
                            "𝟙[…]: 1 where the condition holds, else 0"))
         self.refresh()
 
+    def _leaf_html(self, n: Node) -> str:
+        return ("<b>" + html.escape(_leaf_text(self.session, n)) + "</b><br><i>"
+                + html.escape(tr("A leaf adds every gradient it receives to .grad: across backward calls "
+                                 "they add up until you zero .grad (optimizer.zero_grad()).")) + "</i>")
+
     def set_node(self, node: Optional[Node]) -> None:
         self.node = node
         self.refresh()
 
     def refresh(self) -> None:
         n = self.node
-        if n is None or n.kind == "leaf":
+        if n is None:
             self.setVisible(False)
             return
         self.setVisible(True)
+        if n.kind == "leaf":
+            self.label.setText(self._leaf_html(n))
+            return
         rule = rule_html(self.session, n)
         parts = []
         if rule:

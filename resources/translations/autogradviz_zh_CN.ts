@@ -4,23 +4,23 @@
 <context>
     <name />
     <message>
-        <location filename="../../app/graph/items.py" line="59" />
+        <location filename="../../app/graph/items.py" line="60" />
         <location filename="../../app/graph/tensor_labels.py" line="24" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="67" />
+        <location filename="../../app/graph/items.py" line="70" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="273" />
+        <location filename="../../app/graph/items.py" line="276" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="544" />
+        <location filename="../../app/graph/items.py" line="547" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -406,32 +406,33 @@
         <translation>检验失败。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="50" />
+        <location filename="../../app/panels/why_gradient.py" line="63" />
+        <location filename="../../app/panels/why_gradient.py" line="80" />
         <source>where {0}</source>
         <translation>其中 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="63" />
+        <location filename="../../app/panels/why_gradient.py" line="93" />
         <source>torch's derivatives.yaml was not found in the torch that ran, so its formula cannot be shown.</source>
         <translation>运行所用的 torch 中没有找到 derivatives.yaml，因此无法显示它的公式。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="65" />
+        <location filename="../../app/panels/why_gradient.py" line="95" />
         <source>derivatives.yaml has no entry for {0} (a custom autograd.Function or a node torch defines in C++ by hand).</source>
         <translation>derivatives.yaml 中没有 {0} 的条目（它是自定义的 autograd.Function，或 torch 在 C++ 中手写的节点）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="77" />
+        <location filename="../../app/panels/why_gradient.py" line="128" />
         <source>Rule: {0}</source>
         <translation>求导法则：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="96" />
+        <location filename="../../app/panels/why_gradient.py" line="147" />
         <source>Why this gradient</source>
         <translation>为什么是这个梯度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="97" />
+        <location filename="../../app/panels/why_gradient.py" line="148" />
         <source>The local derivative rule of this operation: how the gradient it received (grad) becomes the gradient of each input.
 ⊙ element-wise product · matrix product ᵀ transpose
 Σ_bcast: summed over the dimensions broadcasting added
@@ -442,17 +443,22 @@
 𝟙[…]：条件成立处为 1，否则为 0</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="120" />
+        <location filename="../../app/panels/why_gradient.py" line="157" />
+        <source>A leaf adds every gradient it receives to .grad: across backward calls they add up until you zero .grad (optimizer.zero_grad()).</source>
+        <translation>叶子会把收到的每个梯度加到 .grad 上：多次反向传播的梯度会不断累加，直到你把 .grad 清零（optimizer.zero_grad()）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="179" />
         <source>The numbers appear when the stepper reaches this node.</source>
         <translation>单步执行到这个节点时会代入具体数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="123" />
+        <location filename="../../app/panels/why_gradient.py" line="182" />
         <source>grad: what this node received; the last value is the gradient torch sent to that input.</source>
         <translation>grad：这个节点收到的梯度；最后一个值是 torch 实际发给该输入的梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="126" />
+        <location filename="../../app/panels/why_gradient.py" line="185" />
         <source>Not in the rule table; torch's own formula (derivatives.yaml of the torch that ran):</source>
         <translation>不在法则表中；以下是 torch 自己的公式（来自运行所用 torch 的 derivatives.yaml）：</translation>
     </message>
@@ -1339,87 +1345,87 @@
         <translation>未读取：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="317" />
+        <location filename="../../app/panels/inspector.py" line="318" />
         <source>inside a non-reentrant checkpoint segment (reading it would re-run the forward)</source>
         <translation>位于非重入式 checkpoint 段内（读取它会重新运行前向计算）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="319" />
+        <location filename="../../app/panels/inspector.py" line="320" />
         <source>saved with saved_tensors_hooks (reading it would call the unpack hook)</source>
         <translation>通过 saved_tensors_hooks 保存（读取它会调用 unpack 钩子）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="321" />
+        <location filename="../../app/panels/inspector.py" line="322" />
         <source>already freed by an earlier backward</source>
         <translation>已被之前的一次 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="323" />
+        <location filename="../../app/panels/inspector.py" line="324" />
         <source>changed in place after it was captured, before its values were read (activations the script cannot name are read after the script)</source>
         <translation>在被捕获之后、数值被读取之前被原地修改了（脚本中没有变量名的激活值会在脚本结束后才读取）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="332" />
+        <location filename="../../app/panels/inspector.py" line="333" />
         <source> ÷ {0} → {1}</source>
         <translation> ÷ {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="346" />
+        <location filename="../../app/panels/inspector.py" line="347" />
         <source>No backward pass was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="352" />
+        <location filename="../../app/panels/inspector.py" line="353" />
         <source>Backward has not started yet (step 0). Step forward to see gradients.</source>
         <translation>反向传播尚未开始（第 0 步）。向前一步即可看到梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="354" />
+        <location filename="../../app/panels/inspector.py" line="355" />
         <source>This node has not run yet at step {0}.</source>
         <translation>到第 {0} 步时这个节点还没有执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="357" />
+        <location filename="../../app/panels/inspector.py" line="358" />
         <source>Ran at step {0}.</source>
         <translation>在第 {0} 步执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="360" />
+        <location filename="../../app/panels/inspector.py" line="361" />
         <source>This backward started from scaler.scale(loss): every gradient is {0} × the real one (shown after ÷).</source>
         <translation>这次反向传播从 scaler.scale(loss) 开始：每个梯度都是真实梯度的 {0} 倍（÷ 之后是真实值）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="363" />
+        <location filename="../../app/panels/inspector.py" line="364" />
         <source>received grad_outputs[{0}] = {1}</source>
         <translation>收到 grad_outputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="367" />
+        <location filename="../../app/panels/inspector.py" line="368" />
         <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
         <translation>发出 grad_inputs[{0}] = None（该输入不需要梯度）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="369" />
+        <location filename="../../app/panels/inspector.py" line="370" />
         <source>sent grad_inputs[{0}] = {1}</source>
         <translation>发出 grad_inputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="372" />
+        <location filename="../../app/panels/inspector.py" line="373" />
         <source>&lt;b&gt;.grad&lt;/b&gt; = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt; = {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="375" />
+        <location filename="../../app/panels/inspector.py" line="376" />
         <source>&lt;b&gt;.grad&lt;/b&gt; (retain_grad) = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt;（retain_grad）= {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="378" />
+        <location filename="../../app/panels/inspector.py" line="379" />
         <source>hook {0} saw {1}</source>
         <translation>钩子 {0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="381" />
+        <location filename="../../app/panels/inspector.py" line="382" />
         <source>, returned {0}</source>
         <translation>，返回 {0}</translation>
     </message>
@@ -2669,23 +2675,23 @@
         <translation>检验失败。</translation>
     </message>
     </context><context><name>GraphItems</name><message>
-        <location filename="../../app/graph/items.py" line="59" />
+        <location filename="../../app/graph/items.py" line="60" />
         <location filename="../../app/graph/tensor_labels.py" line="24" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="67" />
+        <location filename="../../app/graph/items.py" line="70" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="273" />
+        <location filename="../../app/graph/items.py" line="276" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="544" />
+        <location filename="../../app/graph/items.py" line="547" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -2845,32 +2851,33 @@
         <translation>{0} 被拒绝</translation>
     </message>
     </context><context><name>WhyGradient</name><message>
-        <location filename="../../app/panels/why_gradient.py" line="50" />
+        <location filename="../../app/panels/why_gradient.py" line="63" />
+        <location filename="../../app/panels/why_gradient.py" line="80" />
         <source>where {0}</source>
         <translation>其中 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="63" />
+        <location filename="../../app/panels/why_gradient.py" line="93" />
         <source>torch's derivatives.yaml was not found in the torch that ran, so its formula cannot be shown.</source>
         <translation>运行所用的 torch 中没有找到 derivatives.yaml，因此无法显示它的公式。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="65" />
+        <location filename="../../app/panels/why_gradient.py" line="95" />
         <source>derivatives.yaml has no entry for {0} (a custom autograd.Function or a node torch defines in C++ by hand).</source>
         <translation>derivatives.yaml 中没有 {0} 的条目（它是自定义的 autograd.Function，或 torch 在 C++ 中手写的节点）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="77" />
+        <location filename="../../app/panels/why_gradient.py" line="128" />
         <source>Rule: {0}</source>
         <translation>求导法则：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="96" />
+        <location filename="../../app/panels/why_gradient.py" line="147" />
         <source>Why this gradient</source>
         <translation>为什么是这个梯度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="97" />
+        <location filename="../../app/panels/why_gradient.py" line="148" />
         <source>The local derivative rule of this operation: how the gradient it received (grad) becomes the gradient of each input.
 ⊙ element-wise product · matrix product ᵀ transpose
 Σ_bcast: summed over the dimensions broadcasting added
@@ -2881,17 +2888,22 @@
 𝟙[…]：条件成立处为 1，否则为 0</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="120" />
+        <location filename="../../app/panels/why_gradient.py" line="157" />
+        <source>A leaf adds every gradient it receives to .grad: across backward calls they add up until you zero .grad (optimizer.zero_grad()).</source>
+        <translation>叶子会把收到的每个梯度加到 .grad 上：多次反向传播的梯度会不断累加，直到你把 .grad 清零（optimizer.zero_grad()）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="179" />
         <source>The numbers appear when the stepper reaches this node.</source>
         <translation>单步执行到这个节点时会代入具体数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="123" />
+        <location filename="../../app/panels/why_gradient.py" line="182" />
         <source>grad: what this node received; the last value is the gradient torch sent to that input.</source>
         <translation>grad：这个节点收到的梯度；最后一个值是 torch 实际发给该输入的梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="126" />
+        <location filename="../../app/panels/why_gradient.py" line="185" />
         <source>Not in the rule table; torch's own formula (derivatives.yaml of the torch that ran):</source>
         <translation>不在法则表中；以下是 torch 自己的公式（来自运行所用 torch 的 derivatives.yaml）：</translation>
     </message>

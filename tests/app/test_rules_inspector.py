@@ -38,7 +38,9 @@ def _node(w, label=None, op=None):
 
 
 def _plain(label) -> str:
-    text = re.sub("<[^>]+>", " ", label.text()).replace("&lt;", "<").replace("&gt;", ">").replace("&nbsp;", " ")
+    text = re.sub("<[^>]+>", " ", label.text())
+    for entity, char in (("&lt;", "<"), ("&gt;", ">"), ("&nbsp;", " "), ("&#x27;", "'"), ("\u200b", "")):
+        text = text.replace(entity, char)
     return re.sub(r"\s+", " ", text)
 
 
@@ -67,6 +69,8 @@ def test_rule_numbers_caption_yaml_and_finite_differences(qtbot, main_window):
     # finite differences for the leaf w, by the shortcut
     leaf = _node(w, "w")
     w.session.select_node(leaf.id)
+    leaf_step = w.session.state.node_steps[leaf.id]
+    assert "w.grad += grad = " + inline_text(leaf_step.grad_outputs[0]) in _plain(insp.why_box.label)
     box = insp.fd_box
     assert box.isVisible() and box.button.isEnabled()
     assert "Ctrl+Shift+D" in box.button.toolTip()
