@@ -66,6 +66,12 @@ def test_rule_numbers_caption_yaml_and_finite_differences(qtbot, main_window):
     norm = _node(w, op="LinalgVectorNormBackward0")
     w.session.select_node(norm.id)
     assert "linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim)" in _plain(insp.why_box.label)
+    # a torch without the yaml: said so (trace fields as the worker writes them then)
+    trace = w.session.trace
+    formulas, trace.torch_formulas, trace.torch_formulas_missing = trace.torch_formulas, {}, "absent"
+    insp.why_box.refresh()
+    assert "derivatives.yaml was not found" in _plain(insp.why_box.label)
+    trace.torch_formulas, trace.torch_formulas_missing = formulas, None
     # finite differences for the leaf w, by the shortcut
     leaf = _node(w, "w")
     w.session.select_node(leaf.id)

@@ -94,3 +94,24 @@ def test_checks_that_cannot_be_made_say_why(worker):
     assert worker.check_gradient("big", run=0)["error"] == "too_many"
     assert worker.check_gradient("nothing_named_so", run=0)["error"] == "leaf_not_found"
     assert worker.check_gradient("big", run=5)["error"] == "backward_not_reached"
+
+
+GRAD_CALL = """
+import torch
+a = torch.tensor([0.3, -1.2, 2.0], requires_grad=True)
+b = torch.tensor([[1.0, 2.0, 0.5]], requires_grad=True)
+out = torch.sin(a) * b
+(g,) = torch.autograd.grad(out, a, grad_outputs=torch.tensor([[2.0, -1.0, 0.5]]))
+"""
+
+
+def test_autograd_grad_with_grad_outputs(worker):
+    out = worker.run(GRAD_CALL, filename="grad_call.py", timeout=120)
+    assert out.trace.error is None
+    reply = worker.check_gradient("a", run=0)
+    assert "error" not in reply, reply
+    a = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([[1.0, 2.0, 0.5]], dtype=torch.float64)
+    (expected,) = torch.autograd.grad(torch.sin(a) * b, a, grad_outputs=torch.tensor([[2.0, -1.0, 0.5]],
+                                                                                     dtype=torch.float64))
+    assert torch.allclose(torch.tensor(reply["fd"], dtype=torch.float64), expected, rtol=1e-6, atol=1e-8)

@@ -135,3 +135,14 @@ def test_yaml_parser_names_overloads_like_torchgen():
     assert table["FooBackward1"].grads == {"self": "grad"}
     assert table["FooBackward2"].name.startswith("foo_(")
     assert table["BazBackward0"].grads == {"input": "grad"}
+
+
+def test_absent_yaml_is_said_not_hidden(monkeypatch, trace):
+    """A torch without torchgen's yaml: the trace says "absent" instead of formulas."""
+    import msgspec
+
+    monkeypatch.setattr(derivatives_yaml, "yaml_path", lambda: None)
+    monkeypatch.setattr(derivatives_yaml, "_CACHE", {})
+    copy = msgspec.structs.replace(trace, torch_formulas={}, torch_formulas_missing=None)
+    derivatives_yaml.attach(copy)
+    assert copy.torch_formulas == {} and copy.torch_formulas_missing == "absent"
