@@ -233,6 +233,8 @@ def rerun_tape(source: str, filename: str, target: int, rng_state: Optional[dict
         namespace["__file__"] = filename
     tape = _Tape(target)
     saved_rng = rng_snapshot()
+    # what a script may switch for the whole process, put back as the runner does
+    torch_state = (torch.is_grad_enabled(), torch.get_default_dtype(), torch.is_anomaly_enabled(), None)
     saved_out, saved_err = sys.stdout, sys.stderr
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
@@ -254,6 +256,9 @@ def rerun_tape(source: str, filename: str, target: int, rng_state: Optional[dict
         sys.stdout, sys.stderr = saved_out, saved_err
         sys.argv, sys.path[:] = saved_argv, saved_path
         rng_restore(saved_rng)
+        from autogradviz.engine.worker.runner import _restore_torch_state
+
+        _restore_torch_state(torch_state)
     if tape.root is None:
         raise CheckError("backward_not_reached", "running the script again never reached that backward call")
     return tape, namespace
