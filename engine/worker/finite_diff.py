@@ -62,7 +62,7 @@ class _Tape(TorchFunctionMode):
         self.target = target
         self.seen = 0
         self.calls: list[tuple] = []  # (func, args, kwargs, result)
-        self.segment_start = 0  # first call after the previous backward
+        self.segment_start = 0  # first call after the previous backward (calls before it are dropped)
         self.root: Any = None  # (func, args, kwargs) of the checked backward
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -73,7 +73,9 @@ class _Tape(TorchFunctionMode):
                 raise _Stop()
             self.seen += 1
             result = func(*args, **kwargs)
-            self.segment_start = len(self.calls)
+            # Only calls after the previous backward are replayed: drop the rest,
+            # so a long training loop does not keep every iteration's tensors.
+            self.calls = []
             return result
         result = func(*args, **kwargs)
         self.calls.append((func, args, kwargs, result))
