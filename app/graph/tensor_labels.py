@@ -15,13 +15,16 @@ from autogradviz.engine.trace.tensor_text import tensor_lines
 
 from autogradviz.app.graph.items import tr
 
-# Tensors with at most this many elements show their values on a label (a 3x3 matrix).
+# Tensors with at most this many elements show their values on a label: a
+# vector of 6 on one line (as before matrices), a matrix up to 3x3 on its rows.
 LABEL_VALUES = 9
+LINE_VALUES = 6
 
 
 def value_lines(s: Optional[TensorSummary]) -> list[str]:
     """The label lines of a gradient on an edge."""
-    return tensor_lines(s, LABEL_VALUES, tr, tr("None"))
+    most = LINE_VALUES if s is not None and len(s.shape) <= 1 else LABEL_VALUES
+    return tensor_lines(s, most, tr, tr("None"))
 
 
 def named_lines(prefix: str, s: Optional[TensorSummary]) -> list[str]:
