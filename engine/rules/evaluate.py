@@ -93,6 +93,8 @@ def _fn(name: str, a: list, p: dict, env: dict):
         return (x == a[1]).to(torch.float64)
     if name == "count":
         return x.sum()
+    if name == "outer":
+        return torch.outer(x, a[1])
     if name == "expand":
         return _expand(x, a[1], a[2], a[3])
     if name == "sum_to":

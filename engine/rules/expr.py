@@ -86,7 +86,7 @@ FN_FORMAT = {
     "sigmoid": "σ({0})", "Phi": "Φ({0})", "phi": "φ({0})", "sq": "({0})²", "cube": "({0})³",
     "pos": "𝟙[{0} > 0]", "nonpos": "𝟙[{0} ≤ 0]", "between": "𝟙[{1} ≤ {0} ≤ {2}]",
     "mask": "𝟙[{0}]", "notmask": "𝟙[¬{0}]", "is_max": "𝟙[{0} = {1}]", "count": "#({0})",
-    "expand": "expand({0})", "sum_to": "Σ_bcast({0})", "sum_dim": "Σ_{1}({0})", "mean_dim": "mean_{1}({0})",
+    "outer": "{0} ⊗ {1}", "expand": "expand({0})", "sum_to": "Σ_bcast({0})", "sum_dim": "Σ_{1}({0})", "mean_dim": "mean_{1}({0})",
     "sum_rows": "Σ_batch({0})", "reshape": "reshape({0})", "transpose": "transpose({0}, {1}, {2})",
     "permute": "permute({0}, {1})", "squeeze": "squeeze({0}, {1})", "place": "0 with [{1}] ← {0}",
     "narrow": "{0}[{1}]", "select": "{0}[{1}]", "onehot": "onehot({0})", "scatter_rows": "Σ rows of {0} at {1}",

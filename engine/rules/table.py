@@ -98,6 +98,8 @@ RULES: dict[str, list[OpRule]] = {
         G * Fn("is_max", A, OUT) / Fn("count", Fn("is_max", A, OUT)),), symbols={"result": "max"})],
     "MmBackward0": [OpRule(("A", "B"), ("self", "mat2"), (G @ Var("mat2").T, A.T @ G))],
     "BmmBackward0": [OpRule(("A", "B"), ("self", "mat2"), (G @ Var("mat2").T, A.T @ G))],
+    "DotBackward0": [OpRule(("a", "b"), ("self", "tensor"), (G * Var("tensor"), G * A))],
+    "MvBackward0": [OpRule(("A", "v"), ("self", "vec"), (Fn("outer", G, Var("vec")), A.T @ G))],
     "AddmmBackward0": [OpRule(("bias", "X", "W"), (None, "mat1", "mat2"), (
         unb(scale(BETA, G), 0), scale(ALPHA, G @ Var("mat2").T), scale(ALPHA, Var("mat1").T @ G)))],
     "TBackward0": [OpRule(("a",), (None,), (G.T,))],
@@ -109,6 +111,8 @@ RULES: dict[str, list[OpRule]] = {
     "SqueezeBackward0": [OpRule(("a",), (None,), (Fn("reshape", G, SIZES),))],
     "SqueezeBackward1": [OpRule(("a",), (None,), (Fn("reshape", G, SIZES),))],
     "SqueezeBackward2": [OpRule(("a",), (None,), (Fn("reshape", G, SIZES),))],
+    "SqueezeBackward3": [OpRule(("a",), (None,), (Fn("reshape", G, SIZES),))],
+    "SqueezeBackward4": [OpRule(("a",), (None,), (Fn("reshape", G, SIZES),))],
     "UnsqueezeBackward0": [OpRule(("a",), (None,), (Fn("squeeze", G, Param("dim", "=")),))],
     "ExpandBackward0": [OpRule(("a",), (None,), (Fn("sum_to", G, SIZES, Param("bcast_expand")),))],
     "SelectBackward0": [OpRule(("a",), (None,), (Fn("place", G, Param("at", "="), SIZES),))],

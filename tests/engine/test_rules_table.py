@@ -46,6 +46,7 @@ outs = [
     F.mse_loss(a, b), F.mse_loss(a, b, reduction="sum"), F.cross_entropy(a, tgt),
     F.nll_loss(F.log_softmax(a, 1), tgt, reduction="sum"), F.dropout(a, 0.5, training=True),
     F.embedding(torch.tensor([[0, 2], [2, 4]]), emb), F.layer_norm(a, (3,), lnw, lnb),
+    a @ row, row @ row, bm @ w, row @ w, bm[:1].squeeze(), bm[:1].squeeze((0,)),
 ]
 loss = sum((o * (1 + torch.arange(o.numel()).reshape(o.shape) / 10)).sum() for o in outs)
 loss.backward()
@@ -83,8 +84,8 @@ def test_every_rule_reproduces_what_torch_recorded(trace):
             assert torch.allclose(ours.double(), theirs, rtol=1e-4, atol=1e-5, equal_nan=True), (
                 node.op, line_text(slot), ours, theirs)
             checked[node.op] = checked.get(node.op, 0) + 1
-    missing = set(RULES) - set(checked) - {"NativeDropoutBackward0", "UnsafeViewBackward0",
-                                           "ReshapeAliasBackward0", "SqueezeBackward0", "SqueezeBackward2"}
+    # torch 2.13 on CPU makes none of these for the script above (dropout is a mul by its mask)
+    missing = set(RULES) - set(checked) - {"NativeDropoutBackward0", "ReshapeAliasBackward0", "SqueezeBackward3"}
     assert not missing, f"rules never proved against torch: {sorted(missing)}"
 
 
