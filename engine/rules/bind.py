@@ -160,6 +160,8 @@ def _param_text(params: dict, plug: bool):
             return None
         if name.startswith("bcast"):
             return None if not v else "yes"
+        if v is None and name in ("min", "max") and plug:  # clamp with one bound
+            return "−∞" if name == "min" else "∞"
         if symbol == "=" or plug:
             if isinstance(v, list):
                 return "[" + ", ".join(str(x) for x in v) + "]" if symbol != "=" or name != "at" else ", ".join(

@@ -83,8 +83,16 @@ def _fn(name: str, a: list, p: dict, env: dict):
         return (x > 0).to(torch.float64)
     if name == "nonpos":
         return (x <= 0).to(torch.float64)
-    if name == "between":
-        return ((x >= a[1]) & (x <= a[2])).to(torch.float64)
+    if name == "between":  # clamp's bounds; None: no bound on that side
+        lo = x >= a[1] if a[1] is not None else torch.ones_like(x, dtype=torch.bool)
+        hi = x <= a[2] if a[2] is not None else torch.ones_like(x, dtype=torch.bool)
+        return (lo & hi).to(torch.float64)
+    if name == "strictly":
+        return ((x > a[1]) & (x < a[2])).to(torch.float64)
+    if name == "erf_d":
+        return 2 / math.sqrt(math.pi) * torch.exp(-x * x)
+    if name == "revcumsum":
+        return x.flip(a[1]).cumsum(a[1]).flip(a[1])
     if name == "mask":
         return x.to(torch.bool).to(torch.float64)
     if name == "notmask":

@@ -84,7 +84,8 @@ G = Var("grad")
 FN_FORMAT = {
     "exp": "exp({0})", "log": "log({0})", "cos": "cos({0})", "sin": "sin({0})", "sign": "sign({0})",
     "sigmoid": "σ({0})", "Phi": "Φ({0})", "phi": "φ({0})", "sq": "({0})²", "cube": "({0})³",
-    "pos": "𝟙[{0} > 0]", "nonpos": "𝟙[{0} ≤ 0]", "between": "𝟙[{1} ≤ {0} ≤ {2}]",
+    "strictly": "𝟙[{1} < {0} < {2}]", "erf_d": "(2/√π)·exp(−{0}²)",
+    "revcumsum": "flip(cumsum(flip({0})))", "pos": "𝟙[{0} > 0]", "nonpos": "𝟙[{0} ≤ 0]", "between": "𝟙[{1} ≤ {0} ≤ {2}]",
     "mask": "𝟙[{0}]", "notmask": "𝟙[¬{0}]", "is_max": "𝟙[{0} = {1}]", "count": "#({0})",
     "outer": "{0} ⊗ {1}", "expand": "expand({0})", "sum_to": "Σ_bcast({0})", "sum_dim": "Σ_{1}({0})", "mean_dim": "mean_{1}({0})",
     "sum_rows": "Σ_batch({0})", "reshape": "reshape({0})", "transpose": "transpose({0}, {1}, {2})",

@@ -62,7 +62,7 @@ RULES: dict[str, list[OpRule]] = {
     "MulBackward0": [OpRule(("a", "b"), ("self", "other"), (unb(G * B, 0), unb(G * A, 1)))],
     "DivBackward0": [OpRule(("a", "b"), ("self", "other"), (unb(G / B, 0), unb(-(G * A) / Fn("sq", B), 1)))],
     "NegBackward0": [OpRule(("a",), (None,), (-G,))],
-    "PowBackward0": [OpRule(("a",), ("self",), (Param("exponent", "p") * A ** (Param("exponent", "p") - 1) * G,))],
+    "PowBackward0": [OpRule(("a",), ("self",), (scale(Param("exponent", "p"), A ** (Param("exponent", "p") - 1)) * G,))],
     "PowBackward1": [OpRule(("a", "b"), ("self", "exponent"),
                             (unb(G * Var("exponent") * A ** (Var("exponent") - 1), 0),
                              unb(G * OUT * Fn("log", A), 1)), symbols={"result": "out"})],
@@ -81,6 +81,20 @@ RULES: dict[str, list[OpRule]] = {
         G * (Fn("pos", A) + Param("negative_slope", "s") * Fn("nonpos", A)),))],
     "ClampBackward1": [OpRule(("a",), ("self",), (
         G * Fn("between", A, Param("min", "min"), Param("max", "max")),))],
+    "HardtanhBackward0": [OpRule(("a",), ("self",), (
+        G * Fn("strictly", A, Param("min_val", "min"), Param("max_val", "max")),))],
+    "EluBackward0": [OpRule(("a",), ("self",), (
+        G * (Fn("pos", A) + scale(Param("alpha", "α"), Fn("exp", A)) * Fn("nonpos", A)),),
+        when={"scale": 1, "input_scale": 1})],
+    "SoftplusBackward0": [OpRule(("a",), ("self",), (G * Fn("sigmoid", scale(Param("beta", "β"), A)),))],
+    "ErfBackward0": [OpRule(("a",), ("self",), (G * Fn("erf_d", A),))],
+    "AtanBackward0": [OpRule(("a",), ("self",), (G / (1 + Fn("sq", A)),))],
+    "ReciprocalBackward0": [OpRule(("a",), (None,), (-(G * Fn("sq", OUT)),), **_EW)],
+    "CloneBackward0": [OpRule(("a",), (None,), (G,))],
+    "ToCopyBackward0": [OpRule(("a",), (None,), (G,))],
+    "CumsumBackward0": [OpRule(("a",), (None,), (Fn("revcumsum", G, Param("dim", "=")),))],
+    "MinBackward1": [OpRule(("a",), ("self",), (
+        G * Fn("is_max", A, OUT) / Fn("count", Fn("is_max", A, OUT)),), symbols={"result": "min"})],
     "GeluBackward0": [OpRule(("a",), ("self",), (G * (Fn("Phi", A) + A * Fn("phi", A)),),
                              when={"approximate": "none"})],
     "SiluBackward0": [OpRule(("a",), ("self",), (G * Fn("sigmoid", A) * (1 + A * (1 - Fn("sigmoid", A))),))],

@@ -47,6 +47,8 @@ outs = [
     F.nll_loss(F.log_softmax(a, 1), tgt, reduction="sum"), F.dropout(a, 0.5, training=True),
     F.embedding(torch.tensor([[0, 2], [2, 4]]), emb), F.layer_norm(a, (3,), lnw, lnb),
     a @ row, row @ row, bm @ w, row @ w, bm[:1].squeeze(), bm[:1].squeeze((0,)),
+    a.clone(), a.to(torch.float64), a.clamp(min=0.1), a.min(), a.cumsum(1), F.softplus(a), F.hardtanh(a),
+    torch.erf(a), (p + 1).reciprocal(), F.elu(a), torch.atan(a),
 ]
 loss = sum((o * (1 + torch.arange(o.numel()).reshape(o.shape) / 10)).sum() for o in outs)
 loss.backward()
