@@ -41,6 +41,10 @@ class TraceSession(QObject):
     valuesRequested = Signal(str)
     valuesArrived = Signal(str, object)  # tensor id, TensorSummary or error text
     showSavedChanged = Signal(bool)
+    # Finite differences for a leaf: the request (leaf, run, grad_tensor) and the
+    # worker's `gradient_check` reply (docs/worker-protocol.md).
+    gradientCheckRequested = Signal(dict)
+    gradientCheckArrived = Signal(dict)
     # A panel asks to show a line of the script (a GradScaler call, a node's
     # line): the window scrolls the editor there without taking focus, so the
     # panel keeps its keys.
@@ -329,6 +333,12 @@ class TraceSession(QObject):
                 "elements per tensor) were saved. Run the script to fetch every value."))
             return
         self.valuesRequested.emit(tensor_id)
+
+    def request_gradient_check(self, request: dict) -> None:
+        self.gradientCheckRequested.emit(dict(request))
+
+    def deliver_gradient_check(self, reply: dict) -> None:
+        self.gradientCheckArrived.emit(dict(reply))
 
     def deliver_values(self, tensor_id: str, summary: Any, error: Optional[str] = None) -> None:
         if isinstance(summary, dict):

@@ -19,6 +19,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem
 
 from autogradviz.engine.trace.model import TensorSummary
+from autogradviz.engine.trace.tensor_text import inline_text
 
 from autogradviz.app.graph.style import GraphStyle, NodeLook
 
@@ -61,6 +62,8 @@ def summary_text(s: Optional[TensorSummary], max_values: int = 6) -> str:
     if not s.truncated and s.values and n <= max_values:
         if not s.shape:
             return _num(s.values[0])
+        if len(s.shape) > 1:  # nested like the tensor, not a flattened list
+            return inline_text(s, max_values, tr)
         return "[" + ", ".join(_num(v) for v in s.values) + "]"
     parts = [shape_text(s)]
     if s.norm is not None:

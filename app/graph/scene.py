@@ -25,6 +25,7 @@ from autogradviz.app.graph.items import (
     EdgeItem, GroupFrameItem, LabelItem, LayerItem, NodeItem, OverviewItem, summary_text,
 )
 from autogradviz.app.graph.style import GraphStyle, NodeLook, style_for
+from autogradviz.app.graph.tensor_labels import named_lines as _named_lines, value_lines
 
 
 def tr(text: str) -> str:
@@ -440,9 +441,22 @@ class GraphScene(QGraphicsScene):
         if many and old is not None:
             # labels of the previous step's edges go away on big graphs
             touched_edges.update(self._lit_edges_of(old_cur))
+        # labels placed at earlier steps that a callout now covers move too
+        touched_edges.update(self._edges_under_callouts())
         ordered = sorted(touched_edges, key=lambda e: (self._edge_grad(e, new_eg)[1] is not None, e.pos_index))
         for ei in ordered:
             self._update_edge(ei, new_eg, cur, many)
+
+    def _edges_under_callouts(self) -> list:
+        """Edges whose visible gradient label intersects a visible callout."""
+        shown = [c.sceneBoundingRect() for c in self.callouts.values() if c.isVisible()]
+        if not shown:
+            return []
+        hit = {pos for pos, lab in self.grad_labels.items()
+               if lab.isVisible() and any(lab.sceneBoundingRect().intersects(r) for r in shown)}
+        if not hit:
+            return []
+        return [e for items in self.trace_edge_items.values() for e in items if e.pos_index in hit]
 
     def _group_status(self, gitem, status: dict) -> Optional[str]:
         """A collapsed group shows its members' progress: current when one of
@@ -491,7 +505,7 @@ class GraphScene(QGraphicsScene):
             label.setParentItem(self.layer)
             self.grad_labels[pos] = label
         text = summary_text(g)
-        label.set_lines([text], emphasis=is_cur)
+        label.set_lines(value_lines(g), emphasis=is_cur)
         label.setToolTip(tr("Gradient flowing backward along this edge: {0}").format(text))
         ei.setToolTip(label.toolTip())
         label.setZValue(6 if is_cur else 5)
@@ -540,6 +554,7 @@ class GraphScene(QGraphicsScene):
                  QRectF(b.right() + 6, b.bottom() - h, w, h),
                  QRectF(b.left() - 6 - w, b.bottom() - h, w, h)]
         others = [o.sceneBoundingRect() for o in self.callouts.values() if o is not c and o.isVisible()]
+        labels = [lab.sceneBoundingRect() for lab in self.grad_labels.values() if lab.isVisible()]
         best, best_cost = None, None
         area = self._shown_area()
         for i, rect in enumerate(cands):
@@ -549,6 +564,8 @@ class GraphScene(QGraphicsScene):
                 cost += (rect.width() * rect.height() - _overlap(rect, area)) * 4
             for o in others:
                 cost += 3 * _overlap(rect, o)
+            for o in labels:  # a label that stays under it would be moved: cheaper than a callout
+                cost += _overlap(rect, o)
             for bb in self._boxes_near(rect):
                 cost += 2 * _overlap(rect, bb)
             if best_cost is None or cost < best_cost:
@@ -576,9 +593,9 @@ class GraphScene(QGraphicsScene):
         name = (node.label if node is not None and node.label else (node.op if node else nid))
         lines, kind = [], "callout"
         if nid in state.leaf_grads:
-            lines.append(f"{name}.grad = {summary_text(state.leaf_grads[nid])}")
+            lines.extend(_named_lines(f"{name}.grad = ", state.leaf_grads[nid]))
         if nid in state.retained:
-            lines.append(tr("{0}.grad (retained) = {1}").format(name, summary_text(state.retained[nid])))
+            lines.extend(_named_lines(tr("{0}.grad (retained) = ").format(name), state.retained[nid]))
         for ev in state.events:
             if ev.node != nid or ev.kind == "retain_grad":
                 continue

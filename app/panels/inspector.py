@@ -21,8 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 from autogradviz.engine.trace.model import Node, TensorSummary
+from autogradviz.engine.trace.tensor_text import tensor_html
 
-from autogradviz.app.graph.items import summary_text, unscaled_summary
+from autogradviz.app.graph.items import summary_text, tr as items_tr, unscaled_summary
+from autogradviz.app.panels.finite_diff import FiniteDiffBox
+from autogradviz.app.panels.why_gradient import WhyGradientBox
 from autogradviz.app.session import TraceSession
 
 MAX_TABLE_CELLS = 10000
@@ -129,9 +132,14 @@ class InspectorPanel(QWidget):
         self.saved_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         sl.addWidget(self.saved_label)
 
+        self.why_box = WhyGradientBox(session, self.body)
+        self.fd_box = FiniteDiffBox(session, self.body)
+
         bl = QVBoxLayout(self.body)
         bl.addWidget(form_box)
         bl.addWidget(self.grad_box)
+        bl.addWidget(self.why_box)
+        bl.addWidget(self.fd_box)
         bl.addWidget(self.values_box)
         bl.addWidget(self.saved_box)
         bl.addStretch(1)
@@ -189,6 +197,8 @@ class InspectorPanel(QWidget):
         self.load_btn.setToolTip(self.tr("Only the first values were sent with the trace; fetch all of "
                                          "them from the worker."))
         self.values_table.setToolTip(self.tr("Rows: leading indices; columns: the last dimension."))
+        self.why_box.retranslate()
+        self.fd_box.retranslate()
         self._refresh()
 
     def changeEvent(self, event) -> None:
@@ -293,7 +303,8 @@ class InspectorPanel(QWidget):
             if sv.skipped or sv.skipped_code:
                 v = self.tr("not read: {0}").format(self._skip_reason(sv.skipped_code, sv.skipped))
             elif sv.tensor is not None:
-                v = summary_text(sv.tensor, 8)
+                rows.append(f"<b>{html.escape(sv.name)}</b>: {self._tensor(sv.tensor)}")
+                continue
             else:
                 v = repr(sv.value)
             rows.append(f"<b>{html.escape(sv.name)}</b>: {html.escape(str(v))}")
@@ -321,8 +332,14 @@ class InspectorPanel(QWidget):
         unscaled = unscaled_summary(g, scale)
         return self.tr(" ÷ {0} → {1}").format(f"{scale:g}", summary_text(unscaled, 16))
 
+    def _tensor(self, s) -> str:
+        """A gradient as text; a small matrix as rows (engine/trace/tensor_text.py)."""
+        return tensor_html(s, 16, items_tr, items_tr("None"))
+
     def _refresh_grads(self) -> None:
         n = self._node
+        self.why_box.set_node(n)
+        self.fd_box.set_node(n)
         if n is None:
             return
         st = self.session.state
@@ -344,19 +361,19 @@ class InspectorPanel(QWidget):
                 lines.append(self.tr("This backward started from scaler.scale(loss): every gradient is "
                                      "{0} × the real one (shown after ÷).").format(f"{scale:g}"))
             for i, g in enumerate(step.grad_outputs):
-                lines.append(self.tr("received grad_outputs[{0}] = {1}").format(i, summary_text(g, 16))
+                lines.append(self.tr("received grad_outputs[{0}] = {1}").format(i, self._tensor(g))
                              + self._unscaled(g, scale))
             for i, g in enumerate(step.grad_inputs):
                 if g is None:
                     lines.append(self.tr("sent grad_inputs[{0}] = None (that input needs no gradient)").format(i))
                 else:
-                    lines.append(self.tr("sent grad_inputs[{0}] = {1}").format(i, summary_text(g, 16))
+                    lines.append(self.tr("sent grad_inputs[{0}] = {1}").format(i, self._tensor(g))
                                  + self._unscaled(g, scale))
         if n.id in st.leaf_grads:
-            lines.append(self.tr("<b>.grad</b> = {0}").format(summary_text(st.leaf_grads[n.id], 16))
+            lines.append(self.tr("<b>.grad</b> = {0}").format(self._tensor(st.leaf_grads[n.id]))
                          + self._unscaled(st.leaf_grads[n.id], self.session.run_scale()))
         if n.id in st.retained:
-            lines.append(self.tr("<b>.grad</b> (retain_grad) = {0}").format(summary_text(st.retained[n.id], 16)))
+            lines.append(self.tr("<b>.grad</b> (retain_grad) = {0}").format(self._tensor(st.retained[n.id])))
         for ev in st.events:
             if ev.node == n.id and ev.kind != "retain_grad":
                 line = self.tr("hook {0} saw {1}").format(html.escape(ev.name or ev.kind),

@@ -25,6 +25,7 @@ from autogradviz.app.panels.checkpoint.phase_text import attach as attach_recomp
 from autogradviz.app.graph.items import summary_text, unscaled_summary
 from autogradviz.app.graph.scene import event_title
 from autogradviz.app.panels.processes import AllReduceMarks, RankSwitch, allreduce_text
+from autogradviz.app.panels.why_gradient import caption_text
 from autogradviz.app.resources_loader import icon_or_standard as _icon
 from autogradviz.app.session import TraceSession
 
@@ -432,6 +433,9 @@ class StepperPanel(QWidget):
                 name = html.escape(f"{node.label} ({node.op})")
             text = self.tr("<b>Step {0} of {1}</b>: {2} ran").format(k, n, name)
             text += self._flow_text(st)
+            rule = caption_text(self.session, st.current)
+            if rule:
+                text += "<br>" + rule
             if k == n:
                 run = self.session.run
                 if run is not None and run.kind == "grad":

@@ -91,6 +91,7 @@ class WorkerProcess(QObject):
     runStopped = Signal()                # Stop ended a run
     runCancelled = Signal()              # a second Run replaced a busy one
     valuesArrived = Signal(str, object, object)  # tensor id, TensorSummary|None, error|None
+    gradientChecked = Signal(dict)  # a `gradient_check` reply (or one made up: error "failed")
     _decode_requested = Signal(int, object)  # (generation, bytes) to the parser thread
 
     def __init__(self, parent: Optional[QObject] = None, program: Optional[str] = None,
@@ -108,6 +109,7 @@ class WorkerProcess(QObject):
         self._run_filename = "<editor>"
         self._pending: Optional[dict] = None
         self._fetches: dict[int, str] = {}
+        self._checks: dict[int, dict] = {}  # check_gradient requests waiting for their reply
         self._expected_exit: Optional[str] = None  # "stop", "cancel", "timeout", "shutdown"
         self._start_failures = 0
         self._closing = False
@@ -287,6 +289,16 @@ class WorkerProcess(QObject):
         if self.timeout_s > 0:
             self._timeout_timer.start(max(left, 1))
 
+    def check_gradient(self, request: dict) -> None:
+        """Ask for finite differences (docs/worker-protocol.md); answered by `gradientChecked`."""
+        if self._state != READY or self._proc is None:
+            why = "the worker is busy" if self._state == RUNNING else "the worker is not available"
+            QTimer.singleShot(0, lambda: self.gradientChecked.emit({**request, "error": "failed", "message": why}))
+            return
+        self._next_id += 1
+        self._checks[self._next_id] = dict(request)
+        self._write({"type": "check_gradient", "id": self._next_id, **request})
+
     def ping(self) -> None:
         if self._proc is not None and self._state in (READY, RUNNING):
             self._next_id += 1
@@ -349,6 +361,9 @@ class WorkerProcess(QObject):
         pending, self._fetches = self._fetches, {}
         for tensor_id in pending.values():
             self.valuesArrived.emit(tensor_id, None, why)
+        checks, self._checks = self._checks, {}
+        for req in checks.values():
+            self.gradientChecked.emit({**req, "error": "failed", "message": why})
 
     def _end_process(self, reason: str) -> None:
         """Terminate the current worker, kill it if needed; a fresh one follows."""
@@ -501,8 +516,14 @@ class WorkerProcess(QObject):
             if not isinstance(summary, TensorSummary):
                 summary = None
             self.valuesArrived.emit(tensor_id, summary, error if summary is None else None)
+        elif kind == "gradient_check":
+            if self._checks.pop(msg_id, None) is not None:
+                self.gradientChecked.emit(message)
         elif kind == "protocol_error":
-            if msg_id in self._fetches:
+            if msg_id in self._checks:
+                self.gradientChecked.emit({**self._checks.pop(msg_id), "error": "failed",
+                                           "message": message.get("message", "")})
+            elif msg_id in self._fetches:
                 self.valuesArrived.emit(self._fetches.pop(msg_id), None, message.get("message", ""))
             elif msg_id is not None and msg_id == self._current_run:
                 self._current_run = None

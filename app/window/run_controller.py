@@ -72,6 +72,8 @@ class RunController(QObject):
         w.runCancelled.connect(self._on_cancelled)
         w.valuesArrived.connect(session.deliver_values)
         session.valuesRequested.connect(w.fetch)
+        w.gradientChecked.connect(session.deliver_gradient_check)
+        session.gradientCheckRequested.connect(w.check_gradient)
 
     @property
     def device(self) -> str:

@@ -337,6 +337,29 @@ class WorkerClient:
             if msg.get("type") == "protocol_error":
                 raise FetchError(msg.get("message", "protocol error"))
 
+    def check_gradient(self, leaf: str, run: int = 0, grad_tensor: Optional[str] = None,
+                       timeout: float = 120.0) -> dict:
+        """Finite differences for the leaf named `leaf` in backward run `run` of
+        the last run: the worker's `gradient_check` reply (docs/worker-protocol.md).
+        Raises FetchError when the worker does not answer."""
+        if not self.alive:
+            raise FetchError("no worker is running")
+        rid = next(self._ids)
+        req = {"type": "check_gradient", "id": rid, "leaf": leaf, "run": run}
+        if grad_tensor is not None:
+            req["grad_tensor"] = grad_tensor
+        self._send(req)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                msg = self._next(deadline)
+            except queue.Empty:
+                raise FetchError(f"the worker did not answer within {timeout:g} s") from None
+            if msg is None:
+                raise FetchError(f"the worker died with {describe_exit(self._reap())}")
+            if msg.get("id") == rid and msg.get("type") in ("gradient_check", "protocol_error"):
+                return msg
+
     def stderr_tail(self) -> str:
         """The last bytes the worker wrote on stderr (native output, crash dumps)."""
         with self._stderr_lock:

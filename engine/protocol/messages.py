@@ -34,12 +34,16 @@ PROTOCOL_VERSION = 3
 # Requests (client -> worker, stdin)
 RUN, FETCH, PING, SHUTDOWN = "run", "fetch", "ping", "shutdown"
 INPUT_REPLY = "input_reply"  # the line a waiting input() gets (or eof), engine/worker/console_input.py
-REQUEST_TYPES = (RUN, FETCH, PING, SHUTDOWN, INPUT_REPLY)
+# Finite differences for one leaf of the last run, answered by `gradient_check`.
+CHECK_GRADIENT = "check_gradient"
+REQUEST_TYPES = (RUN, FETCH, PING, SHUTDOWN, INPUT_REPLY, CHECK_GRADIENT)
 # Messages (worker -> client, stdout)
 READY, STARTED, OUTPUT, PROGRESS, TRACE = "ready", "started", "output", "progress", "trace"
 VALUES, PONG, PROTOCOL_ERROR = "values", "pong", "protocol_error"
 INPUT_REQUEST = "input_request"  # the script waits in input(); answered by input_reply
-MESSAGE_TYPES = (READY, STARTED, OUTPUT, PROGRESS, TRACE, VALUES, PONG, PROTOCOL_ERROR, INPUT_REQUEST)
+GRADIENT_CHECK = "gradient_check"
+MESSAGE_TYPES = (READY, STARTED, OUTPUT, PROGRESS, TRACE, VALUES, PONG, PROTOCOL_ERROR, INPUT_REQUEST,
+                 GRADIENT_CHECK)
 
 # -- limits ----------------------------------------------------------------------------------------
 # How much of the worker's stderr a client keeps (crash reports, the
@@ -175,7 +179,7 @@ def line_from_dump(text: str, filename: str) -> Optional[int]:
 
 
 __all__ = [
-    "PROTOCOL_VERSION", "REQUEST_TYPES", "MESSAGE_TYPES", "STDERR_TAIL_BYTES", "FETCH_MAX_VALUES",
+    "PROTOCOL_VERSION", "REQUEST_TYPES", "CHECK_GRADIENT", "GRADIENT_CHECK", "MESSAGE_TYPES", "STDERR_TAIL_BYTES", "FETCH_MAX_VALUES",
     "OUTPUT_CAP", "DUMP_WAIT_S", "KILL_GRACE_S", "DEFAULT_RUN_TIMEOUT_S", "START_TIMEOUT_S",
     "ProtocolDecodeError", "ProtocolVersionError", "check_ready", "encode_message", "decode_message",
     "trace_message", "line_from_dump",

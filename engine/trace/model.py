@@ -21,6 +21,7 @@ from typing import Any, Optional
 import msgspec
 
 from autogradviz.engine.trace.checkpoint import Checkpoint
+from autogradviz.engine.trace.derivatives import TorchFormula
 from autogradviz.engine.trace.grad_scaler import ScalerEvent
 from autogradviz.engine.trace.modules import ModuleRecord
 from autogradviz.engine.trace.part import _Part
@@ -238,6 +239,11 @@ class Trace(msgspec.Struct, weakref=True):
     # The script's text as it ran (the editor's, or the file's): a saved trace
     # shows its code beside the graph on any machine (None in older files).
     source: Optional[str] = None
+    # Torch's own backward formula for each op node name in the trace, read by
+    # the worker from the installed torch's derivatives.yaml (engine/trace/derivatives.py).
+    torch_formulas: dict[str, TorchFormula] = msgspec.field(default_factory=dict)
+    # "absent" when that file was not there (the app says so); else None.
+    torch_formulas_missing: Optional[str] = None
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""

@@ -33,8 +33,8 @@ import traceback  # noqa: E402
 from typing import Any, Optional  # noqa: E402
 
 from autogradviz.engine.protocol.messages import (  # noqa: E402
-    FETCH_MAX_VALUES, OUTPUT_CAP, PROGRESS, PROTOCOL_VERSION, ProtocolDecodeError, decode_message,
-    encode_message, trace_message)
+    CHECK_GRADIENT, FETCH_MAX_VALUES, OUTPUT_CAP, PROGRESS, PROTOCOL_VERSION, ProtocolDecodeError,
+    decode_message, encode_message, trace_message)
 from autogradviz.engine.trace import codec  # noqa: E402
 from autogradviz.engine.trace.model import ErrorInfo, Trace  # noqa: E402
 
@@ -176,6 +176,7 @@ class Worker:
         self.last_run = None  # runner.ScriptRun of the last run, kept for fetch
         self.reader = None  # the protocol's input, for input() during a run (console_input.py)
         self.pgid = None  # our process group (process_group.py), set by main()
+        self.last_script: tuple = (None, "<editor>", None)  # source, filename, random state at its start
 
     # -- start ---------------------------------------------------------------
     def start(self) -> None:
@@ -217,6 +218,8 @@ class Worker:
             self.handle_run(req)
         elif kind == "fetch":
             self.handle_fetch(req)
+        elif kind == CHECK_GRADIENT:
+            self.handle_check_gradient(req)
         elif kind == "ping":
             self.channel.send({"type": "pong", "id": rid})
         elif kind == "shutdown":
@@ -255,6 +258,7 @@ class Worker:
         from autogradviz.engine.worker.working_folder import WorkingFolder
 
         folder = WorkingFolder(filename)  # the script's folder, or home for unsaved text
+        self.last_script = (source, filename, _rng_snapshot())
         self.channel.send({"type": "started", "id": rid, "cwd": folder.folder})
         t0 = time.perf_counter()
 
@@ -308,6 +312,7 @@ class Worker:
             sys.path[:] = saved_path
         if trace.duration_s is None:
             trace.duration_s = time.perf_counter() - t0
+        _attach_torch_formulas(trace)
         if not trace.device:
             trace.device = device
         trace.source = source  # (a saved trace shows the code it came from)
@@ -354,6 +359,21 @@ class Worker:
         except Exception:
             return None
 
+    def handle_check_gradient(self, req: dict) -> None:
+        """Finite differences for one leaf (engine/worker/finite_diff.py)."""
+        from autogradviz.engine.worker.finite_diff import handle_request
+
+        source, filename, rng = self.last_script
+        rid = req.get("id")
+        progress = self._progress_sender(rid)
+        from autogradviz.engine.worker.working_folder import WorkingFolder
+
+        with WorkingFolder(filename):  # the re-run sees the files the run saw
+            reply = handle_request(req, self.last_run, source, filename, rng,
+                                   on_progress=lambda done, total: progress(
+                                       "finite_differences", {"done": done, "total": total}))
+        self.channel.send(reply)
+
     def handle_fetch(self, req: dict) -> None:
         rid = req.get("id")
         tensor_id = req.get("tensor")
@@ -383,6 +403,26 @@ class Worker:
         if error is not None:
             msg["error"] = error
         self.channel.send(msg)
+
+
+def _rng_snapshot():
+    """The random state a run starts from, so a gradient check can run it again alike."""
+    try:
+        from autogradviz.engine.worker.finite_diff import rng_snapshot
+
+        return rng_snapshot()
+    except Exception:
+        return None
+
+
+def _attach_torch_formulas(trace: Trace) -> None:
+    """torch's formula for every op in the trace, from its derivatives.yaml (never fails a run)."""
+    try:
+        from autogradviz.engine.worker.derivatives_yaml import attach
+
+        attach(trace)
+    except Exception:
+        trace.torch_formulas_missing = "unreadable"
 
 
 def _accepts(func, name: str) -> bool:

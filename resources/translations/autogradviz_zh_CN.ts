@@ -4,137 +4,138 @@
 <context>
     <name />
     <message>
-        <location filename="../../app/graph/items.py" line="59" />
+        <location filename="../../app/graph/items.py" line="60" />
+        <location filename="../../app/graph/tensor_labels.py" line="27" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="67" />
+        <location filename="../../app/graph/items.py" line="70" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="273" />
+        <location filename="../../app/graph/items.py" line="276" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="544" />
+        <location filename="../../app/graph/items.py" line="547" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="73" />
+        <location filename="../../app/graph/scene.py" line="74" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="75" />
+        <location filename="../../app/graph/scene.py" line="76" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="77" />
+        <location filename="../../app/graph/scene.py" line="78" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="79" />
+        <location filename="../../app/graph/scene.py" line="80" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="82" />
+        <location filename="../../app/graph/scene.py" line="83" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="84" />
+        <location filename="../../app/graph/scene.py" line="85" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="87" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="88" />
+        <location filename="../../app/graph/scene.py" line="89" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="89" />
+        <location filename="../../app/graph/scene.py" line="90" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="98" />
+        <location filename="../../app/graph/scene.py" line="99" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="101" />
+        <location filename="../../app/graph/scene.py" line="102" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="274" />
+        <location filename="../../app/graph/scene.py" line="275" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="276" />
+        <location filename="../../app/graph/scene.py" line="277" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="692" />
+        <location filename="../../app/graph/scene.py" line="598" />
+        <source>{0}.grad (retained) = </source>
+        <translation>{0}.grad（已保留）= </translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/scene.py" line="709" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="695" />
+        <location filename="../../app/graph/scene.py" line="712" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="697" />
+        <location filename="../../app/graph/scene.py" line="714" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="700" />
+        <location filename="../../app/graph/scene.py" line="717" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="103" />
+        <location filename="../../app/graph/scene.py" line="104" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="487" />
+        <location filename="../../app/graph/scene.py" line="501" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="495" />
+        <location filename="../../app/graph/scene.py" line="509" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="581" />
-        <source>{0}.grad (retained) = {1}</source>
-        <translation>{0}.grad（已保留）= {1}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="586" />
+        <location filename="../../app/graph/scene.py" line="603" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="588" />
+        <location filename="../../app/graph/scene.py" line="605" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
@@ -494,6 +495,173 @@
         <location filename="../../app/panels/processes.py" line="106" />
         <source>pid {0}, {1} backward run(s)</source>
         <translation>进程号 {0}，{1} 次反向传播</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="84" />
+        <source>Check numerically</source>
+        <translation>数值检验</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="85" />
+        <source>Compare with finite differences</source>
+        <translation>与有限差分比较</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="87" />
+        <source>Nudge each element of this leaf up and down by a tiny step, evaluate the loss again (in float64) and compare the slope with autograd's gradient ({0}).</source>
+        <translation>把这个叶子的每个元素上下各挪动一个极小的步长，重新计算损失（float64），并把斜率与 autograd 的梯度比较（{0}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="104" />
+        <source>No backward run was recorded for this graph.</source>
+        <translation>这张计算图没有记录到反向传播。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="106" />
+        <source>This leaf has no name in the script, so it cannot be found when the script runs again.</source>
+        <translation>这个叶子在脚本里没有名字，再次运行脚本时无法找到它。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="109" />
+        <source>This leaf has {0} elements; finite differences are limited to {1}.</source>
+        <translation>这个叶子有 {0} 个元素；有限差分最多支持 {1} 个。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="146" />
+        <source>Running the script again and evaluating the loss {0} times…</source>
+        <translation>正在再次运行脚本，并计算损失 {0} 次…</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="164" />
+        <source>finite differences (float64)</source>
+        <translation>有限差分（float64）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="166" />
+        <source>Autograd's gradient for this leaf was not recorded in this run (torch.autograd.grad does not run AccumulateGrad).</source>
+        <translation>这次运行没有记录到这个叶子的 autograd 梯度（torch.autograd.grad 不会运行 AccumulateGrad）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="170" />
+        <source>autograd</source>
+        <translation>autograd</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="172" />
+        <source>they agree</source>
+        <translation>两者一致</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="172" />
+        <source>they differ</source>
+        <translation>两者不一致</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="173" />
+        <source>largest difference {0} at {1} (relative {2}): {3}</source>
+        <translation>最大差值 {0}，位于 {1}（相对差 {2}）：{3}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="177" />
+        <source>Warning: evaluating the loss again gave {0}, the script computed {1}; the script may be random or compute through Python numbers.</source>
+        <translation>警告：再次计算得到的损失是 {0}，而脚本算出的是 {1}；脚本可能带有随机性，或经由 Python 数值进行计算。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="184" />
+        <source>This leaf has more than {0} elements.</source>
+        <translation>这个叶子的元素多于 {0} 个。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="185" />
+        <source>When the script ran again, no tensor had this leaf's name at that backward call.</source>
+        <translation>再次运行脚本时，在那次反向传播调用处没有名为该叶子的张量。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="187" />
+        <source>When the script ran again, it did not reach this backward call.</source>
+        <translation>再次运行脚本时，没有执行到这次反向传播调用。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="188" />
+        <source>The script raised an error when it ran again.</source>
+        <translation>再次运行时脚本抛出了错误。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="189" />
+        <source>The loss does not depend on this leaf through torch operations (it may go through Python numbers such as .item()).</source>
+        <translation>损失并不是通过 torch 运算依赖于这个叶子的（可能经过了 .item() 之类的 Python 数值）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="191" />
+        <source>Run the script first.</source>
+        <translation>请先运行脚本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="192" />
+        <source>This leaf has no name.</source>
+        <translation>这个叶子没有名字。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="194" />
+        <source>The check failed.</source>
+        <translation>检验失败。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="63" />
+        <location filename="../../app/panels/why_gradient.py" line="80" />
+        <source>where {0}</source>
+        <translation>其中 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="93" />
+        <source>torch's derivatives.yaml was not found in the torch that ran, so its formula cannot be shown.</source>
+        <translation>运行所用的 torch 中没有找到 derivatives.yaml，因此无法显示它的公式。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="95" />
+        <source>derivatives.yaml has no entry for {0} (a custom autograd.Function or a node torch defines in C++ by hand).</source>
+        <translation>derivatives.yaml 中没有 {0} 的条目（它是自定义的 autograd.Function，或 torch 在 C++ 中手写的节点）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="128" />
+        <source>Rule: {0}</source>
+        <translation>求导法则：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="147" />
+        <source>Why this gradient</source>
+        <translation>为什么是这个梯度</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="148" />
+        <source>The local derivative rule of this operation: how the gradient it received (grad) becomes the gradient of each input.
+⊙ element-wise product · matrix product ᵀ transpose
+Σ_bcast: summed over the dimensions broadcasting added
+𝟙[…]: 1 where the condition holds, else 0</source>
+        <translation>这个运算的局部求导法则：它收到的梯度（grad）如何变成每个输入的梯度。
+⊙ 逐元素乘积 · 矩阵乘积 ᵀ 转置
+Σ_bcast：对广播新增的维度求和
+𝟙[…]：条件成立处为 1，否则为 0</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="157" />
+        <source>A leaf adds every gradient it receives to .grad: across backward calls they add up until you zero .grad (optimizer.zero_grad()).</source>
+        <translation>叶子会把收到的每个梯度加到 .grad 上：多次反向传播的梯度会不断累加，直到你把 .grad 清零（optimizer.zero_grad()）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="179" />
+        <source>The numbers appear when the stepper reaches this node.</source>
+        <translation>单步执行到这个节点时会代入具体数值。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="182" />
+        <source>grad: what this node received; the last value is the gradient torch sent to that input.</source>
+        <translation>grad：这个节点收到的梯度；最后一个值是 torch 实际发给该输入的梯度。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="185" />
+        <source>Not in the rule table; torch's own formula (derivatives.yaml of the torch that ran):</source>
+        <translation>不在法则表中；以下是 torch 自己的公式（来自运行所用 torch 的 derivatives.yaml）：</translation>
     </message>
 </context>
 <context>
@@ -1348,277 +1516,277 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>InspectorPanel</name>
     <message>
-        <location filename="../../app/panels/inspector.py" line="158" />
+        <location filename="../../app/panels/inspector.py" line="166" />
         <source>Operation</source>
         <translation>运算</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="158" />
+        <location filename="../../app/panels/inspector.py" line="166" />
         <source>Variable</source>
         <translation>变量</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="158" />
+        <location filename="../../app/panels/inspector.py" line="166" />
         <source>Module</source>
         <translation>模块</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="159" />
+        <location filename="../../app/panels/inspector.py" line="167" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="159" />
+        <location filename="../../app/panels/inspector.py" line="167" />
         <source>Shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="159" />
+        <location filename="../../app/panels/inspector.py" line="167" />
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="160" />
+        <location filename="../../app/panels/inspector.py" line="168" />
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="160" />
+        <location filename="../../app/panels/inspector.py" line="168" />
         <source>requires_grad</source>
         <translation>requires_grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="161" />
+        <location filename="../../app/panels/inspector.py" line="169" />
         <source>is_leaf</source>
         <translation>is_leaf</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="161" />
+        <location filename="../../app/panels/inspector.py" line="169" />
         <source>retains_grad</source>
         <translation>retains_grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="162" />
+        <location filename="../../app/panels/inspector.py" line="170" />
         <source>Hooks</source>
         <translation>钩子</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="162" />
+        <location filename="../../app/panels/inspector.py" line="170" />
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="165" />
+        <location filename="../../app/panels/inspector.py" line="173" />
         <source>The autograd node: the backward function PyTorch recorded for this operation.</source>
         <translation>自动求导节点：PyTorch 为这个运算记录的反向函数。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="166" />
+        <location filename="../../app/panels/inspector.py" line="174" />
         <source>The name your script gave this tensor (or the parameter name).</source>
         <translation>脚本给这个张量起的名字（或参数名）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="167" />
+        <location filename="../../app/panels/inspector.py" line="175" />
         <source>The nn.Module whose forward produced it.</source>
         <translation>由哪个 nn.Module 的 forward 产生。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="168" />
+        <location filename="../../app/panels/inspector.py" line="176" />
         <source>Leaf tensors were created by you, not computed; their gradients accumulate into .grad.</source>
         <translation>叶子张量由你创建而不是计算得到；它们的梯度累加到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="170" />
+        <location filename="../../app/panels/inspector.py" line="178" />
         <source>Non-leaf tensors keep .grad only if you called retain_grad().</source>
         <translation>非叶子张量只有在调用 retain_grad() 后才保留 .grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="176" />
+        <location filename="../../app/panels/inspector.py" line="184" />
         <source>Click a node in the graph to see its details here: operation, variable name, shape, values and — while stepping through backward — the gradient it received and sent.</source>
         <translation>点击图中的节点，在这里查看详情：运算、变量名、形状、数值，以及逐步执行反向传播时它收到和发出的梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="179" />
+        <location filename="../../app/panels/inspector.py" line="187" />
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="180" />
+        <location filename="../../app/panels/inspector.py" line="188" />
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="181" />
+        <location filename="../../app/panels/inspector.py" line="189" />
         <source>The tensor's values as recorded when the script ran.</source>
         <translation>脚本运行时记录下的张量数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="182" />
+        <location filename="../../app/panels/inspector.py" line="190" />
         <source>Gradients at this step</source>
         <translation>这一步的梯度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="183" />
+        <location filename="../../app/panels/inspector.py" line="191" />
         <source>What this node received from its output (grad_outputs) and sent to its inputs (grad_inputs) during backward.</source>
         <translation>反向传播中这个节点从输出收到的梯度（grad_outputs）和发给输入的梯度（grad_inputs）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="185" />
+        <location filename="../../app/panels/inspector.py" line="193" />
         <source>Saved for backward</source>
         <translation>为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="186" />
+        <location filename="../../app/panels/inspector.py" line="194" />
         <source>Tensors and values this operation stored during the forward pass to compute its gradient later.</source>
         <translation>这个运算在前向传播时保存的张量和数值，用于之后计算梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="188" />
+        <location filename="../../app/panels/inspector.py" line="196" />
         <source>Load all values</source>
         <translation>加载全部数值</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="189" />
+        <location filename="../../app/panels/inspector.py" line="197" />
         <source>Only the first values were sent with the trace; fetch all of them from the worker.</source>
         <translation>随记录只发送了前面一部分数值；从工作进程获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="191" />
+        <location filename="../../app/panels/inspector.py" line="199" />
         <source>Rows: leading indices; columns: the last dimension.</source>
         <translation>行：前面的下标；列：最后一个维度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="217" />
+        <location filename="../../app/panels/inspector.py" line="227" />
         <source>leaf tensor (AccumulateGrad)</source>
         <translation>叶子张量（AccumulateGrad）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="218" />
+        <location filename="../../app/panels/inspector.py" line="228" />
         <source>output (backward starts here)</source>
         <translation>输出（反向传播从这里开始）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="218" />
+        <location filename="../../app/panels/inspector.py" line="228" />
         <source>operation (non-leaf)</source>
         <translation>运算（非叶子）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="220" />
+        <location filename="../../app/panels/inspector.py" line="230" />
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="255" />
+        <location filename="../../app/panels/inspector.py" line="265" />
         <source>Showing the first {0} of {1} values.</source>
         <translation>显示前 {0} 个数值，共 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="258" />
+        <location filename="../../app/panels/inspector.py" line="268" />
         <source>All {0} values.</source>
         <translation>全部 {0} 个数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="268" />
+        <location filename="../../app/panels/inspector.py" line="278" />
         <source>Loading all values from the worker…</source>
         <translation>正在从工作进程加载全部数值…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="278" />
+        <location filename="../../app/panels/inspector.py" line="288" />
         <source>All {0} values loaded (showing {1}).</source>
         <translation>已加载全部 {0} 个数值（显示 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="282" />
+        <location filename="../../app/panels/inspector.py" line="292" />
         <source>Could not load the values: {0}</source>
         <translation>无法加载数值：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="294" />
+        <location filename="../../app/panels/inspector.py" line="304" />
         <source>not read: {0}</source>
         <translation>未读取：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="307" />
+        <location filename="../../app/panels/inspector.py" line="318" />
         <source>inside a non-reentrant checkpoint segment (reading it would re-run the forward)</source>
         <translation>位于非重入式 checkpoint 段内（读取它会重新运行前向计算）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="309" />
+        <location filename="../../app/panels/inspector.py" line="320" />
         <source>saved with saved_tensors_hooks (reading it would call the unpack hook)</source>
         <translation>通过 saved_tensors_hooks 保存（读取它会调用 unpack 钩子）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="311" />
+        <location filename="../../app/panels/inspector.py" line="322" />
         <source>already freed by an earlier backward</source>
         <translation>已被之前的一次 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="313" />
+        <location filename="../../app/panels/inspector.py" line="324" />
         <source>changed in place after it was captured, before its values were read (activations the script cannot name are read after the script)</source>
         <translation>在被捕获之后、数值被读取之前被原地修改了（脚本中没有变量名的激活值会在脚本结束后才读取）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="322" />
+        <location filename="../../app/panels/inspector.py" line="333" />
         <source> ÷ {0} → {1}</source>
         <translation> ÷ {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="330" />
+        <location filename="../../app/panels/inspector.py" line="347" />
         <source>No backward pass was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="336" />
+        <location filename="../../app/panels/inspector.py" line="353" />
         <source>Backward has not started yet (step 0). Step forward to see gradients.</source>
         <translation>反向传播尚未开始（第 0 步）。向前一步即可看到梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="338" />
+        <location filename="../../app/panels/inspector.py" line="355" />
         <source>This node has not run yet at step {0}.</source>
         <translation>到第 {0} 步时这个节点还没有执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="341" />
+        <location filename="../../app/panels/inspector.py" line="358" />
         <source>Ran at step {0}.</source>
         <translation>在第 {0} 步执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="344" />
+        <location filename="../../app/panels/inspector.py" line="361" />
         <source>This backward started from scaler.scale(loss): every gradient is {0} × the real one (shown after ÷).</source>
         <translation>这次反向传播从 scaler.scale(loss) 开始：每个梯度都是真实梯度的 {0} 倍（÷ 之后是真实值）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="347" />
+        <location filename="../../app/panels/inspector.py" line="364" />
         <source>received grad_outputs[{0}] = {1}</source>
         <translation>收到 grad_outputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="351" />
+        <location filename="../../app/panels/inspector.py" line="368" />
         <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
         <translation>发出 grad_inputs[{0}] = None（该输入不需要梯度）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="353" />
+        <location filename="../../app/panels/inspector.py" line="370" />
         <source>sent grad_inputs[{0}] = {1}</source>
         <translation>发出 grad_inputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="356" />
+        <location filename="../../app/panels/inspector.py" line="373" />
         <source>&lt;b&gt;.grad&lt;/b&gt; = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt; = {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="359" />
+        <location filename="../../app/panels/inspector.py" line="376" />
         <source>&lt;b&gt;.grad&lt;/b&gt; (retain_grad) = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt;（retain_grad）= {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="362" />
+        <location filename="../../app/panels/inspector.py" line="379" />
         <source>hook {0} saw {1}</source>
         <translation>钩子 {0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="365" />
+        <location filename="../../app/panels/inspector.py" line="382" />
         <source>, returned {0}</source>
         <translation>，返回 {0}</translation>
     </message>
@@ -2324,210 +2492,210 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>RunController</name>
     <message>
-        <location filename="../../app/window/run_controller.py" line="135" />
+        <location filename="../../app/window/run_controller.py" line="137" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="90" />
+        <location filename="../../app/window/run_controller.py" line="92" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="91" />
+        <location filename="../../app/window/run_controller.py" line="93" />
         <source>▶ Running {name} on {device}…</source>
         <translation>▶ 正在 {device} 上运行 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="100" />
+        <location filename="../../app/window/run_controller.py" line="102" />
         <source>Nothing is running.</source>
         <translation>没有正在运行的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="103" />
+        <location filename="../../app/window/run_controller.py" line="105" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="104" />
+        <location filename="../../app/window/run_controller.py" line="106" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="122" />
+        <location filename="../../app/window/run_controller.py" line="124" />
         <source>The script was running this line when the run timeout stopped it.</source>
         <translation>运行超时使脚本停止时，它正在执行这一行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="124" />
+        <location filename="../../app/window/run_controller.py" line="126" />
         <source>It was running line {n} when it was stopped.</source>
         <translation>停止时脚本正在执行第 {n} 行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="151" />
+        <location filename="../../app/window/run_controller.py" line="153" />
         <source>Working folder: {folder}</source>
         <translation>工作文件夹：{folder}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="154" />
+        <location filename="../../app/window/run_controller.py" line="156" />
         <source>Working folder: {folder} (your home folder: the script is not saved; save it to run it in its own folder)</source>
         <translation>工作文件夹：{folder}（你的主文件夹：脚本尚未保存；保存后它会在自己所在的文件夹中运行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="173" />
+        <location filename="../../app/window/run_controller.py" line="175" />
         <source>Saved trace {path}: recorded from {script} with torch {torch} on {device}. No worker holds its tensors: only the values saved in it can be shown.</source>
         <translation>已保存的运行记录 {path}：记录自 {script}，torch {torch}，设备 {device}。没有工作进程持有它的张量：只能显示记录中保存的数值。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="192" />
+        <location filename="../../app/window/run_controller.py" line="194" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="192" />
+        <location filename="../../app/window/run_controller.py" line="194" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="201" />
+        <location filename="../../app/window/run_controller.py" line="203" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="205" />
+        <location filename="../../app/window/run_controller.py" line="207" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="241" />
+        <location filename="../../app/window/run_controller.py" line="243" />
         <source>The script printed {total} characters; only the first {cap} are kept.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="245" />
-        <location filename="../../app/window/run_controller.py" line="270" />
-        <location filename="../../app/window/run_controller.py" line="294" />
+        <location filename="../../app/window/run_controller.py" line="247" />
+        <location filename="../../app/window/run_controller.py" line="272" />
+        <location filename="../../app/window/run_controller.py" line="296" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="246" />
+        <location filename="../../app/window/run_controller.py" line="248" />
         <source>Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad of leaf tensors (the ones you created with requires_grad=True), so this is None. To keep the gradient of an intermediate tensor, call t.retain_grad() before backward(), or use torch.autograd.grad(output, t).</source>
         <translation>警告{where}：读取了非叶子张量的 .grad。autograd 只把梯度存进叶子张量（你用 requires_grad=True 创建的张量）的 .grad，所以这里是 None。要保留中间张量的梯度，请在 backward() 之前调用 t.retain_grad()，或者使用 torch.autograd.grad(output, t)。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="253" />
+        <location filename="../../app/window/run_controller.py" line="255" />
         <source>torch says "the use_reentrant parameter should be passed explicitly": checkpoint was called without use_reentrant. It then uses the reentrant variant (today's default; torch plans to make leaving it out an error). Pass use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and outputs of any structure and works when no input requires grad; pass use_reentrant=True only to keep the old behaviour on purpose.</source>
         <translation>torch 提示 "the use_reentrant parameter should be passed explicitly"：调用 checkpoint 时没有传入 use_reentrant。此时它使用重入式变体（这是目前的默认行为；torch 计划把不传这个参数变成错误）。请显式传入 use_reentrant=False：这是推荐的变体，它接受关键字参数、任意结构的输出，并且在没有任何输入需要梯度时也能正常工作；只有在有意保留旧行为时才传入 use_reentrant=True。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="261" />
+        <location filename="../../app/window/run_controller.py" line="263" />
         <source>torch says "None of the inputs have requires_grad=True. Gradients will be None": a reentrant checkpoint (use_reentrant=True, or not given) was called with no input that requires grad. It runs the function under no_grad and its result only gets a gradient through its tensor inputs, so nothing inside the segment - not even the parameters of a checkpointed module - gets a gradient from it: their .grad stays None. Make an input require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which records the segment normally.</source>
         <translation>torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：调用重入式 checkpoint（use_reentrant=True，或未指定）时，没有任何输入需要梯度。它在 no_grad 下运行函数，其结果只能通过张量输入获得梯度，因此该段内的任何东西——甚至被 checkpoint 的模块的参数——都不会从它得到梯度：它们的 .grad 仍然是 None。请让某个输入需要梯度（对第一个输入调用 x.requires_grad_()），或者使用 use_reentrant=False，它会正常记录这一段。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="272" />
+        <location filename="../../app/window/run_controller.py" line="274" />
         <source>Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors inside a dict, a list or another object come back detached, so backward never reaches the segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass use_reentrant=False, which keeps the gradient in any output structure.</source>
         <translation>Checkpoint{where}：重入式 checkpoint 返回了一个 {type}，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度都被悄无声息地丢掉了。重入式 checkpoint（use_reentrant=True，或未指定）在 no_grad 下运行函数，只把它直接返回的张量（一个张量，或元组中的各个元素）接入计算图；放在 dict、list 或其他对象里的张量返回时是分离（detached）的，所以反向传播永远到达不了这一段的输入和参数。请返回一个张量或由张量组成的元组，或者传入 use_reentrant=False，它在任何输出结构中都会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="281" />
+        <location filename="../../app/window/run_controller.py" line="283" />
         <source>{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were not read (reading them re-runs the checkpointed forward).</source>
         <translation>有 {n} 个节点位于非重入式 checkpoint 段中：没有读取它们保存的张量（读取会重新运行被 checkpoint 的前向计算）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="284" />
+        <location filename="../../app/window/run_controller.py" line="286" />
         <source>{calls} backward/grad calls; only the first {recorded} were recorded in full.</source>
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="287" />
+        <location filename="../../app/window/run_controller.py" line="289" />
         <source>{n} backward call(s) waited too long for another thread's call to be recorded and ran unrecorded.</source>
         <translation>有 {n} 次 backward 调用等待另一线程的调用记录完毕的时间过长，因此未被记录就直接运行了。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="295" />
+        <location filename="../../app/window/run_controller.py" line="297" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="298" />
+        <location filename="../../app/window/run_controller.py" line="300" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="304" />
+        <location filename="../../app/window/run_controller.py" line="306" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="305" />
-        <location filename="../../app/window/run_controller.py" line="312" />
+        <location filename="../../app/window/run_controller.py" line="307" />
+        <location filename="../../app/window/run_controller.py" line="314" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="306" />
+        <location filename="../../app/window/run_controller.py" line="308" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="311" />
+        <location filename="../../app/window/run_controller.py" line="313" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="313" />
+        <location filename="../../app/window/run_controller.py" line="315" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="319" />
+        <location filename="../../app/window/run_controller.py" line="321" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="321" />
+        <location filename="../../app/window/run_controller.py" line="323" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="327" />
+        <location filename="../../app/window/run_controller.py" line="329" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="327" />
+        <location filename="../../app/window/run_controller.py" line="329" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="338" />
+        <location filename="../../app/window/run_controller.py" line="340" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="349" />
+        <location filename="../../app/window/run_controller.py" line="351" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="351" />
+        <location filename="../../app/window/run_controller.py" line="353" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="354" />
+        <location filename="../../app/window/run_controller.py" line="356" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="357" />
+        <location filename="../../app/window/run_controller.py" line="359" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="358" />
+        <location filename="../../app/window/run_controller.py" line="360" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -2535,183 +2703,183 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="236" />
+        <location filename="../../app/panels/stepper.py" line="237" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="238" />
+        <location filename="../../app/panels/stepper.py" line="239" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="240" />
+        <location filename="../../app/panels/stepper.py" line="241" />
         <source>First: before backward starts (Home)</source>
         <translation>开头：反向传播开始之前（Home）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="241" />
+        <location filename="../../app/panels/stepper.py" line="242" />
         <source>Step back (Left)</source>
         <translation>后退一步（←）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="242" />
+        <location filename="../../app/panels/stepper.py" line="243" />
         <source>Step forward: run the next node (Right)</source>
         <translation>前进一步：执行下一个节点（→）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="243" />
+        <location filename="../../app/panels/stepper.py" line="244" />
         <source>Last: after the whole backward pass (End)</source>
         <translation>结尾：整个反向传播之后（End）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="244" />
+        <location filename="../../app/panels/stepper.py" line="245" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="245" />
-        <location filename="../../app/panels/stepper.py" line="518" />
+        <location filename="../../app/panels/stepper.py" line="246" />
+        <location filename="../../app/panels/stepper.py" line="522" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="246" />
+        <location filename="../../app/panels/stepper.py" line="247" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="248" />
+        <location filename="../../app/panels/stepper.py" line="249" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="285" />
+        <location filename="../../app/panels/stepper.py" line="286" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="287" />
+        <location filename="../../app/panels/stepper.py" line="288" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="288" />
+        <location filename="../../app/panels/stepper.py" line="289" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="296" />
+        <location filename="../../app/panels/stepper.py" line="297" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="328" />
+        <location filename="../../app/panels/stepper.py" line="329" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="349" />
+        <location filename="../../app/panels/stepper.py" line="350" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="352" />
+        <location filename="../../app/panels/stepper.py" line="353" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="355" />
+        <location filename="../../app/panels/stepper.py" line="356" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="358" />
+        <location filename="../../app/panels/stepper.py" line="359" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="361" />
+        <location filename="../../app/panels/stepper.py" line="362" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="369" />
+        <location filename="../../app/panels/stepper.py" line="370" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="371" />
+        <location filename="../../app/panels/stepper.py" line="372" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="374" />
+        <location filename="../../app/panels/stepper.py" line="375" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="378" />
+        <location filename="../../app/panels/stepper.py" line="379" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="379" />
+        <location filename="../../app/panels/stepper.py" line="380" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="388" />
+        <location filename="../../app/panels/stepper.py" line="389" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="395" />
+        <location filename="../../app/panels/stepper.py" line="396" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="398" />
+        <location filename="../../app/panels/stepper.py" line="399" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="400" />
+        <location filename="../../app/panels/stepper.py" line="401" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="404" />
+        <location filename="../../app/panels/stepper.py" line="405" />
         <source> (GradScaler: {0} × the real gradient {1})</source>
         <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="427" />
+        <location filename="../../app/panels/stepper.py" line="428" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="433" />
+        <location filename="../../app/panels/stepper.py" line="434" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="438" />
+        <location filename="../../app/panels/stepper.py" line="442" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="442" />
+        <location filename="../../app/panels/stepper.py" line="446" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="527" />
+        <location filename="../../app/panels/stepper.py" line="531" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="530" />
+        <location filename="../../app/panels/stepper.py" line="534" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -2719,7 +2887,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="124" />
+        <location filename="../../app/panels/stepper.py" line="125" />
         <source>Step {0} of {1}. Click or drag to move through the backward pass; purple marks: a hook fired; blue dots: retain_grad filled .grad.</source>
         <translation>第 {0} 步，共 {1} 步。点击或拖动可在反向传播中移动；紫色标记：钩子被触发；蓝色圆点：retain_grad 填充了 .grad。</translation>
     </message>
@@ -2789,17 +2957,17 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="158" />
+        <location filename="../../app/session.py" line="162" />
         <source>checkpoint {0} · recomputed</source>
         <translation>检查点 {0} · 重算</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="328" />
+        <location filename="../../app/session.py" line="332" />
         <source>Full values are not available for a saved trace: only the values it holds (up to 64 elements per tensor) were saved. Run the script to fetch every value.</source>
         <translation>已保存的运行记录无法提供完整数值：只保存了记录中包含的数值（每个张量最多 64 个元素）。运行脚本即可获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="343" />
+        <location filename="../../app/session.py" line="353" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -3460,138 +3628,249 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
+    </context><context><name>FiniteDiff</name><message>
+        <location filename="../../app/panels/finite_diff.py" line="84" />
+        <source>Check numerically</source>
+        <translation>数值检验</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="85" />
+        <source>Compare with finite differences</source>
+        <translation>与有限差分比较</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="87" />
+        <source>Nudge each element of this leaf up and down by a tiny step, evaluate the loss again (in float64) and compare the slope with autograd's gradient ({0}).</source>
+        <translation>把这个叶子的每个元素上下各挪动一个极小的步长，重新计算损失（float64），并把斜率与 autograd 的梯度比较（{0}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="104" />
+        <source>No backward run was recorded for this graph.</source>
+        <translation>这张计算图没有记录到反向传播。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="106" />
+        <source>This leaf has no name in the script, so it cannot be found when the script runs again.</source>
+        <translation>这个叶子在脚本里没有名字，再次运行脚本时无法找到它。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="109" />
+        <source>This leaf has {0} elements; finite differences are limited to {1}.</source>
+        <translation>这个叶子有 {0} 个元素；有限差分最多支持 {1} 个。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="146" />
+        <source>Running the script again and evaluating the loss {0} times…</source>
+        <translation>正在再次运行脚本，并计算损失 {0} 次…</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="164" />
+        <source>finite differences (float64)</source>
+        <translation>有限差分（float64）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="166" />
+        <source>Autograd's gradient for this leaf was not recorded in this run (torch.autograd.grad does not run AccumulateGrad).</source>
+        <translation>这次运行没有记录到这个叶子的 autograd 梯度（torch.autograd.grad 不会运行 AccumulateGrad）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="170" />
+        <source>autograd</source>
+        <translation>autograd</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="172" />
+        <source>they agree</source>
+        <translation>两者一致</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="172" />
+        <source>they differ</source>
+        <translation>两者不一致</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="173" />
+        <source>largest difference {0} at {1} (relative {2}): {3}</source>
+        <translation>最大差值 {0}，位于 {1}（相对差 {2}）：{3}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="177" />
+        <source>Warning: evaluating the loss again gave {0}, the script computed {1}; the script may be random or compute through Python numbers.</source>
+        <translation>警告：再次计算得到的损失是 {0}，而脚本算出的是 {1}；脚本可能带有随机性，或经由 Python 数值进行计算。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="184" />
+        <source>This leaf has more than {0} elements.</source>
+        <translation>这个叶子的元素多于 {0} 个。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="185" />
+        <source>When the script ran again, no tensor had this leaf's name at that backward call.</source>
+        <translation>再次运行脚本时，在那次反向传播调用处没有名为该叶子的张量。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="187" />
+        <source>When the script ran again, it did not reach this backward call.</source>
+        <translation>再次运行脚本时，没有执行到这次反向传播调用。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="188" />
+        <source>The script raised an error when it ran again.</source>
+        <translation>再次运行时脚本抛出了错误。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="189" />
+        <source>The loss does not depend on this leaf through torch operations (it may go through Python numbers such as .item()).</source>
+        <translation>损失并不是通过 torch 运算依赖于这个叶子的（可能经过了 .item() 之类的 Python 数值）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="191" />
+        <source>Run the script first.</source>
+        <translation>请先运行脚本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="192" />
+        <source>This leaf has no name.</source>
+        <translation>这个叶子没有名字。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="194" />
+        <source>The check failed.</source>
+        <translation>检验失败。</translation>
+    </message>
     </context><context><name>GraphItems</name><message>
-        <location filename="../../app/graph/items.py" line="59" />
+        <location filename="../../app/graph/items.py" line="60" />
+        <location filename="../../app/graph/tensor_labels.py" line="27" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="67" />
+        <location filename="../../app/graph/items.py" line="70" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="273" />
+        <location filename="../../app/graph/items.py" line="276" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="544" />
+        <location filename="../../app/graph/items.py" line="547" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     </context><context><name>GraphScene</name><message>
-        <location filename="../../app/graph/scene.py" line="73" />
+        <location filename="../../app/graph/scene.py" line="74" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="75" />
+        <location filename="../../app/graph/scene.py" line="76" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="77" />
+        <location filename="../../app/graph/scene.py" line="78" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="79" />
+        <location filename="../../app/graph/scene.py" line="80" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="82" />
+        <location filename="../../app/graph/scene.py" line="83" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="84" />
+        <location filename="../../app/graph/scene.py" line="85" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="87" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="88" />
+        <location filename="../../app/graph/scene.py" line="89" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="89" />
+        <location filename="../../app/graph/scene.py" line="90" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="98" />
+        <location filename="../../app/graph/scene.py" line="99" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="101" />
+        <location filename="../../app/graph/scene.py" line="102" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="274" />
+        <location filename="../../app/graph/scene.py" line="275" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="276" />
+        <location filename="../../app/graph/scene.py" line="277" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="692" />
+        <location filename="../../app/graph/scene.py" line="598" />
+        <source>{0}.grad (retained) = </source>
+        <translation>{0}.grad（已保留）= </translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/scene.py" line="709" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="695" />
+        <location filename="../../app/graph/scene.py" line="712" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="697" />
+        <location filename="../../app/graph/scene.py" line="714" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="700" />
+        <location filename="../../app/graph/scene.py" line="717" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="103" />
+        <location filename="../../app/graph/scene.py" line="104" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="487" />
+        <location filename="../../app/graph/scene.py" line="501" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="495" />
+        <location filename="../../app/graph/scene.py" line="509" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="581" />
-        <source>{0}.grad (retained) = {1}</source>
-        <translation>{0}.grad（已保留）= {1}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="586" />
+        <location filename="../../app/graph/scene.py" line="603" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="588" />
+        <location filename="../../app/graph/scene.py" line="605" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
@@ -3645,7 +3924,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>pid {0}, {1} backward run(s)</source>
         <translation>进程号 {0}，{1} 次反向传播</translation>
     </message>
-</context><context><name>RecomputePhase</name><message>
+    </context><context><name>RecomputePhase</name><message>
         <location filename="../../app/panels/checkpoint/phase_text.py" line="29" />
         <source>a node</source>
         <translation>某个节点</translation>
@@ -3720,4 +3999,61 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>{0} refused</source>
         <translation>{0} 被拒绝</translation>
     </message>
-    </context></TS>
+    </context><context><name>WhyGradient</name><message>
+        <location filename="../../app/panels/why_gradient.py" line="63" />
+        <location filename="../../app/panels/why_gradient.py" line="80" />
+        <source>where {0}</source>
+        <translation>其中 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="93" />
+        <source>torch's derivatives.yaml was not found in the torch that ran, so its formula cannot be shown.</source>
+        <translation>运行所用的 torch 中没有找到 derivatives.yaml，因此无法显示它的公式。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="95" />
+        <source>derivatives.yaml has no entry for {0} (a custom autograd.Function or a node torch defines in C++ by hand).</source>
+        <translation>derivatives.yaml 中没有 {0} 的条目（它是自定义的 autograd.Function，或 torch 在 C++ 中手写的节点）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="128" />
+        <source>Rule: {0}</source>
+        <translation>求导法则：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="147" />
+        <source>Why this gradient</source>
+        <translation>为什么是这个梯度</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="148" />
+        <source>The local derivative rule of this operation: how the gradient it received (grad) becomes the gradient of each input.
+⊙ element-wise product · matrix product ᵀ transpose
+Σ_bcast: summed over the dimensions broadcasting added
+𝟙[…]: 1 where the condition holds, else 0</source>
+        <translation>这个运算的局部求导法则：它收到的梯度（grad）如何变成每个输入的梯度。
+⊙ 逐元素乘积 · 矩阵乘积 ᵀ 转置
+Σ_bcast：对广播新增的维度求和
+𝟙[…]：条件成立处为 1，否则为 0</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="157" />
+        <source>A leaf adds every gradient it receives to .grad: across backward calls they add up until you zero .grad (optimizer.zero_grad()).</source>
+        <translation>叶子会把收到的每个梯度加到 .grad 上：多次反向传播的梯度会不断累加，直到你把 .grad 清零（optimizer.zero_grad()）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="179" />
+        <source>The numbers appear when the stepper reaches this node.</source>
+        <translation>单步执行到这个节点时会代入具体数值。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="182" />
+        <source>grad: what this node received; the last value is the gradient torch sent to that input.</source>
+        <translation>grad：这个节点收到的梯度；最后一个值是 torch 实际发给该输入的梯度。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="185" />
+        <source>Not in the rule table; torch's own formula (derivatives.yaml of the torch that ran):</source>
+        <translation>不在法则表中；以下是 torch 自己的公式（来自运行所用 torch 的 derivatives.yaml）：</translation>
+    </message>
+</context></TS>

@@ -1,0 +1,102 @@
+"""Gradients on the graph look like tensors, and labels do not cover each other.
+
+Lesson 1 runs for real; at its last step every leaf's .grad callout and every
+edge label must be apart (bounding rectangles that do not intersect), at six
+view sizes (with flattened one-line labels and without the placement fix, two
+of them collided), and 2-D gradients are drawn as small matrices (one line per
+row), not flattened lists. A label that a callout comes to cover is placed again.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from autogradviz.app.graph.view import GraphView
+from autogradviz.app.session import TraceSession
+from autogradviz.engine.trace.tensor_text import inline_text, tensor_lines
+
+from test_graph_support import stop_view, trace_of, wait_layout
+
+LESSON_1 = next((pathlib.Path(__file__).parents[2] / "resources" / "lessons").glob("01_*.py"))
+
+
+@pytest.fixture(params=[(655, 390), (760, 460), (900, 700), (500, 420), (600, 300), (1400, 900)])
+def view(qtbot, request):
+    session = TraceSession()
+    v = GraphView(session)
+    qtbot.addWidget(v)
+    v.resize(*request.param)
+    v.show()
+    yield v
+    stop_view(qtbot, v)
+
+
+def test_lesson_one_last_step_labels_do_not_collide(qtbot, view):
+    trace = trace_of(LESSON_1.read_text())
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        view.session.set_trace(trace)
+    wait_layout(qtbot, view)
+    session = view.session
+    for k in range(session.step_count + 1):  # step through as a learner would
+        session.set_step(k)
+    scene = view.graph_scene()
+    callouts = [c for c in scene.callouts.values() if c.isVisible()]
+    labels = [lab for lab in scene.grad_labels.values() if lab.isVisible()]
+    leaves = {n.id for n in session.graph.nodes if n.kind == "leaf"}
+    assert leaves & {nid for nid, c in scene.callouts.items() if c.isVisible()}, "no .grad callout shown"
+    assert labels, "no gradient label shown"
+    shown = callouts + labels
+    for i, a in enumerate(shown):
+        for b in shown[i + 1:]:
+            ra, rb = a.sceneBoundingRect(), b.sceneBoundingRect()
+            assert not ra.intersects(rb), (a.lines, b.lines, ra, rb)
+    # x.grad is a 2x2 matrix: its callout has a name line and one line per row
+    x = next(n for n in session.graph.nodes if n.label == "x")
+    lines = scene.callouts[x.id].lines
+    assert lines[0] == "x.grad =" and len(lines) == 3, lines
+    grad = session.state.leaf_grads[x.id]
+    assert lines[1:] == tensor_lines(grad, 9)
+
+
+@pytest.fixture
+def one_view(qtbot):
+    v = GraphView(TraceSession())
+    qtbot.addWidget(v)
+    v.resize(760, 460)
+    v.show()
+    yield v
+    stop_view(qtbot, v)
+
+
+def test_a_label_under_a_callout_is_placed_again(qtbot, one_view):
+    view = one_view
+    trace = trace_of(LESSON_1.read_text())
+    with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+        view.session.set_trace(trace)
+    wait_layout(qtbot, view)
+    session = view.session
+    session.set_step(session.step_count)
+    scene = view.graph_scene()
+    callout = next(c for c in scene.callouts.values() if c.isVisible())
+    label = next(lab for lab in scene.grad_labels.values() if lab.isVisible())
+    label.setPos(callout.sceneBoundingRect().topLeft())  # as if placed before the callout appeared
+    assert label.sceneBoundingRect().intersects(callout.sceneBoundingRect())
+    scene.apply_step(session.state)  # the same step again: nothing changed but the overlap
+    assert not label.sceneBoundingRect().intersects(callout.sceneBoundingRect())
+
+
+def test_matrix_text_follows_the_values():
+    from autogradviz.engine.trace.model import TensorSummary
+    s = TensorSummary(shape=[2, 3], dtype="float32", device="cpu", values=[1.0, -2.5, 3.0, 4.0, 5.0, 6.25], numel=6)
+    rows = tensor_lines(s, 9)
+    assert len(rows) == 2 and rows[0].startswith("⎡") and rows[1].endswith("⎦")
+    assert [r.strip("⎡⎤⎣⎦").replace("\u2007", " ").split() for r in rows] == [["1.0", "-2.5", "3.0"],
+                                                                             ["4.0", "5.0", "6.25"]]
+    assert inline_text(s) == "[[1.0, -2.5, 3.0], [4.0, 5.0, 6.25]]"
+    s3 = TensorSummary(shape=[2, 1, 2], dtype="float32", device="cpu", values=[1.0, 2.0, 3.0, 4.0], numel=4)
+    assert [r.split("]")[0] for r in tensor_lines(s3, 9)] == ["[0", "[1"]  # last two dims, with an index
+    big = TensorSummary(shape=[10, 10], dtype="float32", device="cpu", values=[0.0] * 64, truncated=True,
+                        numel=100, norm=3.0)
+    assert tensor_lines(big, 9) == ["(10, 10) norm 3.0"]
