@@ -416,3 +416,22 @@ def test_04_times_each_way_with_torch_utils_benchmark(traces):
     assert [l.split()[0] for l in timed] == ["A", "multiply-sum", "einsum"]
     assert all(float(l.split()[-2]) > 0 for l in timed)
     assert {"MmBackward0"} <= ops(t, 0) and "BmmBackward0" in ops(t, 2)
+
+
+def test_checkpoint_targets_find_the_region_and_its_recompute_step(traces):
+    """{"checkpoint": N} is Trace.checkpoints[N - 1]'s region; with "recompute" the
+    step its first re-run happened in; a checkpoint with no captured graph (32's
+    third call raised) or no such number finds nothing."""
+    t = traces["32_reentrant_vs_non_reentrant"].trace
+    reentrant, plain, failed = t.checkpoints
+    where = locate(t, {"checkpoint": 1})
+    assert (where.checkpoint, where.graph, where.node, where.step) == ("c1", reentrant.graph, reentrant.nodes[0], None)
+    assert t.graph(where.graph).nodes and t.backward_runs[where.run].graph == reentrant.graph
+    rec = plain.recomputations[0]
+    where = locate(t, {"checkpoint": 2, "recompute": True})
+    assert where.recompute and (where.run, where.step, where.node) == (rec.run, rec.step, rec.trigger)
+    assert t.backward_runs[rec.run].steps[rec.step].node == rec.trigger  # the trigger runs next
+    assert failed.error and locate(t, {"checkpoint": 3}) is None
+    assert locate(t, {"checkpoint": 3, "recompute": True}) is None
+    for bad in (0, 4, True, "1"):
+        assert locate(t, {"checkpoint": bad}) is None, bad
