@@ -1,5 +1,5 @@
 # 第 31 课：checkpoint_sequential 分成 1、2、4、8 段
-# 运行，然后比较打印出的字节数；Checkpoints 面板列出每一段。
+# 运行，然后比较打印出的字节数；检查点面板列出每一段。
 import torch
 import torch.nn as nn
 from torch.utils.checkpoint import checkpoint_sequential

@@ -1,5 +1,5 @@
 # 第 33 课：Dropout 与 preserve_rng_state
-# 运行，然后打开 Checkpoints 面板：掩码并排显示。
+# 运行，然后打开 检查点面板：掩码并排显示。
 import torch
 import torch.nn as nn
 from torch.utils.checkpoint import checkpoint

@@ -1,5 +1,5 @@
 # 第 34 课：选择性 checkpoint——保留代价高的结果，重算便宜的
-# 运行，然后看打印出的表格；Checkpoints 面板显示重算过程。
+# 运行，然后看打印出的表格；检查点面板显示重算过程。
 import functools
 
 import torch
