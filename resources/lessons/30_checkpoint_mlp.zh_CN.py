@@ -1,5 +1,5 @@
 # 第 30 课：对一个 MLP 块做 checkpoint
-# 运行，然后看图中的“checkpoint 1”区域，并逐步执行反向传播。
+# 运行，然后看图中的“检查点 1”区域，并逐步执行反向传播。
 import torch
 import torch.nn as nn
 from torch.utils.checkpoint import checkpoint
