@@ -14,6 +14,13 @@ A target is a dict with any of:
   "op": a node's op (`MulBackward0`, `AccumulateGrad`);
   "step_op": go to the step of that run where a node with this op runs
              (the last such step: the end of the pass for AccumulateGrad);
+  "checkpoint": N - the region of the N-th checkpoint call ("checkpoint N"
+             in the graph, Trace.checkpoints[N - 1]): its graph and run, its
+             first node, and `checkpoint` set to its id;
+  "recompute": true (with "checkpoint") - the step during which torch re-ran
+             that checkpoint (its first Recomputation): `step` is the
+             position just before the triggering node runs, where the
+             stepper's recompute phase begins, and `recompute` is set;
   "panel": a panel id (answered by the app, not here).
 """
 
@@ -34,6 +41,8 @@ class Location:
     run: Optional[int] = None
     node: Optional[str] = None
     step: Optional[int] = None
+    checkpoint: Optional[str] = None  # a checkpoint region's id ("c1")
+    recompute: bool = False  # `step` opens that checkpoint's recompute phase
 
 
 def _matches(node: Node, label: Optional[str], op: Optional[str]) -> bool:
@@ -46,8 +55,29 @@ def _runs(trace: Trace, run: Optional[int]) -> list[int]:
     return [run] if 0 <= run < len(trace.backward_runs) else []
 
 
+def _locate_checkpoint(trace: Trace, number, recompute: bool) -> Optional[Location]:
+    checkpoints = getattr(trace, "checkpoints", None) or []
+    if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= len(checkpoints):
+        return None
+    c = checkpoints[number - 1]
+    if recompute:
+        done = [r for r in c.recomputations if r.run is not None and r.step is not None
+                and 0 <= r.run < len(trace.backward_runs)]
+        if not done:
+            return None
+        r = done[0]
+        return Location(graph=trace.backward_runs[r.run].graph, run=r.run, node=r.trigger, step=r.step,
+                        checkpoint=c.id, recompute=True)
+    if c.graph is None or not c.nodes:
+        return None
+    run = next((i for i, b in enumerate(trace.backward_runs) if b.graph == c.graph), None)
+    return Location(graph=c.graph, run=run, node=c.nodes[0], checkpoint=c.id)
+
+
 def locate(trace: Trace, target: dict) -> Optional[Location]:
     """The Location `target` describes in `trace`, or None."""
+    if "checkpoint" in target:
+        return _locate_checkpoint(trace, target["checkpoint"], bool(target.get("recompute")))
     run = target.get("run")
     label, op, step_op = target.get("label"), target.get("op"), target.get("step_op")
     if run is not None and not isinstance(run, int):

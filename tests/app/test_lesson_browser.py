@@ -108,6 +108,37 @@ def test_look_items_select_and_flash_the_node_the_step_and_the_panel(qtbot, wind
     assert w.panels.dock("stepper").isVisible()
 
 
+def test_checkpoint_look_items_flash_the_region_and_open_the_recompute_phase(qtbot, window, wait_until):
+    """Lesson 32: "checkpoint 1" flashes that region (the reentrant one, its single
+    CheckpointFunctionBackward node selected); "checkpoint 1, recompute" puts the
+    stepper just before that node's step, in the first frame of its re-run."""
+    w = window
+    name = "32_reentrant_vs_non_reentrant"
+    open_and_run(qtbot, w, wait_until, name)
+    w.lessons_panel.select(name)
+    info = w.lessons_panel.info(name)
+    arrived = []
+    w.lesson_guide.arrived.connect(arrived.append)
+    trace = w.session.trace
+    region_at = next(i for i, item in enumerate(info.look) if item.target == {"checkpoint": 1})
+    w.lessons_panel.look(region_at)
+    first = trace.checkpoints[0]
+    assert arrived[-1] == "checkpoint" and w.session.selected_node == first.nodes[0]
+    assert w.session.node(first.nodes[0]).op == "CheckpointFunctionBackward"
+    region = w.graph_view.graph_scene().checkpoint_overlay.regions[first.id]
+    flashed = [f for f in w.lesson_guide.flashing if hasattr(f, "rect")]
+    assert flashed and flashed[-1].rect().contains(region.sceneBoundingRect()), "the region flashes"
+
+    phase_at = next(i for i, item in enumerate(info.look) if item.target == {"checkpoint": 1, "recompute": True})
+    w.lessons_panel.look(phase_at)
+    rec = first.recomputations[0]
+    assert arrived[-1] == "recompute"
+    assert w.session.run_index == rec.run and w.session.step == rec.step
+    frame = w.session.recompute.frame
+    assert frame is not None and frame.step == rec.step and frame.checkpoint == first.id and frame.sub == 0
+    assert w.panels.dock("stepper").isVisible()
+
+
 def test_progress_is_kept_between_launches(qtbot, window, wait_until):
     w = window
     name = "03_broadcasting"

@@ -11,6 +11,7 @@ Python in this process (`runpy`): the worker must not change what it prints.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import math
@@ -36,18 +37,8 @@ DDP = "41_ddp_two_processes"
 
 
 def metadata(path: Path) -> dict:
-    """NAME.json; {} for a lesson without one (the checkpoint lessons 30-39 may have
-    none: the browser files them by number, and their own tests check them)."""
-    meta = path.with_suffix(".json")
-    return json.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
-
-
-def number(path: Path) -> int:
-    return int(path.stem.split("_")[0])
-
-
-# Lessons with metadata (every lesson of this course but the checkpoint lessons' own).
-WITH_METADATA = [p.stem for p in LESSONS if p.with_suffix(".json").exists()]
+    """NAME.json: every lesson has one (chapter, what to look at, try this)."""
+    return json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
 
 
 def lesson(prefix: str) -> Path:
@@ -68,12 +59,45 @@ def traces():
     return done
 
 
+def graph_leaves(roots) -> list[torch.Tensor]:
+    """The leaf tensors a backward from `roots` accumulates into (its AccumulateGrad nodes)."""
+    seen, leaves, todo = set(), [], [r.grad_fn for r in roots if isinstance(r, torch.Tensor) and r.grad_fn]
+    while todo:
+        fn = todo.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        if hasattr(fn, "variable"):
+            leaves.append(fn.variable)
+        todo += [nxt for nxt, _ in fn.next_functions]
+    return leaves
+
+
+@functools.lru_cache(maxsize=None)
+def plain_python(path: Path) -> tuple[str, list]:
+    """What `python lesson.py` prints (run here, torch already imported), and
+    the .grad of every leaf its last backward() that did not raise reached,
+    taken right when that backward returned - what the stepper shows at the
+    end of that run (scaler.step() or clipping change .grad later)."""
+    out, snap, real_backward = io.StringIO(), [], torch.autograd.backward
+
+    def backward(tensors, *args, **kwargs):
+        done = real_backward(tensors, *args, **kwargs)
+        roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+        snap[:] = [leaf.grad.detach().clone() for leaf in graph_leaves(roots) if leaf.grad is not None]
+        return done
+
+    torch.autograd.backward = backward
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
+            runpy.run_path(str(path), run_name="__main__")
+    finally:
+        torch.autograd.backward = real_backward
+    return out.getvalue(), list(snap)
+
+
 def plain_python_stdout(path: Path) -> str:
-    """What `python lesson.py` prints (run here, torch already imported)."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
-        runpy.run_path(str(path), run_name="__main__")
-    return out.getvalue()
+    return plain_python(path)[0]
 
 
 def nodes(trace, run: int):
@@ -112,23 +136,36 @@ def code_tokens(path: Path) -> list[tuple[int, str]]:
                     and i + 1 < len(tokens) and tokens[i + 1][0] == tokenize.NEWLINE)]
 
 
+def test_every_lesson_file_belongs_to_a_lesson():
+    """A lesson's files are NAME.py, NAME.zh_CN.py, NAME.en.md, NAME.zh_CN.md and
+    NAME.json; anything else named like a lesson is a lesson missing its script."""
+    suffixes = (".py", ".zh_CN.py", ".en.md", ".zh_CN.md", ".json")
+    for f in LESSONS_DIR.iterdir():
+        if f.name[:2].isdigit():
+            assert any(f.name == n + s for n in NAMES for s in suffixes), f.name
+
+
 @pytest.mark.parametrize("path", LESSONS, ids=NAMES)
 def test_lesson_has_both_texts_metadata_and_the_same_code_in_chinese(path):
     for lang in ("en", "zh_CN"):
         md = path.with_name(f"{path.stem}.{lang}.md")
         assert md.exists() and md.read_text(encoding="utf-8").startswith("# "), md
+        # "Try this" lives in the metadata, where the browser lists it under its heading.
+        assert not re.search(r"^(Try:|试一试)", md.read_text(encoding="utf-8"), re.M), md
     meta = metadata(path)
-    if not 30 <= number(path) < 40:
-        assert meta["chapter"] in CHAPTERS
-        assert meta["look"], "every lesson says what to look at"
-    for item in meta.get("look", []) + meta.get("try", []):
+    assert meta["chapter"] in CHAPTERS
+    assert meta["look"], "every lesson says what to look at"
+    assert meta["try"], "every lesson suggests something to try"
+    for item in meta["look"] + meta["try"]:
         assert item["en"].strip() and item["zh_CN"].strip(), item
         assert any("\u4e00" <= ch <= "\u9fff" for ch in item["zh_CN"]), item
+    for item in meta["look"]:
+        assert isinstance(item["target"], dict) and item["target"], item
     zh = path.with_name(f"{path.stem}.zh_CN.py")
-    if zh.exists() or number(path) < 20 or number(path) >= 40:  # 20-39 may keep one script
-        assert code_tokens(zh) == code_tokens(path), "the Chinese script must differ only in comments"
-        comments = [t.string for t in tokenize.tokenize(zh.open("rb").readline) if t.type == tokenize.COMMENT]
-        assert any("\u4e00" <= ch <= "\u9fff" for c in comments for ch in c)
+    assert zh.exists(), "every lesson has its script with Chinese comments"
+    assert code_tokens(zh) == code_tokens(path), "the Chinese script must differ only in comments"
+    comments = [t.string for t in tokenize.tokenize(zh.open("rb").readline) if t.type == tokenize.COMMENT]
+    assert any("\u4e00" <= ch <= "\u9fff" for c in comments for ch in c)
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n != DDP])  # DDP: its own test below
@@ -136,12 +173,42 @@ def test_lesson_runs_and_every_look_item_exists_in_its_trace(traces, name):
     out = traces[name]
     assert out.status == "ok" and out.trace.error is None, out.trace.error
     assert out.trace.backward_runs
-    for item in metadata(LESSONS_DIR / f"{name}.py").get("look", []):
-        if "panel" not in item["target"]:
+    for item in metadata(LESSONS_DIR / f"{name}.py")["look"]:
+        if "panel" not in item["target"]:  # (panel ids: tests/app/test_lesson_browser.py)
             assert locate(out.trace, item["target"]) is not None, item
 
 
-@pytest.mark.parametrize("name", sorted(set(WITH_METADATA) - NOT_COMPARED))
+def same_tensor(summary, t: torch.Tensor) -> bool:
+    """A recorded TensorSummary is `t`: shape, and every value (or, where the
+    summary keeps only some, its min, max and norm)."""
+    if list(summary.shape) != list(t.shape):
+        return False
+    flat = t.double().flatten()
+    if not summary.truncated:
+        return close(summary.values, flat.tolist())
+    return all(math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6)
+               for a, b in ((summary.min, flat.min().item()), (summary.max, flat.max().item()),
+                            (summary.norm, flat.norm().item())))
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != DDP])
+def test_lesson_leaf_gradients_at_the_end_of_its_last_backward_are_torchs(traces, name):
+    """Every leaf gradient recorded at the end of the script's last backward()
+    (that did not raise) is the .grad of one of the leaves that backward reached
+    when the same script runs under plain torch here, one for one."""
+    trace = traces[name].trace
+    # (a backward that raised - lesson 08's second one - leaves .grad as it was)
+    last = [i for i, r in enumerate(trace.backward_runs) if r.kind == "backward" and r.error is None][-1]
+    shown = list(trace.backward_runs[last].leaf_grads.values())
+    expected = list(plain_python(LESSONS_DIR / f"{name}.py")[1])
+    assert shown and len(shown) == len(expected), (len(shown), len(expected))
+    for summary in shown:
+        match = next((i for i, t in enumerate(expected) if same_tensor(summary, t)), None)
+        assert match is not None, (summary.shape, summary.values[:4])
+        expected.pop(match)
+
+
+@pytest.mark.parametrize("name", sorted(set(NAMES) - NOT_COMPARED))
 def test_lesson_prints_what_plain_python_prints(traces, name):
     def addresses_out(text: str) -> str:  # a printed grad_fn shows its (per-process) address
         return re.sub(r" at 0x[0-9a-f]+>", " at 0x…>", text)
@@ -346,3 +413,22 @@ def test_04_times_each_way_with_torch_utils_benchmark(traces):
     assert [l.split()[0] for l in timed] == ["A", "multiply-sum", "einsum"]
     assert all(float(l.split()[-2]) > 0 for l in timed)
     assert {"MmBackward0"} <= ops(t, 0) and "BmmBackward0" in ops(t, 2)
+
+
+def test_checkpoint_targets_find_the_region_and_its_recompute_step(traces):
+    """{"checkpoint": N} is Trace.checkpoints[N - 1]'s region; with "recompute" the
+    step its first re-run happened in; a checkpoint with no captured graph (32's
+    third call raised) or no such number finds nothing."""
+    t = traces["32_reentrant_vs_non_reentrant"].trace
+    reentrant, plain, failed = t.checkpoints
+    where = locate(t, {"checkpoint": 1})
+    assert (where.checkpoint, where.graph, where.node, where.step) == ("c1", reentrant.graph, reentrant.nodes[0], None)
+    assert t.graph(where.graph).nodes and t.backward_runs[where.run].graph == reentrant.graph
+    rec = plain.recomputations[0]
+    where = locate(t, {"checkpoint": 2, "recompute": True})
+    assert where.recompute and (where.run, where.step, where.node) == (rec.run, rec.step, rec.trigger)
+    assert t.backward_runs[rec.run].steps[rec.step].node == rec.trigger  # the trigger runs next
+    assert failed.error and locate(t, {"checkpoint": 3}) is None
+    assert locate(t, {"checkpoint": 3, "recompute": True}) is None
+    for bad in (0, 4, True, "1"):
+        assert locate(t, {"checkpoint": bad}) is None, bad

@@ -1,5 +1,6 @@
 """Follows a lesson's "what to look at" item into the app: selects and
-flashes the node, goes to the step, or raises the panel it talks about.
+flashes the node, goes to the step, flashes a checkpoint's region or opens
+its recompute phase in the stepper, or raises the panel it talks about.
 
 Targets are resolved on the trace by `engine.trace.find.locate` (plain data);
 a "panel" target names a dock by its registry id. Everything moves through
@@ -59,7 +60,8 @@ class LessonGuide(QObject):
     `panel_dock(id)` returns the dock of a panel id (None if there is none);
     `graph_view` is the window's GraphView."""
 
-    # What was shown: "node", "step", "run" or "panel" (tests and the status bar)
+    # What was shown: "node", "step", "run", "checkpoint", "recompute" or "panel"
+    # (tests and the status bar)
     arrived = Signal(str)
     # The target is not in the current trace (no run yet, or another script)
     missed = Signal()
@@ -69,7 +71,8 @@ class LessonGuide(QObject):
         self._session = session
         self._view = graph_view
         self._panel_dock = panel_dock
-        self._pending: Optional[str] = None  # node to flash once the layout is done
+        # what to flash once the layout is done: a node id, or ("checkpoint", id)
+        self._pending = None
         self.flashing: list = []  # live flash items (tests look at them)
         graph_view.layoutFinished.connect(self._flash_pending)
 
@@ -91,6 +94,9 @@ class LessonGuide(QObject):
             self.missed.emit()
             return False
         self._move(where)
+        if where.recompute:
+            # the position before the trigger runs, then the phase's first frame
+            self._session.recompute.enter(where.step)
         if where.step is not None:
             stepper = self._panel_dock("stepper")
             if stepper is not None:  # (it may share its place with another panel)
@@ -98,8 +104,13 @@ class LessonGuide(QObject):
                 stepper.raise_()
         if where.node is not None:
             self._session.select_node(where.node)
-            self._flash_node(where.node)
-        self.arrived.emit("step" if where.step is not None else "node" if where.node else "run")
+        if where.checkpoint is not None and not where.recompute:
+            self._flash(("checkpoint", where.checkpoint))
+        elif where.node is not None:
+            self._flash(where.node)
+        kind = ("recompute" if where.recompute else "step" if where.step is not None
+                else "checkpoint" if where.checkpoint else "node" if where.node else "run")
+        self.arrived.emit(kind)
         return True
 
     def _move(self, where: Location) -> None:
@@ -111,14 +122,23 @@ class LessonGuide(QObject):
         if where.step is not None:
             s.set_step(where.step)
 
-    def _flash_node(self, node_id: str) -> None:
+    def _flash_rect(self, what) -> Optional[QRectF]:
+        """The scene rect of `what` (a node id or ("checkpoint", id)), None
+        while it is not drawn (its graph is being laid out)."""
         scene = self._view.graph_scene()
-        items = scene.node_items.get(node_id)
-        if not items:
-            self._pending = node_id  # its graph is being laid out
+        if isinstance(what, tuple):
+            region = scene.checkpoint_overlay.regions.get(what[1])
+            return region.sceneBoundingRect().adjusted(-4, -4, 4, 4) if region is not None else None
+        items = scene.node_items.get(what)
+        return items[0].sceneBoundingRect().adjusted(-8, -8, 8, 8) if items else None
+
+    def _flash(self, what) -> None:
+        scene = self._view.graph_scene()
+        rect = self._flash_rect(what)
+        if rect is None:
+            self._pending = what  # its graph is being laid out
             return
         self._pending = None
-        rect: QRectF = items[0].sceneBoundingRect().adjusted(-8, -8, 8, 8)
         self._view.view.centerOn(rect.center())
         frame = QGraphicsRectItem(rect)
         frame.setZValue(1e6)
@@ -155,4 +175,4 @@ class LessonGuide(QObject):
 
     def _flash_pending(self, *_args) -> None:
         if self._pending is not None:
-            self._flash_node(self._pending)
+            self._flash(self._pending)
