@@ -69,6 +69,9 @@ def build_parser(with_export: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print the JSON")
     p.add_argument("--echo", action="store_true",
                    help="also show the script's prints on stderr while it runs")
+    p.add_argument("--no-checkpoint", action="store_true",
+                   help="run torch.utils.checkpoint.checkpoint(fn, *args) as fn(*args) (also in "
+                   "checkpoint_sequential): the same script without checkpointing, to compare memory")
 
     if with_export:
         from autogradviz.app.cli.export_command import add_export_arguments  # (may need Qt)
@@ -133,7 +136,7 @@ def _trace(args) -> int:
             sys.stderr.flush()
 
     outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
-                         keep_json=True)
+                         keep_json=True, **({"no_checkpoint": True} if args.no_checkpoint else {}))
     if outcome.trace is not None:
         data = _trace_bytes(outcome, args.indent)
         try:

@@ -22,6 +22,7 @@ import msgspec
 
 from autogradviz.engine.trace.checkpoint import Checkpoint
 from autogradviz.engine.trace.grad_scaler import ScalerEvent
+from autogradviz.engine.trace.memory import MemoryRecord
 from autogradviz.engine.trace.part import _Part
 # (TensorSummary lives beside the feature records that use it; re-exported here)
 from autogradviz.engine.trace.summary import TensorSummary, Value  # noqa: F401
@@ -216,6 +217,8 @@ class Trace(msgspec.Struct, weakref=True):
     scaler_events: list[ScalerEvent] = msgspec.field(default_factory=list)
     # One per torch.utils.checkpoint.checkpoint call (engine/probes/checkpoint.py).
     checkpoints: list[Checkpoint] = msgspec.field(default_factory=list)
+    # Activation timelines and the four parts of memory (engine/probes/memory.py).
+    memory: Optional[MemoryRecord] = None
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""
