@@ -283,10 +283,13 @@ class MemoryProbe(Probe):
                 def pack_hook(x):
                     frame = target_frame_ref()
                     k = frame.recomp_counter.get(gid, 0) if frame is not None else None
+                    # (torch stores x detached: ask before whether it is a parameter)
+                    param = _is_param(x)
                     try:
                         return storing(x)
                     finally:
-                        probe._stored_again(frame, gid, k)
+                        if not param:
+                            probe._stored_again(frame, gid, k)
 
                 self.pack_hook = pack_hook
 
@@ -405,7 +408,7 @@ class MemoryProbe(Probe):
             store = frame.recomputed.get(gid)
             t = store.get(handle) if handle is not None and store is not None else None
             st = _storage(t)
-            if st is None or _is_param(t):
+            if st is None:
                 return
             rec.stored[st[0]] = st[1]
             entry = [st[0], None]
