@@ -251,9 +251,10 @@ def test_no_checkpoint_option_calls_the_function_directly():
         # block's children, never the block itself)
         assert direct.namespace["CALLS"]["block"] == (0 if kind == "sequential" else 1)
     # after the run checkpoint is torch's own again
-    assert checkpoint.__module__ == "torch.utils.checkpoint"
     import torch.utils.checkpoint as tuc
-    assert not hasattr(tuc.checkpoint, "__wrapped__") and tuc.checkpoint_sequential is checkpoint_sequential
+    assert tuc.checkpoint is checkpoint and tuc.checkpoint_sequential is checkpoint_sequential
+    assert tuc._checkpoint_hook.__module__ == "torch.utils.checkpoint" and tuc._checkpoint_hook.__mro__[1] is \
+        torch.autograd.graph.saved_tensors_hooks  # torch's own class again, not our subclass
 
 
 def test_no_checkpoint_through_the_worker(worker):
