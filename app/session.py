@@ -63,6 +63,10 @@ class TraceSession(QObject):
         self._show_saved: bool = False
         self.values_cache: dict[str, TensorSummary] = {}
         self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
+        # {"source", "filename", "device"} of the last run sent to the worker
+        # (the run controller sets it): the Memory panel runs it again without
+        # checkpoint. A trace whose `script` differs did not come from it.
+        self.run_request: Optional[dict] = None
 
     def run_scale(self) -> Optional[float]:
         """The GradScaler scale the current run's gradients carry: the run began

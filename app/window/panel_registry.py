@@ -27,6 +27,7 @@ from autogradviz.app.panels.editor import CodeEditor
 from autogradviz.app.panels.grad_scaler import GradScalerPanel
 from autogradviz.app.panels.inspector import InspectorPanel
 from autogradviz.app.panels.lessons import LessonsPanel
+from autogradviz.app.panels.memory import MemoryPanel, has_backward_memory
 from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.panels.stepper import StepperPanel
 from autogradviz.app.session import TraceSession
@@ -89,6 +90,9 @@ PANELS: list[PanelSpec] = [
     PanelSpec("checkpoint", QT_TRANSLATE_NOOP("Panels", "Checkpoints"), lambda c: CheckpointPanel(c.session, c.parent),
               Qt.BottomDockWidgetArea, on_theme=CheckpointPanel.set_theme,
               show_when=lambda t: bool(getattr(t, "checkpoints", None)), tab_with="stepper"),
+    PanelSpec("memory", QT_TRANSLATE_NOOP("Panels", "Memory"), lambda c: MemoryPanel(c.session, c.parent),
+              Qt.BottomDockWidgetArea, on_theme=MemoryPanel.set_theme, show_when=has_backward_memory,
+              tab_with="stepper"),
 ]
 
 
