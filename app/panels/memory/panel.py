@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton, QSplitter, QVBoxLayout,
                                QWidget)
 
@@ -44,7 +44,10 @@ class MemoryPanel(QWidget):
         self.now = QLabel(self)
         self.now.setWordWrap(True)
         self.compare_button = QPushButton(self)
-        self.compare_button.setShortcut(QKeySequence(COMPARE_SHORTCUT))
+        # anywhere in the window while the panel shows (a dock tab hidden behind another: not)
+        self.compare_shortcut = QShortcut(QKeySequence(COMPARE_SHORTCUT), self)
+        self.compare_shortcut.setContext(Qt.WindowShortcut)
+        self.compare_shortcut.activated.connect(self.compare)
         self.compare_button.clicked.connect(self.compare)
         self.cancel_button = QPushButton(self)
         self.cancel_button.clicked.connect(self.cancel_compare)
@@ -62,6 +65,9 @@ class MemoryPanel(QWidget):
         self.runner.finished.connect(self._on_compared)
         self.runner.failed.connect(self._on_compare_failed)
         self.runner.busyChanged.connect(self._on_busy)
+        app = QCoreApplication.instance()
+        if app is not None:  # the comparison worker goes with the app
+            app.aboutToQuit.connect(self.runner.shutdown)
 
         left = QWidget(self)
         lv = QVBoxLayout(left)
