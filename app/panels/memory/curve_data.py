@@ -19,7 +19,7 @@ from PySide6.QtCore import QCoreApplication
 
 
 def tr(text: str) -> str:
-    return QCoreApplication.translate("MemoryPanel", text)
+    return QCoreApplication.translate("MemoryCurve", text)
 
 
 def human_bytes(n: Optional[float]) -> str:
