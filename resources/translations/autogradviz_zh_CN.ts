@@ -301,7 +301,6 @@
     </message>
     <message>
         <location filename="../../app/panels/memory/activation_chart.py" line="38" />
-        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
         <source>forward</source>
         <translation>前向</translation>
     </message>
@@ -312,7 +311,6 @@
     </message>
     <message>
         <location filename="../../app/panels/memory/activation_chart.py" line="38" />
-        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
         <source>backward</source>
         <translation>反向</translation>
     </message>
@@ -387,6 +385,11 @@
         <translation>前向结束时：使用检查点 {w}，不使用 {wo}。峰值：使用 {pw}，不使用 {pwo}。</translation>
     </message>
     <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="191" />
+        <source>{head}. {detail}</source>
+        <translation>{head}。{detail}</translation>
+    </message>
+    <message>
         <location filename="../../app/panels/memory/parts_chart.py" line="25" />
         <source>parameters</source>
         <translation>参数</translation>
@@ -420,11 +423,6 @@
         <location filename="../../app/panels/memory/parts_chart.py" line="31" />
         <source>after step</source>
         <translation>step 之后</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="37" />
-        <source>step</source>
-        <translation>step</translation>
     </message>
 </context>
 <context>
@@ -2587,7 +2585,6 @@
     </message>
     <message>
         <location filename="../../app/panels/memory/activation_chart.py" line="38" />
-        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
         <source>forward</source>
         <translation>前向</translation>
     </message>
@@ -2598,7 +2595,6 @@
     </message>
     <message>
         <location filename="../../app/panels/memory/activation_chart.py" line="38" />
-        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
         <source>backward</source>
         <translation>反向</translation>
     </message>
@@ -2893,6 +2889,11 @@
         <source>End of forward: {w} with checkpoint, {wo} without. Peak: {pw} with, {pwo} without.</source>
         <translation>前向结束时：使用检查点 {w}，不使用 {wo}。峰值：使用 {pw}，不使用 {pwo}。</translation>
     </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="191" />
+        <source>{head}. {detail}</source>
+        <translation>{head}。{detail}</translation>
+    </message>
     </context><context><name>PartsChart</name><message>
         <location filename="../../app/panels/memory/parts_chart.py" line="25" />
         <source>parameters</source>
@@ -2927,11 +2928,6 @@
         <location filename="../../app/panels/memory/parts_chart.py" line="31" />
         <source>after step</source>
         <translation>step 之后</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="37" />
-        <source>step</source>
-        <translation>step</translation>
     </message>
 </context><context><name>ScaleChart</name><message>
         <location filename="../../app/panels/grad_scaler/scale_chart.py" line="71" />

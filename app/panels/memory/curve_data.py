@@ -188,4 +188,4 @@ def comparison_text(c: Comparison) -> str:
     detail = tr("End of forward: {w} with checkpoint, {wo} without. Peak: {pw} with, {pwo} without.").format(
         w=human_bytes(c.with_ckpt), wo=human_bytes(c.without), pw=human_bytes(c.peak_with),
         pwo=human_bytes(c.peak_without))
-    return f"{head}. {detail}"
+    return tr("{head}. {detail}").format(head=head, detail=detail)

@@ -92,7 +92,7 @@ class MemoryPanel(QWidget):
         rv.addWidget(self.parts_title)
         rv.addWidget(self.parts, 1)
         rv.addWidget(self.parts_legend)
-        right.setMinimumWidth(300)
+        right.setMinimumWidth(360)
         split = QSplitter(Qt.Horizontal, self)
         split.addWidget(left)
         split.addWidget(right)

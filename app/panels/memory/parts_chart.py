@@ -31,18 +31,12 @@ def moment_name(field: str) -> str:
             "after_step": tr("after step")}[field]
 
 
-def moment_short(field: str) -> str:
-    """The axis label (three fit under narrow bars)."""
-    return {"end_of_forward": tr("forward"), "after_backward": tr("backward"),
-            "after_step": tr("step")}[field]
-
-
 class _MomentAxis(pg.AxisItem):
     def tickValues(self, minVal, maxVal, size):
         return [(1, [0, 1, 2])]
 
     def tickStrings(self, values, scale, spacing):
-        return [moment_short(MOMENTS[int(v)]) if 0 <= int(v) < 3 else "" for v in values]
+        return [moment_name(MOMENTS[int(v)]) if 0 <= int(v) < 3 else "" for v in values]
 
 
 class _BytesAxis(pg.AxisItem):
