@@ -99,6 +99,10 @@ class MemoryProbe(Probe):
 
     def __init__(self) -> None:
         super().__init__()
+        global _TENSOR
+        import torch
+
+        _TENSOR = (torch.Tensor,)
         self._saved: dict = {}  # node -> {ptr: bytes} of what it saved (non-parameter)
         self._segments: list[_Segment] = []
         self._calls: list[_Call] = []
@@ -107,6 +111,7 @@ class MemoryProbe(Probe):
         self._handles: list = []
         self._installed = False
         self.direct = False  # set by the runner for a run without checkpoint
+        self._cuda = False
 
     # -- probe interface ------------------------------------------------------------------
     def install(self, ctx) -> None:
@@ -116,9 +121,14 @@ class MemoryProbe(Probe):
 
         ctx.state.on_saved = self._on_saved
         self._installed = True
-        self.patches.wrap(torch.Tensor, "backward", self._wrap_backward)
-        self.patches.wrap(torch.autograd, "backward", self._wrap_backward)
-        self.patches.wrap(torch.autograd, "grad", self._wrap_backward)
+        try:  # (asked once: is_available() costs about a millisecond)
+            self._cuda = bool(torch.cuda.is_available())
+        except Exception:
+            self._cuda = False
+        # (positions of retain_graph and create_graph in each signature)
+        self.patches.wrap(torch.Tensor, "backward", lambda o: self._wrap_backward(o, 2, 3))
+        self.patches.wrap(torch.autograd, "backward", lambda o: self._wrap_backward(o, 2, 3))
+        self.patches.wrap(torch.autograd, "grad", lambda o: self._wrap_backward(o, 3, 4))
         self._handles.append(topt.register_optimizer_step_post_hook(self._after_step))
         try:
             self._install_checkpoint()
@@ -167,7 +177,7 @@ class MemoryProbe(Probe):
             self.ctx.internal_error("memory.saved", exc)
 
     # -- backward calls: the parts before and after -------------------------------------------
-    def _wrap_backward(self, original):
+    def _wrap_backward(self, original, retain_at: int, create_at: int):
         probe = self
 
         def call(*args, **kwargs):
@@ -180,7 +190,7 @@ class MemoryProbe(Probe):
                     runs = len(probe.ctx.trace.backward_runs)
                     leaves = _leaves(args[0] if args else kwargs.get("tensors", kwargs.get("outputs")))
                     before = probe._parts(leaves)
-                    retain = _retains(original, args, kwargs)
+                    retain = _retains(args, kwargs, retain_at, create_at)
                 except Exception as exc:
                     probe.ctx.internal_error("memory.backward", exc)
                     return original(*args, **kwargs)
@@ -220,11 +230,12 @@ class MemoryProbe(Probe):
 
         params: dict[int, int] = {}
         grads: dict[int, int] = {}
-        tensors = list(leaves)
+        tensors = {id(t): t for t in leaves}
         for opt in list(self._optimizers):
             for group in opt.param_groups:
-                tensors.extend(group.get("params", ()))
-        for p in tensors:
+                for p in group.get("params", ()):
+                    tensors[id(p)] = p
+        for p in tensors.values():
             st = _storage(p)
             if st is not None:
                 params[st[0]] = st[1]
@@ -242,7 +253,7 @@ class MemoryProbe(Probe):
         parts = MemoryParts(parameters=sum(params.values()), gradients=sum(grads.values()),
                             optimizer_states=sum(states.values()))
         try:
-            if torch.cuda.is_available() and torch.cuda.is_initialized():
+            if self._cuda and torch.cuda.is_initialized():
                 parts.cuda_allocated = int(torch.cuda.memory_allocated())
                 parts.cuda_max_allocated = int(torch.cuda.max_memory_allocated())
         except Exception:
@@ -428,11 +439,12 @@ class MemoryProbe(Probe):
 
 
 # -- helpers -------------------------------------------------------------------------------------
+_TENSOR: tuple = ()  # (torch.Tensor,) once a probe is made (this module imports no torch)
+
+
 def _storage(t) -> Optional[tuple[int, int]]:
     """(data pointer, bytes) of a tensor's storage; None for anything else."""
-    import torch
-
-    if not isinstance(t, torch.Tensor):
+    if not isinstance(t, _TENSOR):
         return None
     try:
         s = t.untyped_storage()
@@ -475,17 +487,12 @@ def _leaves(roots) -> list:
     return found
 
 
-def _retains(original, args, kwargs) -> bool:
-    """The call keeps the graph's saved tensors (retain_graph, or create_graph by default)."""
-    import inspect
-
-    try:
-        bound = inspect.signature(original).bind(*args, **kwargs)
-    except (TypeError, ValueError):
-        return bool(kwargs.get("retain_graph") or kwargs.get("create_graph"))
-    a = bound.arguments
-    retain = a.get("retain_graph")
-    return bool(a.get("create_graph", False)) if retain is None else bool(retain)
+def _retains(args, kwargs, retain_at: int, create_at: int) -> bool:
+    """The call keeps the graph's saved tensors (retain_graph; when not given,
+    create_graph), read from the positions torch's signature gives them."""
+    retain = args[retain_at] if len(args) > retain_at else kwargs.get("retain_graph")
+    create = args[create_at] if len(args) > create_at else kwargs.get("create_graph", False)
+    return bool(create) if retain is None else bool(retain)
 
 
 def _inner_saved(out, start: int) -> dict[int, int]:
