@@ -279,3 +279,17 @@ def test_cuda_memory_fields():
             # everything the four parts count lives on the GPU here
             assert parts.cuda_allocated >= parts.parameters + parts.gradients + parts.optimizer_states
         assert run.end_of_forward.cuda_allocated >= run.end_of_forward.parameters + run.end_of_forward.activations
+
+
+def test_cli_no_checkpoint_flag(tmp_path, cli, traces):
+    import json
+
+    script = tmp_path / "ckpt.py"
+    script.write_text(_script("non_reentrant"))
+    out = tmp_path / "t.json"
+    r = cli("trace", str(script), "-o", str(out), "--no-checkpoint")
+    assert r.returncode == 0, r.stderr
+    without = json.loads(out.read_text())
+    assert not without["checkpoints"] and without["memory"]["checkpoints_direct"]
+    assert without["memory"]["runs"][0]["end_of_forward"]["activations"] == \
+        traces["plain"].trace.memory.runs[0].end_of_forward.activations
