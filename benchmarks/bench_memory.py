@@ -109,7 +109,7 @@ def own_time(repeat: int, fn) -> float:
 
     for name in ("_on_saved", "_parts", "_after_step", "contribute"):
         timed(memory.MemoryProbe, name)
-    for name in ("_leaves", "_retains"):
+    for name in ("_leaves_of", "_retains"):
         timed(memory, name)
     try:
         fn()

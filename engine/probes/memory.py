@@ -35,13 +35,15 @@ a leaf tensor that requires grad (a parameter, or a view of one such as the
 activations. Saved tensors under the script's own saved_tensors_hooks are not
 read (capture leaves them alone) and so not counted.
 
-Cost: the timeline is always on; per backward call one walk over the graph
-for its leaves and one storage lookup per saved tensor capture reads
+Cost: the timeline is always on; per backward call one storage lookup per
+saved tensor capture reads and per leaf and gradient (the leaves are the
+capture's, no walk of our own); the rest happens after the script
 (benchmarks/bench_memory.py). Scripts without checkpoint pay nothing else.
 """
 
 from __future__ import annotations
 
+import gc
 import threading
 import weakref
 from typing import Optional
@@ -103,7 +105,10 @@ class MemoryProbe(Probe):
         import torch
 
         _TENSOR = (torch.Tensor,)
-        self._saved: dict = {}  # node -> {ptr: bytes} of what it saved (non-parameter)
+        # (id(node), storage pointer, bytes) per saved tensor capture read:
+        # plain ints, nothing for the cyclic GC to track (capture holds the
+        # nodes for the whole run, so their ids stay theirs)
+        self._raw_saved: list[tuple] = []
         self._segments: list[_Segment] = []
         self._calls: list[_Call] = []
         self._local = threading.local()
@@ -112,6 +117,7 @@ class MemoryProbe(Probe):
         self._installed = False
         self.direct = False  # set by the runner for a run without checkpoint
         self._cuda = False
+        self._me = [self]
 
     # -- probe interface ------------------------------------------------------------------
     def install(self, ctx) -> None:
@@ -129,6 +135,11 @@ class MemoryProbe(Probe):
         self.patches.wrap(torch.Tensor, "backward", lambda o: self._wrap_backward(o, 2, 3))
         self.patches.wrap(torch.autograd, "backward", lambda o: self._wrap_backward(o, 2, 3))
         self.patches.wrap(torch.autograd, "grad", lambda o: self._wrap_backward(o, 3, 4))
+        from autogradviz.engine.worker import recorder as recorder_mod
+
+        # the graph the recorder captures just before the real backward: its
+        # leaves, without a walk of our own
+        self.patches.wrap(recorder_mod, "capture_pending", self._wrap_capture)
         self._handles.append(topt.register_optimizer_step_post_hook(self._after_step))
         try:
             self._install_checkpoint()
@@ -137,6 +148,7 @@ class MemoryProbe(Probe):
 
     def remove(self) -> None:
         self._installed = False
+        self._me[0] = None
         if self.ctx is not None and getattr(self.ctx.state, "on_saved", None) == self._on_saved:
             self.ctx.state.on_saved = None
         for h in self._handles:
@@ -148,7 +160,15 @@ class MemoryProbe(Probe):
         from autogradviz.engine.probes.memory_timeline import build_runs
 
         record = MemoryRecord(checkpoints_direct=self.direct)
-        record.runs = build_runs(trace, self.ctx.state, self._calls, self._saved, self._segments)
+        saved: dict = {}  # id(node) -> {ptr: bytes}
+        for node, ptr, nbytes in self._raw_saved:
+            d = saved.get(node)
+            if d is None:
+                saved[node] = {ptr: nbytes}
+            else:
+                d[ptr] = nbytes
+        self._raw_saved = []
+        record.runs = build_runs(trace, self.ctx.state, self._calls, saved, self._segments)
         for seg in self._segments:
             record.segments.append(SegmentMemory(
                 checkpoint=seg.id, not_stored=sum(seg.not_stored.values()), tensors=len(seg.not_stored),
@@ -163,18 +183,43 @@ class MemoryProbe(Probe):
 
     # -- saved tensors read by capture -------------------------------------------------------
     def _on_saved(self, node, value) -> None:
+        """Called by capture for every saved value it reads (a hot path: one
+        append; per-node sets and the parameters among them are sorted out
+        after the script, by storage)."""
         try:
-            d = None
-            for t in (value if isinstance(value, (list, tuple)) else (value,)):
-                st = _storage(t)
-                if st is not None and not _is_param(t):
-                    if d is None:
-                        d = self._saved.get(node)
-                        if d is None:
-                            d = self._saved[node] = {}
-                    d[st[0]] = st[1]
+            if isinstance(value, _TENSOR):
+                s = value.untyped_storage()
+                self._raw_saved.append((id(node), s.data_ptr(), s.nbytes()))
+            elif isinstance(value, (list, tuple)):
+                for t in value:
+                    if isinstance(t, _TENSOR):
+                        s = t.untyped_storage()
+                        self._raw_saved.append((id(node), s.data_ptr(), s.nbytes()))
         except Exception as exc:
             self.ctx.internal_error("memory.saved", exc)
+
+    def _wrap_capture(self, original):
+        # The wrapper reaches the probe through a cell that remove() empties:
+        # whoever saved this wrapper while it was installed (a benchmark
+        # timing capture does) must not keep the run's graphs alive with it.
+        me = self._me
+
+        def capture_pending(*args, **kwargs):
+            result = original(*args, **kwargs)
+            probe = me[0]
+            if probe is None:
+                return result
+            local = probe._local
+            if getattr(local, "busy", False) and probe._installed:
+                try:
+                    leaves = _leaves_of(result[2])
+                    local.leaves = leaves
+                    local.before = probe._parts(leaves)  # the backward has not run yet
+                except Exception as exc:
+                    probe.ctx.internal_error("memory.capture", exc)
+            return result
+
+        return capture_pending
 
     # -- backward calls: the parts before and after -------------------------------------------
     def _wrap_backward(self, original, retain_at: int, create_at: int):
@@ -188,8 +233,7 @@ class MemoryProbe(Probe):
             try:
                 try:
                     runs = len(probe.ctx.trace.backward_runs)
-                    leaves = _leaves(args[0] if args else kwargs.get("tensors", kwargs.get("outputs")))
-                    before = probe._parts(leaves)
+                    local.leaves = local.before = None
                     retain = _retains(args, kwargs, retain_at, create_at)
                 except Exception as exc:
                     probe.ctx.internal_error("memory.backward", exc)
@@ -197,12 +241,22 @@ class MemoryProbe(Probe):
                 try:
                     return original(*args, **kwargs)
                 finally:
+                    # (the cyclic GC paused: a pass over the graph just recorded,
+                    # set off by our few allocations, would land in the
+                    # script's backward call instead of wherever it falls)
+                    gc_was = gc.isenabled()
+                    gc.disable()
                     try:
-                        if len(probe.ctx.trace.backward_runs) > runs:
-                            probe._calls.append(_Call(runs, retain, before, probe._parts(leaves),
+                        leaves = local.leaves
+                        if len(probe.ctx.trace.backward_runs) > runs and leaves is not None:
+                            probe._calls.append(_Call(runs, retain, local.before, probe._parts(leaves),
                                                       [weakref.ref(t) for t in leaves]))
+                        local.leaves = local.before = None
                     except Exception as exc:
                         probe.ctx.internal_error("memory.backward", exc)
+                    finally:
+                        if gc_was:
+                            gc.enable()
             finally:
                 local.busy = False
 
@@ -465,25 +519,17 @@ def _seq() -> int:
     return torch._C._autograd._get_sequence_nr()
 
 
-def _leaves(roots) -> list:
-    """The leaf tensors (AccumulateGrad variables) reachable from `roots`."""
-    import torch
-
-    todo = [t.grad_fn for t in (roots if isinstance(roots, (list, tuple)) else (roots,))
-            if isinstance(t, torch.Tensor) and t.grad_fn is not None]
-    seen = set(todo)
+def _leaves_of(cap) -> list:
+    """The leaf tensors (AccumulateGrad variables) of a captured graph."""
+    order = cap.order
     found = []
-    while todo:
-        n = todo.pop()
-        if type(n).__name__ == "AccumulateGrad":
-            v = n.variable
-            if v is not None:
-                found.append(v)
+    for i in cap.leaf_indices:
+        try:
+            v = order[i].variable
+        except Exception:
             continue
-        for nxt, _ in n.next_functions:
-            if nxt is not None and nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
+        if v is not None:
+            found.append(v)
     return found
 
 

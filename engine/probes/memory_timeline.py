@@ -91,10 +91,24 @@ def _one_run(run, cap, call, saved: dict, segments: list) -> MemoryRun:
     hi = max(seqs) if seqs else -1
     # forward: the nodes that saved something and the frames of this graph, by sequence number
     events = []
+    # storages of the leaves that require grad (parameters, and views of them
+    # such as the weight.t() a Linear saves): the parameters part, not activations
+    params = set()
+    for i in cap.leaf_indices:
+        try:
+            v = cap.order[i].variable
+            if v is not None and v.requires_grad:
+                params.add(v.untyped_storage().data_ptr())
+        except Exception:
+            pass
+    own = {}  # node -> its saved storages, parameters left out
     for n, s in zip(cap.order, seqs):
-        st = saved.get(n)
+        st = saved.get(id(n))
         if st:
-            events.append((s, 1, n, st))
+            st = {p: b for p, b in st.items() if p not in params}
+            if st:
+                own[n] = st
+                events.append((s, 1, n, st))
     frames = [seg for seg in segments if seg.has_frame and seg.kept and lo <= seg.start <= hi
               and any(seg.start <= s < seg.end for s in seqs)]
     for seg in frames:
@@ -136,7 +150,7 @@ def _one_run(run, cap, call, saved: dict, segments: list) -> MemoryRun:
             points.append(MemoryPoint("recompute", held.bytes, node=step.node, step=k, checkpoint=rec.seg.id))
         n = by_id.get(step.node)
         if not call.retain and n is not None:
-            st = saved.get(n)
+            st = own.get(n)
             if st:
                 held.drop(st)
         for ptrs in freed_again.pop(k, ()):
