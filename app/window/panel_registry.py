@@ -67,6 +67,9 @@ class PanelSpec:
     show_when: Optional[Callable[[object], bool]] = None
     # Share the place of this panel (a tab beside it) instead of splitting it.
     tab_with: Optional[str] = None
+    # When show_when shows the dock, bring it in front of the panels it shares
+    # a place with (False: it appears as a tab behind them).
+    raise_when_shown: bool = True
 
 
 def _has_scaler_events(trace) -> bool:
@@ -92,7 +95,7 @@ PANELS: list[PanelSpec] = [
               show_when=lambda t: bool(getattr(t, "checkpoints", None)), tab_with="stepper"),
     PanelSpec("memory", QT_TRANSLATE_NOOP("Panels", "Memory"), lambda c: MemoryPanel(c.session, c.parent),
               Qt.BottomDockWidgetArea, on_theme=MemoryPanel.set_theme, show_when=has_backward_memory,
-              tab_with="stepper"),
+              tab_with="stepper", raise_when_shown=False),
 ]
 
 
@@ -170,7 +173,7 @@ class PanelDocks(QObject):
             wanted = bool(dock.spec.show_when(trace)) if trace is not None else False
             if wanted == dock.isHidden():  # (isHidden: hidden on purpose, also before the window shows)
                 dock.setVisible(wanted)
-                if wanted:
+                if wanted and dock.spec.raise_when_shown:
                     dock.raise_()  # it just appeared: in front of the panels it shares a place with
 
     def ids(self) -> list[str]:
