@@ -180,6 +180,9 @@ class MemoryProbe(Probe):
                 seg_rec.tensors = len(seg.recomputes[0].stored)
         if record.runs or record.segments or self.direct:
             trace.memory = record
+        # what was observed is in the record now: hold none of it (or the
+        # tensors and graphs it refers to) any longer
+        self._calls, self._segments = [], []
 
     # -- saved tensors read by capture -------------------------------------------------------
     def _on_saved(self, node, value) -> None:
@@ -318,7 +321,10 @@ class MemoryProbe(Probe):
     def _install_checkpoint(self) -> None:
         import torch.utils.checkpoint as tuc
 
-        probe = self
+        # The classes below live until the cyclic GC frees them: they reach
+        # the probe only through the cell remove() empties, so they keep no
+        # run's trace and graphs alive meanwhile.
+        me = self._me
         self.patches.wrap(tuc, "checkpoint", self._wrap_checkpoint)
 
         ck_base = tuc._checkpoint_hook
@@ -331,7 +337,9 @@ class MemoryProbe(Probe):
                 dropping = self.pack_hook
 
                 def pack_hook(x):
-                    probe._not_stored(x)
+                    probe = me[0]
+                    if probe is not None:
+                        probe._not_stored(x)
                     return dropping(x)
 
                 self.pack_hook = pack_hook
@@ -346,6 +354,9 @@ class MemoryProbe(Probe):
                 storing = self.pack_hook
 
                 def pack_hook(x):
+                    probe = me[0]
+                    if probe is None:
+                        return storing(x)
                     frame = target_frame_ref()
                     k = frame.recomp_counter.get(gid, 0) if frame is not None else None
                     # (torch stores x detached: ask before whether it is a parameter)
@@ -366,9 +377,12 @@ class MemoryProbe(Probe):
         self.patches.wrap(tuc._CheckpointFrame, "save_inputs", self._wrap_save_inputs)
 
     def _wrap_checkpoint(self, original):
-        probe = self
+        me = self._me  # (emptied by remove(): a script keeps this wrapper, not the probe)
 
         def checkpoint(function, *args, **kwargs):
+            probe = me[0]
+            if probe is None:
+                return original(function, *args, **kwargs)
             local = probe._local
             if not probe._installed or getattr(local, "recomputing", 0):
                 return original(function, *args, **kwargs)
@@ -404,11 +418,12 @@ class MemoryProbe(Probe):
         return checkpoint
 
     def _wrap_save_inputs(self, original):
-        probe = self
+        me = self._me
 
         def save_inputs(frame, *args):
             result = original(frame, *args)
-            seg = getattr(probe._local, "segment", None)
+            probe = me[0]
+            seg = getattr(probe._local, "segment", None) if probe is not None else None
             if seg is not None and probe._installed:
                 try:
                     seg.has_frame = True
