@@ -72,6 +72,10 @@ class TraceSession(QObject):
         # reentrant checkpoints drawn with their inner graph (app/graph/inner_graph.py)
         self._expanded: set[str] = set()
         self._expanded_graph = None  # (graph id, frozenset, Graph) made once
+        # {"source", "filename", "device"} of the last run sent to the worker
+        # (the run controller sets it): the Memory panel runs it again without
+        # checkpoint. A trace whose `script` differs did not come from it.
+        self.run_request: Optional[dict] = None
 
     def run_scale(self) -> Optional[float]:
         """The GradScaler scale the current run's gradients carry: the run began

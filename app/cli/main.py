@@ -72,6 +72,9 @@ def build_parser(with_export: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--echo", action="store_true",
                    help="also show the script's prints on stderr while it runs")
     add_python_argument(p)
+    p.add_argument("--no-checkpoint", action="store_true",
+                   help="run torch.utils.checkpoint.checkpoint(fn, *args) as fn(*args) (also in "
+                   "checkpoint_sequential): the same script without checkpointing, to compare memory")
 
     if with_export:
         from autogradviz.app.cli.export_command import add_export_arguments  # (may need Qt)
@@ -155,7 +158,8 @@ def _trace(args) -> int:
         _err("trace", problem)
         return 2
     outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
-                         keep_json=True, python=python, on_input=no_console_input("trace"))
+                         keep_json=True, python=python, on_input=no_console_input("trace"),
+                         **({"no_checkpoint": True} if args.no_checkpoint else {}))
     if outcome.trace is not None:
         data = _trace_bytes(outcome, args.indent)
         try:

@@ -230,9 +230,13 @@ class WorkerProcess(QObject):
         self._end_process("cancel")
         self._set_state(STARTING)
 
-    def run(self, source: str, filename: str = "<editor>", device: str = "cpu") -> None:
-        """Run `source` in the worker. A run already going is cancelled first."""
+    def run(self, source: str, filename: str = "<editor>", device: str = "cpu",
+            no_checkpoint: bool = False) -> None:
+        """Run `source` in the worker. A run already going is cancelled first.
+        no_checkpoint: checkpoint(fn, ...) runs as fn(...) (docs/worker-protocol.md)."""
         request = {"type": "run", "source": source, "filename": filename, "device": device}
+        if no_checkpoint:
+            request["no_checkpoint"] = True
         self._elapsed.start()
         if self._state == READY and self._proc is not None:
             self._send_run(request)

@@ -28,6 +28,7 @@ from autogradviz.app.panels.grad_scaler import GradScalerPanel
 from autogradviz.app.panels.inspector import InspectorPanel
 from autogradviz.app.panels.lessons import LessonsPanel
 from autogradviz.app.panels.modules import ModulesPanel
+from autogradviz.app.panels.memory import MemoryPanel, has_backward_memory
 from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.panels.stepper import StepperPanel
 from autogradviz.app.session import TraceSession
@@ -67,6 +68,9 @@ class PanelSpec:
     show_when: Optional[Callable[[object], bool]] = None
     # Share the place of this panel (a tab beside it) instead of splitting it.
     tab_with: Optional[str] = None
+    # When show_when shows the dock, bring it in front of the panels it shares
+    # a place with (False: it appears as a tab behind them).
+    raise_when_shown: bool = True
 
 
 def _has_scaler_events(trace) -> bool:
@@ -92,6 +96,9 @@ PANELS: list[PanelSpec] = [
               show_when=lambda t: bool(getattr(t, "checkpoints", None)), tab_with="stepper"),
     PanelSpec("modules", QT_TRANSLATE_NOOP("Panels", "Modules"), lambda c: ModulesPanel(c.session, c.parent),
               Qt.BottomDockWidgetArea, show_when=lambda t: bool(getattr(t, "modules", None)), tab_with="stepper"),
+    PanelSpec("memory", QT_TRANSLATE_NOOP("Panels", "Memory"), lambda c: MemoryPanel(c.session, c.parent),
+              Qt.BottomDockWidgetArea, on_theme=MemoryPanel.set_theme, show_when=has_backward_memory,
+              tab_with="stepper", raise_when_shown=False),
 ]
 
 
@@ -169,7 +176,7 @@ class PanelDocks(QObject):
             wanted = bool(dock.spec.show_when(trace)) if trace is not None else False
             if wanted == dock.isHidden():  # (isHidden: hidden on purpose, also before the window shows)
                 dock.setVisible(wanted)
-                if wanted:
+                if wanted and dock.spec.raise_when_shown:
                     dock.raise_()  # it just appeared: in front of the panels it shares a place with
 
     def ids(self) -> list[str]:

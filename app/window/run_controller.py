@@ -93,6 +93,7 @@ class RunController(QObject):
         self._output.append_info(self.tr("▶ Running {name} on {device}…").format(
             name=shown, device=self._device.upper()))
         self.worker.timeout_s = settings.run_timeout_s()
+        self._session.run_request = {"source": source, "filename": run_file, "device": self._device}
         self.worker.run(source, run_file, self._device)
         self._status.run_started()
         self.busyChanged.emit(self.worker.is_busy())

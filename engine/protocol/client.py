@@ -231,7 +231,8 @@ class WorkerClient:
             timeout: Optional[float] = DEFAULT_TIMEOUT,
             on_output: Optional[OutputCallback] = None, steps: bool = True,
             on_progress: Optional[ProgressCallback] = None, keep_json: bool = False,
-            on_input: Optional[Callable[[str], Optional[str]]] = None) -> RunOutcome:
+            on_input: Optional[Callable[[str], Optional[str]]] = None,
+            no_checkpoint: bool = False) -> RunOutcome:
         """Run `source` in the worker and wait for its trace.
 
         steps=False: the worker records graphs but no backward steps (smaller
@@ -244,6 +245,7 @@ class WorkerClient:
         on_input(prompt): the line a waiting `input()` gets (without its
         newline), or None for end of input (EOFError); without it every
         `input()` gets end of input (a traced script has no console).
+        no_checkpoint: checkpoint(fn, ...) runs as fn(...) (docs/worker-protocol.md).
         Raises WorkerError only when no worker could be started.
         """
         self.start()
@@ -254,7 +256,8 @@ class WorkerClient:
         self._keep_trace_json = keep_json
         try:
             self._send({"type": "run", "id": rid, "source": source, "filename": filename,
-                        "device": device, **({} if steps else {"steps": False})})
+                        "device": device, **({} if steps else {"steps": False}),
+                        **({"no_checkpoint": True} if no_checkpoint else {})})
         except WorkerError:
             pass  # the process is gone; the loop below reports the crash
         while True:
@@ -560,7 +563,8 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
                on_output: Optional[OutputCallback] = None,
                client: Optional[WorkerClient] = None, steps: bool = True,
                keep_json: bool = False, python: Optional[str] = None,
-               on_input: Optional[Callable[[str], Optional[str]]] = None) -> TraceOutcome:
+               on_input: Optional[Callable[[str], Optional[str]]] = None,
+               no_checkpoint: bool = False) -> TraceOutcome:
     """Run the script at `path` in a worker and return its trace and exit code.
 
     exit 0: the script ran to the end. 1: it raised, timed out or killed the
@@ -580,7 +584,7 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
         try:
             outcome = client.run(source, filename=path, device=device, timeout=timeout,
                                  on_output=on_output, steps=steps, keep_json=keep_json,
-                                 on_input=on_input)
+                                 on_input=on_input, **({"no_checkpoint": True} if no_checkpoint else {}))
         except WorkerError as exc:
             return TraceOutcome(None, 2, str(exc))
     finally:

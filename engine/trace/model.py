@@ -24,6 +24,7 @@ from autogradviz.engine.trace.checkpoint import Checkpoint
 from autogradviz.engine.trace.derivatives import TorchFormula
 from autogradviz.engine.trace.grad_scaler import ScalerEvent
 from autogradviz.engine.trace.modules import ModuleRecord
+from autogradviz.engine.trace.memory import MemoryRecord
 from autogradviz.engine.trace.part import _Part
 # (TensorSummary lives beside the feature records that use it; re-exported here)
 from autogradviz.engine.trace.summary import TensorSummary, Value  # noqa: F401
@@ -244,6 +245,8 @@ class Trace(msgspec.Struct, weakref=True):
     torch_formulas: dict[str, TorchFormula] = msgspec.field(default_factory=dict)
     # "absent" when that file was not there (the app says so); else None.
     torch_formulas_missing: Optional[str] = None
+    # Activation timelines and the four parts of memory (engine/probes/memory.py).
+    memory: Optional[MemoryRecord] = None
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""

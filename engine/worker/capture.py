@@ -253,6 +253,9 @@ class CaptureState:
         self.node_hooks: Optional[Callable[[list], dict]] = None
         # long captures and materializes report here (worker/progress.py)
         self.progress = NO_PROGRESS
+        # (node, value) for every saved value capture reads (the memory
+        # probe counts their storages; None: nobody asks)
+        self.on_saved: Optional[Callable[[Any, Any], None]] = None
 
     # -- queries ---------------------------------------------------------------
     def is_captured(self, node) -> bool:
@@ -491,6 +494,7 @@ def _capture(state, roots, names, origin, reuse):
     leaf_labels = names.leaf
     param_names = state.param_names
     check_hooks = state.saved_hooks_seen()
+    on_saved = state.on_saved
     type_info = _TYPE_INFO
     leaf_info = cap.leaf_info
     saved = cap.saved
@@ -536,6 +540,8 @@ def _capture(state, roots, names, origin, reuse):
             except Exception:
                 sv.append((name, _S_SKIPPED, SKIP_FREED, None))
                 continue
+            if on_saved is not None:
+                on_saved(n, v)
             if isinstance(v, _Tensor):
                 try:
                     ver = (None if v.grad_fn is None or id(v) in reach_ids or _reachable(v, reach_ptrs)

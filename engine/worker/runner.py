@@ -210,11 +210,12 @@ def device_error(device: str) -> Optional[ErrorInfo]:
 def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
                on_output: Optional[Callable[[str, str], None]] = None,
                max_runs: Optional[int] = None, record_steps: bool = True,
-               on_progress: Optional[ProgressCallback] = None) -> ScriptRun:
+               on_progress: Optional[ProgressCallback] = None, no_checkpoint: bool = False) -> ScriptRun:
     """Run `source` as __main__ and trace it. `record_steps=False`: graphs and
     leaf_grads only, no per-step recording (cheaper, for drawing the graph).
     `on_progress(code, params)`: long capture/summarising of big graphs,
-    at most about 5 calls a second (codes in progress.py)."""
+    at most about 5 calls a second (codes in progress.py). `no_checkpoint`:
+    checkpoint(fn, ...) runs as fn(...) (engine/probes/direct_checkpoint.py)."""
     t0 = time.perf_counter()
     trace = Trace(script=filename, device=device, torch_version=torch.__version__,
                   steps_recorded=record_steps)
@@ -252,6 +253,9 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     ctx = context_for(recorder, progress)
     ctx.output = out  # (children's prints: engine/worker/children.py)
     probes = ProbeSet(ctx)
+    if no_checkpoint:
+        from autogradviz.engine.probes.direct_checkpoint import add_to
+        add_to(probes)
 
     old_out, old_err = sys.stdout, sys.stderr
     seen_warnings: set = set()

@@ -242,6 +242,10 @@ class Worker:
         if not isinstance(steps, bool):
             self._protocol_error(rid, "run: 'steps' must be true or false")
             return
+        no_checkpoint = req.get("no_checkpoint", False)
+        if not isinstance(no_checkpoint, bool):
+            self._protocol_error(rid, "run: 'no_checkpoint' must be true or false")
+            return
         if not isinstance(source, str):
             self._protocol_error(rid, "run: 'source' must be a string")
             return
@@ -289,6 +293,8 @@ class Worker:
             extra = {}
             if _accepts(run_script, "on_progress"):
                 extra["on_progress"] = self._progress_sender(rid)
+            if no_checkpoint:
+                extra["no_checkpoint"] = True
             result = run_script(source, filename=folder.script, device=device,
                                 on_output=console.watching(pump.write),
                                 record_steps=steps, **extra)

@@ -368,6 +368,7 @@
     </message>
     <message>
         <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
         <source>forward</source>
         <translation>前向</translation>
     </message>
@@ -662,6 +663,131 @@
         <location filename="../../app/panels/why_gradient.py" line="185" />
         <source>Not in the rule table; torch's own formula (derivatives.yaml of the torch that ran):</source>
         <translation>不在法则表中；以下是 torch 自己的公式（来自运行所用 torch 的 derivatives.yaml）：</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <source>start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <source>backward()</source>
+        <translation>backward()</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="39" />
+        <source>end</source>
+        <translation>结束</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="97" />
+        <source>with checkpoint</source>
+        <translation>使用检查点</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="101" />
+        <source>without checkpoint</source>
+        <translation>不使用检查点</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="105" />
+        <source>re-run peak</source>
+        <translation>重算峰值</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="30" />
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="30" />
+        <source>KiB</source>
+        <translation>KiB</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="30" />
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="30" />
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="30" />
+        <source>TiB</source>
+        <translation>TiB</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="178" />
+        <source>1 op</source>
+        <translation>1 个操作</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="178" />
+        <source>{n} ops</source>
+        <translation>{n} 个操作</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="183" />
+        <source>saved {bytes} of activations ({pct:.0f} %), re-ran {ops}</source>
+        <translation>节省了 {bytes} 激活值（{pct:.0f} %），重算了 {ops}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="186" />
+        <source>held {bytes} more activations, re-ran {ops}</source>
+        <translation>多保留了 {bytes} 激活值，重算了 {ops}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="188" />
+        <source>End of forward: {w} with checkpoint, {wo} without. Peak: {pw} with, {pwo} without.</source>
+        <translation>前向结束时：使用检查点 {w}，不使用 {wo}。峰值：使用 {pw}，不使用 {pwo}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="191" />
+        <source>{head}. {detail}</source>
+        <translation>{head}。{detail}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="25" />
+        <source>parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="25" />
+        <source>gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="26" />
+        <source>optimizer states</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="26" />
+        <source>activations</source>
+        <translation>激活值</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="30" />
+        <source>end of forward</source>
+        <translation>前向结束</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="30" />
+        <source>after backward</source>
+        <translation>反向之后</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="31" />
+        <source>after step</source>
+        <translation>step 之后</translation>
     </message>
 </context>
 <context>
@@ -2212,6 +2338,139 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
 </context>
 <context>
+    <name>MemoryPanel</name>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="140" />
+        <source>No recorded backward run: nothing is held for backward.</source>
+        <translation>没有记录到反向传播：没有为反向传播保留任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="145" />
+        <source>End of forward</source>
+        <translation>前向结束</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="147" />
+        <source>After backward step {k} of {n}</source>
+        <translation>反向第 {k} 步之后（共 {n} 步）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="148" />
+        <source>{where}: {bytes} held for backward.</source>
+        <translation>{where}：为反向传播保留了 {bytes}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="158" />
+        <source>Activation memory: run a script that calls backward().</source>
+        <translation>激活内存：请运行一个调用 backward() 的脚本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="163" />
+        <source>Activations held for backward, run {run}: peak {peak}.</source>
+        <translation>为反向传播保留的激活值，第 {run} 次反向：峰值 {peak}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="166" />
+        <source>retain_graph: nothing is freed during this backward.</source>
+        <translation>retain_graph：这次反向传播不释放任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="168" />
+        <source>(run without checkpoint)</source>
+        <translation>（不使用检查点运行）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="178" />
+        <source>CUDA allocated {a} (max {m})</source>
+        <translation>CUDA 已分配 {a}（最大 {m}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="207" />
+        <source>Run this script again with checkpoint(fn, ...) called as fn(...) and draw both curves ({key})</source>
+        <translation>把 checkpoint(fn, ...) 当作 fn(...) 再运行一次这个脚本，并画出两条曲线（{key}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="210" />
+        <source>This script makes no checkpoint call: there is nothing to compare.</source>
+        <translation>这个脚本没有调用 checkpoint：没有可比较的内容。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="212" />
+        <source>Run the script first: the comparison runs the same script again.</source>
+        <translation>请先运行脚本：比较会再运行一次同一个脚本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="219" />
+        <source>Running the script again without checkpoint…</source>
+        <translation>正在不使用检查点再次运行脚本…</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="224" />
+        <source>Comparison cancelled.</source>
+        <translation>比较已取消。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="235" />
+        <source>Without checkpoint the script failed: {type}: {message}</source>
+        <translation>不使用检查点时脚本出错：{type}：{message}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="242" />
+        <source>The run without checkpoint timed out after {s} s.</source>
+        <translation>不使用检查点的运行在 {s} 秒后超时。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="243" />
+        <source>The worker running the script without checkpoint stopped: {m}</source>
+        <translation>运行无检查点脚本的工作进程停止了：{m}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="245" />
+        <source>The run without checkpoint sent an unreadable trace: {m}</source>
+        <translation>不使用检查点的运行发回了无法读取的记录：{m}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="254" />
+        <source>The run without checkpoint has no run {run} to compare.</source>
+        <translation>不使用检查点的运行中没有可比较的第 {run} 次反向传播。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="264" />
+        <source>Compare without checkpoint</source>
+        <translation>与不使用检查点比较</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="265" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="266" />
+        <source>Stop the run without checkpoint</source>
+        <translation>停止不使用检查点的运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="267" />
+        <source>Bytes of saved tensors held for backward (each storage once). ▲: a checkpoint segment re-run during backward. Click to move to that step.</source>
+        <translation>为反向传播保留的已保存张量的字节数（每块存储只计一次）。▲：反向传播中重新运行的检查点分段。点击可跳到对应步骤。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="270" />
+        <source>held for backward</source>
+        <translation>为反向保留</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="271" />
+        <source>Training memory: end of forward, after backward, after the optimizer step</source>
+        <translation>训练内存：前向结束、反向之后、优化器 step 之后</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="273" />
+        <source>Sizes at the last of the three moments recorded</source>
+        <translation>所记录的三个时刻中最后一个时刻的大小</translation>
+    </message>
+</context>
+<context>
     <name>Minimap</name>
     <message>
         <location filename="../../app/graph/minimap.py" line="26" />
@@ -2361,44 +2620,49 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>Panels</name>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="77" />
+        <location filename="../../app/window/panel_registry.py" line="81" />
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="79" />
+        <location filename="../../app/window/panel_registry.py" line="83" />
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="81" />
+        <location filename="../../app/window/panel_registry.py" line="85" />
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="83" />
+        <location filename="../../app/window/panel_registry.py" line="87" />
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="85" />
+        <location filename="../../app/window/panel_registry.py" line="89" />
         <source>Backward steps</source>
         <translation>反向传播步骤</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="87" />
+        <location filename="../../app/window/panel_registry.py" line="91" />
         <source>GradScaler</source>
         <translation>GradScaler 梯度缩放</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="90" />
+        <location filename="../../app/window/panel_registry.py" line="94" />
         <source>Checkpoints</source>
         <translation>检查点</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="93" />
+        <location filename="../../app/window/panel_registry.py" line="97" />
         <source>Modules</source>
         <translation>模块</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/panel_registry.py" line="99" />
+        <source>Memory</source>
+        <translation>内存</translation>
     </message>
 </context>
 <context>
@@ -2492,7 +2756,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>RunController</name>
     <message>
-        <location filename="../../app/window/run_controller.py" line="137" />
+        <location filename="../../app/window/run_controller.py" line="138" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
@@ -2507,195 +2771,195 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>▶ 正在 {device} 上运行 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="102" />
+        <location filename="../../app/window/run_controller.py" line="103" />
         <source>Nothing is running.</source>
         <translation>没有正在运行的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="105" />
+        <location filename="../../app/window/run_controller.py" line="106" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="106" />
+        <location filename="../../app/window/run_controller.py" line="107" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="124" />
+        <location filename="../../app/window/run_controller.py" line="125" />
         <source>The script was running this line when the run timeout stopped it.</source>
         <translation>运行超时使脚本停止时，它正在执行这一行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="126" />
+        <location filename="../../app/window/run_controller.py" line="127" />
         <source>It was running line {n} when it was stopped.</source>
         <translation>停止时脚本正在执行第 {n} 行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="153" />
+        <location filename="../../app/window/run_controller.py" line="154" />
         <source>Working folder: {folder}</source>
         <translation>工作文件夹：{folder}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="156" />
+        <location filename="../../app/window/run_controller.py" line="157" />
         <source>Working folder: {folder} (your home folder: the script is not saved; save it to run it in its own folder)</source>
         <translation>工作文件夹：{folder}（你的主文件夹：脚本尚未保存；保存后它会在自己所在的文件夹中运行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="175" />
+        <location filename="../../app/window/run_controller.py" line="176" />
         <source>Saved trace {path}: recorded from {script} with torch {torch} on {device}. No worker holds its tensors: only the values saved in it can be shown.</source>
         <translation>已保存的运行记录 {path}：记录自 {script}，torch {torch}，设备 {device}。没有工作进程持有它的张量：只能显示记录中保存的数值。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="194" />
+        <location filename="../../app/window/run_controller.py" line="195" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="194" />
+        <location filename="../../app/window/run_controller.py" line="195" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="203" />
+        <location filename="../../app/window/run_controller.py" line="204" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="207" />
+        <location filename="../../app/window/run_controller.py" line="208" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="243" />
+        <location filename="../../app/window/run_controller.py" line="244" />
         <source>The script printed {total} characters; only the first {cap} are kept.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="247" />
-        <location filename="../../app/window/run_controller.py" line="272" />
-        <location filename="../../app/window/run_controller.py" line="296" />
+        <location filename="../../app/window/run_controller.py" line="248" />
+        <location filename="../../app/window/run_controller.py" line="273" />
+        <location filename="../../app/window/run_controller.py" line="297" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="248" />
+        <location filename="../../app/window/run_controller.py" line="249" />
         <source>Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad of leaf tensors (the ones you created with requires_grad=True), so this is None. To keep the gradient of an intermediate tensor, call t.retain_grad() before backward(), or use torch.autograd.grad(output, t).</source>
         <translation>警告{where}：读取了非叶子张量的 .grad。autograd 只把梯度存进叶子张量（你用 requires_grad=True 创建的张量）的 .grad，所以这里是 None。要保留中间张量的梯度，请在 backward() 之前调用 t.retain_grad()，或者使用 torch.autograd.grad(output, t)。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="255" />
+        <location filename="../../app/window/run_controller.py" line="256" />
         <source>torch says "the use_reentrant parameter should be passed explicitly": checkpoint was called without use_reentrant. It then uses the reentrant variant (today's default; torch plans to make leaving it out an error). Pass use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and outputs of any structure and works when no input requires grad; pass use_reentrant=True only to keep the old behaviour on purpose.</source>
         <translation>torch 提示 "the use_reentrant parameter should be passed explicitly"：调用 checkpoint 时没有传入 use_reentrant。此时它使用重入式变体（这是目前的默认行为；torch 计划把不传这个参数变成错误）。请显式传入 use_reentrant=False：这是推荐的变体，它接受关键字参数、任意结构的输出，并且在没有任何输入需要梯度时也能正常工作；只有在有意保留旧行为时才传入 use_reentrant=True。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="263" />
+        <location filename="../../app/window/run_controller.py" line="264" />
         <source>torch says "None of the inputs have requires_grad=True. Gradients will be None": a reentrant checkpoint (use_reentrant=True, or not given) was called with no input that requires grad. It runs the function under no_grad and its result only gets a gradient through its tensor inputs, so nothing inside the segment - not even the parameters of a checkpointed module - gets a gradient from it: their .grad stays None. Make an input require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which records the segment normally.</source>
         <translation>torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：调用重入式 checkpoint（use_reentrant=True，或未指定）时，没有任何输入需要梯度。它在 no_grad 下运行函数，其结果只能通过张量输入获得梯度，因此该段内的任何东西——甚至被 checkpoint 的模块的参数——都不会从它得到梯度：它们的 .grad 仍然是 None。请让某个输入需要梯度（对第一个输入调用 x.requires_grad_()），或者使用 use_reentrant=False，它会正常记录这一段。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="274" />
+        <location filename="../../app/window/run_controller.py" line="275" />
         <source>Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors inside a dict, a list or another object come back detached, so backward never reaches the segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass use_reentrant=False, which keeps the gradient in any output structure.</source>
         <translation>Checkpoint{where}：重入式 checkpoint 返回了一个 {type}，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度都被悄无声息地丢掉了。重入式 checkpoint（use_reentrant=True，或未指定）在 no_grad 下运行函数，只把它直接返回的张量（一个张量，或元组中的各个元素）接入计算图；放在 dict、list 或其他对象里的张量返回时是分离（detached）的，所以反向传播永远到达不了这一段的输入和参数。请返回一个张量或由张量组成的元组，或者传入 use_reentrant=False，它在任何输出结构中都会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="283" />
+        <location filename="../../app/window/run_controller.py" line="284" />
         <source>{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were not read (reading them re-runs the checkpointed forward).</source>
         <translation>有 {n} 个节点位于非重入式 checkpoint 段中：没有读取它们保存的张量（读取会重新运行被 checkpoint 的前向计算）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="286" />
+        <location filename="../../app/window/run_controller.py" line="287" />
         <source>{calls} backward/grad calls; only the first {recorded} were recorded in full.</source>
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="289" />
+        <location filename="../../app/window/run_controller.py" line="290" />
         <source>{n} backward call(s) waited too long for another thread's call to be recorded and ran unrecorded.</source>
         <translation>有 {n} 次 backward 调用等待另一线程的调用记录完毕的时间过长，因此未被记录就直接运行了。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="297" />
+        <location filename="../../app/window/run_controller.py" line="298" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="300" />
+        <location filename="../../app/window/run_controller.py" line="301" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="306" />
+        <location filename="../../app/window/run_controller.py" line="307" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="307" />
-        <location filename="../../app/window/run_controller.py" line="314" />
+        <location filename="../../app/window/run_controller.py" line="308" />
+        <location filename="../../app/window/run_controller.py" line="315" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="308" />
+        <location filename="../../app/window/run_controller.py" line="309" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="313" />
+        <location filename="../../app/window/run_controller.py" line="314" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="315" />
+        <location filename="../../app/window/run_controller.py" line="316" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="321" />
+        <location filename="../../app/window/run_controller.py" line="322" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="323" />
+        <location filename="../../app/window/run_controller.py" line="324" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="329" />
+        <location filename="../../app/window/run_controller.py" line="330" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="329" />
+        <location filename="../../app/window/run_controller.py" line="330" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="340" />
+        <location filename="../../app/window/run_controller.py" line="341" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="351" />
+        <location filename="../../app/window/run_controller.py" line="352" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="353" />
+        <location filename="../../app/window/run_controller.py" line="354" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="356" />
+        <location filename="../../app/window/run_controller.py" line="357" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="359" />
+        <location filename="../../app/window/run_controller.py" line="360" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="360" />
+        <location filename="../../app/window/run_controller.py" line="361" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -2957,17 +3221,17 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="162" />
+        <location filename="../../app/session.py" line="166" />
         <source>checkpoint {0} · recomputed</source>
         <translation>检查点 {0} · 重算</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="332" />
+        <location filename="../../app/session.py" line="336" />
         <source>Full values are not available for a saved trace: only the values it holds (up to 64 elements per tensor) were saved. Run the script to fetch every value.</source>
         <translation>已保存的运行记录无法提供完整数值：只保存了记录中包含的数值（每个张量最多 64 个元素）。运行脚本即可获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="353" />
+        <location filename="../../app/session.py" line="357" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -3426,8 +3690,44 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>布局失败</translation>
     </message>
 </context>
-<context><name>CheckpointMasks</name><message>
+<context><name>ActivationChart</name><message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <source>start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <source>backward()</source>
+        <translation>backward()</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="39" />
+        <source>end</source>
+        <translation>结束</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="97" />
+        <source>with checkpoint</source>
+        <translation>使用检查点</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="101" />
+        <source>without checkpoint</source>
+        <translation>不使用检查点</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="105" />
+        <source>re-run peak</source>
+        <translation>重算峰值</translation>
+    </message>
+    </context><context><name>CheckpointMasks</name><message>
         <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
         <source>forward</source>
         <translation>前向</translation>
     </message>
@@ -3874,7 +4174,97 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
-    </context><context><name>RankSwitch</name><message>
+    </context><context><name>MemoryCurve</name><message>
+        <location filename="../../app/panels/memory/curve_data.py" line="30" />
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="30" />
+        <source>KiB</source>
+        <translation>KiB</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="30" />
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="30" />
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="30" />
+        <source>TiB</source>
+        <translation>TiB</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="178" />
+        <source>1 op</source>
+        <translation>1 个操作</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="178" />
+        <source>{n} ops</source>
+        <translation>{n} 个操作</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="183" />
+        <source>saved {bytes} of activations ({pct:.0f} %), re-ran {ops}</source>
+        <translation>节省了 {bytes} 激活值（{pct:.0f} %），重算了 {ops}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="186" />
+        <source>held {bytes} more activations, re-ran {ops}</source>
+        <translation>多保留了 {bytes} 激活值，重算了 {ops}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="188" />
+        <source>End of forward: {w} with checkpoint, {wo} without. Peak: {pw} with, {pwo} without.</source>
+        <translation>前向结束时：使用检查点 {w}，不使用 {wo}。峰值：使用 {pw}，不使用 {pwo}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/curve_data.py" line="191" />
+        <source>{head}. {detail}</source>
+        <translation>{head}。{detail}</translation>
+    </message>
+    </context><context><name>PartsChart</name><message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="25" />
+        <source>parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="25" />
+        <source>gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="26" />
+        <source>optimizer states</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="26" />
+        <source>activations</source>
+        <translation>激活值</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="30" />
+        <source>end of forward</source>
+        <translation>前向结束</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="30" />
+        <source>after backward</source>
+        <translation>反向之后</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="31" />
+        <source>after step</source>
+        <translation>step 之后</translation>
+    </message>
+</context><context><name>RankSwitch</name><message>
         <location filename="../../app/panels/processes.py" line="46" />
         <source>rank {0}</source>
         <translation>rank {0}</translation>
@@ -4056,4 +4446,4 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>Not in the rule table; torch's own formula (derivatives.yaml of the torch that ran):</source>
         <translation>不在法则表中；以下是 torch 自己的公式（来自运行所用 torch 的 derivatives.yaml）：</translation>
     </message>
-</context></TS>
+    </context></TS>

@@ -401,7 +401,8 @@ def test_registry_has_every_default_panel_once():
     from autogradviz.app.window.panel_registry import PANELS, PanelSpec, register_panel
 
     ids = [p.id for p in PANELS]
-    assert ids == ["lessons", "editor", "output", "inspector", "stepper", "gradScaler", "checkpoint", "modules"]
+    assert ids == ["lessons", "editor", "output", "inspector", "stepper", "gradScaler", "checkpoint", "modules",
+                   "memory"]
     with pytest.raises(ValueError):
         register_panel(PanelSpec("output", "Output", lambda ctx: QLabel(ctx.parent), Qt.LeftDockWidgetArea))
     assert [p.id for p in PANELS] == ids

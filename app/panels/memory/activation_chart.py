@@ -1,0 +1,120 @@
+"""The activation curve: bytes held for backward over forward and backward, with
+the re-run bumps, the session's position and (after a comparison) the same
+script without checkpoint, dashed, on the same axes (x: curve_data's progress
+axis). Clicking the curve asks for the step there (`stepClicked`).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtGui import QColor
+
+from autogradviz.app.panels.memory.curve_data import Curve, byte_ticks, human_bytes, stairs
+from autogradviz.app.theme import colors
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("ActivationChart", text)
+
+
+class _BytesAxis(pg.AxisItem):
+    def tickValues(self, minVal, maxVal, size):
+        return [(1.0, byte_ticks(minVal, maxVal))]
+
+    def tickStrings(self, values, scale, spacing):
+        return [human_bytes(v) if v >= 0 else "" for v in values]
+
+
+class _PhaseAxis(pg.AxisItem):
+    """0: start, 1: the backward call, 2: its end."""
+
+    def tickValues(self, minVal, maxVal, size):
+        return [(1.0, [0.0, 1.0, 2.0]), (0.5, [0.5, 1.5])]
+
+    def tickStrings(self, values, scale, spacing):
+        names = {0.0: tr("start"), 0.5: tr("forward"), 1.0: tr("backward()"), 1.5: tr("backward"),
+                 2.0: tr("end")}
+        return [names.get(round(v * 2) / 2, "") for v in values]
+
+
+class ActivationChart(pg.PlotWidget):
+    stepClicked = Signal(float)  # the x clicked
+
+    def __init__(self, parent=None):
+        super().__init__(parent=parent, axisItems={"left": _BytesAxis(orientation="left"),
+                                                      "bottom": _PhaseAxis(orientation="bottom")})
+        self.setMinimumHeight(160)
+        self.setMenuEnabled(False)
+        self.setMouseEnabled(x=False, y=False)
+        self.hideButtons()
+        self.main: Optional[Curve] = None
+        self.other: Optional[Curve] = None
+        self.cursor = pg.InfiniteLine(angle=90, movable=False)
+        self.marker = pg.ScatterPlotItem(size=10)
+        self.cursor_x = 0.0
+        self.cursor_y: Optional[float] = None
+        self.legend = None
+        self.scene().sigMouseClicked.connect(self._clicked)
+        self.set_theme("light")
+
+    def set_theme(self, name: str) -> None:
+        c = colors(name)
+        self._c = c
+        self.setBackground(QColor(c["base"]))
+        for axis in ("left", "bottom"):
+            ax = self.getAxis(axis)
+            ax.setPen(QColor(c["muted"]))
+            ax.setTextPen(QColor(c["text"]))
+        self.cursor.setPen(pg.mkPen(QColor(c["highlight"]), width=1.5))
+        self._draw()
+
+    def set_curves(self, main: Optional[Curve], other: Optional[Curve] = None) -> None:
+        self.main, self.other = main, other
+        self._draw()
+
+    def set_cursor(self, x: float, y: Optional[float]) -> None:
+        self.cursor_x, self.cursor_y = x, y
+        self.cursor.setValue(x)
+        self.marker.setData([x] if y is not None else [], [y] if y is not None else [])
+
+    def _draw(self) -> None:
+        self.clear()
+        if self.legend is not None:
+            self.legend.scene().removeItem(self.legend) if self.legend.scene() else None
+            self.legend = None
+        if self.main is None:
+            return
+        c = self._c
+        if self.other is not None:
+            self.legend = self.addLegend(offset=(-10, 10), labelTextColor=QColor(c["text"]))
+        fill = QColor(c["link"])
+        fill.setAlpha(50)
+        sx, sy = stairs(self.main.xs, self.main.ys)
+        self.plot(sx, sy, pen=pg.mkPen(QColor(c["link"]), width=2), fillLevel=0, brush=fill,
+                  name=tr("with checkpoint") if self.other is not None else None)
+        if self.other is not None:
+            ox, oy = stairs(self.other.xs, self.other.ys)
+            self.plot(ox, oy, pen=pg.mkPen(QColor(c["stderr"]), width=2, style=Qt.DashLine),
+                      name=tr("without checkpoint"))
+        if self.main.recomputes:
+            self.plot([r[0] for r in self.main.recomputes], [r[1] for r in self.main.recomputes], pen=None,
+                      symbol="t1", symbolSize=12, symbolBrush=QColor(c["error"]), symbolPen=None,
+                      name=tr("re-run peak") if self.other is not None else None)
+        top = max(self.main.ys + (self.other.ys if self.other is not None else []) + [1.0])
+        self.setXRange(0, 2, padding=0.02)
+        self.setYRange(0, top * 1.1, padding=0)
+        self.addItem(self.cursor)
+        self.marker.setBrush(QColor(c["highlight"]))
+        self.marker.setPen(None)
+        self.addItem(self.marker)
+
+    def _clicked(self, event) -> None:
+        if self.main is None or event.button() != Qt.LeftButton:
+            return
+        vb = self.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        self.stepClicked.emit(vb.mapSceneToView(event.scenePos()).x())

@@ -1,0 +1,163 @@
+"""The activation timeline of each backward run, from what the memory probe observed.
+
+Kept apart from the probe (engine/probes/memory.py), which only observes
+while the script runs; this module runs after the script and turns the
+observations into `MemoryRun`s. Inputs per run: the storages each node of the
+captured graph saved (read by capture just before the backward call), the
+nodes' autograd sequence numbers (the forward's order), the steps the
+recorder saw (the engine's real order), the checkpoint frames torch kept
+(non-reentrant: the kept arguments, freed when torch freed the frame) and
+the tensors each re-run stored (freed when torch dropped them).
+
+Held bytes are reference-counted per storage: a storage saved by three nodes
+is counted once and released when the last of them has run. Rules, each
+torch's own:
+- a node's saved tensors are released right after it runs, unless the call
+  retained the graph; a node that never ran keeps them until the graph dies;
+- a non-reentrant frame dies after the step whose node released the last
+  placeholder (its finalizer fires after that step's post-hook: the recorded
+  position is one step later);
+- a non-reentrant re-run's tensors are dropped while the node that unpacks
+  them runs; a reentrant re-run's inner graph is gone when its
+  CheckpointFunctionBackward step ends.
+A backward step that released nothing gets no point (the value holds).
+"""
+
+from __future__ import annotations
+
+from autogradviz.engine.trace.memory import MemoryPoint, MemoryRun
+
+
+class _Held:
+    """Bytes held, storages reference-counted."""
+
+    def __init__(self):
+        self.count: dict[int, int] = {}
+        self.size: dict[int, int] = {}
+        self.bytes = 0
+
+    def add(self, stores: dict) -> None:
+        for ptr, nbytes in stores.items():
+            c = self.count.get(ptr, 0)
+            if c == 0:
+                self.size[ptr] = nbytes
+                self.bytes += nbytes
+            self.count[ptr] = c + 1
+
+    def drop(self, stores) -> None:
+        for ptr in stores:
+            c = self.count.get(ptr, 0)
+            if c <= 0:
+                continue
+            if c == 1:
+                del self.count[ptr]
+                self.bytes -= self.size.pop(ptr)
+            else:
+                self.count[ptr] = c - 1
+
+
+def build_runs(trace, state, calls, saved: dict, segments: list) -> list[MemoryRun]:
+    caps = {cap.graph.id: cap for cap in getattr(state, "captures", [])}
+    out = []
+    for call in calls:
+        if call.run >= len(trace.backward_runs):
+            continue
+        run = trace.backward_runs[call.run]
+        cap = caps.get(run.graph)
+        if cap is None:
+            continue
+        mr = _one_run(run, cap, call, saved, segments)
+        mr.end_of_forward, mr.after_backward, mr.after_step = call.before, call.after, call.after_step
+        fwd = [p.bytes for p in mr.points if p.phase == "forward"]
+        end_fwd = fwd[-1] if fwd else 0
+        last = mr.points[-1].bytes if mr.points else 0
+        for parts, value in ((mr.end_of_forward, end_fwd), (mr.after_backward, last), (mr.after_step, last)):
+            if parts is not None:
+                parts.activations = value
+        out.append(mr)
+    return out
+
+
+def _one_run(run, cap, call, saved: dict, segments: list) -> MemoryRun:
+    mr = MemoryRun(run=run.index, graph=run.graph, retain_graph=call.retain)
+    ids = cap.ids
+    seqs = []
+    for n in cap.order:
+        try:
+            seqs.append(n._sequence_nr())
+        except Exception:
+            seqs.append(-1)
+    lo = min(seqs) if seqs else 0
+    hi = max(seqs) if seqs else -1
+    # forward: the nodes that saved something and the frames of this graph, by sequence number
+    events = []
+    # storages of the leaves that require grad (parameters, and views of them
+    # such as the weight.t() a Linear saves): the parameters part, not activations
+    params = set()
+    for i in cap.leaf_indices:
+        try:
+            v = cap.order[i].variable
+            if v is not None and v.requires_grad:
+                params.add(v.untyped_storage().data_ptr())
+        except Exception:
+            pass
+    own = {}  # node -> its saved storages, parameters left out
+    for n, s in zip(cap.order, seqs):
+        st = saved.get(id(n))
+        if st:
+            st = {p: b for p, b in st.items() if p not in params}
+            if st:
+                own[n] = st
+                events.append((s, 1, n, st))
+    frames = [seg for seg in segments if seg.has_frame and seg.kept and lo <= seg.start <= hi
+              and any(seg.start <= s < seg.end for s in seqs)]
+    for seg in frames:
+        events.append((seg.frame_seq, 0, seg, seg.kept))
+    events.sort(key=lambda e: (e[0], e[1]))
+    held = _Held()
+    points = mr.points
+    for _, kind, obj, st in events:
+        held.add(st)
+        if kind == 1:
+            points.append(MemoryPoint("forward", held.bytes, node=ids.get(obj)))
+        else:
+            points.append(MemoryPoint("forward", held.bytes, checkpoint=obj.id))
+    if not points:
+        points.append(MemoryPoint("forward", 0))
+    # backward
+    by_id = {ids[n]: n for n in cap.order}
+    recomputes: dict[int, list] = {}
+    for seg in segments:
+        for rec in seg.recomputes:
+            if rec.run == run.index and rec.step is not None:
+                recomputes.setdefault(rec.step, []).append(rec)
+    frame_free: dict[int, list] = {}
+    for seg in frames:
+        if seg.frame_freed is not None and seg.frame_freed[0] == run.index:
+            frame_free.setdefault(max(0, (seg.frame_freed[1] or 0) - 1), []).append(seg.kept)
+    freed_again: dict[int, list] = {}  # step -> [[ptr, ...] to release after it]
+    steps = run.steps
+    for k, step in enumerate(steps):
+        before = held.bytes
+        for rec in recomputes.get(k, ()):
+            if rec.seg.reentrant:
+                held.add(rec.stored)
+                freed_again.setdefault(k, []).append(list(rec.stored))
+            for ptr, where in rec.entries:
+                held.add({ptr: rec.stored[ptr]})
+                if where is not None and where[0] == run.index and where[1] is not None:
+                    freed_again.setdefault(max(k, where[1]), []).append([ptr])
+            points.append(MemoryPoint("recompute", held.bytes, node=step.node, step=k, checkpoint=rec.seg.id))
+        n = by_id.get(step.node)
+        if not call.retain and n is not None:
+            st = own.get(n)
+            if st:
+                held.drop(st)
+        for ptrs in freed_again.pop(k, ()):
+            held.drop(ptrs)
+        for kept in frame_free.pop(k, ()):
+            held.drop(kept)
+        if held.bytes != before or k == len(steps) - 1 or (points and points[-1].phase == "recompute"):
+            points.append(MemoryPoint("backward", held.bytes, node=step.node, step=k))
+    mr.peak = max(p.bytes for p in points)
+    return mr
