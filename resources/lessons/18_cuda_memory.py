@@ -16,6 +16,7 @@ else:
     print("about 4 MiB for one 1024x1024 float32 tensor, and a smaller peak after the reset.")
 
 # What autograd keeps for backward costs memory too, on any device:
+torch.manual_seed(0)
 x = torch.randn(64, 64, requires_grad=True)
 h = torch.tanh(x @ x)          # tanh saves its output for backward
 loss = h.sum()

@@ -16,6 +16,7 @@ else:
     print("about 4 MiB for one 1024x1024 float32 tensor, and a smaller peak after the reset.")
 
 # autograd 为反向传播保存的东西同样占内存，在任何设备上都是如此：
+torch.manual_seed(0)
 x = torch.randn(64, 64, requires_grad=True)
 h = torch.tanh(x @ x)          # tanh 为反向传播保存它的输出
 loss = h.sum()
