@@ -79,6 +79,13 @@ class Node(_Part):
     # N calls of one module (an RNN cell over 1,000 steps) and roll them into
     # one "xN" group; without it, all nodes of a module path form one group.
     module_call: Optional[int] = None
+    # The script line (1-based) that made this node: the innermost frame of
+    # the script's own file when the torch call that created it ran (also
+    # inside the script's functions and classes); for a leaf, where its
+    # tensor was made to require grad. `code`: that line's text, stripped.
+    # None when unknown (nodes made inside a backward, custom Functions).
+    line: Optional[int] = None
+    code: Optional[str] = None
 
 
 class Edge(_Part):
