@@ -8,17 +8,23 @@ file), a leaf's from where its tensor was made to require grad, when known.
 
 from __future__ import annotations
 
-from autogradviz.engine.probes.base import CORE_ORDER, ORIGINALS, Probe
+import torch
+
+from autogradviz.engine.probes.base import FEATURE_ORDER, ORIGINALS, Probe
 from autogradviz.engine.worker.source_lines import SourceLines
 
 
 class SourceLinesProbe(Probe):
     name = "source_lines"
-    order = CORE_ORDER
+    # installed last: its wrappers of the backward entry points are the
+    # outermost, so the recorder's work runs with the mode off (`paused`)
+    order = FEATURE_ORDER + 1000
 
     def install(self, ctx) -> None:
         super().install(ctx)
         self.lines = SourceLines(ctx.filename, ORIGINALS)
+        for owner, name in ((torch.Tensor, "backward"), (torch.autograd, "backward"), (torch.autograd, "grad")):
+            self.patches.wrap(owner, name, self.lines.paused)
         self.lines.install()
 
     def remove(self) -> None:

@@ -34,6 +34,7 @@ the patched method); the handler calls the innermost original instead
 from __future__ import annotations
 
 import bisect
+import functools
 import linecache
 import sys
 from typing import Optional
@@ -77,6 +78,26 @@ class SourceLines(TorchFunctionMode):
             self._handle.remove()
             self._handle = None
         self.__exit__(None, None, None)
+
+    def paused(self, fn):
+        """`fn` wrapped to run with this mode off the stack (when it is on top):
+        the recorder's work inside a backward call (capture, hooks on every
+        node) then pays nothing for us; nodes made inside a backward get no
+        line either way."""
+        _len, _at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
+        _pop, _push = torch._C._pop_torch_function_stack, torch._C._push_on_torch_function_stack
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            n = _len()
+            if not n or _at(n - 1) is not self:
+                return fn(*args, **kwargs)
+            _pop()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _push(self)
+        return call
 
     # -- the mode ---------------------------------------------------------------
     def __torch_function__(self, func, types, args=(), kwargs=None):
