@@ -176,12 +176,10 @@ def _warm_up(args) -> None:
             _WasmRunner.get()
         graphviz_backend()
         fmt = (args.format or os.path.splitext(args.output)[1].lstrip(".")).lower()
-        if fmt != "dot":
+        if fmt not in ("dot", "svg"):  # (both are written without Qt)
             import PySide6.QtGui  # noqa: F401
             import PySide6.QtWidgets  # noqa: F401
             import autogradviz.app.graph.scene  # noqa: F401
-            if fmt == "svg":
-                import PySide6.QtSvg  # noqa: F401
     except Exception:  # warming up is optional
         pass
 
@@ -294,6 +292,9 @@ def _export_trace(trace, args, fmt: str) -> int:
         if fmt == "dot":
             _write_dot_without_qt(graph, layout, args.output, args.theme)
             return 0
+        if fmt == "svg":
+            _write_svg_without_qt(trace, graph, layout, run, args)
+            return 0
         _ensure_qapp()
         from autogradviz.app.export import render as ex
         from autogradviz.app.graph.scene import GraphScene
@@ -326,5 +327,18 @@ def _write_dot_without_qt(graph, layout, path: str, theme: str) -> None:
 
     text = dot_source(graph, layout, theme=theme)
     with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+
+
+def _write_svg_without_qt(trace, graph, layout, run, args) -> None:
+    """The semantic SVG (engine/layout/svg_export.py), at `--step` when given."""
+    from autogradviz.app.export.files import atomic_path
+    from autogradviz.engine.layout.svg_export import svg_source
+    from autogradviz.engine.trace import replay
+
+    state = replay.state_at(trace, run, args.step) if args.step is not None and run is not None else None
+    text = svg_source(graph, layout, theme=args.theme, state=state)
+    with atomic_path(args.output) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
