@@ -136,8 +136,9 @@ def _load_trace(args) -> tuple[Optional[object], int, Optional[str]]:
         _timing("worker ready (torch imported)")
         # The plain graph needs no backward steps: the worker then skips the
         # per-step recording (on GPT-2-small most of the trace and ~1 s).
+        # ...nor values (shapes are enough; no activations held for summaries)
         outcome = trace_file(src, device=args.device, timeout=args.timeout, client=client,
-                             steps=_needs_steps(args))
+                             steps=_needs_steps(args), values=_needs_steps(args))
         dur = getattr(outcome.trace, "duration_s", None) if outcome.trace is not None else None
         _timing("trace received" + (f" (the run in the worker: {dur:.2f} s)" if dur else ""))
     finally:
@@ -162,6 +163,10 @@ def _join_closing() -> None:
         while _CLOSING:
             _CLOSING.pop().join(10)
         _timing("worker gone")
+        if os.environ.get("AUTOGRADVIZ_TIMINGS"):  # (the worker is our only child process)
+            import resource
+            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            print(f"{PROG}: worker peak memory: {peak:.0f} MB", file=sys.stderr, flush=True)
 
 
 def _warm_up(args) -> None:

@@ -227,11 +227,15 @@ class WorkerClient:
     def run(self, source: str, filename: str = "<editor>", device: str = "cpu",
             timeout: Optional[float] = DEFAULT_TIMEOUT,
             on_output: Optional[OutputCallback] = None, steps: bool = True,
-            on_progress: Optional[ProgressCallback] = None, keep_json: bool = False) -> RunOutcome:
+            on_progress: Optional[ProgressCallback] = None, keep_json: bool = False,
+            values: bool = True) -> RunOutcome:
         """Run `source` in the worker and wait for its trace.
 
         steps=False: the worker records graphs but no backward steps (smaller
         trace, less recording work; for drawing the plain graph).
+        values=False: tensor summaries carry shape and dtype only and saved
+        values are not read (the plain graph's picture: less work, no
+        activations held beyond the script's own).
 
         on_output(stream, text) and on_progress(code, params) are called (in
         this thread) as the script prints and as the worker reports progress.
@@ -247,7 +251,8 @@ class WorkerClient:
         self._keep_trace_json = keep_json
         try:
             self._send({"type": "run", "id": rid, "source": source, "filename": filename,
-                        "device": device, **({} if steps else {"steps": False})})
+                        "device": device, **({} if steps else {"steps": False}),
+                        **({} if values else {"values": False})})
         except WorkerError:
             pass  # the process is gone; the loop below reports the crash
         while True:
@@ -515,7 +520,7 @@ def read_script(path: str) -> tuple[Optional[str], Optional[str]]:
 def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAULT_TIMEOUT,
                on_output: Optional[OutputCallback] = None,
                client: Optional[WorkerClient] = None, steps: bool = True,
-               keep_json: bool = False) -> TraceOutcome:
+               keep_json: bool = False, values: bool = True) -> TraceOutcome:
     """Run the script at `path` in a worker and return its trace and exit code.
 
     exit 0: the script ran to the end. 1: it raised, timed out or killed the
@@ -533,7 +538,8 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     try:
         try:
             outcome = client.run(source, filename=path, device=device, timeout=timeout,
-                                 on_output=on_output, steps=steps, keep_json=keep_json)
+                                 on_output=on_output, steps=steps, keep_json=keep_json,
+                                 **({} if values else {"values": False}))
         except WorkerError as exc:
             return TraceOutcome(None, 2, str(exc))
     finally:

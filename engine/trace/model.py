@@ -223,6 +223,11 @@ class Trace(msgspec.Struct, weakref=True):
     scaler_events: list[ScalerEvent] = msgspec.field(default_factory=list)
     # One per torch.utils.checkpoint.checkpoint call (engine/probes/checkpoint.py).
     checkpoints: list[Checkpoint] = msgspec.field(default_factory=list)
+    # False when the run was asked for no values (`"values": false` in the
+    # worker's run request: the plain graph's picture): every tensor summary
+    # has shape, dtype and device only (`values` empty, `truncated` true, no
+    # statistics) and nodes' `saved` are empty.
+    values_recorded: bool = True
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""

@@ -234,6 +234,10 @@ class Worker:
         if not isinstance(steps, bool):
             self._protocol_error(rid, "run: 'steps' must be true or false")
             return
+        values = req.get("values", True)
+        if not isinstance(values, bool):
+            self._protocol_error(rid, "run: 'values' must be true or false")
+            return
         if not isinstance(source, str):
             self._protocol_error(rid, "run: 'source' must be a string")
             return
@@ -275,7 +279,7 @@ class Worker:
             if _accepts(run_script, "on_progress"):
                 extra["on_progress"] = self._progress_sender(rid)
             result = run_script(source, filename=filename, device=device, on_output=pump.write,
-                                record_steps=steps, **extra)
+                                record_steps=steps, **extra, **({} if values else {"record_values": False}))
             self.last_run = result
             trace = result.trace
         except BaseException as exc:  # a bug of ours; the script's errors never land here
