@@ -14,12 +14,12 @@
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="267" />
+        <location filename="../../app/graph/items.py" line="281" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="543" />
+        <location filename="../../app/graph/items.py" line="552" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -139,7 +139,7 @@
         <translation>   并返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="62" />
+        <location filename="../../app/export/render.py" line="63" />
         <source>unsupported format {0!r}: use one of {1}</source>
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
     </message>
@@ -174,83 +174,78 @@
         <translation>无法写入 {0}：没有渲染出任何内容</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="107" />
+        <location filename="../../app/export/render.py" line="108" />
         <source>the picture is too large to render ({0} x {1} px)</source>
         <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="125" />
+        <location filename="../../app/export/render.py" line="126" />
         <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
         <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="129" />
+        <location filename="../../app/export/render.py" line="130" />
         <source>cannot write {0}: saving the PNG failed</source>
         <translation>无法写入 {0}：保存 PNG 失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="144" />
-        <location filename="../../app/export/render.py" line="168" />
+        <location filename="../../app/export/render.py" line="142" />
+        <source>nothing to export: no graph is shown</source>
+        <translation>没有可导出的内容：当前没有显示计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="146" />
+        <location filename="../../app/export/render.py" line="163" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="145" />
-        <source>Exported by Autograd Visualizer</source>
-        <translation>由 Autograd Visualizer 导出</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="148" />
-        <source>cannot write {0}: the SVG writer failed to start</source>
-        <translation>无法写入 {0}：SVG 写入器启动失败</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="165" />
+        <location filename="../../app/export/render.py" line="160" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="176" />
+        <location filename="../../app/export/render.py" line="171" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="246" />
+        <location filename="../../app/export/render.py" line="241" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="258" />
+        <location filename="../../app/export/render.py" line="253" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="263" />
+        <location filename="../../app/export/render.py" line="258" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="289" />
+        <location filename="../../app/export/render.py" line="284" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="291" />
+        <location filename="../../app/export/render.py" line="286" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="313" />
+        <location filename="../../app/export/render.py" line="308" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="317" />
+        <location filename="../../app/export/render.py" line="312" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="320" />
+        <location filename="../../app/export/render.py" line="315" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
@@ -456,9 +451,17 @@
 <context>
     <name>CodeEditor</name>
     <message>
-        <location filename="../../app/panels/editor.py" line="75" />
+        <location filename="../../app/panels/editor.py" line="76" />
         <source>Write PyTorch code here, then press Run (Ctrl+Enter).</source>
         <translation>在这里编写 PyTorch 代码，然后按“运行”（Ctrl+Enter）。</translation>
+    </message>
+</context>
+<context>
+    <name>CodeGraphLink</name>
+    <message>
+        <location filename="../../app/panels/code_link/link.py" line="79" />
+        <source>Backward step {0} of {1}: {2} computes the gradient of this line's operation</source>
+        <translation>反向传播第 {0} 步（共 {1} 步）：{2} 正在计算这一行运算的梯度</translation>
     </message>
 </context>
 <context>
@@ -1351,92 +1354,92 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="240" />
+        <location filename="../../app/window/main_window.py" line="242" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="183" />
+        <location filename="../../app/window/main_window.py" line="185" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="184" />
+        <location filename="../../app/window/main_window.py" line="186" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="239" />
+        <location filename="../../app/window/main_window.py" line="241" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="241" />
+        <location filename="../../app/window/main_window.py" line="243" />
         <source>Step backward pass forward / back (click the graph first)</source>
         <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="242" />
+        <location filename="../../app/window/main_window.py" line="244" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="243" />
+        <location filename="../../app/window/main_window.py" line="245" />
         <source>First / last step</source>
         <translation>第一步 / 最后一步</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="244" />
+        <location filename="../../app/window/main_window.py" line="246" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="245" />
+        <location filename="../../app/window/main_window.py" line="247" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="246" />
+        <location filename="../../app/window/main_window.py" line="248" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="247" />
+        <location filename="../../app/window/main_window.py" line="249" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="248" />
+        <location filename="../../app/window/main_window.py" line="250" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="249" />
+        <location filename="../../app/window/main_window.py" line="251" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="250" />
+        <location filename="../../app/window/main_window.py" line="252" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="256" />
+        <location filename="../../app/window/main_window.py" line="258" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="263" />
+        <location filename="../../app/window/main_window.py" line="265" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="264" />
+        <location filename="../../app/window/main_window.py" line="266" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="265" />
+        <location filename="../../app/window/main_window.py" line="267" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -2311,88 +2314,83 @@
     </message>
 </context>
 <context><name>Export</name><message>
-        <location filename="../../app/export/render.py" line="62" />
+        <location filename="../../app/export/render.py" line="63" />
         <source>unsupported format {0!r}: use one of {1}</source>
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="107" />
+        <location filename="../../app/export/render.py" line="108" />
         <source>the picture is too large to render ({0} x {1} px)</source>
         <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="125" />
+        <location filename="../../app/export/render.py" line="126" />
         <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
         <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="129" />
+        <location filename="../../app/export/render.py" line="130" />
         <source>cannot write {0}: saving the PNG failed</source>
         <translation>无法写入 {0}：保存 PNG 失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="144" />
-        <location filename="../../app/export/render.py" line="168" />
+        <location filename="../../app/export/render.py" line="142" />
+        <source>nothing to export: no graph is shown</source>
+        <translation>没有可导出的内容：当前没有显示计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="146" />
+        <location filename="../../app/export/render.py" line="163" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="145" />
-        <source>Exported by Autograd Visualizer</source>
-        <translation>由 Autograd Visualizer 导出</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="148" />
-        <source>cannot write {0}: the SVG writer failed to start</source>
-        <translation>无法写入 {0}：SVG 写入器启动失败</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="165" />
+        <location filename="../../app/export/render.py" line="160" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="176" />
+        <location filename="../../app/export/render.py" line="171" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="246" />
+        <location filename="../../app/export/render.py" line="241" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="258" />
+        <location filename="../../app/export/render.py" line="253" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="263" />
+        <location filename="../../app/export/render.py" line="258" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="289" />
+        <location filename="../../app/export/render.py" line="284" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="291" />
+        <location filename="../../app/export/render.py" line="286" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="313" />
+        <location filename="../../app/export/render.py" line="308" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="317" />
+        <location filename="../../app/export/render.py" line="312" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="320" />
+        <location filename="../../app/export/render.py" line="315" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
@@ -2407,12 +2405,12 @@
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="267" />
+        <location filename="../../app/graph/items.py" line="281" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="543" />
+        <location filename="../../app/graph/items.py" line="552" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
