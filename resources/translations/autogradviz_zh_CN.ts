@@ -1050,217 +1050,227 @@
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="165" />
+        <location filename="../../app/panels/inspector.py" line="163" />
+        <source>Line</source>
+        <translation>代码行</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/inspector.py" line="166" />
         <source>The autograd node: the backward function PyTorch recorded for this operation.</source>
         <translation>自动求导节点：PyTorch 为这个运算记录的反向函数。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="166" />
+        <location filename="../../app/panels/inspector.py" line="167" />
         <source>The name your script gave this tensor (or the parameter name).</source>
         <translation>脚本给这个张量起的名字（或参数名）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="167" />
+        <location filename="../../app/panels/inspector.py" line="168" />
         <source>The nn.Module whose forward produced it.</source>
         <translation>由哪个 nn.Module 的 forward 产生。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="168" />
+        <location filename="../../app/panels/inspector.py" line="169" />
+        <source>The line of your script that made this node (for a leaf: where it was made to require grad).</source>
+        <translation>脚本中创建这个节点的那一行（叶子节点：让它需要梯度的那一行）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/inspector.py" line="171" />
         <source>Leaf tensors were created by you, not computed; their gradients accumulate into .grad.</source>
         <translation>叶子张量由你创建而不是计算得到；它们的梯度累加到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="170" />
+        <location filename="../../app/panels/inspector.py" line="173" />
         <source>Non-leaf tensors keep .grad only if you called retain_grad().</source>
         <translation>非叶子张量只有在调用 retain_grad() 后才保留 .grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="176" />
+        <location filename="../../app/panels/inspector.py" line="179" />
         <source>Click a node in the graph to see its details here: operation, variable name, shape, values and — while stepping through backward — the gradient it received and sent.</source>
         <translation>点击图中的节点，在这里查看详情：运算、变量名、形状、数值，以及逐步执行反向传播时它收到和发出的梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="179" />
+        <location filename="../../app/panels/inspector.py" line="182" />
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="180" />
+        <location filename="../../app/panels/inspector.py" line="183" />
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="181" />
+        <location filename="../../app/panels/inspector.py" line="184" />
         <source>The tensor's values as recorded when the script ran.</source>
         <translation>脚本运行时记录下的张量数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="182" />
+        <location filename="../../app/panels/inspector.py" line="185" />
         <source>Gradients at this step</source>
         <translation>这一步的梯度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="183" />
+        <location filename="../../app/panels/inspector.py" line="186" />
         <source>What this node received from its output (grad_outputs) and sent to its inputs (grad_inputs) during backward.</source>
         <translation>反向传播中这个节点从输出收到的梯度（grad_outputs）和发给输入的梯度（grad_inputs）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="185" />
+        <location filename="../../app/panels/inspector.py" line="188" />
         <source>Saved for backward</source>
         <translation>为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="186" />
+        <location filename="../../app/panels/inspector.py" line="189" />
         <source>Tensors and values this operation stored during the forward pass to compute its gradient later.</source>
         <translation>这个运算在前向传播时保存的张量和数值，用于之后计算梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="188" />
+        <location filename="../../app/panels/inspector.py" line="191" />
         <source>Load all values</source>
         <translation>加载全部数值</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="189" />
+        <location filename="../../app/panels/inspector.py" line="192" />
         <source>Only the first values were sent with the trace; fetch all of them from the worker.</source>
         <translation>随记录只发送了前面一部分数值；从工作进程获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="191" />
+        <location filename="../../app/panels/inspector.py" line="194" />
         <source>Rows: leading indices; columns: the last dimension.</source>
         <translation>行：前面的下标；列：最后一个维度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="217" />
+        <location filename="../../app/panels/inspector.py" line="220" />
         <source>leaf tensor (AccumulateGrad)</source>
         <translation>叶子张量（AccumulateGrad）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="218" />
+        <location filename="../../app/panels/inspector.py" line="221" />
         <source>output (backward starts here)</source>
         <translation>输出（反向传播从这里开始）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="218" />
+        <location filename="../../app/panels/inspector.py" line="221" />
         <source>operation (non-leaf)</source>
         <translation>运算（非叶子）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="220" />
+        <location filename="../../app/panels/inspector.py" line="223" />
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="255" />
+        <location filename="../../app/panels/inspector.py" line="259" />
         <source>Showing the first {0} of {1} values.</source>
         <translation>显示前 {0} 个数值，共 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="258" />
+        <location filename="../../app/panels/inspector.py" line="262" />
         <source>All {0} values.</source>
         <translation>全部 {0} 个数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="268" />
+        <location filename="../../app/panels/inspector.py" line="272" />
         <source>Loading all values from the worker…</source>
         <translation>正在从工作进程加载全部数值…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="278" />
+        <location filename="../../app/panels/inspector.py" line="282" />
         <source>All {0} values loaded (showing {1}).</source>
         <translation>已加载全部 {0} 个数值（显示 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="282" />
+        <location filename="../../app/panels/inspector.py" line="286" />
         <source>Could not load the values: {0}</source>
         <translation>无法加载数值：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="294" />
+        <location filename="../../app/panels/inspector.py" line="298" />
         <source>not read: {0}</source>
         <translation>未读取：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="307" />
+        <location filename="../../app/panels/inspector.py" line="311" />
         <source>inside a non-reentrant checkpoint segment (reading it would re-run the forward)</source>
         <translation>位于非重入式 checkpoint 段内（读取它会重新运行前向计算）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="309" />
+        <location filename="../../app/panels/inspector.py" line="313" />
         <source>saved with saved_tensors_hooks (reading it would call the unpack hook)</source>
         <translation>通过 saved_tensors_hooks 保存（读取它会调用 unpack 钩子）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="311" />
+        <location filename="../../app/panels/inspector.py" line="315" />
         <source>already freed by an earlier backward</source>
         <translation>已被之前的一次 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="313" />
+        <location filename="../../app/panels/inspector.py" line="317" />
         <source>changed in place after it was captured, before its values were read (activations the script cannot name are read after the script)</source>
         <translation>在被捕获之后、数值被读取之前被原地修改了（脚本中没有变量名的激活值会在脚本结束后才读取）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="322" />
+        <location filename="../../app/panels/inspector.py" line="326" />
         <source> ÷ {0} → {1}</source>
         <translation> ÷ {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="330" />
+        <location filename="../../app/panels/inspector.py" line="334" />
         <source>No backward pass was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="336" />
+        <location filename="../../app/panels/inspector.py" line="340" />
         <source>Backward has not started yet (step 0). Step forward to see gradients.</source>
         <translation>反向传播尚未开始（第 0 步）。向前一步即可看到梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="338" />
+        <location filename="../../app/panels/inspector.py" line="342" />
         <source>This node has not run yet at step {0}.</source>
         <translation>到第 {0} 步时这个节点还没有执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="341" />
+        <location filename="../../app/panels/inspector.py" line="345" />
         <source>Ran at step {0}.</source>
         <translation>在第 {0} 步执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="344" />
+        <location filename="../../app/panels/inspector.py" line="348" />
         <source>This backward started from scaler.scale(loss): every gradient is {0} × the real one (shown after ÷).</source>
         <translation>这次反向传播从 scaler.scale(loss) 开始：每个梯度都是真实梯度的 {0} 倍（÷ 之后是真实值）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="347" />
+        <location filename="../../app/panels/inspector.py" line="351" />
         <source>received grad_outputs[{0}] = {1}</source>
         <translation>收到 grad_outputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="351" />
+        <location filename="../../app/panels/inspector.py" line="355" />
         <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
         <translation>发出 grad_inputs[{0}] = None（该输入不需要梯度）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="353" />
+        <location filename="../../app/panels/inspector.py" line="357" />
         <source>sent grad_inputs[{0}] = {1}</source>
         <translation>发出 grad_inputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="356" />
+        <location filename="../../app/panels/inspector.py" line="360" />
         <source>&lt;b&gt;.grad&lt;/b&gt; = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt; = {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="359" />
+        <location filename="../../app/panels/inspector.py" line="363" />
         <source>&lt;b&gt;.grad&lt;/b&gt; (retain_grad) = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt;（retain_grad）= {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="362" />
+        <location filename="../../app/panels/inspector.py" line="366" />
         <source>hook {0} saw {1}</source>
         <translation>钩子 {0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="365" />
+        <location filename="../../app/panels/inspector.py" line="369" />
         <source>, returned {0}</source>
         <translation>，返回 {0}</translation>
     </message>
