@@ -85,6 +85,9 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--theme", choices=["light", "dark"], default="light")
     parser.add_argument("--group", choices=["auto", "none", "modules"], default="auto",
                         help="module groups: auto collapses them on big graphs (default)")
+    parser.add_argument("--rolled", choices=["inner", "box"], default="inner",
+                        help="a module called N times, rolled: its first call's graph with a loop-back "
+                             "edge xN (inner, default) or one xN box")
     parser.add_argument("--layout", choices=["auto", "graphviz", "layered"], default="auto",
                         dest="layout_engine", help="layout engine (default: auto)")
     parser.add_argument("--scale", type=_positive, default=2.0,
@@ -286,7 +289,8 @@ def _export_trace(trace, args, fmt: str) -> int:
         _err("a GIF animates a backward run, and the script made no backward call")
         return 1
     try:
-        layout = layout_graph(graph, LayoutOptions(engine=args.layout_engine, group=args.group))
+        layout = layout_graph(graph, LayoutOptions(engine=args.layout_engine, group=args.group,
+                                                   rolled_view=getattr(args, "rolled", "box")))
     except KeyboardInterrupt:
         _err("interrupted")
         return 130

@@ -311,7 +311,7 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
         if len(pts) < 2:
             pts = [pts[0], pts[0]] if pts else [(0.0, 0.0), (0.0, 0.0)]
         edges.append(LayoutEdge(src=e.src, dst=e.dst, points=[(round(x, 2), round(y, 2)) for x, y in pts],
-                                spline=False, trace_edges=list(e.trace_edges)))
+                                spline=False, trace_edges=list(e.trace_edges), loop=e.loop))
 
     # -- group frames --------------------------------------------------------------------------
     groups = layout_groups(dg.groups, boxes, frames)

@@ -7,7 +7,8 @@ hover), a shape and real `<text>`; every edge one `<g class="edge">` with a
 `<title>` and its path; module frames `<g class="frame">`. Colours live in
 one `<style>` block keyed by CSS classes (`leaf`, `op`, `output`, `group`,
 `saved`; at a backward step also `current`, `done`, `pending` and `grad` on
-edges a gradient flowed along), so a document can restyle the picture with
+edges a gradient flowed along; `loop` on a rolled module's loop-back edge, with
+its "×N"), so a document can restyle the picture with
 its own CSS, and the file stays small: for the whole GPT-2-small graph it is
 smaller than torchviz's. Qt-free and fast (a few ms per thousand boxes): the
 CLI writes it without starting Qt.
@@ -84,6 +85,9 @@ def _style(theme: str) -> str:
         f".edge.grad path{{stroke:{st['grad']};stroke-width:1.8}}",
         f".edge.grad polygon{{fill:{st['grad']}}}",
         f".edge text.grad{{fill:{st['grad']};font-size:9px}}",
+        f".edge.loop path{{stroke:{th['group'][1]};stroke-width:1.8}}",
+        f".edge.loop polygon{{fill:{th['group'][1]}}}",
+        f".edge text.loop{{fill:{th['group'][1]};font-weight:bold}}",
     ]
     return "\n".join(rules)
 
@@ -162,9 +166,14 @@ def svg_source(graph: Graph, layout: LayoutResult, theme: str = "light", state=N
         if g.collapsed or g.w <= 0:
             continue
         name = g.module + (f" ({g.module_class})" if g.module_class else "")
-        app(f'<g class="frame" id="{_id("frame-", g.id)}"><title>{_x(name)}</title>'
+        label = g.module
+        if g.repeat > 1:  # a rolled module drawn as its first call's graph
+            name += f": {g.repeat} calls, the first one drawn; the loop-back edge feeds each call the last"
+            label += f" \u00d7{g.repeat}"
+        app(f'<g class="frame{" rolled" if g.repeat > 1 else ""}" id="{_id("frame-", g.id)}">'
+            f'<title>{_x(name)}</title>'
             f'<rect x="{_n(g.x)}" y="{_n(g.y)}" width="{_n(g.w)}" height="{_n(g.h)}" rx="6"/>'
-            f'<text x="{_n(g.x + 6)}" y="{_n(g.y + 12)}">{_x(g.module)}</text></g>')
+            f'<text x="{_n(g.x + 6)}" y="{_n(g.y + 12)}">{_x(label)}</text></g>')
     kinds = {b.key: b.kind for b in layout.boxes}
     ids = {b.key: _id("node-", b.key) for b in layout.boxes}
     for i, e in enumerate(layout.edges):
@@ -174,7 +183,12 @@ def svg_source(graph: Graph, layout: LayoutResult, theme: str = "light", state=N
         grads = [edge_grads[t] for t in e.trace_edges if t in edge_grads]
         if grads:
             cls += " grad"
+        loop = getattr(e, "loop", 0)
+        if loop:
+            cls += " loop"
         tip = f"{e.src} \u2192 {e.dst}"
+        if loop:
+            tip += f"\nloop: each of the {loop} calls feeds the next ({len(e.trace_edges)} edges)"
         if grads:
             tip += "\ngradient: " + _values(grads[0])
         parts = [f'<g class="{cls}" id="edge-{i}" data-src="{ids.get(e.src, "")}" '
@@ -183,6 +197,10 @@ def svg_source(graph: Graph, layout: LayoutResult, theme: str = "light", state=N
         arrow = _arrow(e.points)
         if arrow:
             parts.append(f'<polygon points="{arrow}"/>')
+        if loop and e.points:
+            mx, my = e.points[len(e.points) // 2]
+            parts.append(f'<text class="loop" x="{_n(mx + 4)}" y="{_n(my)}" style="text-anchor:start">'
+                         f"\u00d7{loop}</text>")
         if grads and e.points:
             mx, my = e.points[len(e.points) // 2]
             parts.append(f'<text class="grad" x="{_n(mx + 4)}" y="{_n(my)}" style="text-anchor:start">'
