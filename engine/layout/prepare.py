@@ -390,7 +390,8 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
         what = []
         if rolled_paths:
             what.append(", ".join(f"{p} \u00d7{chains.repeated[p]}" for p in sorted(rolled_paths))
-                        + " rolled into one box")
+                        + (" rolled: the first call drawn, with a loop-back edge" if folded >= rolled_paths
+                           else " rolled into one box"))
         n_coll = len(coll - forced)
         if n_coll:
             what.append(f"{n_coll} module groups collapsed")
@@ -400,6 +401,7 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
         out.note_codes.append(LayoutNote("large_graph", {
             "nodes": len(graph.nodes), "boxes": n_boxes,
             "rolled": {p: chains.repeated[p] for p in sorted(rolled_paths)},
+            "folded": sorted(folded & rolled_paths),
             "collapsed_groups": n_coll}))
     return out
 

@@ -24,117 +24,119 @@
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="70" />
+        <location filename="../../app/graph/scene.py" line="71" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="72" />
+        <location filename="../../app/graph/scene.py" line="73" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="74" />
+        <location filename="../../app/graph/scene.py" line="75" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="76" />
+        <location filename="../../app/graph/scene.py" line="77" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="79" />
+        <location filename="../../app/graph/scene.py" line="80" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="81" />
+        <location filename="../../app/graph/scene.py" line="82" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="83" />
+        <location filename="../../app/graph/scene.py" line="84" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="85" />
+        <location filename="../../app/graph/scene.py" line="86" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="87" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="95" />
+        <location filename="../../app/graph/scene.py" line="96" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="98" />
+        <location filename="../../app/graph/scene.py" line="99" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="266" />
+        <location filename="../../app/graph/scene.py" line="268" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="268" />
+        <location filename="../../app/graph/scene.py" line="270" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="683" />
+        <location filename="../../app/graph/scene.py" line="693" />
+        <location filename="../../app/graph/scene.py" line="698" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="686" />
+        <location filename="../../app/graph/scene.py" line="701" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="688" />
+        <location filename="../../app/graph/scene.py" line="695" />
+        <location filename="../../app/graph/scene.py" line="703" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="691" />
+        <location filename="../../app/graph/scene.py" line="706" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="100" />
+        <location filename="../../app/graph/scene.py" line="101" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="478" />
+        <location filename="../../app/graph/scene.py" line="488" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="486" />
+        <location filename="../../app/graph/scene.py" line="496" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="572" />
+        <location filename="../../app/graph/scene.py" line="582" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="577" />
+        <location filename="../../app/graph/scene.py" line="587" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="579" />
+        <location filename="../../app/graph/scene.py" line="589" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
@@ -288,6 +290,11 @@
         <location filename="../../app/panels/grad_scaler/state_diagram.py" line="163" />
         <source>{0} refused</source>
         <translation>{0} 被拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/rolled_items.py" line="60" />
+        <source>Loop: the {0} calls of this module run one after another, each fed the previous call's output along this edge. Only the first call is drawn; unroll the module (its frame's menu) to see every call.</source>
+        <translation>循环：这个模块的 {0} 次调用依次执行，每次调用都沿这条边接收上一次调用的输出。图中只画出第一次调用；展开该模块（框的右键菜单）可以看到每一次调用。</translation>
     </message>
 </context>
 <context>
@@ -798,12 +805,12 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../app/graph/banner.py" line="162" />
+        <location filename="../../app/graph/banner.py" line="167" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="163" />
+        <location filename="../../app/graph/banner.py" line="168" />
         <source>Stop laying out the graph; the previous picture stays.</source>
         <translation>停止布局计算图；保留之前的画面。</translation>
     </message>
@@ -903,46 +910,51 @@
         <translation>没有自动求导计算图：脚本没有创建需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="72" />
-        <location filename="../../app/graph/banner.py" line="73" />
+        <location filename="../../app/graph/banner.py" line="56" />
+        <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is drawn rolled: its first call, with a loop-back edge marked ×N; its frame's menu unrolls every call.</source>
+        <translation>大型计算图（{0} 个节点）：画成 {1} 个框。被调用多次的模块以“卷起”的方式显示：只画第一次调用，并用一条标有 ×N 的回边表示循环；在它的框的右键菜单中可以展开每一次调用。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="77" />
+        <location filename="../../app/graph/banner.py" line="78" />
         <source>Preparing the graph…</source>
         <translation>正在准备计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="74" />
+        <location filename="../../app/graph/banner.py" line="79" />
         <source>Graphviz is placing the boxes…</source>
         <translation>Graphviz 正在摆放方框…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="75" />
+        <location filename="../../app/graph/banner.py" line="80" />
         <source>Reading the Graphviz result…</source>
         <translation>正在读取 Graphviz 的结果…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="76" />
-        <location filename="../../app/graph/banner.py" line="77" />
-        <location filename="../../app/graph/banner.py" line="79" />
+        <location filename="../../app/graph/banner.py" line="81" />
+        <location filename="../../app/graph/banner.py" line="82" />
+        <location filename="../../app/graph/banner.py" line="84" />
         <source>Placing the boxes…</source>
         <translation>正在摆放方框…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="78" />
+        <location filename="../../app/graph/banner.py" line="83" />
         <source>Ordering the boxes…</source>
         <translation>正在排列方框顺序…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="80" />
+        <location filename="../../app/graph/banner.py" line="85" />
         <source>Drawing the edges…</source>
         <translation>正在绘制连线…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="81" />
+        <location filename="../../app/graph/banner.py" line="86" />
         <source>Drawing the graph…</source>
         <translation>正在绘制计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="83" />
-        <location filename="../../app/graph/banner.py" line="143" />
+        <location filename="../../app/graph/banner.py" line="88" />
+        <location filename="../../app/graph/banner.py" line="148" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
@@ -967,12 +979,12 @@
         <translation>脚本因 {0} 停止：图中显示的是到那时为止构建的部分。“输出”面板说明了出错原因。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="56" />
+        <location filename="../../app/graph/banner.py" line="61" />
         <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is rolled into one box (×N): click it to see one box per call; click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框。被多次调用的模块合并成一个框（×N）：点击它可按每次调用一个框显示；点击带模块名的框可查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="59" />
+        <location filename="../../app/graph/banner.py" line="64" />
         <source>Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed into one box each. Click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框，每次模块调用折叠成一个框。点击带模块名的框可查看其内部。</translation>
     </message>
@@ -1894,7 +1906,7 @@
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="293" />
+        <location filename="../../app/session.py" line="295" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -2425,121 +2437,128 @@
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     </context><context><name>GraphScene</name><message>
-        <location filename="../../app/graph/scene.py" line="70" />
+        <location filename="../../app/graph/scene.py" line="71" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="72" />
+        <location filename="../../app/graph/scene.py" line="73" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="74" />
+        <location filename="../../app/graph/scene.py" line="75" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="76" />
+        <location filename="../../app/graph/scene.py" line="77" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="79" />
+        <location filename="../../app/graph/scene.py" line="80" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="81" />
+        <location filename="../../app/graph/scene.py" line="82" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="83" />
+        <location filename="../../app/graph/scene.py" line="84" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="85" />
+        <location filename="../../app/graph/scene.py" line="86" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="87" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="95" />
+        <location filename="../../app/graph/scene.py" line="96" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="98" />
+        <location filename="../../app/graph/scene.py" line="99" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="266" />
+        <location filename="../../app/graph/scene.py" line="268" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="268" />
+        <location filename="../../app/graph/scene.py" line="270" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="683" />
+        <location filename="../../app/graph/scene.py" line="693" />
+        <location filename="../../app/graph/scene.py" line="698" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="686" />
+        <location filename="../../app/graph/scene.py" line="701" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="688" />
+        <location filename="../../app/graph/scene.py" line="695" />
+        <location filename="../../app/graph/scene.py" line="703" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="691" />
+        <location filename="../../app/graph/scene.py" line="706" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="100" />
+        <location filename="../../app/graph/scene.py" line="101" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="478" />
+        <location filename="../../app/graph/scene.py" line="488" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="486" />
+        <location filename="../../app/graph/scene.py" line="496" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="572" />
+        <location filename="../../app/graph/scene.py" line="582" />
         <source>{0}.grad (retained) = {1}</source>
         <translation>{0}.grad（已保留）= {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="577" />
+        <location filename="../../app/graph/scene.py" line="587" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="579" />
+        <location filename="../../app/graph/scene.py" line="589" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
-    </context><context><name>ScaleChart</name><message>
+    </context><context><name>RolledView</name><message>
+        <location filename="../../app/graph/rolled_items.py" line="60" />
+        <source>Loop: the {0} calls of this module run one after another, each fed the previous call's output along this edge. Only the first call is drawn; unroll the module (its frame's menu) to see every call.</source>
+        <translation>循环：这个模块的 {0} 次调用依次执行，每次调用都沿这条边接收上一次调用的输出。图中只画出第一次调用；展开该模块（框的右键菜单）可以看到每一次调用。</translation>
+    </message>
+</context><context><name>ScaleChart</name><message>
         <location filename="../../app/panels/grad_scaler/scale_chart.py" line="71" />
         <source>loss scale</source>
         <translation>损失缩放系数</translation>
@@ -2579,4 +2598,4 @@
         <source>{0} refused</source>
         <translation>{0} 被拒绝</translation>
     </message>
-</context></TS>
+    </context></TS>

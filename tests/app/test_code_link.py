@@ -33,6 +33,7 @@ def _line(text: str) -> int:
 @pytest.fixture
 def ran(qtbot, main_window, shared_worker, wait_until):
     w = main_window
+    w.ask_unsaved = lambda: "discard"  # (the tests edit the text; closing must not ask)
     wait_until(lambda: shared_worker.state == READY, 60_000, "worker ready")
     w.editor.setPlainText(SCRIPT)
     with qtbot.waitSignals([w.runFinished, w.graph_view.layoutFinished], timeout=120_000):

@@ -103,8 +103,8 @@ class CodeGraphLink(QObject):
             found = scene.node_items.get(nid)
             if found:
                 items.extend(found)
-            else:
-                box = scene.group_boxes.get(nid)
+            else:  # inside a collapsed group, or a later call of a rolled module
+                box = scene.group_boxes.get(nid) or getattr(scene, "stand_in_items", {}).get(nid)
                 if box is not None and box not in items:
                     items.append(box)
         for it in items:
