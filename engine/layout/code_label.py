@@ -4,7 +4,7 @@
 than nothing. Only where the line plainly makes one operation - one binary or
 unary operator, one comparison, or one call of a torch function
 (`torch.tanh(h)`, `F.relu(x)`) or of a tensor method (`y.sum()`) on simple
-operands (names, attributes, constants, plain subscripts) - since a label on
+operands (names, attributes, constants; not `w[0]` or `x.T`, ops themselves) - since a label on
 the wrong one of several nodes of a line would mislead. Calls of the script's
 own functions or modules (`square(y)`, `self.fc(x)`) make several nodes and
 get none. No torch here: the layout runs in the GUI process.
@@ -20,24 +20,20 @@ MAX_CHARS = 28
 _TORCH_NAMESPACES = {"torch", "F", "functional", "nn", "fn"}
 
 
+# tensor attributes that are operations themselves (they make a node)
+_OP_ATTRIBUTES = {"T", "mT", "H", "mH", "real", "imag"}
+
+
 def _simple(e: ast.AST) -> bool:
+    """An operand that makes no node of its own: a name, a constant, an
+    attribute (`self.w`). Not a subscript: indexing a tensor is an op."""
     if isinstance(e, (ast.Name, ast.Constant)):
         return True
     if isinstance(e, ast.Attribute):
-        return _simple(e.value)
-    if isinstance(e, ast.Subscript):
-        return _simple(e.value) and _simple_index(e.slice)
+        return e.attr not in _OP_ATTRIBUTES and _simple(e.value)
     if isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant):
         return True  # -1
     return False
-
-
-def _simple_index(e: ast.AST) -> bool:
-    if isinstance(e, ast.Tuple):
-        return all(_simple_index(x) for x in e.elts)
-    if isinstance(e, ast.Slice):
-        return all(x is None or _simple(x) for x in (e.lower, e.upper, e.step))
-    return _simple(e)
 
 
 def _root_name(e: ast.AST) -> Optional[str]:
