@@ -45,7 +45,13 @@ run: $(LINKS)
 test: $(LINKS)
 	QT_QPA_PLATFORM=$${QT_QPA_PLATFORM:-offscreen} $(PY) -m pytest -q -p no:cacheprovider
 
-bench: $(LINKS)
+BENCH_STAMP := $(VENV)/.bench
+
+$(BENCH_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install --quiet -e ".[bench]" $(STRICT)
+	touch $(BENCH_STAMP)
+
+bench: $(LINKS) $(BENCH_STAMP)
 	$(PY) benchmarks/run_all.py
 
 translations: $(LINKS)

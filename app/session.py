@@ -145,7 +145,9 @@ class TraceSession(QObject):
 
     def layout_options(self) -> dict[str, Any]:
         """The layout options of the current picture, as `LayoutOptions` fields."""
-        return {"collapsed": self.collapsed, "unrolled": self.unrolled, "show_saved": self._show_saved}
+        # a rolled module (N calls) is drawn as its first call's graph with a loop "×N"
+        return {"collapsed": self.collapsed, "unrolled": self.unrolled, "show_saved": self._show_saved,
+                "rolled_view": "inner"}
 
     @property
     def graph(self) -> Optional[Graph]:

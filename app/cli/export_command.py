@@ -87,6 +87,9 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--theme", choices=["light", "dark"], default="light")
     parser.add_argument("--group", choices=["auto", "none", "modules"], default="auto",
                         help="module groups: auto collapses them on big graphs (default)")
+    parser.add_argument("--rolled", choices=["inner", "box"], default="inner",
+                        help="a module called N times, rolled: its first call's graph with a loop-back "
+                             "edge xN (inner, default) or one xN box")
     parser.add_argument("--layout", choices=["auto", "graphviz", "layered"], default="auto",
                         dest="layout_engine", help="layout engine (default: auto)")
     parser.add_argument("--scale", type=_positive, default=2.0,
@@ -144,8 +147,10 @@ def _load_trace(args) -> tuple[Optional[object], int, Optional[str]]:
         # per-step recording (on GPT-2-small most of the trace and ~1 s).
         from autogradviz.app.cli.main import no_console_input
 
+        # ...nor values (shapes are enough; no activations held for summaries)
         outcome = trace_file(src, device=args.device, timeout=args.timeout, client=client,
-                             steps=_needs_steps(args), on_input=no_console_input("export"))
+                             steps=_needs_steps(args), values=_needs_steps(args),
+                             on_input=no_console_input("export"))
         dur = getattr(outcome.trace, "duration_s", None) if outcome.trace is not None else None
         _timing("trace received" + (f" (the run in the worker: {dur:.2f} s)" if dur else ""))
     finally:
@@ -170,6 +175,10 @@ def _join_closing() -> None:
         while _CLOSING:
             _CLOSING.pop().join(10)
         _timing("worker gone")
+        if os.environ.get("AUTOGRADVIZ_TIMINGS"):  # (the worker is our only child process)
+            import resource
+            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            print(f"{PROG}: worker peak memory: {peak:.0f} MB", file=sys.stderr, flush=True)
 
 
 def _warm_up(args) -> None:
@@ -184,12 +193,10 @@ def _warm_up(args) -> None:
             _WasmRunner.get()
         graphviz_backend()
         fmt = (args.format or os.path.splitext(args.output)[1].lstrip(".")).lower()
-        if fmt != "dot":
+        if fmt not in ("dot", "svg"):  # (both are written without Qt)
             import PySide6.QtGui  # noqa: F401
             import PySide6.QtWidgets  # noqa: F401
             import autogradviz.app.graph.scene  # noqa: F401
-            if fmt == "svg":
-                import PySide6.QtSvg  # noqa: F401
     except Exception:  # warming up is optional
         pass
 
@@ -291,7 +298,8 @@ def _export_trace(trace, args, fmt: str) -> int:
         _err("a GIF animates a backward run, and the script made no backward call")
         return 1
     try:
-        layout = layout_graph(graph, LayoutOptions(engine=args.layout_engine, group=args.group))
+        layout = layout_graph(graph, LayoutOptions(engine=args.layout_engine, group=args.group,
+                                                   rolled_view=getattr(args, "rolled", "box")))
     except KeyboardInterrupt:
         _err("interrupted")
         return 130
@@ -301,6 +309,9 @@ def _export_trace(trace, args, fmt: str) -> int:
     try:
         if fmt == "dot":
             _write_dot_without_qt(graph, layout, args.output, args.theme)
+            return 0
+        if fmt == "svg":
+            _write_svg_without_qt(trace, graph, layout, run, args)
             return 0
         _ensure_qapp()
         from autogradviz.app.export import render as ex
@@ -335,5 +346,18 @@ def _write_dot_without_qt(graph, layout, path: str, theme: str) -> None:
 
     text = dot_source(graph, layout, theme=theme)
     with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+
+
+def _write_svg_without_qt(trace, graph, layout, run, args) -> None:
+    """The semantic SVG (engine/layout/svg_export.py), at `--step` when given."""
+    from autogradviz.app.export.files import atomic_path
+    from autogradviz.engine.layout.svg_export import svg_source
+    from autogradviz.engine.trace import replay
+
+    state = replay.state_at(trace, run, args.step) if args.step is not None and run is not None else None
+    text = svg_source(graph, layout, theme=args.theme, state=state)
+    with atomic_path(args.output) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)

@@ -2,7 +2,8 @@
 
 The exporter renders the same `GraphScene` the app shows (same items, same
 style), offscreen, so an exported file looks like the app. PNG goes through a
-QImage, SVG through QSvgGenerator, PDF through QPdfWriter; DOT is written from
+QImage, PDF through QPdfWriter; SVG is written from the layout as a semantic
+document (engine/layout/svg_export.py: titles, CSS classes, real text); DOT is written from
 the layout and the trace (no Qt needed); the GIF is one frame per backward
 step (`replay.state_at`), assembled with Pillow.
 
@@ -132,28 +133,22 @@ def write_png(scene, path: str, rect: Optional[QRectF] = None, scale: float = 2.
 
 
 def write_svg(scene, path: str, rect: Optional[QRectF] = None, title: str = "") -> ExportInfo:
-    from PySide6.QtSvg import QSvgGenerator
+    """A semantic SVG (engine/layout/svg_export.py: a g.node with a title per
+    box, a g.edge per edge, CSS classes, real text) of the scene's graph at its
+    step, written from the layout rather than painted. `rect`: the part of the
+    scene to show (default: all of it)."""
+    from autogradviz.engine.layout.svg_export import svg_source
 
+    if scene.graph is None or scene.layout is None:
+        raise ExportError(tr("nothing to export: no graph is shown"))
     rect = rect if rect is not None else content_rect(scene)
-    w, h = rect.width(), rect.height()
+    view = (rect.x(), rect.y(), rect.width(), rect.height())
+    text = svg_source(scene.graph, scene.layout, theme=scene.style.name, state=scene.state,
+                      title=title or tr("Autograd graph"), view=view)
     with atomic_path(path) as tmp:
-        gen = QSvgGenerator()
-        gen.setFileName(tmp)
-        gen.setSize(QSize(int(round(w)), int(round(h))))
-        gen.setViewBox(QRectF(0, 0, w, h))
-        gen.setResolution(72)
-        gen.setTitle(title or tr("Autograd graph"))
-        gen.setDescription(tr("Exported by Autograd Visualizer"))
-        p = QPainter()
-        if not p.begin(gen):
-            raise ExportError(tr("cannot write {0}: the SVG writer failed to start").format(path))
-        try:
-            p.setRenderHint(QPainter.Antialiasing, True)
-            p.fillRect(QRectF(0, 0, w, h), _background(scene))
-            scene.render(p, QRectF(0, 0, w, h), rect, Qt.IgnoreAspectRatio)
-        finally:
-            p.end()
-    return ExportInfo(path, "svg", int(round(w)), int(round(h)))
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+    return ExportInfo(path, "svg", int(round(rect.width())), int(round(rect.height())))
 
 
 def write_pdf(scene, path: str, rect: Optional[QRectF] = None, title: str = "") -> ExportInfo:

@@ -52,6 +52,11 @@ def note_text(code: str, params: dict) -> str:
     if code != "large_graph":
         return ""
     nodes, boxes = params.get("nodes", 0), params.get("boxes", 0)
+    if params.get("rolled") and params.get("folded"):
+        return QCoreApplication.translate(
+            "GraphView", "Large graph ({0} nodes): drawn as {1} boxes. A module called many times is "
+            "drawn rolled: its first call, with a loop-back edge marked ×N; its frame's menu unrolls "
+            "every call.").format(nodes, boxes)
     if params.get("rolled"):
         return QCoreApplication.translate("GraphView", "Large graph ({0} nodes): drawn as {1} boxes. A module called many times is "
                               "rolled into one box (×N): click it to see one box per call; click a box "

@@ -121,6 +121,7 @@ class NodeItem(QGraphicsRectItem):
         self.lit = False  # neighbour / copy highlight while something is hovered
         self.selected_flag = False
         self.search_hit = False
+        self.line_hit = False  # made by the editor's cursor line (panels/code_link)
         self._rect = QRectF(0, 0, box.w, box.h)
         self.setPos(box.x, box.y)
         self.setAcceptHoverEvents(True)
@@ -133,7 +134,8 @@ class NodeItem(QGraphicsRectItem):
     def set_flags(self, **kw) -> None:
         if _set_changed(self, kw):
             # faded while pending, but never while it is hovered or lit up
-            faded = self.status == "pending" and not (self.lit or self.hovered or self.search_hit)
+            faded = self.status == "pending" and not (self.lit or self.hovered or self.search_hit
+                                                      or self.line_hit)
             self.setOpacity(self.style.pending_opacity if faded else 1.0)
             self.update()
 
@@ -159,6 +161,10 @@ class NodeItem(QGraphicsRectItem):
             painter.setPen(QPen(st.selected, 2, Qt.DashLine))
             painter.setBrush(Qt.NoBrush)
             self._draw_shape(painter, r.adjusted(-4, -4, 4, 4))
+        if self.line_hit and st.line_hit is not None:
+            painter.setPen(QPen(st.line_hit, 3))
+            painter.setBrush(Qt.NoBrush)
+            self._draw_shape(painter, r.adjusted(-6, -6, 6, 6))
         fill = QColor(look.fill)
         if self.search_hit:
             fill = QColor(st.search_hit)
@@ -208,6 +214,8 @@ class NodeItem(QGraphicsRectItem):
             border, width = st.current, 4.0
         elif self.hovered or self.lit:
             border, width = st.edge_hover, 3.0
+        elif self.line_hit and st.line_hit is not None:
+            border, width = st.line_hit, 4.0
         else:
             border, width = look.border, look.border_width
         fill = st.search_hit if self.search_hit else look.fill

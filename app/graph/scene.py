@@ -21,6 +21,7 @@ from autogradviz.engine.trace.replay import StepState
 from autogradviz.engine.trace.model import Event, Graph, Node
 
 from autogradviz.app.graph.checkpoint_regions import CheckpointOverlay
+from autogradviz.app.graph.rolled_items import install_rolled
 from autogradviz.app.graph.items import (
     EdgeItem, GroupFrameItem, LabelItem, LayerItem, NodeItem, OverviewItem, summary_text,
 )
@@ -159,6 +160,7 @@ class GraphScene(QGraphicsScene):
         self._node_layer = None
         self.group_boxes: dict[str, NodeItem] = {}  # node id inside a collapsed group -> its box
         self._group_members: dict[str, list[str]] = {}  # group box key -> member node ids
+        self.stand_in_items: dict[str, NodeItem] = {}  # rolled view: node id -> box standing for it
 
     # -- building -----------------------------------------------------------------------
     def set_graph(self, graph: Optional[Graph], layout: Optional[LayoutResult]) -> None:
@@ -338,6 +340,10 @@ class GraphScene(QGraphicsScene):
             if (src is not None and src.box.kind == "saved") or (dst is not None and dst.box.kind == "saved"):
                 ei.is_saved_edge = True
             ei.setParentItem(edge_layer)
+        install_rolled(self, layout)  # rolled view: stand-ins, loop badges (rolled_items.py)
+        if state is not None:
+            for gitem in {id(v): v for v in self.stand_in_items.values()}.values():
+                gitem.set_flags(status=self._group_status(gitem, status))
         # the items show `state` already; big graphs then only apply what differs
         self.state = state if (state is not None and self._many()) else None
         self.checkpoint_overlay.build(self.trace)
@@ -408,7 +414,11 @@ class GraphScene(QGraphicsScene):
         if self.overview is not None:
             self.overview.set_status(new_status, changed)
         groups = set()
+        stand_ins = self.stand_in_items
         for nid in changed:
+            if nid in stand_ins:  # rolled view: the box shows all the calls it stands for
+                groups.add(stand_ins[nid])
+                continue
             items = self.node_items.get(nid)
             if items:
                 for item in items:
@@ -705,7 +715,12 @@ class GraphScene(QGraphicsScene):
     def group_actions(self, group) -> list:
         """What a group's context menu offers: (text, action) pairs."""
         acts = []
-        if group.collapsed and group.repeat > 1:
+        if group.repeat > 1 and not group.collapsed:  # rolled, drawn as its first call
+            acts.append((tr("Unroll: one box per call ({0} calls)").format(group.repeat),
+                         lambda: self.group_clicked(group.module, False)))
+            acts.append((tr("Collapse {0} into one box").format(group.module),
+                         lambda: self.group_clicked(group.module, True)))
+        elif group.collapsed and group.repeat > 1:
             acts.append((tr("Unroll: one box per call ({0} calls)").format(group.repeat),
                          lambda: self.group_clicked(group.module, False)))
         elif group.collapsed:

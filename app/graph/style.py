@@ -71,6 +71,8 @@ class GraphStyle:
     font_size: float = 10.0
     small_font_size: float = 9.0
     extra: dict = field(default_factory=dict)
+    # ring around the nodes made by the editor's cursor line (app/panels/code_link)
+    line_hit: QColor = None
 
     def font(self, bold: bool = False) -> QFont:
         f = QFont(self.font_family)
@@ -116,6 +118,7 @@ def _light() -> GraphStyle:
         callout_border=_c("#b59f00"),
         callout_text=_c("#3e3500"),
         hook_callout_border=_c("#8e24aa"),
+        line_hit=_c("#1a7f37"),
         banner_error_fill=_c("#fdecea"),
         banner_error_border=_c("#c62828"),
         banner_info_fill=_c("#eef4fb"),
@@ -155,6 +158,7 @@ def _dark() -> GraphStyle:
         callout_border=_c("#d4bf5a"),
         callout_text=_c("#f3e9b5"),
         hook_callout_border=_c("#ba68c8"),
+        line_hit=_c("#3fb950"),
         banner_error_fill=_c("#3d2426"),
         banner_error_border=_c("#ef8a8a"),
         banner_info_fill=_c("#222c3a"),

@@ -5,12 +5,15 @@ scripts a learner writes, with undo/redo from Qt. The line the last run failed
 on is marked in the gutter and tinted; hovering it shows the error message. A
 run stopped by the run timeout marks the line it was running the same way, in
 another colour, and scrolls to it: an endless loop is found where it loops.
+While the backward pass is stepped, the forward line whose operation is being
+differentiated gets an arrow in the gutter and a tint, as a debugger shows its
+current line (`set_step_line`; app/panels/code_link keeps it in step).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
-from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QTextCursor,
+from PySide6.QtCore import QEvent, QPointF, QRect, QSize, Qt, Signal
+from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QPolygonF, QTextCursor,
                            QTextFormat)
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
@@ -58,6 +61,8 @@ class CodeEditor(QPlainTextEdit):
         self._error_message = ""
         self._stopped_line: int | None = None
         self._stopped_message = ""
+        self._step_line: int | None = None
+        self._step_tip = ""
         self._numbers = _LineNumberArea(self)
         self.highlighter = PythonHighlighter(self.document(), theme)
         self.blockCountChanged.connect(self._update_margin)
@@ -132,12 +137,39 @@ class CodeEditor(QPlainTextEdit):
             self._update_extra_selections()
             self._numbers.update()
 
+    # -- the line the stepped backward step differentiates ----------------------
+    @property
+    def step_line(self) -> int | None:
+        return self._step_line
+
+    def set_step_line(self, line: int | None, tip: str = "") -> None:
+        """Arrow and tint on 1-based `line` (None: none), scrolled into view
+        without moving the cursor; hovering the arrow shows `tip`."""
+        if line is not None and not 1 <= line <= self.blockCount():
+            line = None
+        if line == self._step_line and tip == self._step_tip:
+            return
+        self._step_line, self._step_tip = line, tip if line is not None else ""
+        if line is not None:
+            self._scroll_to_show(line)
+        self._update_extra_selections()
+        self._numbers.update()
+
+    def _scroll_to_show(self, line: int) -> None:
+        bar = self.verticalScrollBar()
+        first = self.firstVisibleBlock().blockNumber() + 1
+        rows = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
+        if not first <= line < first + rows - 1:
+            bar.setValue(max(0, line - 1 - rows // 3))
+
     def marker_tip(self, line: int | None) -> str:
         """The message of the marker on `line` (error first), or ""."""
         if line is not None and line == self._error_line:
             return self._error_message
         if line is not None and line == self._stopped_line:
             return self._stopped_message
+        if line is not None and line == self._step_line:
+            return self._step_tip
         return ""
 
     def go_to_line(self, line: int) -> None:
@@ -150,7 +182,7 @@ class CodeEditor(QPlainTextEdit):
     # -- line numbers ----------------------------------------------------------
     def line_number_width(self) -> int:
         digits = max(2, len(str(self.blockCount())))
-        return 14 + self.fontMetrics().horizontalAdvance("9") * digits
+        return 24 + self.fontMetrics().horizontalAdvance("9") * digits
 
     def _update_margin(self, *_):
         self.setViewportMargins(self.line_number_width(), 0, 0, 0)
@@ -207,6 +239,8 @@ class CodeEditor(QPlainTextEdit):
                     f.setBold(False)
                     painter.setFont(f)
                 painter.drawText(0, top, width - 6, height, Qt.AlignRight, str(line))
+                if line == self._step_line:
+                    _paint_arrow(painter, QColor(c["step_arrow"]), top, height)
             block = block.next()
             top = bottom
             bottom = top + round(self.blockBoundingRect(block).height())
@@ -224,6 +258,10 @@ class CodeEditor(QPlainTextEdit):
             sel.cursor = self.textCursor()
             sel.cursor.clearSelection()
             selections.append(sel)
+        if self._step_line is not None and self._step_line not in (self._error_line, self._stopped_line):
+            block = self.document().findBlockByNumber(self._step_line - 1)
+            if block.isValid():
+                selections.append(_whole_line(block, c["step_line_bg"]))
         if self._stopped_line is not None and self._stopped_line != self._error_line:
             block = self.document().findBlockByNumber(self._stopped_line - 1)
             if block.isValid():
@@ -245,7 +283,8 @@ class CodeEditor(QPlainTextEdit):
 
     # -- hover tooltip on the error line ---------------------------------------
     def event(self, event):
-        if event.type() == event.Type.ToolTip and (self._error_line is not None or self._stopped_line is not None):
+        if event.type() == event.Type.ToolTip and (self._error_line is not None or self._stopped_line is not None
+                                                    or self._step_line is not None):
             pos = self.viewport().mapFromGlobal(event.globalPos())
             line = self.cursorForPosition(pos).blockNumber() + 1
             _show_tip(event, self.marker_tip(line) if self.line_at_y(pos.y()) == line else "", self)
@@ -345,6 +384,20 @@ class CodeEditor(QPlainTextEdit):
 def QTextCharFormat_wave():  # noqa: N802
     from PySide6.QtGui import QTextCharFormat
     return QTextCharFormat.UnderlineStyle.WaveUnderline
+
+
+def _paint_arrow(painter: QPainter, color: QColor, top: int, height: int) -> None:
+    """A debugger's current-line arrow at the gutter's left edge."""
+    painter.save()
+    painter.setRenderHint(QPainter.Antialiasing, True)
+    painter.setPen(Qt.NoPen)
+    painter.setBrush(color)
+    mid = top + height / 2
+    h = max(4.0, height * 0.32)
+    painter.drawPolygon(QPolygonF([QPointF(2, mid - h / 2), QPointF(6, mid - h / 2), QPointF(6, mid - h),
+                                   QPointF(12, mid), QPointF(6, mid + h), QPointF(6, mid + h / 2),
+                                   QPointF(2, mid + h / 2)]))
+    painter.restore()
 
 
 def _whole_line(block, color: str) -> QTextEdit.ExtraSelection:

@@ -91,7 +91,7 @@ class InspectorPanel(QWidget):
         self.form_box = form_box
         self.form = QFormLayout(form_box)
         self.fields: dict[str, QLabel] = {}
-        self._field_names = ["op", "name", "module", "kind", "shape", "dtype", "device",
+        self._field_names = ["op", "name", "line", "module", "kind", "shape", "dtype", "device",
                              "requires_grad", "is_leaf", "retains_grad", "hooks", "stats"]
         self._field_labels: dict[str, QLabel] = {}
         for key in self._field_names:
@@ -168,11 +168,14 @@ class InspectorPanel(QWidget):
             "device": self.tr("Device"), "requires_grad": self.tr("requires_grad"),
             "is_leaf": self.tr("is_leaf"), "retains_grad": self.tr("retains_grad"),
             "hooks": self.tr("Hooks"), "stats": self.tr("Statistics"),
+            "line": self.tr("Line"),
         }
         tips = {
             "op": self.tr("The autograd node: the backward function PyTorch recorded for this operation."),
             "name": self.tr("The name your script gave this tensor (or the parameter name)."),
             "module": self.tr("The nn.Module whose forward produced it."),
+            "line": self.tr("The line of your script that made this node (for a leaf: where it was "
+                            "made to require grad)."),
             "is_leaf": self.tr("Leaf tensors were created by you, not computed; their gradients "
                                "accumulate into .grad."),
             "retains_grad": self.tr("Non-leaf tensors keep .grad only if you called retain_grad()."),
@@ -236,6 +239,7 @@ class InspectorPanel(QWidget):
             "retains_grad": str(n.retains_grad),
             "hooks": ", ".join(n.hooks) if n.hooks else "—",
             "stats": self._stats(t),
+            "line": f"{n.line}: {n.code or ''}".rstrip() if n.line is not None else "—",
         }
         if n.module and n.module_class:
             vals["module"] = f"{n.module} ({n.module_class})"

@@ -30,6 +30,7 @@ from autogradviz.app import i18n
 from autogradviz.app.environments.controller import EnvironmentController
 from autogradviz.app.graph.view import GraphView
 from autogradviz.app.panels.lessons.wiring import connect_lesson_browser
+from autogradviz.app.panels.code_link.link import CodeGraphLink
 from autogradviz.app.resources_loader import default_lesson, icon
 from autogradviz.app.services import settings
 from autogradviz.app.services.worker_process import READY, RUNNING, STARTING, WorkerProcess
@@ -144,6 +145,7 @@ class MainWindow(QMainWindow):
         self.lessons_panel.lessonActivated.connect(lambda lesson: files.open_lesson(lesson, run=True))
         self.output.lineActivated.connect(self._go_to_line)
         self.session.lineRequested.connect(self._show_line)
+        self.code_link = CodeGraphLink(self.session, self.editor, self.graph_view, self)
         files.documentChanged.connect(self._update_title)
         files.lessonOpened.connect(self.lessons_panel.select)
         self.lesson_guide = connect_lesson_browser(self)  # look-at links, reset, progress

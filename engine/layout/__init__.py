@@ -57,6 +57,9 @@ class LayoutOptions:
     show_saved: bool = False
     per_use_leaves: bool = True
     time_limit_s: float = 8.0
+    # "box": a rolled module (N calls) is one "xN" box; "inner": its first
+    # call's graph in a frame, with a loop-back edge xN (layout/rolled.py)
+    rolled_view: str = "box"
 
 
 def check_option_names(names) -> None:
@@ -119,7 +122,8 @@ def _layout_graph(graph, options, progress, cancelled) -> LayoutResult:
         raise LayoutCancelled()
     prog(0.0, "preparing")
     dg = prepare(graph, group=opts.group, collapsed=opts.collapsed, unrolled=opts.unrolled,
-                 show_saved=opts.show_saved, per_use_leaves=opts.per_use_leaves)
+                 show_saved=opts.show_saved, per_use_leaves=opts.per_use_leaves,
+                 rolled_view=opts.rolled_view)
     if cancelled is not None and cancelled():
         raise LayoutCancelled()
     prog(0.1, "prepared")
@@ -177,6 +181,7 @@ def _add_effective(result: LayoutResult, dg: DrawGraph) -> None:
     one group and lay out again with everything else unchanged."""
     result.collapsed = sorted(dg.collapsed)
     result.unrolled = sorted(dg.unrolled)
+    result.stand_ins = dict(dg.stand_ins)
 
 
 def _layout_graphviz(dg: DrawGraph, time_limit_s, cancelled, prog) -> LayoutResult:
@@ -219,7 +224,7 @@ def _layout_graphviz(dg: DrawGraph, time_limit_s, cancelled, prog) -> LayoutResu
             pts = [(a.x + a.w / 2, a.y + a.h), (b.x + b.w / 2, b.y)]
             spline = False
         edges.append(LayoutEdge(src=e.src, dst=e.dst, points=pts, spline=spline,
-                                trace_edges=list(e.trace_edges)))
+                                trace_edges=list(e.trace_edges), loop=e.loop))
     frames = {gid: (x + MARGIN, y + MARGIN, w, h) for gid, (x, y, w, h) in clusters.items()}
     groups = layout_groups(dg.groups, boxes, frames)
     return LayoutResult(boxes=boxes, edges=edges, groups=groups,

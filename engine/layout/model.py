@@ -51,6 +51,7 @@ class LayoutEdge:
     points: list[tuple[float, float]] = field(default_factory=list)  # polyline or cubic bezier control points
     spline: bool = False  # True when points are cubic Bezier control points (1 + 3n)
     trace_edges: list[int] = field(default_factory=list)  # indices into Graph.edges
+    loop: int = 0  # N on the loop-back edge of a rolled module's N calls (layout/rolled.py)
 
 
 @dataclass
@@ -91,6 +92,9 @@ class LayoutResult:
     # LayoutOptions(collapsed=set(...), unrolled=set(...)).
     collapsed: list[str] = field(default_factory=list)
     unrolled: list[str] = field(default_factory=list)
+    # rolled view (LayoutOptions.rolled_view "inner"): trace node id of a
+    # node of a later call -> the draw key of its counterpart in the first call
+    stand_ins: dict = field(default_factory=dict)
 
 
 def layout_groups(draw_groups, boxes, frames: dict) -> list:

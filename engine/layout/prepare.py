@@ -35,6 +35,7 @@ from typing import Optional
 from autogradviz.engine.trace.model import Graph, Node
 from . import text_metrics as tm
 from .calls import infer_calls
+from .rolled import fold_calls
 from .model import LayoutNote
 
 LARGE_GRAPH = 300  # trace nodes; above this "auto" rolls and collapses
@@ -60,6 +61,7 @@ class DrawEdge:
     src: str
     dst: str
     trace_edges: list[int] = field(default_factory=list)
+    loop: int = 0  # N: the loop-back edge of a rolled module's N calls (rolled.py)
 
 
 @dataclass
@@ -84,6 +86,9 @@ class DrawGraph:
     collapsed: set[str] = field(default_factory=set)  # effective module paths
     unrolled: set[str] = field(default_factory=set)  # effective module paths
     internal_edges: list[int] = field(default_factory=list)  # hidden inside a group box
+    # rolled view: trace node id (or per-use copy key) of a later call's node ->
+    # the draw key of its counterpart in the first call (rolled.py)
+    stand_ins: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     note_codes: list[LayoutNote] = field(default_factory=list)  # notes[i] as a code (same index)
 
@@ -149,7 +154,7 @@ def _group_id(chain: list[tuple[str, object]]) -> str:
 
 def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = None,
             unrolled: Optional[set[str]] = None, show_saved: bool = False,
-            per_use_leaves: bool = True) -> DrawGraph:
+            per_use_leaves: bool = True, rolled_view: str = "box") -> DrawGraph:
     out = DrawGraph()
     nodes = {n.id: n for n in graph.nodes}
     large = len(graph.nodes) > LARGE_GRAPH
@@ -188,6 +193,9 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
 
     # -- rolling ----------------------------------------------------------------
     rolled_paths: set[str] = set()
+    alias: dict[str, str] = {}
+    call_of: dict[str, tuple[str, int]] = {}
+    folded: set[str] = set()
     if chains is not None and chains.repeated:
         if unrolled is None:
             roll = group == "auto" and large and _rolling_pays(units, set(chains.repeated))
@@ -196,14 +204,23 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
             eff_unrolled = set(unrolled)
         rolled_paths = set(chains.repeated) - eff_unrolled
         out.unrolled = set(chains.repeated) & eff_unrolled
+        if rolled_view == "inner" and rolled_paths:
+            # the first call's graph stands for every call (rolled.py)
+            alias, call_of = fold_calls(graph, units, rolled_paths, copy_key)
+            folded = {p for p, _ in call_of.values()}
         for key, (nid, cp, ch) in units.items():
             new = []
             for p, inst in ch:
                 if p in rolled_paths:
                     new.append((p, "*"))
+                    if p in folded:
+                        continue  # the representative call's inner groups stay
                     break  # everything inside a rolled group is hidden
                 new.append((p, inst))
             units[key] = (nid, cp, new)
+        # units of the other calls are drawn as their counterparts
+        for key in alias:
+            units.pop(key, None)
 
     # -- the group tree -----------------------------------------------------------
     gmembers: dict[str, set[str]] = {}
@@ -246,7 +263,8 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
             prev = g
 
     # -- what is collapsed ----------------------------------------------------------
-    forced = {g for g in kept if ginfo[g][3] == "*"}  # rolled groups are boxes
+    # rolled groups are boxes (unless drawn as their first call's graph)
+    forced = {g for g in kept if ginfo[g][3] == "*" and ginfo[g][0] not in folded}
     if collapsed is not None:
         explicit = {g for g in kept if ginfo[g][0] in collapsed}
         coll = explicit | forced
@@ -319,7 +337,17 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
     # -- edges --------------------------------------------------------------------------
     def unit_of(nid: str, consumer: str) -> str:
         k = copy_key.get((nid, consumer))
-        return k if k is not None else nid
+        k = k if k is not None else nid
+        return alias.get(k, k)
+
+    def crosses_calls(src: str, dst: str) -> int:
+        """N when trace edge src -> dst joins two different calls of a folded
+        module (call k's output into call k+1): the loop-back edge."""
+        a = call_of.get(copy_key.get((src, dst), src))
+        b = call_of.get(dst)
+        if a is not None and b is not None and a[0] == b[0] and a[1] != b[1]:
+            return chains.repeated.get(a[0], 0)
+        return 0
 
     merged: dict[tuple[str, str], DrawEdge] = {}
     for i, e in enumerate(graph.edges):
@@ -337,6 +365,11 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
             de = merged[(a, b)] = DrawEdge(a, b)
             out.edges.append(de)
         de.trace_edges.append(i)
+        if call_of:
+            de.loop = max(de.loop, crosses_calls(e.src, e.dst))
+
+    for k, r in alias.items():
+        out.stand_ins[k] = rep.get(r, r)
 
     # -- saved tensors (extra boxes next to their owner) --------------------------------
     if show_saved:
@@ -357,7 +390,8 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
         what = []
         if rolled_paths:
             what.append(", ".join(f"{p} \u00d7{chains.repeated[p]}" for p in sorted(rolled_paths))
-                        + " rolled into one box")
+                        + (" rolled: the first call drawn, with a loop-back edge" if folded >= rolled_paths
+                           else " rolled into one box"))
         n_coll = len(coll - forced)
         if n_coll:
             what.append(f"{n_coll} module groups collapsed")
@@ -367,6 +401,7 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
         out.note_codes.append(LayoutNote("large_graph", {
             "nodes": len(graph.nodes), "boxes": n_boxes,
             "rolled": {p: chains.repeated[p] for p in sorted(rolled_paths)},
+            "folded": sorted(folded & rolled_paths),
             "collapsed_groups": n_coll}))
     return out
 

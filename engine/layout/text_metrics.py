@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from autogradviz.engine.layout.code_label import code_label
 from autogradviz.engine.trace.model import Node, TensorSummary
 
 FONT_FAMILY = "DejaVu Sans"
@@ -43,11 +44,17 @@ def clip(line: str, limit: int = MAX_LINE_CHARS) -> str:
 
 def node_lines(node: Node) -> list[str]:
     """Text of a node's box, top to bottom: the user's name for it (variable or
-    parameter name) when there is one, the autograd op (`MulBackward0`;
-    `AccumulateGrad` is how torch names the leaf's node), then shape and dtype."""
+    parameter name) when there is one - else, for an op, its line's code when
+    the line makes that one op (`y + c`, code_label.py) - the autograd op
+    (`MulBackward0`; `AccumulateGrad` is how torch names the leaf's node),
+    then shape and dtype."""
     lines = []
     if node.label:
         lines.append(node.label)
+    elif node.code and node.kind == "op":
+        short = code_label(node.code)
+        if short:
+            lines.append(short)
     lines.append(node.op)
     s = shape_line(node.tensor)
     if s:

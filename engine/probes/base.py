@@ -40,6 +40,12 @@ FEATURE_ORDER = 100
 
 _MISSING = object()
 
+# Every wrapper `Patches.wrap` installed -> the attribute it replaced (what
+# `make` was given), while installed. A torch function mode is handed the
+# patched Tensor method itself and must call the original, or the wrapper
+# would run twice (worker/source_lines.py).
+ORIGINALS: dict = {}
+
 
 class Patches:
     """Attributes of modules and classes replaced by one probe, restorable.
@@ -70,6 +76,10 @@ class Patches:
         elif isinstance(raw, classmethod):
             new = classmethod(new)
         self.set(owner, name, new)
+        try:
+            ORIGINALS[getattr(owner, name)] = orig
+        except TypeError:  # (unhashable)
+            pass
         return orig
 
     def set(self, owner, name: str, value) -> None:
@@ -84,6 +94,10 @@ class Patches:
         failed: list[BaseException] = []
         while self._done:
             owner, name, raw = self._done.pop()
+            try:
+                ORIGINALS.pop(getattr(owner, name, None), None)
+            except Exception:  # (unhashable)
+                pass
             try:
                 if raw is _MISSING:
                     if name in vars(owner):

@@ -232,11 +232,14 @@ class WorkerClient:
             on_output: Optional[OutputCallback] = None, steps: bool = True,
             on_progress: Optional[ProgressCallback] = None, keep_json: bool = False,
             on_input: Optional[Callable[[str], Optional[str]]] = None,
-            no_checkpoint: bool = False) -> RunOutcome:
+            no_checkpoint: bool = False, values: bool = True) -> RunOutcome:
         """Run `source` in the worker and wait for its trace.
 
         steps=False: the worker records graphs but no backward steps (smaller
         trace, less recording work; for drawing the plain graph).
+        values=False: tensor summaries carry shape and dtype only and saved
+        values are not read (the plain graph's picture: less work, no
+        activations held beyond the script's own).
 
         on_output(stream, text) and on_progress(code, params) are called (in
         this thread) as the script prints and as the worker reports progress.
@@ -257,7 +260,8 @@ class WorkerClient:
         try:
             self._send({"type": "run", "id": rid, "source": source, "filename": filename,
                         "device": device, **({} if steps else {"steps": False}),
-                        **({"no_checkpoint": True} if no_checkpoint else {})})
+                        **({"no_checkpoint": True} if no_checkpoint else {}),
+                        **({} if values else {"values": False})})
         except WorkerError:
             pass  # the process is gone; the loop below reports the crash
         while True:
@@ -564,7 +568,7 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
                client: Optional[WorkerClient] = None, steps: bool = True,
                keep_json: bool = False, python: Optional[str] = None,
                on_input: Optional[Callable[[str], Optional[str]]] = None,
-               no_checkpoint: bool = False) -> TraceOutcome:
+               no_checkpoint: bool = False, values: bool = True) -> TraceOutcome:
     """Run the script at `path` in a worker and return its trace and exit code.
 
     exit 0: the script ran to the end. 1: it raised, timed out or killed the
@@ -584,7 +588,8 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
         try:
             outcome = client.run(source, filename=path, device=device, timeout=timeout,
                                  on_output=on_output, steps=steps, keep_json=keep_json,
-                                 on_input=on_input, **({"no_checkpoint": True} if no_checkpoint else {}))
+                                 on_input=on_input, **({"no_checkpoint": True} if no_checkpoint else {}),
+                                 **({} if values else {"values": False}))
         except WorkerError as exc:
             return TraceOutcome(None, 2, str(exc))
     finally:

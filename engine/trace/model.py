@@ -82,6 +82,13 @@ class Node(_Part):
     # N calls of one module (an RNN cell over 1,000 steps) and roll them into
     # one "xN" group; without it, all nodes of a module path form one group.
     module_call: Optional[int] = None
+    # The script line (1-based) that made this node: the innermost frame of
+    # the script's own file when the torch call that created it ran (also
+    # inside the script's functions and classes); for a leaf, where its
+    # tensor was made to require grad. `code`: that line's text, stripped.
+    # None when unknown (nodes made inside a backward, custom Functions).
+    line: Optional[int] = None
+    code: Optional[str] = None
 
 
 class Edge(_Part):
@@ -247,6 +254,11 @@ class Trace(msgspec.Struct, weakref=True):
     torch_formulas_missing: Optional[str] = None
     # Activation timelines and the four parts of memory (engine/probes/memory.py).
     memory: Optional[MemoryRecord] = None
+    # False when the run was asked for no values (`"values": false` in the
+    # worker's run request: the plain graph's picture): every tensor summary
+    # has shape, dtype and device only (`values` empty, `truncated` true, no
+    # statistics) and nodes' `saved` are empty.
+    values_recorded: bool = True
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""

@@ -51,6 +51,9 @@ SKIP_CHECKPOINT = "inside a non-reentrant checkpoint segment (reading it would r
 SKIP_HOOKS = "saved with saved_tensors_hooks (reading it would call the unpack hook)"
 SKIP_FREED = "already freed by an earlier backward"
 
+# known_outputs' version of an entry holding (grad_fn, summary), not a tensor
+_META_ONLY = object()
+
 # Module outputs held until the next capture (bytes).
 KNOWN_OUTPUT_BYTES = 256 * 1024 * 1024
 
@@ -256,6 +259,9 @@ class CaptureState:
         # (node, value) for every saved value capture reads (the memory
         # probe counts their storages; None: nobody asks)
         self.on_saved: Optional[Callable[[Any, Any], None]] = None
+        # False (a run without values, for the plain picture): saved values
+        # are not read and module outputs not held (only their summaries)
+        self.read_saved = True
 
     # -- queries ---------------------------------------------------------------
     def is_captured(self, node) -> bool:
@@ -286,6 +292,9 @@ class CaptureState:
     def _note(self, t) -> None:
         gf = t.grad_fn
         if gf is None:
+            return
+        if not self.read_saved:  # the summary (metadata) now; the tensor is not held
+            self.known_outputs[id(gf)] = ((gf, self.summ.request(t)), _META_ONLY, 0)
             return
         nbytes = t.numel() * t.element_size()
         ko = self.known_outputs
@@ -447,6 +456,12 @@ def _capture(state, roots, names, origin, reuse):
             lab = named[i][0] if i in named else None
             named[i] = (lab, request(t, snapshot=True))
     for t, version, _ in list(state.known_outputs.values()):
+        if version is _META_ONLY:
+            gf, summary = t
+            i = index.get(gf)
+            if i is not None and (i not in named or named[i][1] is None):
+                named[i] = (named[i][0] if i in named else None, summary)
+            continue
         gf = t.grad_fn
         i = index.get(gf) if gf is not None else None
         if i is not None and (i not in named or named[i][1] is None) and t._version == version:
@@ -495,6 +510,7 @@ def _capture(state, roots, names, origin, reuse):
     param_names = state.param_names
     check_hooks = state.saved_hooks_seen()
     on_saved = state.on_saved
+    read_saved = state.read_saved
     type_info = _TYPE_INFO
     leaf_info = cap.leaf_info
     saved = cap.saved
@@ -522,7 +538,7 @@ def _capture(state, roots, names, origin, reuse):
                             state.module_classes.get(module) if module is not None else None,
                             hooks_by_leaf.get(id(v)))
             continue
-        if not info:
+        if not info or not read_saved:
             continue  # nothing the backward frees (plain attributes: at materialize)
         sv = []
         for name, attr, raw_attr in info:
@@ -651,7 +667,7 @@ def _materialize(state: CaptureState, cap: CapturedGraph) -> None:
             attrs = saved_attrs.get(type(n))
             if attrs is None:
                 attrs = _saved_attrs(n)
-            if attrs:
+            if attrs and state.read_saved:
                 sv = saved.get(i)
                 node.saved = _saved_values(n, attrs, sv, request)
                 if sv and any(type(e) is tuple and e[2] is SKIP_CHECKPOINT for e in sv):

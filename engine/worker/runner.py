@@ -210,12 +210,15 @@ def device_error(device: str) -> Optional[ErrorInfo]:
 def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
                on_output: Optional[Callable[[str, str], None]] = None,
                max_runs: Optional[int] = None, record_steps: bool = True,
-               on_progress: Optional[ProgressCallback] = None, no_checkpoint: bool = False) -> ScriptRun:
+               on_progress: Optional[ProgressCallback] = None, no_checkpoint: bool = False,
+               record_values: bool = True) -> ScriptRun:
     """Run `source` as __main__ and trace it. `record_steps=False`: graphs and
     leaf_grads only, no per-step recording (cheaper, for drawing the graph).
     `on_progress(code, params)`: long capture/summarising of big graphs,
     at most about 5 calls a second (codes in progress.py). `no_checkpoint`:
-    checkpoint(fn, ...) runs as fn(...) (engine/probes/direct_checkpoint.py)."""
+    checkpoint(fn, ...) runs as fn(...) (engine/probes/direct_checkpoint.py).
+    `record_values=False`: summaries with shape and dtype only, saved values
+    not read (Trace.values_recorded)."""
     t0 = time.perf_counter()
     trace = Trace(script=filename, device=device, torch_version=torch.__version__,
                   steps_recorded=record_steps)
@@ -223,6 +226,7 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     summ = Summarizer(store)
     main = MainModule(source, filename, device)  # a real, importable __main__ (main_module.py)
     namespace = main.namespace
+    summ.values = record_values
     out = _Output(trace, on_output)
 
     err = device_error(device)
@@ -246,6 +250,8 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
 
     progress = Progress(on_progress)
     state = CaptureState(summ)
+    state.read_saved = record_values
+    trace.values_recorded = record_values
     state.progress = summ.progress = progress
     trace.graphs = state.graphs  # the same list: graphs appear as they are captured
     recorder = Recorder(trace, state, namespace, user_filename=filename, record_steps=record_steps,

@@ -246,6 +246,10 @@ class Worker:
         if not isinstance(no_checkpoint, bool):
             self._protocol_error(rid, "run: 'no_checkpoint' must be true or false")
             return
+        values = req.get("values", True)
+        if not isinstance(values, bool):
+            self._protocol_error(rid, "run: 'values' must be true or false")
+            return
         if not isinstance(source, str):
             self._protocol_error(rid, "run: 'source' must be a string")
             return
@@ -295,6 +299,8 @@ class Worker:
                 extra["on_progress"] = self._progress_sender(rid)
             if no_checkpoint:
                 extra["no_checkpoint"] = True
+            if not values:
+                extra["record_values"] = False
             result = run_script(source, filename=folder.script, device=device,
                                 on_output=console.watching(pump.write),
                                 record_steps=steps, **extra)

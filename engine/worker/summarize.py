@@ -245,6 +245,9 @@ class Summarizer:
         self._meta: dict = {}
         self._bufs: dict = {}  # dtype -> CPU stacking buffer (see CPU_CHUNK_BYTES)
         self.progress = NO_PROGRESS  # long flushes report here (worker/progress.py)
+        # False: summaries carry metadata only (shape, dtype, device), no
+        # values or statistics (a run for the plain picture; Trace.values_recorded)
+        self.values = True
 
     def _meta_of(self, dt, dev):
         m = self._meta[(dt, dev)] = (
@@ -284,6 +287,11 @@ class Summarizer:
         tensor may change in place later (a leaf, a .grad): read it now."""
         if t is None:
             return None
+        if not self.values:
+            s = self._new(t, False)
+            if s is not None:
+                s.truncated = True  # (no values: none of them are here)
+            return s
         # Same Python object (held until the flush, so its id is unique).
         e = self._by_id.get(id(t))
         if e is not None:

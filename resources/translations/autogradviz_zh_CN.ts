@@ -15,132 +15,134 @@
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="276" />
+        <location filename="../../app/graph/items.py" line="284" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="547" />
+        <location filename="../../app/graph/items.py" line="555" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="74" />
+        <location filename="../../app/graph/scene.py" line="75" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="76" />
+        <location filename="../../app/graph/scene.py" line="77" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="78" />
+        <location filename="../../app/graph/scene.py" line="79" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="80" />
+        <location filename="../../app/graph/scene.py" line="81" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="83" />
+        <location filename="../../app/graph/scene.py" line="84" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="85" />
+        <location filename="../../app/graph/scene.py" line="86" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="87" />
+        <location filename="../../app/graph/scene.py" line="88" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="89" />
+        <location filename="../../app/graph/scene.py" line="90" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="90" />
+        <location filename="../../app/graph/scene.py" line="91" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="99" />
+        <location filename="../../app/graph/scene.py" line="100" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="102" />
+        <location filename="../../app/graph/scene.py" line="103" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="275" />
+        <location filename="../../app/graph/scene.py" line="277" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="277" />
+        <location filename="../../app/graph/scene.py" line="279" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="598" />
+        <location filename="../../app/graph/scene.py" line="608" />
         <source>{0}.grad (retained) = </source>
         <translation>{0}.grad（已保留）= </translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="709" />
+        <location filename="../../app/graph/scene.py" line="719" />
+        <location filename="../../app/graph/scene.py" line="724" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="712" />
+        <location filename="../../app/graph/scene.py" line="727" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="714" />
+        <location filename="../../app/graph/scene.py" line="721" />
+        <location filename="../../app/graph/scene.py" line="729" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="717" />
+        <location filename="../../app/graph/scene.py" line="732" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="104" />
+        <location filename="../../app/graph/scene.py" line="105" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="501" />
+        <location filename="../../app/graph/scene.py" line="511" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="509" />
+        <location filename="../../app/graph/scene.py" line="519" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="603" />
+        <location filename="../../app/graph/scene.py" line="613" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="605" />
+        <location filename="../../app/graph/scene.py" line="615" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="63" />
+        <location filename="../../app/export/render.py" line="64" />
         <source>unsupported format {0!r}: use one of {1}</source>
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
     </message>
@@ -175,88 +177,83 @@
         <translation>无法写入 {0}：没有渲染出任何内容</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="108" />
+        <location filename="../../app/export/render.py" line="109" />
         <source>the picture is too large to render ({0} x {1} px)</source>
         <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="126" />
+        <location filename="../../app/export/render.py" line="127" />
         <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
         <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="130" />
+        <location filename="../../app/export/render.py" line="131" />
         <source>cannot write {0}: saving the PNG failed</source>
         <translation>无法写入 {0}：保存 PNG 失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="145" />
-        <location filename="../../app/export/render.py" line="169" />
+        <location filename="../../app/export/render.py" line="143" />
+        <source>nothing to export: no graph is shown</source>
+        <translation>没有可导出的内容：当前没有显示计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="147" />
+        <location filename="../../app/export/render.py" line="164" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="146" />
-        <source>Exported by Autograd Visualizer</source>
-        <translation>由 Autograd Visualizer 导出</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="149" />
-        <source>cannot write {0}: the SVG writer failed to start</source>
-        <translation>无法写入 {0}：SVG 写入器启动失败</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="166" />
+        <location filename="../../app/export/render.py" line="161" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="177" />
+        <location filename="../../app/export/render.py" line="172" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="249" />
+        <location filename="../../app/export/render.py" line="244" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="272" />
+        <location filename="../../app/export/render.py" line="267" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="279" />
+        <location filename="../../app/export/render.py" line="274" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="280" />
+        <location filename="../../app/export/render.py" line="275" />
         <source>step {0} of {1} · recomputing checkpoint {2} ({3}/{4})</source>
         <translation>第 {0} 步，共 {1} 步 · 正在重算检查点 {2}（{3}/{4}）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="310" />
+        <location filename="../../app/export/render.py" line="305" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="312" />
+        <location filename="../../app/export/render.py" line="307" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="334" />
+        <location filename="../../app/export/render.py" line="329" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="338" />
+        <location filename="../../app/export/render.py" line="333" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="341" />
+        <location filename="../../app/export/render.py" line="336" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
@@ -789,6 +786,11 @@
         <source>after step</source>
         <translation>step 之后</translation>
     </message>
+    <message>
+        <location filename="../../app/graph/rolled_items.py" line="60" />
+        <source>Loop: the {0} calls of this module run one after another, each fed the previous call's output along this edge. Only the first call is drawn; unroll the module (its frame's menu) to see every call.</source>
+        <translation>循环：这个模块的 {0} 次调用依次执行，每次调用都沿这条边接收上一次调用的输出。图中只画出第一次调用；展开该模块（框的右键菜单）可以看到每一次调用。</translation>
+    </message>
 </context>
 <context>
     <name>CheckpointPanel</name>
@@ -951,9 +953,17 @@
 <context>
     <name>CodeEditor</name>
     <message>
-        <location filename="../../app/panels/editor.py" line="71" />
+        <location filename="../../app/panels/editor.py" line="76" />
         <source>Write PyTorch code here, then press Run (Ctrl+Enter).</source>
         <translation>在这里编写 PyTorch 代码，然后按“运行”（Ctrl+Enter）。</translation>
+    </message>
+</context>
+<context>
+    <name>CodeGraphLink</name>
+    <message>
+        <location filename="../../app/panels/code_link/link.py" line="79" />
+        <source>Backward step {0} of {1}: {2} computes the gradient of this line's operation</source>
+        <translation>反向传播第 {0} 步（共 {1} 步）：{2} 正在计算这一行运算的梯度</translation>
     </message>
 </context>
 <context>
@@ -1450,12 +1460,12 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../app/graph/banner.py" line="162" />
+        <location filename="../../app/graph/banner.py" line="167" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="163" />
+        <location filename="../../app/graph/banner.py" line="168" />
         <source>Stop laying out the graph; the previous picture stays.</source>
         <translation>停止布局计算图；保留之前的画面。</translation>
     </message>
@@ -1555,46 +1565,51 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>没有自动求导计算图：脚本没有创建需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="72" />
-        <location filename="../../app/graph/banner.py" line="73" />
+        <location filename="../../app/graph/banner.py" line="56" />
+        <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is drawn rolled: its first call, with a loop-back edge marked ×N; its frame's menu unrolls every call.</source>
+        <translation>大型计算图（{0} 个节点）：画成 {1} 个框。被调用多次的模块以“卷起”的方式显示：只画第一次调用，并用一条标有 ×N 的回边表示循环；在它的框的右键菜单中可以展开每一次调用。</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="77" />
+        <location filename="../../app/graph/banner.py" line="78" />
         <source>Preparing the graph…</source>
         <translation>正在准备计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="74" />
+        <location filename="../../app/graph/banner.py" line="79" />
         <source>Graphviz is placing the boxes…</source>
         <translation>Graphviz 正在摆放方框…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="75" />
+        <location filename="../../app/graph/banner.py" line="80" />
         <source>Reading the Graphviz result…</source>
         <translation>正在读取 Graphviz 的结果…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="76" />
-        <location filename="../../app/graph/banner.py" line="77" />
-        <location filename="../../app/graph/banner.py" line="79" />
+        <location filename="../../app/graph/banner.py" line="81" />
+        <location filename="../../app/graph/banner.py" line="82" />
+        <location filename="../../app/graph/banner.py" line="84" />
         <source>Placing the boxes…</source>
         <translation>正在摆放方框…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="78" />
+        <location filename="../../app/graph/banner.py" line="83" />
         <source>Ordering the boxes…</source>
         <translation>正在排列方框顺序…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="80" />
+        <location filename="../../app/graph/banner.py" line="85" />
         <source>Drawing the edges…</source>
         <translation>正在绘制连线…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="81" />
+        <location filename="../../app/graph/banner.py" line="86" />
         <source>Drawing the graph…</source>
         <translation>正在绘制计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="83" />
-        <location filename="../../app/graph/banner.py" line="143" />
+        <location filename="../../app/graph/banner.py" line="88" />
+        <location filename="../../app/graph/banner.py" line="148" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
@@ -1619,12 +1634,12 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>脚本因 {0} 停止：图中显示的是到那时为止构建的部分。“输出”面板说明了出错原因。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="56" />
+        <location filename="../../app/graph/banner.py" line="61" />
         <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is rolled into one box (×N): click it to see one box per call; click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框。被多次调用的模块合并成一个框（×N）：点击它可按每次调用一个框显示；点击带模块名的框可查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="59" />
+        <location filename="../../app/graph/banner.py" line="64" />
         <source>Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed into one box each. Click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框，每次模块调用折叠成一个框。点击带模块名的框可查看其内部。</translation>
     </message>
@@ -1702,217 +1717,227 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="173" />
+        <location filename="../../app/panels/inspector.py" line="171" />
+        <source>Line</source>
+        <translation>代码行</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/inspector.py" line="174" />
         <source>The autograd node: the backward function PyTorch recorded for this operation.</source>
         <translation>自动求导节点：PyTorch 为这个运算记录的反向函数。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="174" />
+        <location filename="../../app/panels/inspector.py" line="175" />
         <source>The name your script gave this tensor (or the parameter name).</source>
         <translation>脚本给这个张量起的名字（或参数名）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="175" />
+        <location filename="../../app/panels/inspector.py" line="176" />
         <source>The nn.Module whose forward produced it.</source>
         <translation>由哪个 nn.Module 的 forward 产生。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="176" />
+        <location filename="../../app/panels/inspector.py" line="177" />
+        <source>The line of your script that made this node (for a leaf: where it was made to require grad).</source>
+        <translation>脚本中创建这个节点的那一行（叶子节点：让它需要梯度的那一行）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/inspector.py" line="179" />
         <source>Leaf tensors were created by you, not computed; their gradients accumulate into .grad.</source>
         <translation>叶子张量由你创建而不是计算得到；它们的梯度累加到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="178" />
+        <location filename="../../app/panels/inspector.py" line="181" />
         <source>Non-leaf tensors keep .grad only if you called retain_grad().</source>
         <translation>非叶子张量只有在调用 retain_grad() 后才保留 .grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="184" />
+        <location filename="../../app/panels/inspector.py" line="187" />
         <source>Click a node in the graph to see its details here: operation, variable name, shape, values and — while stepping through backward — the gradient it received and sent.</source>
         <translation>点击图中的节点，在这里查看详情：运算、变量名、形状、数值，以及逐步执行反向传播时它收到和发出的梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="187" />
+        <location filename="../../app/panels/inspector.py" line="190" />
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="188" />
+        <location filename="../../app/panels/inspector.py" line="191" />
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="189" />
+        <location filename="../../app/panels/inspector.py" line="192" />
         <source>The tensor's values as recorded when the script ran.</source>
         <translation>脚本运行时记录下的张量数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="190" />
+        <location filename="../../app/panels/inspector.py" line="193" />
         <source>Gradients at this step</source>
         <translation>这一步的梯度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="191" />
+        <location filename="../../app/panels/inspector.py" line="194" />
         <source>What this node received from its output (grad_outputs) and sent to its inputs (grad_inputs) during backward.</source>
         <translation>反向传播中这个节点从输出收到的梯度（grad_outputs）和发给输入的梯度（grad_inputs）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="193" />
+        <location filename="../../app/panels/inspector.py" line="196" />
         <source>Saved for backward</source>
         <translation>为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="194" />
+        <location filename="../../app/panels/inspector.py" line="197" />
         <source>Tensors and values this operation stored during the forward pass to compute its gradient later.</source>
         <translation>这个运算在前向传播时保存的张量和数值，用于之后计算梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="196" />
+        <location filename="../../app/panels/inspector.py" line="199" />
         <source>Load all values</source>
         <translation>加载全部数值</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="197" />
+        <location filename="../../app/panels/inspector.py" line="200" />
         <source>Only the first values were sent with the trace; fetch all of them from the worker.</source>
         <translation>随记录只发送了前面一部分数值；从工作进程获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="199" />
+        <location filename="../../app/panels/inspector.py" line="202" />
         <source>Rows: leading indices; columns: the last dimension.</source>
         <translation>行：前面的下标；列：最后一个维度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="227" />
+        <location filename="../../app/panels/inspector.py" line="230" />
         <source>leaf tensor (AccumulateGrad)</source>
         <translation>叶子张量（AccumulateGrad）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="228" />
+        <location filename="../../app/panels/inspector.py" line="231" />
         <source>output (backward starts here)</source>
         <translation>输出（反向传播从这里开始）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="228" />
+        <location filename="../../app/panels/inspector.py" line="231" />
         <source>operation (non-leaf)</source>
         <translation>运算（非叶子）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="230" />
+        <location filename="../../app/panels/inspector.py" line="233" />
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="265" />
+        <location filename="../../app/panels/inspector.py" line="269" />
         <source>Showing the first {0} of {1} values.</source>
         <translation>显示前 {0} 个数值，共 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="268" />
+        <location filename="../../app/panels/inspector.py" line="272" />
         <source>All {0} values.</source>
         <translation>全部 {0} 个数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="278" />
+        <location filename="../../app/panels/inspector.py" line="282" />
         <source>Loading all values from the worker…</source>
         <translation>正在从工作进程加载全部数值…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="288" />
+        <location filename="../../app/panels/inspector.py" line="292" />
         <source>All {0} values loaded (showing {1}).</source>
         <translation>已加载全部 {0} 个数值（显示 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="292" />
+        <location filename="../../app/panels/inspector.py" line="296" />
         <source>Could not load the values: {0}</source>
         <translation>无法加载数值：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="304" />
+        <location filename="../../app/panels/inspector.py" line="308" />
         <source>not read: {0}</source>
         <translation>未读取：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="318" />
+        <location filename="../../app/panels/inspector.py" line="322" />
         <source>inside a non-reentrant checkpoint segment (reading it would re-run the forward)</source>
         <translation>位于非重入式 checkpoint 段内（读取它会重新运行前向计算）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="320" />
+        <location filename="../../app/panels/inspector.py" line="324" />
         <source>saved with saved_tensors_hooks (reading it would call the unpack hook)</source>
         <translation>通过 saved_tensors_hooks 保存（读取它会调用 unpack 钩子）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="322" />
+        <location filename="../../app/panels/inspector.py" line="326" />
         <source>already freed by an earlier backward</source>
         <translation>已被之前的一次 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="324" />
+        <location filename="../../app/panels/inspector.py" line="328" />
         <source>changed in place after it was captured, before its values were read (activations the script cannot name are read after the script)</source>
         <translation>在被捕获之后、数值被读取之前被原地修改了（脚本中没有变量名的激活值会在脚本结束后才读取）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="333" />
+        <location filename="../../app/panels/inspector.py" line="337" />
         <source> ÷ {0} → {1}</source>
         <translation> ÷ {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="347" />
+        <location filename="../../app/panels/inspector.py" line="351" />
         <source>No backward pass was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="353" />
+        <location filename="../../app/panels/inspector.py" line="357" />
         <source>Backward has not started yet (step 0). Step forward to see gradients.</source>
         <translation>反向传播尚未开始（第 0 步）。向前一步即可看到梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="355" />
+        <location filename="../../app/panels/inspector.py" line="359" />
         <source>This node has not run yet at step {0}.</source>
         <translation>到第 {0} 步时这个节点还没有执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="358" />
+        <location filename="../../app/panels/inspector.py" line="362" />
         <source>Ran at step {0}.</source>
         <translation>在第 {0} 步执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="361" />
+        <location filename="../../app/panels/inspector.py" line="365" />
         <source>This backward started from scaler.scale(loss): every gradient is {0} × the real one (shown after ÷).</source>
         <translation>这次反向传播从 scaler.scale(loss) 开始：每个梯度都是真实梯度的 {0} 倍（÷ 之后是真实值）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="364" />
+        <location filename="../../app/panels/inspector.py" line="368" />
         <source>received grad_outputs[{0}] = {1}</source>
         <translation>收到 grad_outputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="368" />
+        <location filename="../../app/panels/inspector.py" line="372" />
         <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
         <translation>发出 grad_inputs[{0}] = None（该输入不需要梯度）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="370" />
+        <location filename="../../app/panels/inspector.py" line="374" />
         <source>sent grad_inputs[{0}] = {1}</source>
         <translation>发出 grad_inputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="373" />
+        <location filename="../../app/panels/inspector.py" line="377" />
         <source>&lt;b&gt;.grad&lt;/b&gt; = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt; = {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="376" />
+        <location filename="../../app/panels/inspector.py" line="380" />
         <source>&lt;b&gt;.grad&lt;/b&gt; (retain_grad) = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt;（retain_grad）= {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="379" />
+        <location filename="../../app/panels/inspector.py" line="383" />
         <source>hook {0} saw {1}</source>
         <translation>钩子 {0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="382" />
+        <location filename="../../app/panels/inspector.py" line="386" />
         <source>, returned {0}</source>
         <translation>，返回 {0}</translation>
     </message>
@@ -2242,97 +2267,97 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="259" />
+        <location filename="../../app/window/main_window.py" line="261" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="201" />
+        <location filename="../../app/window/main_window.py" line="203" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="202" />
+        <location filename="../../app/window/main_window.py" line="204" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="258" />
+        <location filename="../../app/window/main_window.py" line="260" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="260" />
+        <location filename="../../app/window/main_window.py" line="262" />
         <source>Step backward pass forward / back (click the graph first)</source>
         <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="261" />
+        <location filename="../../app/window/main_window.py" line="263" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="262" />
+        <location filename="../../app/window/main_window.py" line="264" />
         <source>First / last step</source>
         <translation>第一步 / 最后一步</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="263" />
+        <location filename="../../app/window/main_window.py" line="265" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="264" />
+        <location filename="../../app/window/main_window.py" line="266" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="265" />
+        <location filename="../../app/window/main_window.py" line="267" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="266" />
+        <location filename="../../app/window/main_window.py" line="268" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="267" />
+        <location filename="../../app/window/main_window.py" line="269" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="268" />
+        <location filename="../../app/window/main_window.py" line="270" />
         <source>Open / save a trace</source>
         <translation>打开 / 保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="269" />
+        <location filename="../../app/window/main_window.py" line="271" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="270" />
+        <location filename="../../app/window/main_window.py" line="272" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="276" />
+        <location filename="../../app/window/main_window.py" line="278" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="283" />
+        <location filename="../../app/window/main_window.py" line="285" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="284" />
+        <location filename="../../app/window/main_window.py" line="286" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="285" />
+        <location filename="../../app/window/main_window.py" line="287" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -3221,17 +3246,17 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="166" />
+        <location filename="../../app/session.py" line="168" />
         <source>checkpoint {0} · recomputed</source>
         <translation>检查点 {0} · 重算</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="336" />
+        <location filename="../../app/session.py" line="338" />
         <source>Full values are not available for a saved trace: only the values it holds (up to 64 elements per tensor) were saved. Run the script to fetch every value.</source>
         <translation>已保存的运行记录无法提供完整数值：只保存了记录中包含的数值（每个张量最多 64 个元素）。运行脚本即可获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="357" />
+        <location filename="../../app/session.py" line="359" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -3838,93 +3863,88 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
     </context><context><name>Export</name><message>
-        <location filename="../../app/export/render.py" line="63" />
+        <location filename="../../app/export/render.py" line="64" />
         <source>unsupported format {0!r}: use one of {1}</source>
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="108" />
+        <location filename="../../app/export/render.py" line="109" />
         <source>the picture is too large to render ({0} x {1} px)</source>
         <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="126" />
+        <location filename="../../app/export/render.py" line="127" />
         <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
         <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="130" />
+        <location filename="../../app/export/render.py" line="131" />
         <source>cannot write {0}: saving the PNG failed</source>
         <translation>无法写入 {0}：保存 PNG 失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="145" />
-        <location filename="../../app/export/render.py" line="169" />
+        <location filename="../../app/export/render.py" line="143" />
+        <source>nothing to export: no graph is shown</source>
+        <translation>没有可导出的内容：当前没有显示计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="147" />
+        <location filename="../../app/export/render.py" line="164" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="146" />
-        <source>Exported by Autograd Visualizer</source>
-        <translation>由 Autograd Visualizer 导出</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="149" />
-        <source>cannot write {0}: the SVG writer failed to start</source>
-        <translation>无法写入 {0}：SVG 写入器启动失败</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="166" />
+        <location filename="../../app/export/render.py" line="161" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="177" />
+        <location filename="../../app/export/render.py" line="172" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="249" />
+        <location filename="../../app/export/render.py" line="244" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="272" />
+        <location filename="../../app/export/render.py" line="267" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="279" />
+        <location filename="../../app/export/render.py" line="274" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="280" />
+        <location filename="../../app/export/render.py" line="275" />
         <source>step {0} of {1} · recomputing checkpoint {2} ({3}/{4})</source>
         <translation>第 {0} 步，共 {1} 步 · 正在重算检查点 {2}（{3}/{4}）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="310" />
+        <location filename="../../app/export/render.py" line="305" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="312" />
+        <location filename="../../app/export/render.py" line="307" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="334" />
+        <location filename="../../app/export/render.py" line="329" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="338" />
+        <location filename="../../app/export/render.py" line="333" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="341" />
+        <location filename="../../app/export/render.py" line="336" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
@@ -4050,127 +4070,129 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="276" />
+        <location filename="../../app/graph/items.py" line="284" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="547" />
+        <location filename="../../app/graph/items.py" line="555" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     </context><context><name>GraphScene</name><message>
-        <location filename="../../app/graph/scene.py" line="74" />
+        <location filename="../../app/graph/scene.py" line="75" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="76" />
+        <location filename="../../app/graph/scene.py" line="77" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="78" />
+        <location filename="../../app/graph/scene.py" line="79" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="80" />
+        <location filename="../../app/graph/scene.py" line="81" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="83" />
+        <location filename="../../app/graph/scene.py" line="84" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="85" />
+        <location filename="../../app/graph/scene.py" line="86" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="87" />
+        <location filename="../../app/graph/scene.py" line="88" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="89" />
+        <location filename="../../app/graph/scene.py" line="90" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="90" />
+        <location filename="../../app/graph/scene.py" line="91" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="99" />
+        <location filename="../../app/graph/scene.py" line="100" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="102" />
+        <location filename="../../app/graph/scene.py" line="103" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="275" />
+        <location filename="../../app/graph/scene.py" line="277" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="277" />
+        <location filename="../../app/graph/scene.py" line="279" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="598" />
+        <location filename="../../app/graph/scene.py" line="608" />
         <source>{0}.grad (retained) = </source>
         <translation>{0}.grad（已保留）= </translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="709" />
+        <location filename="../../app/graph/scene.py" line="719" />
+        <location filename="../../app/graph/scene.py" line="724" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="712" />
+        <location filename="../../app/graph/scene.py" line="727" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="714" />
+        <location filename="../../app/graph/scene.py" line="721" />
+        <location filename="../../app/graph/scene.py" line="729" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="717" />
+        <location filename="../../app/graph/scene.py" line="732" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="104" />
+        <location filename="../../app/graph/scene.py" line="105" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="501" />
+        <location filename="../../app/graph/scene.py" line="511" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="509" />
+        <location filename="../../app/graph/scene.py" line="519" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="603" />
+        <location filename="../../app/graph/scene.py" line="613" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="605" />
+        <location filename="../../app/graph/scene.py" line="615" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
@@ -4264,7 +4286,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>after step</source>
         <translation>step 之后</translation>
     </message>
-</context><context><name>RankSwitch</name><message>
+    </context><context><name>RankSwitch</name><message>
         <location filename="../../app/panels/processes.py" line="46" />
         <source>rank {0}</source>
         <translation>rank {0}</translation>
@@ -4349,7 +4371,12 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>&lt;b&gt;The re-run drew a different Dropout mask&lt;/b&gt; (preserve_rng_state=False): the gradient no longer matches the forward.</source>
         <translation>&lt;b&gt;重算时抽到了不同的 Dropout 掩码&lt;/b&gt;（preserve_rng_state=False）：梯度不再对应那次前向。</translation>
     </message>
-    </context><context><name>ScaleChart</name><message>
+    </context><context><name>RolledView</name><message>
+        <location filename="../../app/graph/rolled_items.py" line="60" />
+        <source>Loop: the {0} calls of this module run one after another, each fed the previous call's output along this edge. Only the first call is drawn; unroll the module (its frame's menu) to see every call.</source>
+        <translation>循环：这个模块的 {0} 次调用依次执行，每次调用都沿这条边接收上一次调用的输出。图中只画出第一次调用；展开该模块（框的右键菜单）可以看到每一次调用。</translation>
+    </message>
+</context><context><name>ScaleChart</name><message>
         <location filename="../../app/panels/grad_scaler/scale_chart.py" line="71" />
         <source>loss scale</source>
         <translation>损失缩放系数</translation>

@@ -630,13 +630,23 @@ def test_unroll_a_rolled_module_one_box_per_call_and_roll_it_back(qtbot, view):
     scene = view.graph_scene()
     rolled = [g for g in scene.layout.groups if g.repeat > 1]
     assert len(rolled) == 1 and rolled[0].module == "cell" and rolled[0].repeat == 320
-    box = scene.key_items[rolled[0].id]
-    assert "320" in " ".join(box.box.lines)
-    # a real click on the "×320" box unrolls it: one collapsed box per call
-    view.view.centerOn(box)
-    pos = view.view.mapFromScene(box.sceneBoundingRect().center())
+    # rolled: the first call's graph in a frame "×320", the loop-back edge marked ×320
+    assert not rolled[0].collapsed
+    cell_nodes = {n.id for n in view.session.graph.nodes if n.module == "cell" and n.kind == "op"}
+    drawn = {nid for nid in scene.node_items if nid in cell_nodes}
+    assert len(drawn) * 320 == len(cell_nodes)
+    loops = [e for e in scene.layout.edges if e.loop]
+    assert len(loops) == 1 and loops[0].loop == 320
+    # stepping lights the box that stands for the node running now (in any call)
+    view.session.set_step(4)
+    cur = view.session.state.current
+    assert cur in cell_nodes and cur not in drawn
+    assert scene.stand_in_items[cur].status == "current"
+    view.session.set_step(0)
+    # the frame's menu unrolls it: one collapsed box per call
+    unroll = next(fn for t, fn in scene.group_actions(rolled[0]) if "320" in t and "Unroll" in t)
     with qtbot.waitSignal(view.layoutFinished, timeout=60_000):
-        qtbot.mouseClick(view.view.viewport(), Qt.LeftButton, pos=pos)
+        unroll()
     wait_layout(qtbot, view)
     scene = view.graph_scene()
     calls = [g for g in scene.layout.groups if g.module == "cell"]
@@ -662,7 +672,7 @@ def test_unroll_a_rolled_module_one_box_per_call_and_roll_it_back(qtbot, view):
     wait_layout(qtbot, view)
     scene = view.graph_scene()
     assert len([g for g in scene.layout.groups if g.module == "cell" and g.collapsed]) == 320
-    # and rolled back into one "×320" box (the context menu's "Roll the calls...")
+    # and rolled back into the "×320" view (the context menu's "Roll the calls...")
     call = next(g for g in scene.layout.groups if g.module == "cell")
     texts = [t for t, _ in scene.group_actions(call)]
     assert any("320" in t for t in texts)

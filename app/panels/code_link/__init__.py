@@ -1,0 +1,1 @@
+"""Code <-> graph: the editor's line and the graph's nodes follow each other."""

@@ -1,0 +1,61 @@
+"""The script line (and its text) that made each node: `Node.line`, `Node.code`.
+
+Installs worker/source_lines.py's torch function mode for the script's run;
+after the script, sets `line` and `code` on every captured node: an op
+node's from the torch call that created it (innermost frame of the script's
+file), a leaf's from where its tensor was made to require grad, when known.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from autogradviz.engine.probes.base import FEATURE_ORDER, ORIGINALS, Probe
+from autogradviz.engine.worker.source_lines import SourceLines
+
+
+class SourceLinesProbe(Probe):
+    name = "source_lines"
+    # installed last: its wrappers of the backward entry points are the
+    # outermost, so the recorder's work runs with the mode off (`paused`)
+    order = FEATURE_ORDER + 1000
+
+    def install(self, ctx) -> None:
+        super().install(ctx)
+        self.lines = SourceLines(ctx.filename, ORIGINALS)
+        for owner, name in ((torch.Tensor, "backward"), (torch.autograd, "backward"), (torch.autograd, "grad")):
+            self.patches.wrap(owner, name, self.lines.paused)
+        self.lines.install()
+
+    def remove(self) -> None:
+        lines = getattr(self, "lines", None)
+        if lines is not None:
+            lines.remove()
+        super().remove()
+
+    def contribute(self, trace) -> None:
+        lines = getattr(self, "lines", None)
+        if lines is None:
+            return
+        line_of, leaf_line, code_of = lines.line_of, lines.leaf_line, lines.code
+        codes: dict = {}
+        for cap in self.ctx.state.captures:
+            nodes = cap.graph.nodes
+            order = cap.order
+            if not nodes or order is None or len(nodes) != len(order):
+                continue
+            for node, n in zip(nodes, order):
+                if node.line is not None:
+                    continue
+                if node.kind == "leaf":
+                    var = getattr(n, "variable", None)
+                    line = leaf_line(var) if var is not None else None
+                else:
+                    line = line_of(n)
+                if line is None:
+                    continue
+                node.line = line
+                code = codes.get(line, False)
+                if code is False:
+                    code = codes[line] = code_of(line)
+                node.code = code

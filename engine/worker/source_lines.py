@@ -1,0 +1,169 @@
+"""Which line of the script made each autograd node (and each leaf tensor).
+
+A `TorchFunctionMode` sees every torch call the script makes at the Python
+level (operators, Tensor methods, torch.* and F.* functions; calls made
+inside one of those - F.linear's own work, a layer norm's pieces - run with
+the mode popped and are not seen again). Around each call it reads the
+autograd sequence number (`_get_sequence_nr()`: the number the next node will
+get) before and after; only when the call made nodes does it walk the Python
+stack to the innermost frame of the script's own file - also inside the
+script's functions, classes and module forwards - and remember "nodes with
+sequence numbers [start, end) were made on line L". Calls that make no node
+(the great majority inside a backward's hooks, .shape, printing) cost two
+counter reads, so the forward pays about 1.5 us per torch call and the
+backward nothing (the engine's C++ never calls Python torch functions; our
+recorder's hooks run inside the handler of `Tensor.backward`, where the mode
+is popped). After the script, `line_of(node)` is one bisect.
+
+This is the same line torch's anomaly mode stores with a node's traceback
+(the innermost frame of the script in `metadata["traceback_"]`), at a
+fraction of its cost: anomaly mode formats the whole stack for every node.
+
+Leaves: a tensor made with `requires_grad=True`, or turned into one with
+`requires_grad_()` / `.requires_grad = True`, and every nn.Parameter
+registered on a module (a global parameter-registration hook: the line is
+the script's `nn.Linear(...)` or `self.fc = ...`), remember their line in a
+weak, identity-keyed table; `leaf_line(tensor)` reads it.
+
+Wrappers that probes put on Tensor methods (backward, retain_grad,
+register_hook) would be entered twice through the mode (torch hands the mode
+the patched method); the handler calls the innermost original instead
+(probes/base.py `ORIGINALS`), so each wrapper runs once, as without us.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import linecache
+import sys
+from typing import Optional
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils.weak import WeakIdKeyDictionary
+
+_get_seq = torch._C._autograd._get_sequence_nr
+_Tensor = torch.Tensor
+_getframe = sys._getframe
+# Ways to make a leaf that requires grad, apart from a factory's keyword.
+_REQUIRES_GRAD_SETTERS = (_Tensor.requires_grad_, _Tensor.requires_grad.__set__)
+
+
+class SourceLines(TorchFunctionMode):
+    """The mode plus what it learned: node sequence intervals and leaf lines."""
+
+    def __init__(self, filename: Optional[str], originals: Optional[dict] = None):
+        super().__init__()
+        self.filename = filename
+        self.originals = originals if originals is not None else {}
+        # parallel lists, sorted by start (sequence numbers only grow in a thread)
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.lines: list[int] = []
+        self.leaves = WeakIdKeyDictionary()
+        self._handle = None
+
+    # -- install / remove ---------------------------------------------------
+    def install(self) -> None:
+        self.__enter__()
+        try:
+            from torch.nn.modules.module import register_module_parameter_registration_hook
+            self._handle = register_module_parameter_registration_hook(self._param_registered)
+        except Exception:  # (older torch: parameters then get no line)
+            self._handle = None
+
+    def remove(self) -> None:
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
+        self.__exit__(None, None, None)
+
+    def paused(self, fn):
+        """`fn` wrapped to run with this mode off the stack (when it is on top):
+        the recorder's work inside a backward call (capture, hooks on every
+        node) then pays nothing for us; nodes made inside a backward get no
+        line either way."""
+        _len, _at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
+        _pop, _push = torch._C._pop_torch_function_stack, torch._C._push_on_torch_function_stack
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            n = _len()
+            if not n or _at(n - 1) is not self:
+                return fn(*args, **kwargs)
+            _pop()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _push(self)
+        return call
+
+    # -- the mode ---------------------------------------------------------------
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        orig = self.originals.get(func)
+        while orig is not None:  # a probe's wrapper: it already ran once
+            func = orig
+            orig = self.originals.get(func)
+        s0 = _get_seq()
+        out = func(*args, **kwargs) if kwargs else func(*args)
+        s1 = _get_seq()
+        if s1 != s0:
+            line = self._script_line()
+            if line is not None:
+                self.starts.append(s0)
+                self.ends.append(s1)
+                self.lines.append(line)
+        elif kwargs and kwargs.get("requires_grad") is True and isinstance(out, _Tensor):
+            self._leaf(out)
+        elif func in _REQUIRES_GRAD_SETTERS and args and isinstance(args[0], _Tensor):
+            self._leaf(args[0])
+        return out
+
+    def _script_line(self) -> Optional[int]:
+        fn = self.filename
+        f = _getframe(2)
+        while f is not None:
+            if f.f_code.co_filename == fn:
+                return f.f_lineno
+            f = f.f_back
+        return None
+
+    def _leaf(self, t) -> None:
+        try:
+            if t.requires_grad and t.grad_fn is None and t not in self.leaves:
+                line = self._script_line()
+                if line is not None:
+                    self.leaves[t] = line
+        except Exception:
+            pass
+
+    def _param_registered(self, module, name, param):
+        if param is not None:
+            self._leaf(param)
+        return None
+
+    # -- queries (after the script) ------------------------------------------------
+    def line_of(self, node) -> Optional[int]:
+        """The script line that made autograd Node `node`, or None."""
+        try:
+            seq = node._sequence_nr()
+        except Exception:
+            return None
+        i = bisect.bisect_right(self.starts, seq) - 1
+        if i >= 0 and seq < self.ends[i]:
+            return self.lines[i]
+        return None
+
+    def leaf_line(self, tensor) -> Optional[int]:
+        try:
+            return self.leaves.get(tensor)
+        except Exception:
+            return None
+
+    def code(self, line: Optional[int]) -> Optional[str]:
+        """Line `line`'s text, stripped (the runner put the source in linecache)."""
+        if line is None or not self.filename:
+            return None
+        text = linecache.getline(self.filename, line).strip()
+        return text or None

@@ -1,0 +1,136 @@
+"""Node.line / Node.code against torch's own anomaly-mode tracebacks.
+
+The worker records the script; the test runs the same source itself under
+`torch.autograd.set_detect_anomaly(True)`, where torch stores the forward
+traceback of every node it creates (`node.metadata["traceback_"]`), and takes
+the innermost frame of the script's file from each. Both graphs must have
+the same (op, line) pairs, node for node.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+
+import torch
+
+from torch_reference import graph_nodes
+
+FUNCS_CLASSES_LOOPS = '''\
+import torch
+import torch.nn as nn
+
+class Block(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.lin = nn.Linear(n, n)
+        self.norm = nn.LayerNorm(n)
+
+    def forward(self, x):
+        h = self.lin(x)
+        h = torch.relu(h)
+        return self.norm(h + x)
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(4) for _ in range(2)])
+        self.head = nn.Sequential(nn.Linear(4, 3), nn.Tanh())
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return self.head(x)
+
+def scale(t, k):
+    u = t * k
+    return u - 1
+
+net = Net()
+x = torch.randn(5, 4, requires_grad=True)
+w = torch.ones(3)
+w.requires_grad_()
+y = net(x)
+for i in range(3):
+    y = scale(y, i + 1)
+z = (y
+     * w)
+loss = z.pow(2).mean()
+loss.backward()
+'''
+
+RNN_CELL = '''\
+import torch
+cell = torch.nn.RNNCell(3, 5)
+h = torch.zeros(2, 5)
+xs = torch.randn(4, 2, 3)
+for t in range(4):
+    h = cell(xs[t], h)
+loss = h.sum()
+loss.backward()
+'''
+
+_FRAME = re.compile(r'File "(.*?)", line (\d+)')
+
+
+def anomaly_lines(source: str, filename: str) -> collections.Counter:
+    """(op, line) of every op node of `loss`'s graph, from torch's anomaly mode."""
+    ns = {"__name__": "__main__", "__builtins__": __builtins__}
+    with torch.autograd.set_detect_anomaly(True):
+        exec(compile(source, filename, "exec"), ns)
+    out = collections.Counter()
+    for n in graph_nodes([ns["loss"]]):
+        if n.name() == "torch::autograd::AccumulateGrad":
+            continue
+        lines = [int(m.group(2)) for fr in n.metadata["traceback_"]
+                 for m in [_FRAME.search(fr)] if m and m.group(1) == filename]
+        out[(n.name(), lines[-1] if lines else None)] += 1
+    return out
+
+
+def recorded_lines(graph) -> collections.Counter:
+    return collections.Counter((n.op, n.line) for n in graph.nodes if n.kind == "op")
+
+
+def line_of(source: str, text: str) -> int:
+    return next(i for i, s in enumerate(source.splitlines(), 1) if text in s)
+
+
+def test_op_lines_match_anomaly_mode_tracebacks(worker, tmp_path):
+    for i, source in enumerate((FUNCS_CLASSES_LOOPS, RNN_CELL)):
+        path = str(tmp_path / f"script{i}.py")
+        outcome = worker.run(source, filename=path, timeout=120)
+        assert outcome.trace.error is None, outcome.trace.error
+        graph = outcome.trace.graphs[0]
+        expected = anomaly_lines(source, path)
+        assert None not in {line for _, line in expected}
+        assert recorded_lines(graph) == expected
+        lines = source.splitlines()
+        for n in graph.nodes:
+            if n.line is not None:
+                assert n.code == lines[n.line - 1].strip()
+
+
+def test_leaves_carry_the_line_that_made_them(worker, tmp_path):
+    path = str(tmp_path / "leaves.py")
+    trace = worker.run(FUNCS_CLASSES_LOOPS, filename=path, timeout=120).trace
+    leaves = {n.label: n for n in trace.graphs[0].nodes if n.kind == "leaf"}
+    assert leaves["x"].line == line_of(FUNCS_CLASSES_LOOPS, "x = torch.randn")
+    assert leaves["w"].line == line_of(FUNCS_CLASSES_LOOPS, "w.requires_grad_()")
+    assert leaves["net.blocks.0.lin.weight"].line == line_of(FUNCS_CLASSES_LOOPS, "self.lin = nn.Linear")
+    assert leaves["net.head.0.bias"].code == "self.head = nn.Sequential(nn.Linear(4, 3), nn.Tanh())"
+
+
+def test_recording_lines_does_not_change_what_the_script_computes(worker, tmp_path):
+    path = str(tmp_path / "same.py")
+    source = RNN_CELL + "print(loss.item(), cell.weight_hh.grad.norm().item())\n"
+    torch.manual_seed(0)
+    trace = worker.run("import torch\ntorch.manual_seed(0)\n" + source, filename=path, timeout=120).trace
+    ns = {"__name__": "__main__"}
+    torch.manual_seed(0)
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(source, path, "exec"), ns)
+    assert trace.stdout == buf.getvalue()
