@@ -310,7 +310,8 @@ def _export_trace(trace, args, fmt: str) -> int:
         if fmt == "dot":
             _write_dot_without_qt(graph, layout, args.output, args.theme)
             return 0
-        if fmt == "svg":
+        # (checkpoint regions are placed by the scene: a graph with any goes through Qt)
+        if fmt == "svg" and not any(c.graph == graph.id for c in getattr(trace, "checkpoints", None) or []):
             _write_svg_without_qt(trace, graph, layout, run, args)
             return 0
         _ensure_qapp()

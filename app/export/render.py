@@ -143,8 +143,10 @@ def write_svg(scene, path: str, rect: Optional[QRectF] = None, title: str = "") 
         raise ExportError(tr("nothing to export: no graph is shown"))
     rect = rect if rect is not None else content_rect(scene)
     view = (rect.x(), rect.y(), rect.width(), rect.height())
+    overlay = getattr(scene, "checkpoint_overlay", None)  # checkpoint regions, "not stored" chips
     text = svg_source(scene.graph, scene.layout, theme=scene.style.name, state=scene.state,
-                      title=title or tr("Autograd graph"), view=view)
+                      title=title or tr("Autograd graph"), view=view,
+                      overlays=overlay.svg_overlays() if overlay is not None else ())
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)

@@ -356,6 +356,20 @@ class CheckpointOverlay:
         if self.frame is not None:  # a rebuild (theme) during the phase
             self.show_frame(self.frame)
 
+    def svg_overlays(self) -> list:
+        """The regions and "not stored" chips as semantic SVG shapes
+        (engine/layout/svg_export.py), so that an SVG export shows them too."""
+        from autogradviz.engine.layout.svg_export import Overlay
+
+        def box(r: QRectF) -> tuple[float, float, float, float]:
+            return (r.x(), r.y(), r.width(), r.height())
+
+        out = [Overlay("checkpoint-region", region.toolTip(), region.title, box(region.frame_rect()))
+               for region in self.regions.values()]
+        out += [Overlay("not-stored", chip.toolTip(), "", box(chip._rect))
+                for chips in self.placeholders.values() for chip in chips]
+        return out
+
     def _box_of(self, nid: str) -> Optional[QRectF]:
         sc = self.scene
         items = sc.node_items.get(nid)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Optional
+from typing import NamedTuple, Optional, Sequence
 
 from autogradviz.engine.trace.model import Graph, TensorSummary
 from .dot_export import _THEMES
@@ -59,6 +59,17 @@ def _values(s: Optional[TensorSummary], limit: int = 6) -> str:
     return shape + (f" norm {s.norm:.4g}" if s.norm is not None else "")
 
 
+class Overlay(NamedTuple):
+    """One shape drawn over the layout: `css` its class ("checkpoint-region",
+    "not-stored"), `title` the hover text, `label` the text drawn at its top
+    left ("" for none), `rect` (x, y, w, h) in layout coordinates."""
+
+    css: str
+    title: str
+    label: str
+    rect: tuple[float, float, float, float]
+
+
 def _style(theme: str) -> str:
     th = _THEMES.get(theme, _THEMES["light"])
     st = _STEP.get(theme, _STEP["light"])
@@ -88,6 +99,12 @@ def _style(theme: str) -> str:
         f".edge.loop path{{stroke:{th['group'][1]};stroke-width:1.8}}",
         f".edge.loop polygon{{fill:{th['group'][1]}}}",
         f".edge text.loop{{fill:{th['group'][1]};font-weight:bold}}",
+        f".checkpoint-region rect{{fill:none;stroke:{st['current']};stroke-width:1.5;stroke-dasharray:8 4}}",
+        f".checkpoint-region text{{font-family:'DejaVu Sans',sans-serif;font-size:{_n(FONT_SIZE)}px;"
+        f"font-weight:bold;fill:{st['current']}}}",
+        f".not-stored rect{{fill:none;stroke:{th['text']};stroke-opacity:.5;stroke-dasharray:3 3}}",
+        f".not-stored text{{font-family:'DejaVu Sans',sans-serif;font-size:9px;fill:{th['text']};"
+        f"fill-opacity:.6}}",
     ]
     return "\n".join(rules)
 
@@ -138,10 +155,12 @@ def _arrow(points) -> str:
 
 def svg_source(graph: Graph, layout: LayoutResult, theme: str = "light", state=None,
                title: str = "", view: Optional[tuple[float, float, float, float]] = None,
-               margin: float = 16.0) -> str:
+               margin: float = 16.0, overlays: Sequence[Overlay] = ()) -> str:
     """The SVG text. `state`: a replay StepState (node status classes and the
     gradients on edges), or None for the plain graph. `view`: (x, y, w, h) of
-    the layout to show (default: all of it, plus `margin`)."""
+    the layout to show (default: all of it, plus `margin`). `overlays`: what the
+    app draws over the layout (checkpoint regions, "not stored" chips), each a
+    g with its own class, title and label, so that they stay semantic too."""
     th = _THEMES.get(theme, _THEMES["light"])
     if view is None:
         view = (-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin)
@@ -174,6 +193,11 @@ def svg_source(graph: Graph, layout: LayoutResult, theme: str = "light", state=N
             f'<title>{_x(name)}</title>'
             f'<rect x="{_n(g.x)}" y="{_n(g.y)}" width="{_n(g.w)}" height="{_n(g.h)}" rx="6"/>'
             f'<text x="{_n(g.x + 6)}" y="{_n(g.y + 12)}">{_x(label)}</text></g>')
+    for k, o in enumerate(overlays):
+        x, y, w, h = o.rect
+        app(f'<g class="{_x(o.css)}" id="overlay-{k}"><title>{_x(o.title)}</title>'
+            f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" rx="6"/>'
+            + (f'<text x="{_n(x + 6)}" y="{_n(y + 12)}">{_x(o.label)}</text>' if o.label else "") + "</g>")
     kinds = {b.key: b.kind for b in layout.boxes}
     ids = {b.key: _id("node-", b.key) for b in layout.boxes}
     for i, e in enumerate(layout.edges):

@@ -240,3 +240,4 @@ def test_cli_export_draws_the_regions(tmp_path):
     svg = out.read_text(encoding="utf-8")
     for k in (1, 2):
         assert f"checkpoint {k} · reentrant · blocks.{k - 1}" in svg
+    assert svg.count('<g class="checkpoint-region"') == 2  # semantic: one group per region

@@ -164,6 +164,7 @@ def test_dock_only_for_traces_with_gradscaler_calls(main_window, trace):
     w = main_window
     dock = w.panels.dock("gradScaler")
     assert not dock.isVisible()
+    w.editor.setPlainText(SCRIPT)  # the code the trace came from (a call's line is selected in it)
     w.session.set_trace(trace)
     assert dock.isVisible()
     panel = w.panels.widget("gradScaler")
