@@ -8,7 +8,7 @@ get `themeChanged(effective_name)` with "light" or "dark".
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QPalette, QPen
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 from autogradviz.app.services import settings
@@ -132,3 +132,20 @@ class ThemeManager(QObject):
     def _system_changed(self, *_):
         if self._mode == "system":
             self.apply()
+
+
+def style_plot(plot, cursor, name: str) -> dict:
+    """A pyqtgraph plot's background and axes, and its cursor line, in theme
+    `name` (the charts of the GradScaler and Memory panels look alike);
+    returns the theme's colours for the rest of the drawing."""
+    c = colors(name)
+    plot.setBackground(QColor(c["base"]))
+    for axis in ("left", "bottom"):
+        ax = plot.getAxis(axis)
+        ax.setPen(QColor(c["muted"]))
+        ax.setTextPen(QColor(c["text"]))
+    pen = QPen(QColor(c["highlight"]))
+    pen.setWidthF(1.5)
+    pen.setCosmetic(True)
+    cursor.setPen(pen)
+    return c

@@ -19,7 +19,8 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem
 
 from autogradviz.engine.trace.model import TensorSummary
-from autogradviz.engine.trace.tensor_text import inline_text
+from autogradviz.engine.trace.tensor_text import inline_text, shape_text
+from autogradviz.engine.trace.tensor_text import number_text as _num
 
 from autogradviz.app.graph.style import GraphStyle, NodeLook
 
@@ -34,26 +35,6 @@ LOD_TEXT = 0.4
 
 
 # -- formatting tensor summaries for small labels --------------------------------------
-def _num(v) -> str:
-    if isinstance(v, bool):
-        return "True" if v else "False"
-    if isinstance(v, int):
-        return str(v)
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return str(v)
-    if math.isnan(f) or math.isinf(f):
-        return str(f)
-    if f == int(f) and abs(f) < 1e6:
-        return f"{f:.1f}"
-    return f"{f:.4g}"
-
-
-def shape_text(s: TensorSummary) -> str:
-    return "(" + ", ".join(str(d) for d in s.shape) + ")"
-
-
 def summary_text(s: Optional[TensorSummary], max_values: int = 6) -> str:
     """Small tensors: their values; larger ones: shape and norm."""
     if s is None:

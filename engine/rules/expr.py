@@ -144,14 +144,14 @@ def render(e: E, name: Callable[[str], str] = lambda n: n,
     raise ValueError(f"unknown expression kind {k!r}")
 
 
-def variables(e: E) -> list[str]:
-    """The recorded tensors an expression reads, in order of first use."""
+def _leaves(e: E, kind: str) -> list[str]:
+    """The names of the `kind` leaves ("var" or "param") of `e`, in order of first use."""
     out: list[str] = []
 
     def walk(x):
         if not isinstance(x, E):
             return
-        if x.kind == "var":
+        if x.kind == kind:
             if x.args[0] not in out:
                 out.append(x.args[0])
             return
@@ -159,20 +159,13 @@ def variables(e: E) -> list[str]:
             walk(a)
     walk(e)
     return out
+
+
+def variables(e: E) -> list[str]:
+    """The recorded tensors an expression reads, in order of first use."""
+    return _leaves(e, "var")
 
 
 def params(e: E) -> list[str]:
     """The plain values an expression reads."""
-    out: list[str] = []
-
-    def walk(x):
-        if not isinstance(x, E):
-            return
-        if x.kind == "param":
-            if x.args[0] not in out:
-                out.append(x.args[0])
-            return
-        for a in x.args:
-            walk(a)
-    walk(e)
-    return out
+    return _leaves(e, "param")

@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor
 
-from autogradviz.app.theme import colors
+from autogradviz.app.theme import style_plot
 
 
 def tr(text: str) -> str:
@@ -72,14 +72,7 @@ class ScaleChart(pg.PlotWidget):
         self.setLabel("bottom", tr("iteration (update() calls)"))
 
     def set_theme(self, name: str) -> None:
-        c = colors(name)
-        self._c = c
-        self.setBackground(QColor(c["base"]))
-        for axis in ("left", "bottom"):
-            ax = self.getAxis(axis)
-            ax.setPen(QColor(c["muted"]))
-            ax.setTextPen(QColor(c["text"]))
-        self._cursor.setPen(pg.mkPen(QColor(c["highlight"]), width=1.5))
+        self._c = style_plot(self, self._cursor, name)
         self._draw()
 
     def set_data(self, initial: float, points: list[tuple[int, float, str]], skipped: list[int]) -> None:

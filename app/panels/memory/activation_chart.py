@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QColor
 
 from autogradviz.app.panels.memory.curve_data import Curve, byte_ticks, human_bytes, stairs
-from autogradviz.app.theme import colors
+from autogradviz.app.theme import style_plot
 
 
 def tr(text: str) -> str:
@@ -61,14 +61,7 @@ class ActivationChart(pg.PlotWidget):
         self.set_theme("light")
 
     def set_theme(self, name: str) -> None:
-        c = colors(name)
-        self._c = c
-        self.setBackground(QColor(c["base"]))
-        for axis in ("left", "bottom"):
-            ax = self.getAxis(axis)
-            ax.setPen(QColor(c["muted"]))
-            ax.setTextPen(QColor(c["text"]))
-        self.cursor.setPen(pg.mkPen(QColor(c["highlight"]), width=1.5))
+        self._c = style_plot(self, self.cursor, name)
         self._draw()
 
     def set_curves(self, main: Optional[Curve], other: Optional[Curve] = None) -> None:
