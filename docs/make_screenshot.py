@@ -1,7 +1,8 @@
 """Screenshot driver for the README: open the app on the default lesson, run it,
 step to STEP (default: the middle), select the node labelled NODE, grab the window.
 SCRIPT=path opens and runs that script instead of the default lesson; CALL=k
-selects the k-th GradScaler call in its panel.
+selects the k-th GradScaler call in its panel; PANEL=id raises that dock (e.g.
+memory, checkpoint, modules) before the grab.
 
     xvfb-run -a .venv/bin/python docs/make_screenshot.py light|dark OUT.png [en|zh_CN]
 """
@@ -53,6 +54,9 @@ if nid:
             w.session.select_node(node.id)
 if os.environ.get("CALL"):
     w.panels.widget("gradScaler").set_index(int(os.environ["CALL"]))
+if os.environ.get("PANEL"):
+    dock = w.panels.dock(os.environ["PANEL"])
+    dock.show(); dock.raise_()
 for _ in range(50): app.processEvents(); time.sleep(0.02)
 w.grab().save(out)
 print("saved", out, "steps", n, "step", step)

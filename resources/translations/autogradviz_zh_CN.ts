@@ -4,23 +4,23 @@
 <context>
     <name />
     <message>
-        <location filename="../../app/graph/items.py" line="60" />
+        <location filename="../../app/graph/items.py" line="41" />
         <location filename="../../app/graph/tensor_labels.py" line="27" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="70" />
+        <location filename="../../app/graph/items.py" line="51" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="284" />
+        <location filename="../../app/graph/items.py" line="265" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="555" />
+        <location filename="../../app/graph/items.py" line="536" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -197,63 +197,63 @@
         <translation>没有可导出的内容：当前没有显示计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="147" />
-        <location filename="../../app/export/render.py" line="164" />
+        <location filename="../../app/export/render.py" line="148" />
+        <location filename="../../app/export/render.py" line="166" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="161" />
+        <location filename="../../app/export/render.py" line="163" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="172" />
+        <location filename="../../app/export/render.py" line="174" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="244" />
+        <location filename="../../app/export/render.py" line="246" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="267" />
+        <location filename="../../app/export/render.py" line="269" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="274" />
+        <location filename="../../app/export/render.py" line="276" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="275" />
+        <location filename="../../app/export/render.py" line="277" />
         <source>step {0} of {1} · recomputing checkpoint {2} ({3}/{4})</source>
         <translation>第 {0} 步，共 {1} 步 · 正在重算检查点 {2}（{3}/{4}）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="305" />
+        <location filename="../../app/export/render.py" line="307" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="307" />
+        <location filename="../../app/export/render.py" line="309" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="329" />
+        <location filename="../../app/export/render.py" line="331" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="333" />
+        <location filename="../../app/export/render.py" line="335" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="336" />
+        <location filename="../../app/export/render.py" line="338" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
@@ -682,17 +682,17 @@
         <translation>结束</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="97" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="90" />
         <source>with checkpoint</source>
         <translation>使用检查点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="101" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="94" />
         <source>without checkpoint</source>
         <translation>不使用检查点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="105" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="98" />
         <source>re-run peak</source>
         <translation>重算峰值</translation>
     </message>
@@ -3716,6 +3716,12 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
 </context>
 <context><name>ActivationChart</name><message>
+        <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
         <location filename="../../app/panels/memory/activation_chart.py" line="38" />
         <source>start</source>
         <translation>开始</translation>
@@ -3736,17 +3742,17 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>结束</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="97" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="90" />
         <source>with checkpoint</source>
         <translation>使用检查点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="101" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="94" />
         <source>without checkpoint</source>
         <translation>不使用检查点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="105" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="98" />
         <source>re-run peak</source>
         <translation>重算峰值</translation>
     </message>
@@ -3888,63 +3894,63 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>没有可导出的内容：当前没有显示计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="147" />
-        <location filename="../../app/export/render.py" line="164" />
+        <location filename="../../app/export/render.py" line="148" />
+        <location filename="../../app/export/render.py" line="166" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="161" />
+        <location filename="../../app/export/render.py" line="163" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="172" />
+        <location filename="../../app/export/render.py" line="174" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="244" />
+        <location filename="../../app/export/render.py" line="246" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="267" />
+        <location filename="../../app/export/render.py" line="269" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="274" />
+        <location filename="../../app/export/render.py" line="276" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="275" />
+        <location filename="../../app/export/render.py" line="277" />
         <source>step {0} of {1} · recomputing checkpoint {2} ({3}/{4})</source>
         <translation>第 {0} 步，共 {1} 步 · 正在重算检查点 {2}（{3}/{4}）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="305" />
+        <location filename="../../app/export/render.py" line="307" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="307" />
+        <location filename="../../app/export/render.py" line="309" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="329" />
+        <location filename="../../app/export/render.py" line="331" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="333" />
+        <location filename="../../app/export/render.py" line="335" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="336" />
+        <location filename="../../app/export/render.py" line="338" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
@@ -4059,23 +4065,23 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>检验失败。</translation>
     </message>
     </context><context><name>GraphItems</name><message>
-        <location filename="../../app/graph/items.py" line="60" />
+        <location filename="../../app/graph/items.py" line="41" />
         <location filename="../../app/graph/tensor_labels.py" line="27" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="70" />
+        <location filename="../../app/graph/items.py" line="51" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="284" />
+        <location filename="../../app/graph/items.py" line="265" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="555" />
+        <location filename="../../app/graph/items.py" line="536" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>

@@ -91,11 +91,12 @@ def fix_contexts(path: str = TS) -> dict:
             continue
         by_ctx: dict[str, list] = {}
         for msg in ctx.findall("message"):
+            # one copy in the context of every module that uses the text
+            # (the same English word in two modules' helpers: both need it)
             for loc in msg.findall("location"):
                 name = context_of.get(_key(loc.get("filename", "")))
-                if name:
-                    by_ctx.setdefault(name, []).append(msg)
-                    break
+                if name and msg not in by_ctx.setdefault(name, []):
+                    by_ctx[name].append(msg)
         for name, msgs in sorted(by_ctx.items()):
             new = ET.SubElement(root, "context")
             ET.SubElement(new, "name").text = name
