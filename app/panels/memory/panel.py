@@ -183,13 +183,13 @@ class MemoryPanel(QWidget):
 
     def _update_legend(self) -> None:
         mr = cd.memory_run(self.trace, self.session.run_index)
-        last = None
+        last, when = None, None
         for m in MOMENTS:
             if mr is not None and getattr(mr, m) is not None:
-                last = getattr(mr, m)
-        items = []
+                last, when = getattr(mr, m), m
+        items = [f"<i>{moment_name(when)}:</i>"] if when is not None else []  # which bar the sizes are
         for f, _ in PARTS:
-            value = f" {cd.human_bytes(getattr(last, f))}" if last is not None else ""
+            value = ("&nbsp;" + cd.human_bytes(getattr(last, f)).replace(" ", "&nbsp;")) if last is not None else ""
             items.append(f'<span style="color:{self.parts.color(f)}">■</span>&nbsp;{part_name(f)}{value}')
         self.parts_legend.setText("&nbsp;&nbsp; ".join(items))
 
