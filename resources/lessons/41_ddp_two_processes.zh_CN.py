@@ -36,6 +36,7 @@ def train(rank, port):
         print("weight.grad on rank 0:", grad.tolist())
         print("same on every rank:", all(torch.equal(g, grad) for g in everyone))
         print("mean of the two shards' gradients:", (data.sum(0) / WORLD_SIZE).tolist())
+    dist.barrier()                            # 所有进程都完成后才销毁进程组
     dist.destroy_process_group()
 
 

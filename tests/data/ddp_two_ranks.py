@@ -37,6 +37,7 @@ def train(rank, world_size, port):
         for name, p in model.named_parameters():
             print(f"rank {rank} step {step} {name}.grad {p.grad.flatten().tolist()}", flush=True)
         optimizer.step()
+    dist.barrier()                            # every rank is done before the group goes away
     dist.destroy_process_group()
 
 
