@@ -122,6 +122,14 @@ def test_compare_without_checkpoint_draws_a_second_curve(qtbot, ran):
     text = panel.result.text()
     assert f"saved {cd.human_bytes(without - with_)} of activations ({100 * (without - with_) / without:.0f} %)" in text
     assert f"re-ran {reran} ops" in text
+    # in a low window the panel scrolls: no text is drawn over the chart, and the
+    # legend (one row) sits in headroom above the highest curve
+    w.resize(1100, 560)
+    qtbot.wait(100)
+    for label in (panel.title, panel.now, panel.result):
+        assert not label.geometry().intersects(panel.chart.geometry())
+    (_, y_top) = panel.chart.getPlotItem().getViewBox().viewRange()[1]
+    assert max(panel.chart.main.ys + panel.chart.other.ys) * 1.5 <= y_top
     # the session still holds the original trace (the comparison ran in a worker of its own)
     assert w.session.trace is trace
     # a new trace drops the comparison
