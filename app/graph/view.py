@@ -35,6 +35,7 @@ class GraphView(QWidget):
     layoutStarted = Signal()
     layoutFinished = Signal(str)  # info: engine and seconds
     layoutFailed = Signal(str)
+    layoutDropped = Signal()  # a layout given up because its trace went away (no failure)
 
     def __init__(self, session: TraceSession, parent: Optional[QWidget] = None):
         super().__init__(parent)
@@ -406,6 +407,7 @@ class GraphView(QWidget):
         self.busy.hide()
         asked, self._cancel_asked = self._cancel_asked, False
         if not asked:  # the trace went away (a run ended without one): nothing failed
+            self.layoutDropped.emit()
             return
         text = self.tr("Layout cancelled. The previous picture is still shown.")
         self.message.show_message(text)

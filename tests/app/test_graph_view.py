@@ -385,7 +385,8 @@ def test_dropping_the_trace_during_layout_reports_no_failure(qtbot, view, monkey
     trace = trace_of(LESSON)
     with qtbot.waitSignal(view.layoutStarted, timeout=5000):
         view.session.set_trace(trace)
-    with qtbot.assertNotEmitted(view.layoutFailed, wait=500):
+    with qtbot.assertNotEmitted(view.layoutFailed, wait=500), \
+            qtbot.waitSignal(view.layoutDropped, timeout=5000):  # (the status bar stops saying "Laying out")
         view.session.set_trace(None)
         qtbot.waitUntil(lambda: not view.runner.is_running(), timeout=5000)
     assert not view.busy.isVisible() and "cancelled" not in view.message.text().lower()
