@@ -93,6 +93,28 @@ def test_bars_are_the_recorded_parts(ran):
         assert drawn[m] == {f: getattr(getattr(run, m), f) for f, _ in PARTS}
     assert run.after_step.optimizer_states > 0  # SGD's momentum buffers
     assert cd.human_bytes(run.after_step.parameters) in panel.parts_legend.text().replace("&nbsp;", " ")
+    # each entry stays on one line ("optimizer | states", or CJK text between any two letters)
+    from PySide6.QtGui import QTextDocument
+
+    from autogradviz.app import i18n
+    i18n.set_language("zh_CN", save=False)
+    try:
+        panel.retranslate()
+        html = panel.parts_legend.text()
+    finally:
+        i18n.set_language("en", save=False)
+        panel.retranslate()
+    doc = QTextDocument()
+    doc.setHtml(html)
+    full = doc.idealWidth()
+    for k in range(6, 19):  # a narrowing dock: entries move whole to the next line
+        doc.setTextWidth(full * k / 20)
+        doc.documentLayout().documentSize()
+        block, ends = doc.begin(), []
+        for n in range(block.layout().lineCount()):
+            line = block.layout().lineAt(n)
+            ends.append(block.text()[line.textStart():line.textStart() + line.textLength()].rstrip("\u00a0 "))
+        assert all(e.endswith(("B", ":")) for e in ends), ends
 
 
 def test_compare_without_checkpoint_draws_a_second_curve(qtbot, ran):

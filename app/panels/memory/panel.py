@@ -198,10 +198,10 @@ class MemoryPanel(QWidget):
         for m in MOMENTS:
             if mr is not None and getattr(mr, m) is not None:
                 last, when = getattr(mr, m), m
-        items = [f"<i>{moment_name(when)}:</i>"] if when is not None else []  # which bar the sizes are
+        items = [f"<i>{_unbreakable(moment_name(when))}:</i>"] if when is not None else []  # which bar the sizes are
         for f, _ in PARTS:
             value = ("&nbsp;" + cd.human_bytes(getattr(last, f)).replace(" ", "&nbsp;")) if last is not None else ""
-            items.append(f'<span style="color:{self.parts.color(f)}">■</span>&nbsp;{part_name(f)}{value}')
+            items.append(f'<span style="color:{self.parts.color(f)}">■</span>&nbsp;{_unbreakable(part_name(f))}{value}')
         self.parts_legend.setText("&nbsp;&nbsp; ".join(items))
 
     # -- comparison ---------------------------------------------------------------------------
@@ -312,3 +312,9 @@ def has_backward_memory(trace) -> bool:
     """The dock is shown for traces with a recorded backward run."""
     mem = getattr(trace, "memory", None)
     return mem is not None and bool(mem.runs)
+
+
+def _unbreakable(name: str) -> str:
+    """A legend name kept on one line: Chinese text may otherwise break between
+    any two characters ("激活" at a line's end, "值 0 B" on the next)."""
+    return "\u2060".join(name).replace(" ", "&nbsp;")  # U+2060 WORD JOINER: no break here
