@@ -22,6 +22,7 @@ from autogradviz.engine.trace.model import TensorSummary
 from autogradviz.engine.trace.tensor_text import inline_text, shape_text
 from autogradviz.engine.trace.tensor_text import number_text as _num
 
+from autogradviz.app.graph.group_text import display_lines
 from autogradviz.app.graph.style import GraphStyle, NodeLook
 
 
@@ -158,7 +159,7 @@ class NodeItem(QGraphicsRectItem):
             self._draw_shape(painter, r.adjusted(3, 3, -3, -3))
         # text lines
         painter.setPen(look.text)
-        lines = self.box.lines or []
+        lines = display_lines(self.box.kind, self.box.lines or [])
         if lines:
             fb = st.font(bold=True)
             fn = st.font()

@@ -35,6 +35,7 @@ class GraphView(QWidget):
     layoutStarted = Signal()
     layoutFinished = Signal(str)  # info: engine and seconds
     layoutFailed = Signal(str)
+    layoutDropped = Signal()  # a layout given up because its trace went away (no failure)
 
     def __init__(self, session: TraceSession, parent: Optional[QWidget] = None):
         super().__init__(parent)
@@ -61,7 +62,8 @@ class GraphView(QWidget):
         self._legend_auto_hidden = False  # a fit hid the legend for lack of room
 
         self.busy = BusyBar(self)
-        self.busy.cancel_btn.clicked.connect(self.runner.cancel)
+        self._cancel_asked = False  # Cancel clicked (else a cancel is the view dropping an old graph)
+        self.busy.cancel_btn.clicked.connect(self._cancel_clicked)
         self.cancel_btn = self.busy.cancel_btn
         self.message = Banner(self)
         self.message.set_style(self._scene.style)
@@ -397,8 +399,16 @@ class GraphView(QWidget):
         self.message.show_message(text)
         self.layoutFailed.emit(text)
 
+    def _cancel_clicked(self) -> None:
+        self._cancel_asked = True
+        self.runner.cancel()
+
     def _on_layout_cancelled(self) -> None:
         self.busy.hide()
+        asked, self._cancel_asked = self._cancel_asked, False
+        if not asked:  # the trace went away (a run ended without one): nothing failed
+            self.layoutDropped.emit()
+            return
         text = self.tr("Layout cancelled. The previous picture is still shown.")
         self.message.show_message(text)
         self.layoutFailed.emit(text)

@@ -72,6 +72,10 @@ class RankSwitch(QWidget):
         self.run_combo = run_combo
         self.label = QLabel(self)
         self.combo = QComboBox(self)
+        # as wide as a short name: a long thread name ("main process · thread
+        # Thread-1 (train)") squeezed the run list and the speed slider away
+        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setMinimumContentsLength(10)
         self.combo.currentIndexChanged.connect(self._picked)
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)

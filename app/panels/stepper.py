@@ -161,6 +161,7 @@ class StepperPanel(QWidget):
         self.speed.setRange(1, 20)  # steps per second
         self.speed.setValue(2)
         self.speed.setMaximumWidth(120)
+        self.speed.setMinimumWidth(60)
         self.speed.setFocusPolicy(Qt.NoFocus)
         self.speed.valueChanged.connect(self._on_speed)
         self.speed_label = QLabel(self)

@@ -159,6 +159,7 @@ class MainWindow(QMainWindow):
         gv.layoutStarted.connect(status.layout_started)
         gv.layoutFinished.connect(status.layout_finished)
         gv.layoutFailed.connect(status.layout_failed)
+        gv.layoutDropped.connect(status.layout_dropped)
         gv.layoutFailed.connect(runs.report_layout_failure)
         self.theme_manager.themeChanged.connect(self._apply_theme)
         self._apply_theme(self.theme_manager.effective)

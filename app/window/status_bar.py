@@ -181,6 +181,13 @@ class WindowStatus(QObject):
         self.layout_label.setToolTip(self.tr("How the graph was laid out"))
         self.update_worker()
 
+    def layout_dropped(self) -> None:
+        """The layout under way was given up (its trace went away): no longer busy, nothing to say."""
+        self._layout_busy = False
+        self._layout_info = ""
+        self.layout_label.setText("")
+        self.update_worker()
+
     def layout_failed(self, _message: str) -> None:
         self._layout_busy = False
         self._layout_info = ""

@@ -4,23 +4,23 @@
 <context>
     <name />
     <message>
-        <location filename="../../app/graph/items.py" line="41" />
+        <location filename="../../app/graph/items.py" line="42" />
         <location filename="../../app/graph/tensor_labels.py" line="27" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="51" />
+        <location filename="../../app/graph/items.py" line="52" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="265" />
+        <location filename="../../app/graph/items.py" line="266" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="536" />
+        <location filename="../../app/graph/items.py" line="537" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -365,7 +365,7 @@
     </message>
     <message>
         <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
-        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
         <source>forward</source>
         <translation>前向</translation>
     </message>
@@ -475,22 +475,22 @@
         <translation> → 所有 rank 平均后 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="85" />
+        <location filename="../../app/panels/processes.py" line="89" />
         <source>Process:</source>
         <translation>进程：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="86" />
+        <location filename="../../app/panels/processes.py" line="90" />
         <source>The script's backward runs came from several processes (DDP ranks, spawned children) or threads: pick one to step through its runs. Switching keeps the same backward call, so you can compare ranks.</source>
         <translation>脚本的反向传播来自多个进程（DDP 的各个 rank、spawn 出的子进程）或线程：选一个，逐步查看它的反向传播。切换时保持同一次 backward 调用，便于比较各个 rank。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="101" />
+        <location filename="../../app/panels/processes.py" line="105" />
         <source>All</source>
         <translation>全部</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="106" />
+        <location filename="../../app/panels/processes.py" line="110" />
         <source>pid {0}, {1} backward run(s)</source>
         <translation>进程号 {0}，{1} 次反向传播</translation>
     </message>
@@ -662,37 +662,37 @@
         <translation>不在法则表中；以下是 torch 自己的公式（来自运行所用 torch 的 derivatives.yaml）：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
         <source>start</source>
         <translation>开始</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
         <source>backward()</source>
         <translation>backward()</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
         <source>backward</source>
         <translation>反向</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="39" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="41" />
         <source>end</source>
         <translation>结束</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="90" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="96" />
         <source>with checkpoint</source>
         <translation>使用检查点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="94" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="100" />
         <source>without checkpoint</source>
         <translation>不使用检查点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="98" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="104" />
         <source>re-run peak</source>
         <translation>重算峰值</translation>
     </message>
@@ -791,161 +791,171 @@
         <source>Loop: the {0} calls of this module run one after another, each fed the previous call's output along this edge. Only the first call is drawn; unroll the module (its frame's menu) to see every call.</source>
         <translation>循环：这个模块的 {0} 次调用依次执行，每次调用都沿这条边接收上一次调用的输出。图中只画出第一次调用；展开该模块（框的右键菜单）可以看到每一次调用。</translation>
     </message>
+    <message>
+        <location filename="../../app/graph/group_text.py" line="31" />
+        <source>{0} call {1}/{2}</source>
+        <translation>{0} 第 {1}/{2} 次调用</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/group_text.py" line="35" />
+        <source>{0} nodes</source>
+        <translation>{0} 个节点</translation>
+    </message>
 </context>
 <context>
     <name>CheckpointPanel</name>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="142" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="155" />
         <source>Checkpointed segments keep only their inputs; their activations are recomputed in backward when a node needs them. Click a re-run (or use Up/Down) to go to that step.</source>
         <translation>检查点分段只保留输入；其激活值会在反向传播中某个节点需要时重新计算。点击一次重算（或用上/下方向键）即可跳到对应的步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="144" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="157" />
         <source>Each checkpoint call of the script, in call order</source>
         <translation>脚本中的每次 checkpoint 调用，按调用顺序排列</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="145" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="158" />
         <source>Each time backward re-ran a segment, in order. Click to go to that step of the backward run.</source>
         <translation>反向传播每一次重新运行分段的记录，按先后顺序排列。点击可跳到反向传播中的对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="161" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="174" />
         <source>reentrant</source>
         <translation>可重入</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="163" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="176" />
         <source>non-reentrant</source>
         <translation>非可重入</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="168" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="181" />
         <source>1 op</source>
         <translation>1 个操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="168" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="181" />
         <source>{0} ops</source>
         <translation>{0} 个操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="172" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="185" />
         <source>checkpoint {0}</source>
         <translation>检查点 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="176" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="189" />
         <source>line {0}</source>
         <translation>第 {0} 行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="182" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="195" />
         <source>a node that was not captured</source>
         <translation>一个未被捕获的节点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="191" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="204" />
         <source>run #{0}, step {1}</source>
         <translation>第 {0} 次反向传播，第 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="192" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="205" />
         <source>outside a recorded backward</source>
         <translation>不在已记录的反向传播中</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="193" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="206" />
         <source>checkpoint {0} re-ran {1} of {2} ops</source>
         <translation>检查点 {0} 重新运行了 {2} 个操作中的 {1} 个</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="197" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="210" />
         <source>stopped early</source>
         <translation>提前停止</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="198" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="211" />
         <source>needed by {0}</source>
         <translation>由 {0} 触发</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="255" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="268" />
         <source>No segment was re-run: no backward needed their saved tensors.</source>
         <translation>没有分段被重新运行：没有任何反向传播需要它们保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="280" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="293" />
         <source>No checkpoint calls were recorded.</source>
         <translation>没有记录到 checkpoint 调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="288" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="301" />
         <source>Kept: the inputs {0}. Only the inputs are kept; the segment's activations are recomputed in backward.</source>
         <translation>保留：输入 {0}。只保留输入；分段的激活值会在反向传播中重新计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="291" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="304" />
         <source>Kept: no tensor inputs. The segment's activations are recomputed in backward.</source>
         <translation>保留：没有张量输入。分段的激活值会在反向传播中重新计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="294" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="307" />
         <source>preserve_rng_state=False and the segment uses dropout: the re-run draws a new random mask, which may differ from the forward's, so the gradients may not match the forward.</source>
         <translation>preserve_rng_state=False 且分段中使用了 dropout：重新运行时会抽取新的随机掩码，可能与前向传播时的不同，因此梯度可能与前向传播不一致。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="298" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="311" />
         <source>The call raised: {0}</source>
         <translation>调用抛出异常：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="303" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="316" />
         <source>Stopped early: every needed tensor was recovered after {0} of {1} ops.</source>
         <translation>提前停止：运行了 {1} 个操作中的 {0} 个后，所需的张量已全部恢复。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="307" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="320" />
         <source>The re-run raised: {0}</source>
         <translation>重新运行时抛出异常：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="309" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="322" />
         <source>Never re-run: no recorded backward needed its saved tensors.</source>
         <translation>从未重新运行：没有已记录的反向传播需要它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="319" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="332" />
         <source>re-run {0} op</source>
         <translation>第 {0} 次重算的操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="319" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="332" />
         <source>re-run op</source>
         <translation>重算的操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="320" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="333" />
         <source>forward op</source>
         <translation>前向操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="331" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="344" />
         <source>— not re-run</source>
         <translation>— 未重新运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="440" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="453" />
         <source>&lt;b&gt;Recomputing checkpoint {0}&lt;/b&gt; ({1}) because {2} needs its saved tensors.</source>
         <translation>&lt;b&gt;正在重新计算检查点 {0}&lt;/b&gt;（{1}），因为 {2} 需要它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="451" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="464" />
         <source>Next: checkpoint {0} is recomputed ({1}) at run #{2}, step {3}, when {4} needs its saved tensors.</source>
         <translation>下一次：在第 {2} 次反向传播的第 {3} 步，{4} 需要保存的张量时，检查点 {0} 将被重新计算（{1}）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="447" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="460" />
         <source>No more recomputations in the recorded backward runs after this step.</source>
         <translation>在已记录的反向传播中，此步之后不再有重新计算。</translation>
     </message>
@@ -1530,7 +1540,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>显示或隐藏解释颜色和标记的图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="142" />
+        <location filename="../../app/graph/view.py" line="143" />
         <source>Drag to pan, wheel or +/- to zoom, double-click to centre; click a node to inspect it.</source>
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
@@ -1540,7 +1550,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="462" />
+        <location filename="../../app/graph/view.py" line="470" />
         <source>Layout: {0} in {1:.2f} s</source>
         <translation>布局：{0}，用时 {1:.2f} 秒</translation>
     </message>
@@ -1619,12 +1629,12 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="396" />
+        <location filename="../../app/graph/view.py" line="397" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="402" />
+        <location filename="../../app/graph/view.py" line="410" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
@@ -2365,132 +2375,132 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="140" />
+        <location filename="../../app/panels/memory/panel.py" line="151" />
         <source>No recorded backward run: nothing is held for backward.</source>
         <translation>没有记录到反向传播：没有为反向传播保留任何内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="145" />
+        <location filename="../../app/panels/memory/panel.py" line="156" />
         <source>End of forward</source>
         <translation>前向结束</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="147" />
+        <location filename="../../app/panels/memory/panel.py" line="158" />
         <source>After backward step {k} of {n}</source>
         <translation>反向第 {k} 步之后（共 {n} 步）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="148" />
+        <location filename="../../app/panels/memory/panel.py" line="159" />
         <source>{where}: {bytes} held for backward.</source>
         <translation>{where}：为反向传播保留了 {bytes}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="158" />
+        <location filename="../../app/panels/memory/panel.py" line="169" />
         <source>Activation memory: run a script that calls backward().</source>
         <translation>激活内存：请运行一个调用 backward() 的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="163" />
+        <location filename="../../app/panels/memory/panel.py" line="174" />
         <source>Activations held for backward, run {run}: peak {peak}.</source>
         <translation>为反向传播保留的激活值，第 {run} 次反向：峰值 {peak}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="166" />
+        <location filename="../../app/panels/memory/panel.py" line="177" />
         <source>retain_graph: nothing is freed during this backward.</source>
         <translation>retain_graph：这次反向传播不释放任何内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="168" />
+        <location filename="../../app/panels/memory/panel.py" line="179" />
         <source>(run without checkpoint)</source>
         <translation>（不使用检查点运行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="178" />
+        <location filename="../../app/panels/memory/panel.py" line="189" />
         <source>CUDA allocated {a} (max {m})</source>
         <translation>CUDA 已分配 {a}（最大 {m}）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="207" />
+        <location filename="../../app/panels/memory/panel.py" line="218" />
         <source>Run this script again with checkpoint(fn, ...) called as fn(...) and draw both curves ({key})</source>
         <translation>把 checkpoint(fn, ...) 当作 fn(...) 再运行一次这个脚本，并画出两条曲线（{key}）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="210" />
+        <location filename="../../app/panels/memory/panel.py" line="221" />
         <source>This script makes no checkpoint call: there is nothing to compare.</source>
         <translation>这个脚本没有调用 checkpoint：没有可比较的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="212" />
+        <location filename="../../app/panels/memory/panel.py" line="223" />
         <source>Run the script first: the comparison runs the same script again.</source>
         <translation>请先运行脚本：比较会再运行一次同一个脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="219" />
+        <location filename="../../app/panels/memory/panel.py" line="230" />
         <source>Running the script again without checkpoint…</source>
         <translation>正在不使用检查点再次运行脚本…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="224" />
+        <location filename="../../app/panels/memory/panel.py" line="235" />
         <source>Comparison cancelled.</source>
         <translation>比较已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="235" />
+        <location filename="../../app/panels/memory/panel.py" line="246" />
         <source>Without checkpoint the script failed: {type}: {message}</source>
         <translation>不使用检查点时脚本出错：{type}：{message}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="242" />
+        <location filename="../../app/panels/memory/panel.py" line="253" />
         <source>The run without checkpoint timed out after {s} s.</source>
         <translation>不使用检查点的运行在 {s} 秒后超时。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="243" />
+        <location filename="../../app/panels/memory/panel.py" line="254" />
         <source>The worker running the script without checkpoint stopped: {m}</source>
         <translation>运行无检查点脚本的工作进程停止了：{m}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="245" />
+        <location filename="../../app/panels/memory/panel.py" line="256" />
         <source>The run without checkpoint sent an unreadable trace: {m}</source>
         <translation>不使用检查点的运行发回了无法读取的记录：{m}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="254" />
+        <location filename="../../app/panels/memory/panel.py" line="265" />
         <source>The run without checkpoint has no run {run} to compare.</source>
         <translation>不使用检查点的运行中没有可比较的第 {run} 次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="264" />
+        <location filename="../../app/panels/memory/panel.py" line="275" />
         <source>Compare without checkpoint</source>
         <translation>与不使用检查点比较</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="265" />
+        <location filename="../../app/panels/memory/panel.py" line="276" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="266" />
+        <location filename="../../app/panels/memory/panel.py" line="277" />
         <source>Stop the run without checkpoint</source>
         <translation>停止不使用检查点的运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="267" />
+        <location filename="../../app/panels/memory/panel.py" line="278" />
         <source>Bytes of saved tensors held for backward (each storage once). ▲: a checkpoint segment re-run during backward. Click to move to that step.</source>
         <translation>为反向传播保留的已保存张量的字节数（每块存储只计一次）。▲：反向传播中重新运行的检查点分段。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="270" />
+        <location filename="../../app/panels/memory/panel.py" line="281" />
         <source>held for backward</source>
         <translation>为反向保留</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="271" />
+        <location filename="../../app/panels/memory/panel.py" line="282" />
         <source>Training memory: end of forward, after backward, after the optimizer step</source>
         <translation>训练内存：前向结束、反向之后、优化器 step 之后</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="273" />
+        <location filename="../../app/panels/memory/panel.py" line="284" />
         <source>Sizes at the last of the three moments recorded</source>
         <translation>所记录的三个时刻中最后一个时刻的大小</translation>
     </message>
@@ -2992,183 +3002,183 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="237" />
+        <location filename="../../app/panels/stepper.py" line="238" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="239" />
+        <location filename="../../app/panels/stepper.py" line="240" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="241" />
+        <location filename="../../app/panels/stepper.py" line="242" />
         <source>First: before backward starts (Home)</source>
         <translation>开头：反向传播开始之前（Home）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="242" />
+        <location filename="../../app/panels/stepper.py" line="243" />
         <source>Step back (Left)</source>
         <translation>后退一步（←）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="243" />
+        <location filename="../../app/panels/stepper.py" line="244" />
         <source>Step forward: run the next node (Right)</source>
         <translation>前进一步：执行下一个节点（→）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="244" />
+        <location filename="../../app/panels/stepper.py" line="245" />
         <source>Last: after the whole backward pass (End)</source>
         <translation>结尾：整个反向传播之后（End）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="245" />
+        <location filename="../../app/panels/stepper.py" line="246" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="246" />
-        <location filename="../../app/panels/stepper.py" line="522" />
+        <location filename="../../app/panels/stepper.py" line="247" />
+        <location filename="../../app/panels/stepper.py" line="523" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="247" />
+        <location filename="../../app/panels/stepper.py" line="248" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="249" />
+        <location filename="../../app/panels/stepper.py" line="250" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="286" />
+        <location filename="../../app/panels/stepper.py" line="287" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="288" />
+        <location filename="../../app/panels/stepper.py" line="289" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="289" />
+        <location filename="../../app/panels/stepper.py" line="290" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="297" />
+        <location filename="../../app/panels/stepper.py" line="298" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="329" />
+        <location filename="../../app/panels/stepper.py" line="330" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="350" />
+        <location filename="../../app/panels/stepper.py" line="351" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="353" />
+        <location filename="../../app/panels/stepper.py" line="354" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="356" />
+        <location filename="../../app/panels/stepper.py" line="357" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="359" />
+        <location filename="../../app/panels/stepper.py" line="360" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="362" />
+        <location filename="../../app/panels/stepper.py" line="363" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="370" />
+        <location filename="../../app/panels/stepper.py" line="371" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="372" />
+        <location filename="../../app/panels/stepper.py" line="373" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="375" />
+        <location filename="../../app/panels/stepper.py" line="376" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="379" />
+        <location filename="../../app/panels/stepper.py" line="380" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="380" />
+        <location filename="../../app/panels/stepper.py" line="381" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="389" />
+        <location filename="../../app/panels/stepper.py" line="390" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="396" />
+        <location filename="../../app/panels/stepper.py" line="397" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="399" />
+        <location filename="../../app/panels/stepper.py" line="400" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="401" />
+        <location filename="../../app/panels/stepper.py" line="402" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="405" />
+        <location filename="../../app/panels/stepper.py" line="406" />
         <source> (GradScaler: {0} × the real gradient {1})</source>
         <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="428" />
+        <location filename="../../app/panels/stepper.py" line="429" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="434" />
+        <location filename="../../app/panels/stepper.py" line="435" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="442" />
+        <location filename="../../app/panels/stepper.py" line="443" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="446" />
+        <location filename="../../app/panels/stepper.py" line="447" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="531" />
+        <location filename="../../app/panels/stepper.py" line="532" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="534" />
+        <location filename="../../app/panels/stepper.py" line="535" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -3717,48 +3727,48 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 </context>
 <context><name>ActivationChart</name><message>
         <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
-        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
         <source>forward</source>
         <translation>前向</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
         <source>start</source>
         <translation>开始</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
         <source>backward()</source>
         <translation>backward()</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
         <source>backward</source>
         <translation>反向</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="39" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="41" />
         <source>end</source>
         <translation>结束</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="90" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="96" />
         <source>with checkpoint</source>
         <translation>使用检查点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="94" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="100" />
         <source>without checkpoint</source>
         <translation>不使用检查点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="98" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="104" />
         <source>re-run peak</source>
         <translation>重算峰值</translation>
     </message>
     </context><context><name>CheckpointMasks</name><message>
         <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
-        <location filename="../../app/panels/memory/activation_chart.py" line="38" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
         <source>forward</source>
         <translation>前向</translation>
     </message>
@@ -4065,23 +4075,23 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>检验失败。</translation>
     </message>
     </context><context><name>GraphItems</name><message>
-        <location filename="../../app/graph/items.py" line="41" />
+        <location filename="../../app/graph/items.py" line="42" />
         <location filename="../../app/graph/tensor_labels.py" line="27" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="51" />
+        <location filename="../../app/graph/items.py" line="52" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="265" />
+        <location filename="../../app/graph/items.py" line="266" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="536" />
+        <location filename="../../app/graph/items.py" line="537" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -4202,7 +4212,17 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
-    </context><context><name>MemoryCurve</name><message>
+    </context><context><name>GroupBox</name><message>
+        <location filename="../../app/graph/group_text.py" line="31" />
+        <source>{0} call {1}/{2}</source>
+        <translation>{0} 第 {1}/{2} 次调用</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/group_text.py" line="35" />
+        <source>{0} nodes</source>
+        <translation>{0} 个节点</translation>
+    </message>
+</context><context><name>MemoryCurve</name><message>
         <location filename="../../app/panels/memory/curve_data.py" line="30" />
         <source>B</source>
         <translation>B</translation>
@@ -4323,22 +4343,22 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation> → 所有 rank 平均后 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="85" />
+        <location filename="../../app/panels/processes.py" line="89" />
         <source>Process:</source>
         <translation>进程：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="86" />
+        <location filename="../../app/panels/processes.py" line="90" />
         <source>The script's backward runs came from several processes (DDP ranks, spawned children) or threads: pick one to step through its runs. Switching keeps the same backward call, so you can compare ranks.</source>
         <translation>脚本的反向传播来自多个进程（DDP 的各个 rank、spawn 出的子进程）或线程：选一个，逐步查看它的反向传播。切换时保持同一次 backward 调用，便于比较各个 rank。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="101" />
+        <location filename="../../app/panels/processes.py" line="105" />
         <source>All</source>
         <translation>全部</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="106" />
+        <location filename="../../app/panels/processes.py" line="110" />
         <source>pid {0}, {1} backward run(s)</source>
         <translation>进程号 {0}，{1} 次反向传播</translation>
     </message>
@@ -4382,7 +4402,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>Loop: the {0} calls of this module run one after another, each fed the previous call's output along this edge. Only the first call is drawn; unroll the module (its frame's menu) to see every call.</source>
         <translation>循环：这个模块的 {0} 次调用依次执行，每次调用都沿这条边接收上一次调用的输出。图中只画出第一次调用；展开该模块（框的右键菜单）可以看到每一次调用。</translation>
     </message>
-</context><context><name>ScaleChart</name><message>
+    </context><context><name>ScaleChart</name><message>
         <location filename="../../app/panels/grad_scaler/scale_chart.py" line="71" />
         <source>loss scale</source>
         <translation>损失缩放系数</translation>

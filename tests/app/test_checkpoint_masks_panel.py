@@ -54,6 +54,11 @@ def test_masks_side_by_side(qtbot, preserve):
     assert drawn == want
     assert ("same mask" in text) is same and ("different mask" in text) is (not same)
     assert ("gradient no longer matches the forward" in text) is (not same)
+    # in a low dock the masks and their verdict scroll, never squeezed into a
+    # label too short for its wrapped lines (the verdict's last line was cut off)
+    panel.resize(900, 260)
+    qtbot.wait(50)
+    assert panel.masks.height() >= panel.masks.heightForWidth(panel.masks.width())
 
 
 def test_panel_follows_the_recompute_phase(qtbot):

@@ -368,6 +368,30 @@ def test_cancel_layout_keeps_previous_picture(qtbot, view, monkeypatch):
     qtbot.waitUntil(lambda: not view.runner.is_running(), timeout=5000)
 
 
+def test_dropping_the_trace_during_layout_reports_no_failure(qtbot, view, monkeypatch):
+    """A run that ends without a trace drops the graph being laid out: that
+    cancel is no failure (it showed "The graph could not be laid out" in red)."""
+    import time as _time
+
+    import autogradviz.app.services.layout_runner as lr
+    from autogradviz.engine.layout import LayoutCancelled
+
+    def slow(graph, options, progress=None, cancelled=None):
+        while not cancelled():
+            _time.sleep(0.01)
+        raise LayoutCancelled()
+
+    monkeypatch.setattr(lr, "layout_graph", slow)
+    trace = trace_of(LESSON)
+    with qtbot.waitSignal(view.layoutStarted, timeout=5000):
+        view.session.set_trace(trace)
+    with qtbot.assertNotEmitted(view.layoutFailed, wait=500), \
+            qtbot.waitSignal(view.layoutDropped, timeout=5000):  # (the status bar stops saying "Laying out")
+        view.session.set_trace(None)
+        qtbot.waitUntil(lambda: not view.runner.is_running(), timeout=5000)
+    assert not view.busy.isVisible() and "cancelled" not in view.message.text().lower()
+
+
 def test_stepper_keys_on_the_graph_view(qtbot, view):
     from autogradviz.app.panels.stepper import StepperPanel
 

@@ -93,6 +93,29 @@ def test_bars_are_the_recorded_parts(ran):
         assert drawn[m] == {f: getattr(getattr(run, m), f) for f, _ in PARTS}
     assert run.after_step.optimizer_states > 0  # SGD's momentum buffers
     assert cd.human_bytes(run.after_step.parameters) in panel.parts_legend.text().replace("&nbsp;", " ")
+    # each entry stays on one line ("optimizer | states", or CJK text between any two letters)
+    from PySide6.QtGui import QTextDocument
+
+    from autogradviz.app import i18n
+    i18n.set_language("zh_CN", save=False)
+    try:
+        panel._update_legend()
+        html = panel.parts_legend.text()
+    finally:
+        i18n.set_language("en", save=False)
+        panel._update_legend()
+    assert "优化器" in html.replace("\u2060", "")
+    doc = QTextDocument()
+    doc.setHtml(html)
+    full = doc.idealWidth()
+    for k in range(6, 19):  # a narrowing dock: entries move whole to the next line
+        doc.setTextWidth(full * k / 20)
+        doc.documentLayout().documentSize()
+        block, ends = doc.begin(), []
+        for n in range(block.layout().lineCount()):
+            line = block.layout().lineAt(n)
+            ends.append(block.text()[line.textStart():line.textStart() + line.textLength()].rstrip("\u00a0 "))
+        assert all(e.endswith(("B", ":")) for e in ends), ends
 
 
 def test_compare_without_checkpoint_draws_a_second_curve(qtbot, ran):
@@ -122,6 +145,14 @@ def test_compare_without_checkpoint_draws_a_second_curve(qtbot, ran):
     text = panel.result.text()
     assert f"saved {cd.human_bytes(without - with_)} of activations ({100 * (without - with_) / without:.0f} %)" in text
     assert f"re-ran {reran} ops" in text
+    # in a low window the panel scrolls: no text is drawn over the chart, and the
+    # legend (one row) sits in headroom above the highest curve
+    w.resize(1100, 560)
+    qtbot.wait(100)
+    for label in (panel.title, panel.now, panel.result):
+        assert not label.geometry().intersects(panel.chart.geometry())
+    (_, y_top) = panel.chart.getPlotItem().getViewBox().viewRange()[1]
+    assert max(panel.chart.main.ys + panel.chart.other.ys) * 1.5 <= y_top
     # the session still holds the original trace (the comparison ran in a worker of its own)
     assert w.session.trace is trace
     # a new trace drops the comparison

@@ -80,6 +80,13 @@ def test_switch_picks_a_thread_and_filters_runs(qtbot, stepper, ddp_trace_json):
     assert s.run_index == 0 and view.isRowHidden(1)
     sw.combo.setCurrentIndex(0)
     assert not view.isRowHidden(0) and not view.isRowHidden(1)
+    # a long thread name does not squeeze the run list and the speed slider away
+    sw.combo.addItem("main process · thread Thread-1 (train_one_rank)")
+    stepper.resize(740, 260)
+    qtbot.wait(50)
+    assert stepper.speed.width() >= 60
+    long_text = sw.combo.itemText(sw.combo.count() - 1)
+    assert sw.combo.sizeHint().width() < sw.combo.fontMetrics().horizontalAdvance(long_text)
 
 
 def test_allreduce_marked_on_its_step(stepper, ddp_trace_json):

@@ -22,7 +22,7 @@ from typing import Optional
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHeaderView, QLabel, QListWidget, QListWidgetItem, QSplitter,
+    QAbstractItemView, QFrame, QHeaderView, QLabel, QListWidget, QListWidgetItem, QScrollArea, QSplitter,
     QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
@@ -110,16 +110,29 @@ class CheckpointPanel(QWidget):
         left.addWidget(self.reruns)
         left.setStretchFactor(0, 1)
         left.setStretchFactor(1, 2)
-        right = QWidget(self)
-        rv = QVBoxLayout(right)
-        rv.setContentsMargins(0, 0, 0, 0)
-        rv.addWidget(self.details)
         # Dropout masks, forward and re-run side by side (masks_view.py)
         self.masks = QLabel(self)
         self.masks.setTextFormat(Qt.RichText)
         self.masks.setWordWrap(True)
-        rv.addWidget(self.masks)
-        rv.addWidget(self.ops, 1)
+        # the segment's text and masks scroll: in a low dock a squeezed label
+        # would cut off its last lines (the masks' verdict) without a trace
+        texts = QWidget(self)
+        tv = QVBoxLayout(texts)
+        tv.setContentsMargins(0, 0, 0, 0)
+        tv.addWidget(self.details)
+        tv.addWidget(self.masks)
+        tv.addStretch(1)
+        self.texts_scroll = QScrollArea(self)
+        self.texts_scroll.setWidget(texts)
+        self.texts_scroll.setWidgetResizable(True)
+        self.texts_scroll.setFrameShape(QFrame.NoFrame)
+        self.texts_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        right = QSplitter(Qt.Vertical, self)
+        right.addWidget(self.texts_scroll)
+        right.addWidget(self.ops)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 2)
+        right.setSizes([300, 200])  # texts first: the op table scrolls as well
         split = QSplitter(Qt.Horizontal, self)
         split.addWidget(left)
         split.addWidget(right)

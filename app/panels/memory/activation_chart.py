@@ -15,6 +15,8 @@ from PySide6.QtGui import QColor
 from autogradviz.app.panels.memory.curve_data import Curve, byte_ticks, human_bytes, stairs
 from autogradviz.app.theme import style_plot
 
+LEGEND_ROOM = 1.6  # y headroom over the highest curve for the comparison legend (one row)
+
 
 def tr(text: str) -> str:
     return QCoreApplication.translate("ActivationChart", text)
@@ -82,7 +84,11 @@ class ActivationChart(pg.PlotWidget):
             return
         c = self._c
         if self.other is not None:
-            self.legend = self.addLegend(offset=(-10, 10), labelTextColor=QColor(c["text"]))
+            # an opaque box over headroom (LEGEND_ROOM): the curves never run through its text
+            back = QColor(c["base"])
+            back.setAlpha(225)
+            self.legend = self.addLegend(offset=(-10, 4), colCount=3, labelTextColor=QColor(c["text"]), brush=back,
+                                         pen=pg.mkPen(QColor(c["border"])))
         fill = QColor(c["link"])
         fill.setAlpha(50)
         sx, sy = stairs(self.main.xs, self.main.ys)
@@ -98,7 +104,7 @@ class ActivationChart(pg.PlotWidget):
                       name=tr("re-run peak") if self.other is not None else None)
         top = max(self.main.ys + (self.other.ys if self.other is not None else []) + [1.0])
         self.setXRange(0, 2, padding=0.02)
-        self.setYRange(0, top * 1.1, padding=0)
+        self.setYRange(0, top * (LEGEND_ROOM if self.legend is not None else 1.1), padding=0)
         self.addItem(self.cursor)
         self.marker.setBrush(QColor(c["highlight"]))
         self.marker.setPen(None)

@@ -16,8 +16,8 @@ from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton, QSplitter, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QScrollArea,
+                               QVBoxLayout, QWidget)
 
 from autogradviz.app.panels.memory import curve_data as cd
 from autogradviz.app.panels.memory.activation_chart import ActivationChart
@@ -93,20 +93,31 @@ class MemoryPanel(QWidget):
         rv.addWidget(self.parts, 1)
         rv.addWidget(self.parts_legend)
         right.setMinimumWidth(360)
-        split = QSplitter(Qt.Horizontal, self)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        # a plain row, not a QSplitter: a splitter reports no height-for-width, so
+        # the scroll area below could not know the wrapped texts' real height
+        split = QWidget(self)
+        sh = QHBoxLayout(split)
+        sh.setContentsMargins(0, 0, 0, 0)
+        sh.addWidget(left, 3)
+        sh.addWidget(right, 2)
+        # a dock lower than the charts and texts need scrolls: squeezed, the
+        # layout drew the step text over the chart's axis labels
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidget(split)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(split)
+        lay.addWidget(self.scroll)
 
         session.traceChanged.connect(self._on_trace)
         session.runChanged.connect(self._on_run)
         session.stepChanged.connect(self._on_step)
         self.retranslate()
         self._on_trace()
+        # as tall as the charts and one line per text need: only extra wrapped lines scroll
+        self.scroll.setMinimumHeight(split.minimumSizeHint().height())
 
     # -- session ---------------------------------------------------------------------------
     @property
@@ -187,10 +198,10 @@ class MemoryPanel(QWidget):
         for m in MOMENTS:
             if mr is not None and getattr(mr, m) is not None:
                 last, when = getattr(mr, m), m
-        items = [f"<i>{moment_name(when)}:</i>"] if when is not None else []  # which bar the sizes are
+        items = [f"<i>{_unbreakable(moment_name(when))}:</i>"] if when is not None else []  # which bar the sizes are
         for f, _ in PARTS:
             value = ("&nbsp;" + cd.human_bytes(getattr(last, f)).replace(" ", "&nbsp;")) if last is not None else ""
-            items.append(f'<span style="color:{self.parts.color(f)}">■</span>&nbsp;{part_name(f)}{value}')
+            items.append(f'<span style="color:{self.parts.color(f)}">■</span>&nbsp;{_unbreakable(part_name(f))}{value}')
         self.parts_legend.setText("&nbsp;&nbsp; ".join(items))
 
     # -- comparison ---------------------------------------------------------------------------
@@ -301,3 +312,9 @@ def has_backward_memory(trace) -> bool:
     """The dock is shown for traces with a recorded backward run."""
     mem = getattr(trace, "memory", None)
     return mem is not None and bool(mem.runs)
+
+
+def _unbreakable(name: str) -> str:
+    """A legend name kept on one line: Chinese text may otherwise break between
+    any two characters ("激活" at a line's end, "值 0 B" on the next)."""
+    return "\u2060".join(name).replace(" ", "&nbsp;")  # U+2060 WORD JOINER: no break here

@@ -1,0 +1,37 @@
+"""The text of a collapsed module box in the learner's language.
+
+The layout engine (no Qt, so no tr()) writes a group box's lines in English:
+"RNNCell call 25/50" for one of N unrolled calls and "10 nodes" for how many
+trace nodes it stands for. The scene draws them through `display_lines`, which
+translates those two patterns and leaves names (module paths, classes) alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QCoreApplication
+
+_CALL = re.compile(r"^(.*?)\s*call (\d+)/(\d+)$")
+_NODES = re.compile(r"^(\d+) nodes$")
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("GroupBox", text)
+
+
+def display_lines(kind: str, lines: list[str]) -> list[str]:
+    """`lines` as drawn: a group box's engine-written phrases translated."""
+    if kind != "group":
+        return lines
+    out = []
+    for line in lines:
+        m = _CALL.match(line)
+        if m:
+            line = tr("{0} call {1}/{2}").format(m.group(1), m.group(2), m.group(3)).strip()
+        else:
+            m = _NODES.match(line)
+            if m:
+                line = tr("{0} nodes").format(m.group(1))
+        out.append(line)
+    return out
