@@ -1,0 +1,114 @@
+"""Features built apart, run together through the real worker.
+
+- A spawned child's checkpoint calls, memory timeline and layer table reach
+  the parent's trace, every id in them prefixed like the child's graphs
+  (engine/worker/child_main.py installs the probes before the script's own
+  `from torch.utils.checkpoint import checkpoint` runs; engine/trace/merge.py).
+- An infinite gradient inside a reentrant checkpoint's nested backward is
+  written and read back by the codec (it made the whole trace unreadable).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from autogradviz.engine.trace import codec
+
+SPAWN_SCRIPT = Path(__file__).resolve().parents[1] / "data" / "spawn_checkpoint_child.py"
+
+INF_SCRIPT = """\
+import threading
+import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+def inner(x):
+    return torch.sqrt(x) * 2
+
+torch.manual_seed(0)
+lin = nn.Linear(2, 2)
+x = torch.tensor([[0.0, 1.0], [4.0, 0.0]], requires_grad=True)
+
+def go():
+    y = checkpoint(inner, x, use_reentrant=True)
+    lin(y).sum().backward()
+
+t = threading.Thread(target=go)
+t.start()
+t.join()
+"""
+
+
+def printed(text: str) -> dict:
+    return {line.split(" ", 1)[0]: ast.literal_eval(line.split(" ", 1)[1])
+            for line in text.splitlines() if line.startswith(("x.grad", "w.grad"))}
+
+
+@pytest.fixture(scope="module")
+def spawned(worker):
+    plain = subprocess.Popen([sys.executable, str(SPAWN_SCRIPT)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=str(SPAWN_SCRIPT.parent))
+    outcome = worker.run(SPAWN_SCRIPT.read_text(), filename=str(SPAWN_SCRIPT), timeout=240)
+    out, err = plain.communicate(timeout=240)
+    assert plain.returncode == 0, err
+    return outcome.trace, out
+
+
+def test_spawned_child_prints_what_python_prints(spawned):
+    trace, plain_out = spawned
+    assert trace.error is None, trace.error
+    assert printed(trace.stdout) == printed(plain_out) and len(printed(plain_out)) == 2
+
+
+def test_spawned_childs_checkpoint_memory_and_modules_merged_with_prefixed_ids(spawned):
+    trace, _ = spawned
+    graphs = {g.id for g in trace.graphs}
+    nodes = {n.id for g in trace.graphs for n in g.nodes}
+    (run,) = trace.backward_runs
+    prefix = run.graph.split(".")[0] + "."
+    assert prefix.startswith("p") and all(g.startswith(prefix) for g in graphs)
+    (cp,) = trace.checkpoints
+    assert cp.id.startswith(prefix) and cp.kind == "reentrant" and cp.graph in graphs
+    assert cp.nodes and set(cp.nodes) <= nodes
+    (rec,) = cp.recomputations
+    assert rec.run == 0 and rec.trigger in nodes and rec.graph in graphs
+    assert rec.steps and {s.node for s in rec.steps} <= {n.id for n in trace.graph(rec.graph).nodes}
+    assert len(rec.masks) == len(cp.masks) == 1 and rec.masks[0].digest == cp.masks[0].digest
+    assert {m.path for m in trace.modules} == {"net", "net.0", "net.1", "net.2", "head"}
+    mem = trace.memory
+    assert mem is not None and [m.run for m in mem.runs] == [0] and mem.runs[0].graph == run.graph
+    assert all(p.node is None or p.node in nodes for p in mem.runs[0].points)
+    assert [s.checkpoint for s in mem.segments] == [cp.id]
+
+
+def test_infinite_gradient_in_reentrant_rerun_saved_and_loaded(worker):
+    outcome = worker.run(INF_SCRIPT, filename="<editor>", timeout=120)
+    trace = outcome.trace
+    assert trace.error is None, trace.error
+    # torch's own gradient, independently
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(2, 2)
+    x = torch.tensor([[0.0, 1.0], [4.0, 0.0]], requires_grad=True)
+    lin(torch.sqrt(x) * 2).sum().backward()
+    (run,) = trace.backward_runs
+    assert run.thread != "MainThread"
+    got = sorted(str(g.values) for g in run.leaf_grads.values())
+    assert got == sorted(str(t.grad.flatten().tolist()) for t in (x, lin.weight, lin.bias))
+    (cp,) = trace.checkpoints
+    (rec,) = cp.recomputations
+    ops = {n.id: n.op for n in trace.graph(rec.graph).nodes}
+    sqrt_step = next(s for s in rec.steps if ops[s.node] == "SqrtBackward0")
+    data = codec.encode_trace(trace)
+    back = codec.decode_trace(data)
+    assert codec.encode_trace(back) == data
+    (cp2,) = back.checkpoints
+    step2 = cp2.recomputations[0].steps[rec.steps.index(sqrt_step)]
+    assert step2.grad_inputs[0].min == float("-inf") == sqrt_step.grad_inputs[0].min
+    assert step2.grad_inputs[0].values == sqrt_step.grad_inputs[0].values
+    assert back.memory is not None and back.modules and "SqrtBackward0" in back.torch_formulas
