@@ -112,3 +112,32 @@ def test_infinite_gradient_in_reentrant_rerun_saved_and_loaded(worker):
     assert step2.grad_inputs[0].min == float("-inf") == sqrt_step.grad_inputs[0].min
     assert step2.grad_inputs[0].values == sqrt_step.grad_inputs[0].values
     assert back.memory is not None and back.modules and "SqrtBackward0" in back.torch_formulas
+
+
+RERUN_SCRIPTS = {
+    # `device` is predefined by the app, as in every run
+    "device": ("import torch\nw = torch.tensor([1.0, 2.0], requires_grad=True, device=device)\n"
+               "(w * w).sum().backward()\n", 1.0),
+    # a class of the script pickled: needs the real __main__ module
+    "pickle": ("import pickle, torch\nclass Box:\n    pass\nb = Box()\nb.k = 2.0\n"
+               "b2 = pickle.loads(pickle.dumps(b))\n"
+               "if __name__ == '__main__':\n    w = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+               "    (w * w * b2.k).sum().backward()\n", 2.0),
+    # input(): the re-run reads what the learner typed in the run
+    "input": ("import torch\nk = float(input('k? '))\nw = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+              "(w * w * k).sum().backward()\n", 3.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RERUN_SCRIPTS))
+def test_finite_difference_rerun_runs_the_script_as_the_run_did(worker, name):
+    source, k = RERUN_SCRIPTS[name]
+    out = worker.run(source, filename="<editor>", timeout=60, on_input=lambda prompt: "3")
+    assert out.trace.error is None, out.trace.error
+    reply = worker.check_gradient("w", run=0, timeout=60)
+    assert reply.get("error") is None, reply.get("message")
+    w = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    (w * w * k).sum().backward()
+    assert reply["fd"] == pytest.approx(w.grad.tolist(), rel=1e-6)
+    (grad,) = [g.values for key, g in out.trace.backward_runs[0].leaf_grads.items()]
+    assert grad == pytest.approx(reply["fd"], rel=1e-5)
