@@ -39,7 +39,11 @@ class SourceLinesProbe(Probe):
             return
         line_of, leaf_line, code_of = lines.line_of, lines.leaf_line, lines.code
         codes: dict = {}
+        # a graph's nodes were made in the thread that called its backward
+        # (sequence numbers count per thread)
+        thread_of = {run.graph: run.thread_id for run in trace.backward_runs}
         for cap in self.ctx.state.captures:
+            thread = thread_of.get(cap.graph.id)
             nodes = cap.graph.nodes
             order = cap.order
             if not nodes or order is None or len(nodes) != len(order):
@@ -51,7 +55,7 @@ class SourceLinesProbe(Probe):
                     var = getattr(n, "variable", None)
                     line = leaf_line(var) if var is not None else None
                 else:
-                    line = line_of(n)
+                    line = line_of(n, thread)
                 if line is None:
                     continue
                 node.line = line

@@ -141,3 +141,45 @@ def test_finite_difference_rerun_runs_the_script_as_the_run_did(worker, name):
     assert reply["fd"] == pytest.approx(w.grad.tolist(), rel=1e-6)
     (grad,) = [g.values for key, g in out.trace.backward_runs[0].leaf_grads.items()]
     assert grad == pytest.approx(reply["fd"], rel=1e-5)
+
+
+THREAD_LINES = """\
+import threading
+import torch
+a = torch.ones(3, requires_grad=True)
+b = (a * 2).sin().cos().exp()
+b.sum().backward()
+
+def go():
+    x = torch.ones(3, requires_grad=True)
+    y = x.tanh()
+    z = y * 3
+    z.sum().backward()
+
+t = threading.Thread(target=go)
+t.start()
+t.join()
+"""
+
+
+def test_nodes_made_in_a_thread_get_their_own_lines():
+    """Sequence numbers count per thread: the thread's nodes must not take
+    the main thread's lines (they did: all of them line 4, the leaf none)."""
+    from autogradviz.engine.worker.runner import run_script
+
+    trace = run_script(THREAD_LINES, filename="/virtual/thread_lines.py").trace
+    assert trace.error is None, trace.error
+    src = THREAD_LINES.splitlines()
+
+    def line(text):
+        return next(i for i, t in enumerate(src, start=1) if t.strip() == text)
+
+    main, thread = trace.backward_runs
+    assert main.thread == "MainThread" and thread.thread != "MainThread"
+    ops = {n.op: n.line for n in trace.graph(thread.graph).nodes}
+    assert ops == {"SumBackward0": line("z.sum().backward()"), "MulBackward0": line("z = y * 3"),
+                   "TanhBackward0": line("y = x.tanh()"),
+                   "AccumulateGrad": line("x = torch.ones(3, requires_grad=True)")}
+    ops = {n.op: n.line for n in trace.graph(main.graph).nodes}
+    assert ops["ExpBackward0"] == line("b = (a * 2).sin().cos().exp()")
+    assert ops["AccumulateGrad"] == line("a = torch.ones(3, requires_grad=True)")
