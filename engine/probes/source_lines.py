@@ -25,6 +25,10 @@ class SourceLinesProbe(Probe):
         self.lines = SourceLines(ctx.filename, ORIGINALS)
         for owner, name in ((torch.Tensor, "backward"), (torch.autograd, "backward"), (torch.autograd, "grad")):
             self.patches.wrap(owner, name, self.lines.paused)
+        # custom autograd Functions (and reentrant checkpoint's) make their node in C++
+        apply_raw = vars(torch.autograd.Function).get("apply")
+        if isinstance(apply_raw, classmethod):
+            self.patches.set(torch.autograd.Function, "apply", classmethod(self.lines.apply_wrapper(apply_raw.__func__)))
         self.lines.install()
 
     def remove(self) -> None:

@@ -76,6 +76,7 @@ class SourceLines(TorchFunctionMode):
         # the script's new threads through threading's profile hook.
         self.thread = _get_ident()
         self.by_thread: dict = {}
+        self.noted = 0  # intervals noted so far, all threads
         self._saved_profile = None
 
     # -- install / remove ---------------------------------------------------
@@ -88,6 +89,29 @@ class SourceLines(TorchFunctionMode):
             self._handle = register_module_parameter_registration_hook(self._param_registered)
         except Exception:  # (older torch: parameters then get no line)
             self._handle = None
+
+    def apply_wrapper(self, apply_func):
+        """`torch.autograd.Function.apply`'s function, wrapped to note the
+        line of the node it makes: a custom Function (or a reentrant
+        checkpoint's CheckpointFunction) is not a torch call the mode sees.
+        Only at the top level (the mode on top of this thread's stack): inside
+        a torch call or a backward, the outer call notes the line."""
+        _len, _at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
+        mode = self
+
+        @functools.wraps(apply_func)
+        def apply(cls, *args, **kwargs):
+            n = _len()
+            if not n or _at(n - 1) is not mode:
+                return apply_func(cls, *args, **kwargs)
+            s0, noted = _get_seq(), mode.noted
+            out = apply_func(cls, *args, **kwargs)
+            # (a forward that made nodes of its own noted them: the intervals
+            # stay disjoint and sorted, the Function's node gets none)
+            if _get_seq() != s0 and mode.noted == noted:
+                mode._note(s0, _get_seq())
+            return out
+        return apply
 
     def _enter_in_thread(self, frame, event, arg):
         """threading's profile hook: the first event of a new thread puts the
@@ -136,25 +160,30 @@ class SourceLines(TorchFunctionMode):
         out = func(*args, **kwargs) if kwargs else func(*args)
         s1 = _get_seq()
         if s1 != s0:
-            line = self._script_line()
-            if line is not None:
-                ident = _get_ident()
-                if ident == self.thread:
-                    self.starts.append(s0)
-                    self.ends.append(s1)
-                    self.lines.append(line)
-                else:
-                    lists = self.by_thread.get(ident)
-                    if lists is None:
-                        lists = self.by_thread[ident] = ([], [], [])
-                    lists[0].append(s0)
-                    lists[1].append(s1)
-                    lists[2].append(line)
+            self._note(s0, s1)
         elif kwargs and kwargs.get("requires_grad") is True and isinstance(out, _Tensor):
             self._leaf(out)
         elif func in _REQUIRES_GRAD_SETTERS and args and isinstance(args[0], _Tensor):
             self._leaf(args[0])
         return out
+
+    def _note(self, s0: int, s1: int) -> None:
+        """Nodes with sequence numbers [s0, s1) were made by the script's current line."""
+        line = self._script_line()
+        if line is not None:
+            self.noted += 1
+            ident = _get_ident()
+            if ident == self.thread:
+                self.starts.append(s0)
+                self.ends.append(s1)
+                self.lines.append(line)
+            else:
+                lists = self.by_thread.get(ident)
+                if lists is None:
+                    lists = self.by_thread[ident] = ([], [], [])
+                lists[0].append(s0)
+                lists[1].append(s1)
+                lists[2].append(line)
 
     def _script_line(self) -> Optional[int]:
         fn = self.filename

@@ -183,3 +183,41 @@ def test_nodes_made_in_a_thread_get_their_own_lines():
     ops = {n.op: n.line for n in trace.graph(main.graph).nodes}
     assert ops["ExpBackward0"] == line("b = (a * 2).sin().cos().exp()")
     assert ops["AccumulateGrad"] == line("a = torch.ones(3, requires_grad=True)")
+
+
+FUNCTION_LINES = """\
+import torch
+from torch.utils.checkpoint import checkpoint
+
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * x * g
+
+x = torch.ones(3, requires_grad=True)
+y = Square.apply(x)
+h = checkpoint(torch.sin, y, use_reentrant=True)
+h.sum().backward()
+"""
+
+
+def test_custom_function_and_reentrant_checkpoint_nodes_get_their_lines():
+    from autogradviz.engine.worker.runner import run_script
+
+    trace = run_script(FUNCTION_LINES, filename="/virtual/function_lines.py").trace
+    assert trace.error is None, trace.error
+    src = FUNCTION_LINES.splitlines()
+    (run,) = trace.backward_runs
+    ops = {n.op: n.line for n in trace.graph(run.graph).nodes}
+    assert ops == {"SumBackward0": src.index("h.sum().backward()") + 1,
+                   "CheckpointFunctionBackward": src.index("h = checkpoint(torch.sin, y, use_reentrant=True)") + 1,
+                   "SquareBackward": src.index("y = Square.apply(x)") + 1,
+                   "AccumulateGrad": src.index("x = torch.ones(3, requires_grad=True)") + 1}
+    (cp,) = trace.checkpoints
+    assert cp.line == ops["CheckpointFunctionBackward"]
