@@ -221,3 +221,38 @@ def test_custom_function_and_reentrant_checkpoint_nodes_get_their_lines():
                    "AccumulateGrad": src.index("x = torch.ones(3, requires_grad=True)") + 1}
     (cp,) = trace.checkpoints
     assert cp.line == ops["CheckpointFunctionBackward"]
+
+
+EVERYTHING = Path(__file__).resolve().parents[1] / "data" / "everything_together.py"
+
+
+def test_recording_everything_changes_nothing_the_script_prints(worker):
+    """Checkpoints of both kinds with Dropout, a custom Function, a module
+    hook and a thread, recorded with every probe: the same prints (gradients,
+    random numbers drawn after) as plain python."""
+    plain = subprocess.run([sys.executable, str(EVERYTHING)], capture_output=True, text=True, timeout=120,
+                           cwd=str(EVERYTHING.parent))
+    assert plain.returncode == 0, plain.stderr
+    out = worker.run(EVERYTHING.read_text(), filename=str(EVERYTHING), timeout=120)
+    trace = out.trace
+    assert trace.error is None, trace.error
+    assert trace.stdout == plain.stdout and "thread x.grad" in plain.stdout
+    assert len(trace.backward_runs) == 2 and len(trace.checkpoints) == 4
+    assert all(n.line is not None for g in trace.graphs if g.origin != "recompute"
+               for n in g.nodes if n.kind != "leaf")
+
+
+def test_run_without_checkpoint_prints_the_same_and_keeps_lines(worker):
+    plain = subprocess.run([sys.executable, str(EVERYTHING)], capture_output=True, text=True, timeout=120,
+                           cwd=str(EVERYTHING.parent))
+    out = worker.run(EVERYTHING.read_text(), filename=str(EVERYTHING), timeout=120, no_checkpoint=True)
+    trace = out.trace
+    assert trace.error is None, trace.error
+    assert trace.stdout == plain.stdout
+    assert trace.memory is not None and trace.memory.checkpoints_direct
+    src = EVERYTHING.read_text().splitlines()
+    for run in trace.backward_runs:
+        ops = {n.op: n.line for n in trace.graph(run.graph).nodes}
+        assert ops["SquareBackward"] == src.index("    h = checkpoint(block, Square.apply(x), use_reentrant=True)") + 1
+        assert "CheckpointFunctionBackward" not in ops
+        assert all(line is not None for op, line in ops.items() if op != "AccumulateGrad")
