@@ -85,6 +85,8 @@ def test_spawned_childs_checkpoint_memory_and_modules_merged_with_prefixed_ids(s
     assert mem is not None and [m.run for m in mem.runs] == [0] and mem.runs[0].graph == run.graph
     assert all(p.node is None or p.node in nodes for p in mem.runs[0].points)
     assert [s.checkpoint for s in mem.segments] == [cp.id]
+    data = codec.encode_trace(trace)
+    assert codec.encode_trace(codec.decode_trace(data)) == data
 
 
 def test_infinite_gradient_in_reentrant_rerun_saved_and_loaded(worker):
