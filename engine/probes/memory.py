@@ -93,6 +93,16 @@ class _Call:
         self.leaves = leaves
 
 
+def _run_of(runs: list, first: int, graph) -> "int | None":
+    """Index of the run this backward call recorded: the one of its captured
+    graph (other threads' calls may have added runs meanwhile), looked for
+    among the runs added since the call began."""
+    for i in range(len(runs) - 1, first - 1, -1):
+        if runs[i].graph == graph:
+            return i
+    return None
+
+
 class MemoryProbe(Probe):
     name = "memory"
     # installs before the checkpoint probe, so that probe's wrapper of
@@ -217,6 +227,7 @@ class MemoryProbe(Probe):
                 try:
                     leaves = _leaves_of(result[2])
                     local.leaves = leaves
+                    local.graph = getattr(result[0], "id", None)  # (the run this call records)
                     local.before = probe._parts(leaves)  # the backward has not run yet
                 except Exception as exc:
                     probe.ctx.internal_error("memory.capture", exc)
@@ -236,7 +247,7 @@ class MemoryProbe(Probe):
             try:
                 try:
                     runs = len(probe.ctx.trace.backward_runs)
-                    local.leaves = local.before = None
+                    local.leaves = local.before = local.graph = None
                     retain = _retains(args, kwargs, retain_at, create_at)
                 except Exception as exc:
                     probe.ctx.internal_error("memory.backward", exc)
@@ -251,8 +262,9 @@ class MemoryProbe(Probe):
                     gc.disable()
                     try:
                         leaves = local.leaves
-                        if len(probe.ctx.trace.backward_runs) > runs and leaves is not None:
-                            probe._calls.append(_Call(runs, retain, local.before, probe._parts(leaves),
+                        index = _run_of(probe.ctx.trace.backward_runs, runs, local.graph)
+                        if index is not None and leaves is not None:
+                            probe._calls.append(_Call(index, retain, local.before, probe._parts(leaves),
                                                       [weakref.ref(t) for t in leaves]))
                         local.leaves = local.before = None
                     except Exception as exc:

@@ -258,3 +258,51 @@ def test_run_without_checkpoint_prints_the_same_and_keeps_lines(worker):
         assert ops["SquareBackward"] == src.index("    h = checkpoint(block, Square.apply(x), use_reentrant=True)") + 1
         assert "CheckpointFunctionBackward" not in ops
         assert all(line is not None for op, line in ops.items() if op != "AccumulateGrad")
+
+
+THREADS_MEMORY = """\
+import threading
+import torch
+w = torch.randn(50, 50, requires_grad=True)
+
+def go(k):
+    for _ in range(3):
+        h = torch.randn(8, 50)
+        for _ in range(5):
+            h = torch.tanh(h @ w)
+        h.sum().backward()
+
+ts = [threading.Thread(target=go, args=(k,)) for k in range(3)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+"""
+
+
+def test_memory_timelines_of_threads_belong_to_their_own_runs(worker):
+    """Three threads calling backward at once: each memory timeline names
+    its own run (they took the index of whichever run was last when the
+    call began, so some runs had two timelines and others none)."""
+    trace = worker.run(THREADS_MEMORY, filename="<editor>", timeout=120).trace
+    assert trace.error is None, trace.error
+    assert len(trace.backward_runs) == 9
+    assert sorted(m.run for m in trace.memory.runs) == list(range(9))
+    # what torch saved for one iteration's backward (not the leaf w), independently
+    storages = {}
+    w = torch.randn(50, 50, requires_grad=True)
+
+    def pack(t):
+        if t is not w:
+            storages[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        h = torch.randn(8, 50)
+        for _ in range(5):
+            h = torch.tanh(h @ w)
+    for m in trace.memory.runs:
+        run = trace.backward_runs[m.run]
+        nodes = {n.id for n in trace.graph(run.graph).nodes}
+        assert m.graph == run.graph and all(p.node is None or p.node in nodes for p in m.points)
+        assert m.peak == sum(storages.values())
