@@ -240,6 +240,14 @@ def test_recording_everything_changes_nothing_the_script_prints(worker):
     assert trace.error is None, trace.error
     assert trace.stdout == plain.stdout and "thread x.grad" in plain.stdout
     assert len(trace.backward_runs) == 2 and len(trace.checkpoints) == 4
+    # the thread's checkpoints are in the thread's graph (sequence numbers count per thread)
+    main, thread = trace.backward_runs
+    assert [cp.graph for cp in trace.checkpoints] == [main.graph] * 2 + [thread.graph] * 2
+    for cp in trace.checkpoints:
+        ops = {n.id: n.op for n in trace.graph(cp.graph).nodes}
+        want = ["CheckpointFunctionBackward"] if cp.kind == "reentrant" else \
+            ["MulBackward0", "TanhBackward0", "AddmmBackward0", "TBackward0"]
+        assert sorted(ops[n] for n in cp.nodes) == sorted(want)
     assert all(n.line is not None for g in trace.graphs if g.origin != "recompute"
                for n in g.nodes if n.kind != "leaf")
 
