@@ -57,7 +57,7 @@ class _Segment:
     """One checkpoint call as the memory probe sees it."""
 
     __slots__ = ("id", "reentrant", "start", "end", "not_stored", "kept", "frame_seq", "frame_freed",
-                 "recomputes", "has_frame")
+                 "recomputes", "has_frame", "thread")
 
     def __init__(self, cid: str, reentrant: bool, start: int):
         self.id = cid
@@ -69,6 +69,7 @@ class _Segment:
         self.frame_seq = start
         self.frame_freed = None  # (run, step) when torch freed the frame
         self.recomputes: list[_Recompute] = []
+        self.thread = threading.get_ident()  # the caller's (sequence numbers count per thread)
 
 
 class _Recompute:

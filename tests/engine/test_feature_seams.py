@@ -248,6 +248,11 @@ def test_recording_everything_changes_nothing_the_script_prints(worker):
         want = ["CheckpointFunctionBackward"] if cp.kind == "reentrant" else \
             ["MulBackward0", "TanhBackward0", "AddmmBackward0", "TBackward0"]
         assert sorted(ops[n] for n in cp.nodes) == sorted(want)
+    # and each run's memory timeline holds only its own thread's checkpoint frames
+    mine = {main.index: {"c1", "c2"}, thread.index: {"c3", "c4"}}
+    assert len(trace.memory.runs) == 2
+    for m in trace.memory.runs:
+        assert {p.checkpoint for p in m.points if p.checkpoint} == mine[m.run]
     assert all(n.line is not None for g in trace.graphs if g.origin != "recompute"
                for n in g.nodes if n.kind != "leaf")
 
