@@ -61,6 +61,7 @@ class CheckpointProbe(Probe):
         self.records: list[Checkpoint] = []
         # per record: (first, end) autograd sequence numbers of its forward
         self._ranges: list[tuple[int, int]] = []
+        self._threads: list[int] = []  # per record: the thread that called it
         self._local = threading.local()
         self._installed = False
         self._tracker = None
@@ -115,6 +116,7 @@ class CheckpointProbe(Probe):
             k = len(probe.records)
             probe.records.append(rec)
             probe._ranges.append((_get_seq(), -1))
+            probe._threads.append(threading.get_ident())  # (sequence numbers count per thread)
             try:
                 grad_on = _grad_enabled()
                 result = original(observed, *args, **kwargs)
@@ -285,10 +287,13 @@ class CheckpointProbe(Probe):
         for k in order:
             top = max(top, self._ranges[k][1])
             reach.append(top)
-        records = self.records
+        records, threads = self.records, self._threads
+        # a graph's nodes were made in the thread that called its backward
+        thread_of = {run.graph: run.thread_id for run in self.ctx.trace.backward_runs}
         for cap in self.ctx.state.captures:
             gid = cap.graph.id
             ids = cap.ids
+            thread = thread_of.get(gid)
             for node in cap.order:
                 try:
                     seq = node._sequence_nr()
@@ -297,7 +302,7 @@ class CheckpointProbe(Probe):
                 j = bisect.bisect_right(starts, seq) - 1
                 while j >= 0 and reach[j] > seq:
                     k = order[j]
-                    if seq < self._ranges[k][1]:
+                    if seq < self._ranges[k][1] and (thread is None or threads[k] == thread):
                         rec = records[k]
                         if rec.graph is None:
                             rec.graph = gid

@@ -57,7 +57,7 @@ class _Segment:
     """One checkpoint call as the memory probe sees it."""
 
     __slots__ = ("id", "reentrant", "start", "end", "not_stored", "kept", "frame_seq", "frame_freed",
-                 "recomputes", "has_frame")
+                 "recomputes", "has_frame", "thread")
 
     def __init__(self, cid: str, reentrant: bool, start: int):
         self.id = cid
@@ -69,6 +69,7 @@ class _Segment:
         self.frame_seq = start
         self.frame_freed = None  # (run, step) when torch freed the frame
         self.recomputes: list[_Recompute] = []
+        self.thread = threading.get_ident()  # the caller's (sequence numbers count per thread)
 
 
 class _Recompute:
@@ -91,6 +92,16 @@ class _Call:
         self.run, self.retain, self.before, self.after = run, retain, before, after
         self.after_step = None
         self.leaves = leaves
+
+
+def _run_of(runs: list, first: int, graph) -> "int | None":
+    """Index of the run this backward call recorded: the one of its captured
+    graph (other threads' calls may have added runs meanwhile), looked for
+    among the runs added since the call began."""
+    for i in range(len(runs) - 1, first - 1, -1):
+        if runs[i].graph == graph:
+            return i
+    return None
 
 
 class MemoryProbe(Probe):
@@ -217,6 +228,7 @@ class MemoryProbe(Probe):
                 try:
                     leaves = _leaves_of(result[2])
                     local.leaves = leaves
+                    local.graph = getattr(result[0], "id", None)  # (the run this call records)
                     local.before = probe._parts(leaves)  # the backward has not run yet
                 except Exception as exc:
                     probe.ctx.internal_error("memory.capture", exc)
@@ -236,7 +248,7 @@ class MemoryProbe(Probe):
             try:
                 try:
                     runs = len(probe.ctx.trace.backward_runs)
-                    local.leaves = local.before = None
+                    local.leaves = local.before = local.graph = None
                     retain = _retains(args, kwargs, retain_at, create_at)
                 except Exception as exc:
                     probe.ctx.internal_error("memory.backward", exc)
@@ -251,8 +263,9 @@ class MemoryProbe(Probe):
                     gc.disable()
                     try:
                         leaves = local.leaves
-                        if len(probe.ctx.trace.backward_runs) > runs and leaves is not None:
-                            probe._calls.append(_Call(runs, retain, local.before, probe._parts(leaves),
+                        index = _run_of(probe.ctx.trace.backward_runs, runs, local.graph)
+                        if index is not None and leaves is not None:
+                            probe._calls.append(_Call(index, retain, local.before, probe._parts(leaves),
                                                       [weakref.ref(t) for t in leaves]))
                         local.leaves = local.before = None
                     except Exception as exc:

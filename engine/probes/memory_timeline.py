@@ -109,7 +109,9 @@ def _one_run(run, cap, call, saved: dict, segments: list) -> MemoryRun:
             if st:
                 own[n] = st
                 events.append((s, 1, n, st))
+    thread = run.thread_id  # (another thread's segments share sequence numbers with this one's)
     frames = [seg for seg in segments if seg.has_frame and seg.kept and lo <= seg.start <= hi
+              and (thread is None or getattr(seg, "thread", thread) == thread)
               and any(seg.start <= s < seg.end for s in seqs)]
     for seg in frames:
         events.append((seg.frame_seq, 0, seg, seg.kept))

@@ -25,6 +25,10 @@ class SourceLinesProbe(Probe):
         self.lines = SourceLines(ctx.filename, ORIGINALS)
         for owner, name in ((torch.Tensor, "backward"), (torch.autograd, "backward"), (torch.autograd, "grad")):
             self.patches.wrap(owner, name, self.lines.paused)
+        # custom autograd Functions (and reentrant checkpoint's) make their node in C++
+        apply_raw = vars(torch.autograd.Function).get("apply")
+        if isinstance(apply_raw, classmethod):
+            self.patches.set(torch.autograd.Function, "apply", classmethod(self.lines.apply_wrapper(apply_raw.__func__)))
         self.lines.install()
 
     def remove(self) -> None:
@@ -39,7 +43,11 @@ class SourceLinesProbe(Probe):
             return
         line_of, leaf_line, code_of = lines.line_of, lines.leaf_line, lines.code
         codes: dict = {}
+        # a graph's nodes were made in the thread that called its backward
+        # (sequence numbers count per thread)
+        thread_of = {run.graph: run.thread_id for run in trace.backward_runs}
         for cap in self.ctx.state.captures:
+            thread = thread_of.get(cap.graph.id)
             nodes = cap.graph.nodes
             order = cap.order
             if not nodes or order is None or len(nodes) != len(order):
@@ -51,7 +59,7 @@ class SourceLinesProbe(Probe):
                     var = getattr(n, "variable", None)
                     line = leaf_line(var) if var is not None else None
                 else:
-                    line = line_of(n)
+                    line = line_of(n, thread)
                 if line is None:
                     continue
                 node.line = line

@@ -199,6 +199,12 @@ def _swap_trace(trace: Trace, swaps: _Swaps) -> None:
     for cp in trace.checkpoints:  # the inputs checkpoint kept, summarised at the call
         for s in cp.inputs:
             summary(s, swaps)
+        for r in cp.recomputations:  # a reentrant re-run's nested backward
+            for st in r.steps:
+                for s in st.grad_outputs:
+                    summary(s, swaps)
+                for s in st.grad_inputs:
+                    summary(s, swaps)
     for note in trace.note_codes:
         if _has_nonfinite(note.params):
             swaps.set(note, "params", encode_nonfinite(note.params))

@@ -3,7 +3,8 @@
 Each process the script starts records its own partial trace
 (engine/worker/child_main.py); ids there ("g1", "n7", "c1", "t3") are only
 unique inside that process. `merge_child` appends the child's graphs, runs,
-checkpoints and GradScaler events to the parent's trace with every id
+checkpoints (with their re-runs' inner steps), GradScaler events, memory
+timelines and modules to the parent's trace with every id
 prefixed (e.g. "p4242.n7") and every index that points into a list of the
 trace (a run's `index`, a recomputation's `run`, `scaled_by`) shifted, so the
 merged trace obeys the same rules as a one-process trace
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from autogradviz.engine.trace.memory import MemoryRecord
 from autogradviz.engine.trace.model import Trace
 
 
@@ -65,16 +67,46 @@ def merge_child(trace: Trace, child: Trace, prefix: str, rank: Optional[int], pi
         for r in c.recomputations:
             if r.run is not None:
                 r.run += run_base
+            r.trigger = p(r.trigger) if r.trigger else r.trigger
+            r.graph = p(r.graph) if r.graph else r.graph
+            for st in r.steps:
+                st.node = p(st.node)
+                for x in (*st.grad_outputs, *st.grad_inputs):
+                    _drop_ids(x)
         trace.checkpoints.append(c)
     for ev in child.scaler_events:
         ev.scaler = p(ev.scaler)
         ev.optimizer = p(ev.optimizer) if ev.optimizer else ev.optimizer
         trace.scaler_events.append(ev)
+    _merge_memory(trace, child, p, run_base)
+    # The layer table: a child (mp.spawn) usually runs the parent's model
+    # code, so a module path already listed is not listed twice.
+    known = {m.path for m in trace.modules}
+    trace.modules.extend(m for m in child.modules if m.path not in known)
     trace.backward_calls += child.backward_calls
     trace.runs_truncated = trace.runs_truncated or child.runs_truncated
     for text, note in zip(child.notes, child.note_codes):
         trace.notes.append(text)
         trace.note_codes.append(note)
+
+
+def _merge_memory(trace: Trace, child: Trace, p, run_base: int) -> None:
+    """The child's activation timelines and checkpoint segments, ids prefixed."""
+    mem = child.memory
+    if mem is None:
+        return
+    for mr in mem.runs:
+        mr.run += run_base
+        mr.graph = p(mr.graph)
+        for pt in mr.points:
+            pt.node = p(pt.node) if pt.node else pt.node
+            pt.checkpoint = p(pt.checkpoint) if pt.checkpoint else pt.checkpoint
+    for seg in mem.segments:
+        seg.checkpoint = p(seg.checkpoint)
+    if trace.memory is None:
+        trace.memory = MemoryRecord(checkpoints_direct=mem.checkpoints_direct)
+    trace.memory.runs.extend(mem.runs)
+    trace.memory.segments.extend(mem.segments)
 
 
 def _drop_ids(summary) -> None:

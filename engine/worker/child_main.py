@@ -53,8 +53,12 @@ class _Link:
         self.send(b"O" + (b"e" if stream == "stderr" else b"o") + text.encode("utf-8", "replace"))
 
 
-def _import_main(main_path: str, cfg: dict) -> None:
-    """multiprocessing.spawn._fixup_main_from_path for the script's file."""
+def _import_main(main_path: str, cfg: dict, before_exec=None) -> None:
+    """multiprocessing.spawn._fixup_main_from_path for the script's file;
+    `before_exec(namespace)` runs just before the script's code does (the
+    probes go in there: names the script binds at import, such as
+    `from torch.utils.checkpoint import checkpoint`, get the recorded
+    function, as in the worker where the probes are in before exec)."""
     with open(main_path, encoding="utf-8") as f:
         source = f.read()
     display = cfg["display"]
@@ -65,6 +69,8 @@ def _import_main(main_path: str, cfg: dict) -> None:
     ns["__builtins__"] = builtins
     ns["device"] = cfg["device"]
     sys.modules["__main__"] = sys.modules["__mp_main__"] = module
+    if before_exec is not None:
+        before_exec(ns)
     exec(compile(source, display, "exec", dont_inherit=True), ns)
 
 
@@ -128,21 +134,24 @@ def child_main(cfg: dict, **spawn_kwds) -> None:
     original_fixup = spawn._fixup_main_from_path
     original_prepare = spawn.prepare
 
+    def start_recording(namespace: dict) -> None:
+        if link is None or recording:
+            return
+        try:
+            recording.append(_Recording(cfg, namespace, link.printed))
+        except Exception as exc:  # ours: the child runs unrecorded
+            link.printed("stderr", f"[autogradviz: this child process is not recorded: {exc!r}]\n")
+
     def fixup(main_path):
         if os.path.normpath(main_path) == cfg["main"]:
-            _import_main(main_path, cfg)
+            _import_main(main_path, cfg, start_recording)
         else:
             original_fixup(main_path)
 
     def prepare(data):
         original_prepare(data)
-        if link is None:
-            return
-        try:
-            main = sys.modules.get("__mp_main__") or sys.modules["__main__"]
-            recording.append(_Recording(cfg, main.__dict__, link.printed))
-        except Exception as exc:  # ours: the child runs unrecorded
-            link.printed("stderr", f"[autogradviz: this child process is not recorded: {exc!r}]\n")
+        main = sys.modules.get("__mp_main__") or sys.modules["__main__"]
+        start_recording(main.__dict__)  # (when the main module was not the script's file)
 
     spawn._fixup_main_from_path = fixup
     spawn.prepare = prepare

@@ -45,6 +45,7 @@ class ConsoleInput(io.TextIOBase):
         self._lock = threading.Lock()
         self._ended = False
         self.lines_read = 0
+        self.answers: list[str] = []  # the lines read (a re-run of the script reads them again)
 
     # -- what the script printed ------------------------------------------------------
     def watching(self, on_output: Callable[[str, str], None]) -> Callable[[str, str], None]:
@@ -83,6 +84,7 @@ class ConsoleInput(io.TextIOBase):
                 self._ended = True
                 return ""
             self.lines_read += 1
+            self.answers.append(line + "\n")
             self._line_tail = ""  # the learner's Enter ended the line on screen
             return line + "\n"
 

@@ -227,26 +227,34 @@ def find_leaf(namespace: dict, label: str) -> Optional[torch.Tensor]:
     return None
 
 
-def rerun_tape(source: str, filename: str, target: int, rng_state: Optional[dict]) -> tuple[_Tape, dict]:
-    """Run the script again under the tape until its `target`-th backward call."""
+def rerun_tape(source: str, filename: str, target: int, rng_state: Optional[dict],
+               device: str = "cpu", inputs: tuple = ()) -> tuple[_Tape, dict]:
+    """Run the script again under the tape until its `target`-th backward call.
+
+    As the recorded run did: a real `__main__` module (pickling the script's
+    classes works) with `device` predefined, and input() answered with the
+    lines the learner typed in that run (`inputs`, each ending in a newline),
+    then end of input."""
+    from autogradviz.engine.worker.main_module import MainModule
+
     code = compile(source, filename, "exec")
-    namespace: dict = {"__name__": "__main__", "__builtins__": __builtins__}
-    if filename and not filename.startswith("<"):
-        namespace["__file__"] = filename
+    main = MainModule(source, filename, device)
+    namespace = main.namespace
     tape = _Tape(target)
     saved_rng = rng_snapshot()
     # what a script may switch for the whole process, put back as the runner does
     torch_state = (torch.is_grad_enabled(), torch.get_default_dtype(), torch.is_anomaly_enabled(), None)
     saved_out, saved_err = sys.stdout, sys.stderr
-    saved_argv, saved_path = sys.argv, list(sys.path)
+    saved_argv, saved_path, saved_stdin = sys.argv, list(sys.path), sys.stdin
     sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+    sys.stdin = io.StringIO("".join(inputs))
     sys.argv = [filename]  # as the recorded run had them (engine/worker/service.py)
     if os.path.isfile(filename):
         sys.path.insert(0, os.path.dirname(os.path.abspath(filename)))
     try:
         if rng_state is not None:
             rng_restore(rng_state)
-        with tape:
+        with main, tape:
             exec(code, namespace)
     except _Stop:
         pass
@@ -257,6 +265,7 @@ def rerun_tape(source: str, filename: str, target: int, rng_state: Optional[dict
     finally:
         sys.stdout, sys.stderr = saved_out, saved_err
         sys.argv, sys.path[:] = saved_argv, saved_path
+        sys.stdin = saved_stdin
         rng_restore(saved_rng)
         from autogradviz.engine.worker.runner import _restore_torch_state
 
@@ -292,14 +301,15 @@ def rng_restore(state: dict) -> None:
 
 
 def check(source: str, filename: str, run_index: int, label: str, rng_state: Optional[dict],
-          max_elements: int = MAX_ELEMENTS, on_progress: Optional[Callable[[int, int], None]] = None) -> dict:
+          max_elements: int = MAX_ELEMENTS, on_progress: Optional[Callable[[int, int], None]] = None,
+          device: str = "cpu", inputs: tuple = ()) -> dict:
     """Finite differences of the checked loss with respect to the leaf `label`.
 
     Returns {"shape", "fd" (flattened, float64), "loss" (replayed at the leaf's
     value), "loss_recorded" (what the script computed), "step", "seconds"}.
     Raises CheckError for a check that cannot be made."""
     t0 = time.perf_counter()
-    tape, namespace = rerun_tape(source, filename, run_index, rng_state)
+    tape, namespace = rerun_tape(source, filename, run_index, rng_state, device=device, inputs=inputs)
     leaf = find_leaf(namespace, label)
     if leaf is None:
         raise CheckError("leaf_not_found", f"no tensor named {label!r} when the script was run again")
@@ -333,7 +343,7 @@ def check(source: str, filename: str, run_index: int, label: str, rng_state: Opt
 
 
 def handle_request(req: dict, last_run: Any, source: Optional[str], filename: str,
-                   rng_state: Optional[dict], on_progress=None) -> dict:
+                   rng_state: Optional[dict], on_progress=None, device: str = "cpu", inputs: tuple = ()) -> dict:
     """The `gradient_check` reply to a `check_gradient` request (docs/worker-protocol.md)."""
     reply: dict = {"type": "gradient_check", "id": req.get("id"), "leaf": req.get("leaf"), "run": req.get("run")}
     label, run_index = req.get("leaf"), req.get("run")
@@ -346,7 +356,8 @@ def handle_request(req: dict, last_run: Any, source: Optional[str], filename: st
             raise CheckError("bad_request", "check_gradient: 'run' must be a backward run's index")
         limit = req.get("max_elements", MAX_ELEMENTS)
         result = check(source, filename, run_index, label, rng_state,
-                       max_elements=min(int(limit), MAX_ELEMENTS), on_progress=on_progress)
+                       max_elements=min(int(limit), MAX_ELEMENTS), on_progress=on_progress,
+                       device=device, inputs=inputs)
         reply.update(result)
         grad_id = req.get("grad_tensor")
         if isinstance(grad_id, str):

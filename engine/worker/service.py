@@ -177,6 +177,7 @@ class Worker:
         self.reader = None  # the protocol's input, for input() during a run (console_input.py)
         self.pgid = None  # our process group (process_group.py), set by main()
         self.last_script: tuple = (None, "<editor>", None)  # source, filename, random state at its start
+        self.last_script_io: dict = {}  # its device and the input() lines it read (for re-runs)
 
     # -- start ---------------------------------------------------------------
     def start(self) -> None:
@@ -284,6 +285,7 @@ class Worker:
         from autogradviz.engine.worker.console_input import ConsoleInput
 
         console = ConsoleInput(rid, self.channel.send, self.reader, pump.flush)  # input() asks the client
+        self.last_script_io = {"device": device, "inputs": console.answers}
         trace = None
         # As `python SCRIPT` would: argv names the script, and a script on
         # disk can import the modules next to it.
@@ -383,7 +385,9 @@ class Worker:
         with WorkingFolder(filename):  # the re-run sees the files the run saw
             reply = handle_request(req, self.last_run, source, filename, rng,
                                    on_progress=lambda done, total: progress(
-                                       "finite_differences", {"done": done, "total": total}))
+                                       "finite_differences", {"done": done, "total": total}),
+                                   device=self.last_script_io.get("device", "cpu"),
+                                   inputs=tuple(self.last_script_io.get("inputs", ())))
         self.channel.send(reply)
 
     def handle_fetch(self, req: dict) -> None:

@@ -19,6 +19,11 @@ This is the same line torch's anomaly mode stores with a node's traceback
 (the innermost frame of the script in `metadata["traceback_"]`), at a
 fraction of its cost: anomaly mode formats the whole stack for every node.
 
+Threads: torch function modes and sequence numbers are per thread, so the
+mode enters each thread the script starts (threading's profile hook, handed
+back at once) and keeps that thread's intervals apart; `line_of(node,
+thread)` looks in the thread whose backward captured the node's graph.
+
 Leaves: a tensor made with `requires_grad=True`, or turned into one with
 `requires_grad_()` / `.requires_grad = True`, and every nn.Parameter
 registered on a module (a global parameter-registration hook: the line is
@@ -37,6 +42,7 @@ import bisect
 import functools
 import linecache
 import sys
+import threading
 from typing import Optional
 
 import torch
@@ -46,6 +52,7 @@ from torch.utils.weak import WeakIdKeyDictionary
 _get_seq = torch._C._autograd._get_sequence_nr
 _Tensor = torch.Tensor
 _getframe = sys._getframe
+_get_ident = threading.get_ident
 # Ways to make a leaf that requires grad, apart from a factory's keyword.
 _REQUIRES_GRAD_SETTERS = (_Tensor.requires_grad_, _Tensor.requires_grad.__set__)
 
@@ -63,17 +70,61 @@ class SourceLines(TorchFunctionMode):
         self.lines: list[int] = []
         self.leaves = WeakIdKeyDictionary()
         self._handle = None
+        # Torch function modes and autograd sequence numbers are per thread:
+        # the installing thread's intervals are the lists above, another
+        # thread's are here (ident -> (starts, ends, lines)); the mode enters
+        # the script's new threads through threading's profile hook.
+        self.thread = _get_ident()
+        self.by_thread: dict = {}
+        self.noted = 0  # intervals noted so far, all threads
+        self._saved_profile = None
 
     # -- install / remove ---------------------------------------------------
     def install(self) -> None:
         self.__enter__()
+        self._saved_profile = threading.getprofile() if hasattr(threading, "getprofile") else None
+        threading.setprofile(self._enter_in_thread)
         try:
             from torch.nn.modules.module import register_module_parameter_registration_hook
             self._handle = register_module_parameter_registration_hook(self._param_registered)
         except Exception:  # (older torch: parameters then get no line)
             self._handle = None
 
+    def apply_wrapper(self, apply_func):
+        """`torch.autograd.Function.apply`'s function, wrapped to note the
+        line of the node it makes: a custom Function (or a reentrant
+        checkpoint's CheckpointFunction) is not a torch call the mode sees.
+        Only at the top level (the mode on top of this thread's stack): inside
+        a torch call or a backward, the outer call notes the line."""
+        _len, _at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
+        mode = self
+
+        @functools.wraps(apply_func)
+        def apply(cls, *args, **kwargs):
+            n = _len()
+            if not n or _at(n - 1) is not mode:
+                return apply_func(cls, *args, **kwargs)
+            s0, noted = _get_seq(), mode.noted
+            out = apply_func(cls, *args, **kwargs)
+            # (a forward that made nodes of its own noted them: the intervals
+            # stay disjoint and sorted, the Function's node gets none)
+            if _get_seq() != s0 and mode.noted == noted:
+                mode._note(s0, _get_seq())
+            return out
+        return apply
+
+    def _enter_in_thread(self, frame, event, arg):
+        """threading's profile hook: the first event of a new thread puts the
+        mode on that thread's stack and hands back the script's own hook."""
+        sys.setprofile(self._saved_profile)
+        try:
+            torch._C._push_on_torch_function_stack(self)
+        except Exception:  # (another torch: that thread's nodes get no line)
+            pass
+
     def remove(self) -> None:
+        if threading._profile_hook == self._enter_in_thread:
+            threading.setprofile(self._saved_profile)
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
@@ -109,16 +160,30 @@ class SourceLines(TorchFunctionMode):
         out = func(*args, **kwargs) if kwargs else func(*args)
         s1 = _get_seq()
         if s1 != s0:
-            line = self._script_line()
-            if line is not None:
-                self.starts.append(s0)
-                self.ends.append(s1)
-                self.lines.append(line)
+            self._note(s0, s1)
         elif kwargs and kwargs.get("requires_grad") is True and isinstance(out, _Tensor):
             self._leaf(out)
         elif func in _REQUIRES_GRAD_SETTERS and args and isinstance(args[0], _Tensor):
             self._leaf(args[0])
         return out
+
+    def _note(self, s0: int, s1: int) -> None:
+        """Nodes with sequence numbers [s0, s1) were made by the script's current line."""
+        line = self._script_line()
+        if line is not None:
+            self.noted += 1
+            ident = _get_ident()
+            if ident == self.thread:
+                self.starts.append(s0)
+                self.ends.append(s1)
+                self.lines.append(line)
+            else:
+                lists = self.by_thread.get(ident)
+                if lists is None:
+                    lists = self.by_thread[ident] = ([], [], [])
+                lists[0].append(s0)
+                lists[1].append(s1)
+                lists[2].append(line)
 
     def _script_line(self) -> Optional[int]:
         fn = self.filename
@@ -144,15 +209,20 @@ class SourceLines(TorchFunctionMode):
         return None
 
     # -- queries (after the script) ------------------------------------------------
-    def line_of(self, node) -> Optional[int]:
-        """The script line that made autograd Node `node`, or None."""
+    def line_of(self, node, thread: Optional[int] = None) -> Optional[int]:
+        """The script line that made autograd Node `node` in thread `thread`
+        (an ident; None: the installing thread), or None."""
         try:
             seq = node._sequence_nr()
         except Exception:
             return None
-        i = bisect.bisect_right(self.starts, seq) - 1
-        if i >= 0 and seq < self.ends[i]:
-            return self.lines[i]
+        if thread is None or thread == self.thread:
+            starts, ends, lines = self.starts, self.ends, self.lines
+        else:
+            starts, ends, lines = self.by_thread.get(thread, ((), (), ()))
+        i = bisect.bisect_right(starts, seq) - 1
+        if i >= 0 and seq < ends[i]:
+            return lines[i]
         return None
 
     def leaf_line(self, tensor) -> Optional[int]:
