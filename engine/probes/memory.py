@@ -196,19 +196,22 @@ class MemoryProbe(Probe):
         self._calls, self._segments = [], []
 
     # -- saved tensors read by capture -------------------------------------------------------
-    def _on_saved(self, node, value) -> None:
-        """Called by capture for every saved value it reads (a hot path: one
-        append; per-node sets and the parameters among them are sorted out
-        after the script, by storage)."""
+    def _on_saved(self, pairs: list) -> None:
+        """Called by capture once with every (node, saved value) it read (a hot
+        path: one storage lookup and append each; per-node sets and the
+        parameters among them are sorted out after the script, by storage)."""
+        out = self._raw_saved.append
+        tensor = _TENSOR
         try:
-            if isinstance(value, _TENSOR):
-                s = value.untyped_storage()
-                self._raw_saved.append((id(node), s.data_ptr(), s.nbytes()))
-            elif isinstance(value, (list, tuple)):
-                for t in value:
-                    if isinstance(t, _TENSOR):
-                        s = t.untyped_storage()
-                        self._raw_saved.append((id(node), s.data_ptr(), s.nbytes()))
+            for node, value in pairs:
+                if isinstance(value, tensor):
+                    s = value.untyped_storage()
+                    out((id(node), s.data_ptr(), s.nbytes()))
+                elif isinstance(value, (list, tuple)):
+                    for t in value:
+                        if isinstance(t, tensor):
+                            s = t.untyped_storage()
+                            out((id(node), s.data_ptr(), s.nbytes()))
         except Exception as exc:
             self.ctx.internal_error("memory.saved", exc)
 

@@ -256,9 +256,10 @@ class CaptureState:
         self.node_hooks: Optional[Callable[[list], dict]] = None
         # long captures and materializes report here (worker/progress.py)
         self.progress = NO_PROGRESS
-        # (node, value) for every saved value capture reads (the memory
-        # probe counts their storages; None: nobody asks)
-        self.on_saved: Optional[Callable[[Any, Any], None]] = None
+        # called once per capture with [(node, value), ...] for every saved
+        # value it read (the memory probe counts their storages; None: nobody
+        # asks). One call, not one per value: this is the hot loop.
+        self.on_saved: Optional[Callable[[list], None]] = None
         # False (a run without values, for the plain picture): saved values
         # are not read and module outputs not held (only their summaries)
         self.read_saved = True
@@ -510,6 +511,8 @@ def _capture(state, roots, names, origin, reuse):
     param_names = state.param_names
     check_hooks = state.saved_hooks_seen()
     on_saved = state.on_saved
+    seen_saved: list = []
+    note_saved = seen_saved.append if on_saved is not None else None
     read_saved = state.read_saved
     type_info = _TYPE_INFO
     leaf_info = cap.leaf_info
@@ -556,8 +559,8 @@ def _capture(state, roots, names, origin, reuse):
             except Exception:
                 sv.append((name, _S_SKIPPED, SKIP_FREED, None))
                 continue
-            if on_saved is not None:
-                on_saved(n, v)
+            if note_saved is not None:
+                note_saved((n, v))
             if isinstance(v, _Tensor):
                 try:
                     ver = (None if v.grad_fn is None or id(v) in reach_ids or _reachable(v, reach_ptrs)
@@ -587,6 +590,8 @@ def _capture(state, roots, names, origin, reuse):
             else:
                 sv.append((name, _S_PLAIN, v, None))
         saved[i] = sv
+    if seen_saved:
+        on_saved(seen_saved)
     if check_hooks:
         for sv in saved.values():
             if any(type(e) is tuple and e[2] is SKIP_CHECKPOINT for e in sv):
