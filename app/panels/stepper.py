@@ -24,6 +24,7 @@ from autogradviz.engine.trace.model import MAX_RECORDED_RUNS
 from autogradviz.app.panels.checkpoint.phase_text import attach as attach_recompute_phase
 from autogradviz.app.graph.items import summary_text, unscaled_summary
 from autogradviz.app.graph.scene import event_title
+from autogradviz.app.panels.checkpoint.recompute_marks import RecomputeMarks
 from autogradviz.app.panels.processes import AllReduceMarks, RankSwitch, allreduce_text
 from autogradviz.app.panels.why_gradient import caption_text
 from autogradviz.app.resources_loader import icon_or_standard as _icon
@@ -123,7 +124,8 @@ class Timeline(QWidget):
         else:
             k = self.step_at(event.position().x())
             self.setToolTip(self.tr("Step {0} of {1}. Click or drag to move through the backward pass; "
-                                    "purple marks: a hook fired; blue dots: retain_grad filled .grad.")
+                                    "purple marks: a hook fired; blue dots: retain_grad filled .grad; "
+                                    "amber triangles: a checkpoint re-ran its forward.")
                             .format(k, self.n))
 
 
@@ -186,6 +188,7 @@ class StepperPanel(QWidget):
 
         self.rank_switch = RankSwitch(session, self.run_combo, self)  # several processes/threads
         self.allreduce_marks = AllReduceMarks(self.timeline, session)
+        self.recompute_marks = RecomputeMarks(self.timeline, session)  # where checkpoint re-ran
         top = QHBoxLayout()
         top.addWidget(self.rank_switch)
         top.addWidget(self.run_label)
@@ -343,6 +346,7 @@ class StepperPanel(QWidget):
         self.timeline.set_run(n, replay.hook_steps(t, index), replay.event_steps(t, index))
         self._set_controls(n > 0)
         self.allreduce_marks.refresh()
+        self.recompute_marks.refresh()
         for k, ev in replay.event_step_numbers(t, index):
             if ev.kind == "allreduce":
                 text = allreduce_text(k, ev)

@@ -801,6 +801,16 @@
         <source>{0} nodes</source>
         <translation>{0} 个节点</translation>
     </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="38" />
+        <source>Checkpoint {0} ({1}) re-ran its forward here: {2} op(s)</source>
+        <translation>检查点 {0}（{1}）在这里重新运行了它的前向：{2} 个运算</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="41" />
+        <source>(stopped early: every tensor it needed was back)</source>
+        <translation>（提前停止：需要的张量都已恢复）</translation>
+    </message>
 </context>
 <context>
     <name>CheckpointPanel</name>
@@ -1540,7 +1550,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>显示或隐藏解释颜色和标记的图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="143" />
+        <location filename="../../app/graph/view.py" line="144" />
         <source>Drag to pan, wheel or +/- to zoom, double-click to centre; click a node to inspect it.</source>
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
@@ -1550,7 +1560,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="470" />
+        <location filename="../../app/graph/view.py" line="472" />
         <source>Layout: {0} in {1:.2f} s</source>
         <translation>布局：{0}，用时 {1:.2f} 秒</translation>
     </message>
@@ -1629,12 +1639,12 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="397" />
+        <location filename="../../app/graph/view.py" line="398" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="410" />
+        <location filename="../../app/graph/view.py" line="412" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
@@ -2277,97 +2287,97 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="261" />
+        <location filename="../../app/window/main_window.py" line="262" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="203" />
+        <location filename="../../app/window/main_window.py" line="204" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="204" />
+        <location filename="../../app/window/main_window.py" line="205" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="260" />
+        <location filename="../../app/window/main_window.py" line="261" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="262" />
+        <location filename="../../app/window/main_window.py" line="263" />
         <source>Step backward pass forward / back (click the graph first)</source>
         <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="263" />
+        <location filename="../../app/window/main_window.py" line="264" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="264" />
+        <location filename="../../app/window/main_window.py" line="265" />
         <source>First / last step</source>
         <translation>第一步 / 最后一步</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="265" />
+        <location filename="../../app/window/main_window.py" line="266" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="266" />
+        <location filename="../../app/window/main_window.py" line="267" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="267" />
+        <location filename="../../app/window/main_window.py" line="268" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="268" />
+        <location filename="../../app/window/main_window.py" line="269" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="269" />
+        <location filename="../../app/window/main_window.py" line="270" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="270" />
+        <location filename="../../app/window/main_window.py" line="271" />
         <source>Open / save a trace</source>
         <translation>打开 / 保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="271" />
+        <location filename="../../app/window/main_window.py" line="272" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="272" />
+        <location filename="../../app/window/main_window.py" line="273" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="278" />
+        <location filename="../../app/window/main_window.py" line="279" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="285" />
+        <location filename="../../app/window/main_window.py" line="286" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="286" />
+        <location filename="../../app/window/main_window.py" line="287" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="287" />
+        <location filename="../../app/window/main_window.py" line="288" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -3002,183 +3012,183 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="238" />
+        <location filename="../../app/panels/stepper.py" line="241" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="240" />
+        <location filename="../../app/panels/stepper.py" line="243" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="242" />
+        <location filename="../../app/panels/stepper.py" line="245" />
         <source>First: before backward starts (Home)</source>
         <translation>开头：反向传播开始之前（Home）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="243" />
+        <location filename="../../app/panels/stepper.py" line="246" />
         <source>Step back (Left)</source>
         <translation>后退一步（←）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="244" />
+        <location filename="../../app/panels/stepper.py" line="247" />
         <source>Step forward: run the next node (Right)</source>
         <translation>前进一步：执行下一个节点（→）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="245" />
+        <location filename="../../app/panels/stepper.py" line="248" />
         <source>Last: after the whole backward pass (End)</source>
         <translation>结尾：整个反向传播之后（End）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="246" />
+        <location filename="../../app/panels/stepper.py" line="249" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="247" />
-        <location filename="../../app/panels/stepper.py" line="523" />
+        <location filename="../../app/panels/stepper.py" line="250" />
+        <location filename="../../app/panels/stepper.py" line="527" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="248" />
+        <location filename="../../app/panels/stepper.py" line="251" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="250" />
+        <location filename="../../app/panels/stepper.py" line="253" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="287" />
+        <location filename="../../app/panels/stepper.py" line="290" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="289" />
+        <location filename="../../app/panels/stepper.py" line="292" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="290" />
+        <location filename="../../app/panels/stepper.py" line="293" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="298" />
+        <location filename="../../app/panels/stepper.py" line="301" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="330" />
+        <location filename="../../app/panels/stepper.py" line="333" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="351" />
+        <location filename="../../app/panels/stepper.py" line="355" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="354" />
+        <location filename="../../app/panels/stepper.py" line="358" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="357" />
+        <location filename="../../app/panels/stepper.py" line="361" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="360" />
+        <location filename="../../app/panels/stepper.py" line="364" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="363" />
+        <location filename="../../app/panels/stepper.py" line="367" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="371" />
+        <location filename="../../app/panels/stepper.py" line="375" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="373" />
+        <location filename="../../app/panels/stepper.py" line="377" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="376" />
+        <location filename="../../app/panels/stepper.py" line="380" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="380" />
+        <location filename="../../app/panels/stepper.py" line="384" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="381" />
+        <location filename="../../app/panels/stepper.py" line="385" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="390" />
+        <location filename="../../app/panels/stepper.py" line="394" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="397" />
+        <location filename="../../app/panels/stepper.py" line="401" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="400" />
+        <location filename="../../app/panels/stepper.py" line="404" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="402" />
+        <location filename="../../app/panels/stepper.py" line="406" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="406" />
+        <location filename="../../app/panels/stepper.py" line="410" />
         <source> (GradScaler: {0} × the real gradient {1})</source>
         <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="429" />
+        <location filename="../../app/panels/stepper.py" line="433" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="435" />
+        <location filename="../../app/panels/stepper.py" line="439" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="443" />
+        <location filename="../../app/panels/stepper.py" line="447" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="447" />
+        <location filename="../../app/panels/stepper.py" line="451" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="532" />
+        <location filename="../../app/panels/stepper.py" line="536" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="535" />
+        <location filename="../../app/panels/stepper.py" line="539" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -3186,9 +3196,9 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="125" />
-        <source>Step {0} of {1}. Click or drag to move through the backward pass; purple marks: a hook fired; blue dots: retain_grad filled .grad.</source>
-        <translation>第 {0} 步，共 {1} 步。点击或拖动可在反向传播中移动；紫色标记：钩子被触发；蓝色圆点：retain_grad 填充了 .grad。</translation>
+        <location filename="../../app/panels/stepper.py" line="126" />
+        <source>Step {0} of {1}. Click or drag to move through the backward pass; purple marks: a hook fired; blue dots: retain_grad filled .grad; amber triangles: a checkpoint re-ran its forward.</source>
+        <translation>第 {0} 步，共 {1} 步。点击或拖动可在反向传播中移动；紫色标记：钩子被触发；蓝色圆点：retain_grad 填充了 .grad；琥珀色三角：检查点在这里重新运行了前向。</translation>
     </message>
 </context>
 <context>
@@ -3709,18 +3719,18 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
     <message>
         <location filename="../../app/window/status_bar.py" line="173" />
-        <location filename="../../app/window/status_bar.py" line="194" />
+        <location filename="../../app/window/status_bar.py" line="201" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
         <location filename="../../app/window/status_bar.py" line="181" />
-        <location filename="../../app/window/status_bar.py" line="198" />
+        <location filename="../../app/window/status_bar.py" line="205" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="187" />
+        <location filename="../../app/window/status_bar.py" line="194" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
@@ -4222,7 +4232,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>{0} nodes</source>
         <translation>{0} 个节点</translation>
     </message>
-</context><context><name>MemoryCurve</name><message>
+    </context><context><name>MemoryCurve</name><message>
         <location filename="../../app/panels/memory/curve_data.py" line="30" />
         <source>B</source>
         <translation>B</translation>
@@ -4362,7 +4372,17 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>pid {0}, {1} backward run(s)</source>
         <translation>进程号 {0}，{1} 次反向传播</translation>
     </message>
-    </context><context><name>RecomputePhase</name><message>
+    </context><context><name>RecomputeMarks</name><message>
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="38" />
+        <source>Checkpoint {0} ({1}) re-ran its forward here: {2} op(s)</source>
+        <translation>检查点 {0}（{1}）在这里重新运行了它的前向：{2} 个运算</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="41" />
+        <source>(stopped early: every tensor it needed was back)</source>
+        <translation>（提前停止：需要的张量都已恢复）</translation>
+    </message>
+</context><context><name>RecomputePhase</name><message>
         <location filename="../../app/panels/checkpoint/phase_text.py" line="29" />
         <source>a node</source>
         <translation>某个节点</translation>

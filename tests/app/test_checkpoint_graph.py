@@ -241,3 +241,24 @@ def test_cli_export_draws_the_regions(tmp_path):
     for k in (1, 2):
         assert f"checkpoint {k} · reentrant · blocks.{k - 1}" in svg
     assert svg.count('<g class="checkpoint-region"') == 2  # semantic: one group per region
+
+
+def test_timeline_marks_each_recompute_where_the_trace_says(window, qtbot):
+    """The stepper's timeline gets one amber mark per recomputation of the
+    shown run, half-way between the trigger step's ticks, and its tooltip
+    names the checkpoint and the ops it re-ran, as the trace records them."""
+    w = window
+    trace = run_in(qtbot, w, REENTRANT)
+    stepper = w.panels.widget("stepper")
+    marks = stepper.recompute_marks
+    recs = [(k, c, r) for k, c in enumerate(trace.checkpoints, 1) for r in c.recomputations
+            if r.run == w.session.run_index]
+    assert len(recs) == 2  # two reentrant blocks, each re-run once
+    assert sorted(marks.positions) == sorted(r.step + 0.5 for _, _, r in recs)
+    assert marks.overlay.isVisible()
+    for k, c, r in recs:
+        text = marks.text_near(stepper.timeline._x(r.step + 0.5))
+        assert f"Checkpoint {k}" in text and f"{len(r.ops)} op(s)" in text
+    assert marks.text_near(stepper.timeline._x(0)) == ""  # no mark at the first tick
+    run_in(qtbot, w, "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 3).sum().backward()\n")
+    assert marks.positions == {} and not marks.overlay.isVisible()
