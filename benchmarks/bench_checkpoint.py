@@ -75,17 +75,22 @@ def median_of(repeat: int, fn) -> float:
     return statistics.median(timed(fn) for _ in range(repeat))
 
 
-def without_checkpoint_probe(fn):
-    """Run `fn` with the checkpoint probe unregistered (put back after)."""
+def without_probe(name: str, fn):
+    """`fn` wrapped to run with the probe `name` unregistered (put back after);
+    bench_memory uses it too."""
     def run():
-        entry = [(n, f) for n, f in registry._REGISTRY if n == "checkpoint"]
-        registry.unregister("checkpoint")
+        entry = [(n, f) for n, f in registry._REGISTRY if n == name]
+        registry.unregister(name)
         try:
             fn()
         finally:
             for n, f in entry:
                 registry.register(n, f)
     return run
+
+
+def without_checkpoint_probe(fn):
+    return without_probe("checkpoint", fn)
 
 
 def main(argv=None) -> int:

@@ -32,7 +32,7 @@ import torch  # noqa: E402
 from autogradviz.engine.probes import registry  # noqa: E402
 from autogradviz.engine.protocol.client import WorkerClient  # noqa: E402
 from autogradviz.engine.worker.runner import run_script  # noqa: E402
-from bench_checkpoint import CHECKPOINTED  # noqa: E402
+from bench_checkpoint import CHECKPOINTED, without_probe  # noqa: E402
 from targets import Targets  # noqa: E402
 
 TRAIN = """
@@ -125,15 +125,7 @@ def own_time(repeat: int, fn) -> float:
 
 
 def without_memory_probe(fn):
-    def run():
-        entry = [(n, f) for n, f in registry._REGISTRY if n == "memory"]
-        registry.unregister("memory")
-        try:
-            fn()
-        finally:
-            for n, f in entry:
-                registry.register(n, f)
-    return run
+    return without_probe("memory", fn)
 
 
 def main(argv=None) -> int:

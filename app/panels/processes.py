@@ -24,6 +24,7 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolTip, QWidget
 
 from autogradviz.app.graph.items import summary_text
+from autogradviz.app.panels.timeline_overlay import TimelineOverlay
 from autogradviz.engine.trace import replay
 
 ALLREDUCE_COLOR = "#2e9d5b"
@@ -200,20 +201,8 @@ class AllReduceMarks(QObject):
         return False
 
 
-class _Overlay(QWidget):
-    def __init__(self, timeline, marks: AllReduceMarks):
-        super().__init__(timeline)
-        self.marks = marks
-        self.setAttribute(Qt.WA_TransparentForMouseEvents)
-        self.setGeometry(timeline.rect())
-        self.hide()
-
-    def paintEvent(self, event) -> None:
-        tl = self.marks.timeline
-        if tl.n <= 0:
-            return
-        p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+class _Overlay(TimelineOverlay):
+    def draw(self, p: QPainter, tl) -> None:
         mid = self.height() / 2 + 2
         color = QColor(ALLREDUCE_COLOR)
         p.setPen(QPen(color.darker(140), 1))
@@ -222,5 +211,4 @@ class _Overlay(QWidget):
             x = tl._x(k)
             y = mid + 10
             p.drawPolygon([QPointF(x, y - 4), QPointF(x + 4, y), QPointF(x, y + 4), QPointF(x - 4, y)])
-        p.end()
 

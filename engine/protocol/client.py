@@ -325,6 +325,17 @@ class WorkerClient:
             self._send(req)
         except WorkerError as exc:
             raise FetchError(str(exc)) from exc
+        msg = self._reply(rid, ("values", "protocol_error"), timeout)
+        if msg.get("type") == "protocol_error":
+            raise FetchError(msg.get("message", "protocol error"))
+        summary = msg.get("summary")
+        if not isinstance(summary, TensorSummary):
+            raise FetchError(msg.get("error") or f"no values for {tensor_id!r}")
+        return summary
+
+    def _reply(self, rid: int, types: tuple, timeout: float) -> dict:
+        """The message of type in `types` answering request `rid` (others are
+        skipped); FetchError when the worker dies or does not answer in time."""
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -332,17 +343,9 @@ class WorkerClient:
             except queue.Empty:
                 raise FetchError(f"the worker did not answer within {timeout:g} s") from None
             if msg is None:
-                rc = self._reap()
-                raise FetchError(f"the worker died with {describe_exit(rc)}")
-            if msg.get("id") != rid:
-                continue
-            if msg.get("type") == "values":
-                summary = msg.get("summary")
-                if not isinstance(summary, TensorSummary):
-                    raise FetchError(msg.get("error") or f"no values for {tensor_id!r}")
-                return summary
-            if msg.get("type") == "protocol_error":
-                raise FetchError(msg.get("message", "protocol error"))
+                raise FetchError(f"the worker died with {describe_exit(self._reap())}")
+            if msg.get("id") == rid and msg.get("type") in types:
+                return msg
 
     def check_gradient(self, leaf: str, run: int = 0, grad_tensor: Optional[str] = None,
                        timeout: float = 120.0) -> dict:
@@ -356,16 +359,7 @@ class WorkerClient:
         if grad_tensor is not None:
             req["grad_tensor"] = grad_tensor
         self._send(req)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                msg = self._next(deadline)
-            except queue.Empty:
-                raise FetchError(f"the worker did not answer within {timeout:g} s") from None
-            if msg is None:
-                raise FetchError(f"the worker died with {describe_exit(self._reap())}")
-            if msg.get("id") == rid and msg.get("type") in ("gradient_check", "protocol_error"):
-                return msg
+        return self._reply(rid, ("gradient_check", "protocol_error"), timeout)
 
     def stderr_tail(self) -> str:
         """The last bytes the worker wrote on stderr (native output, crash dumps)."""

@@ -10,11 +10,12 @@ naming the checkpoint and how many ops it re-ran. Pure overlay: it reads
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QToolTip, QWidget
+from PySide6.QtWidgets import QToolTip
 
 from autogradviz.app.graph.checkpoint_regions import kind_text
+from autogradviz.app.panels.timeline_overlay import TimelineOverlay
 
 RECOMPUTE_COLOR = "#d08a1e"
 
@@ -77,20 +78,8 @@ class RecomputeMarks(QObject):
         return False
 
 
-class _Overlay(QWidget):
-    def __init__(self, timeline, marks: RecomputeMarks):
-        super().__init__(timeline)
-        self.marks = marks
-        self.setAttribute(Qt.WA_TransparentForMouseEvents)
-        self.setGeometry(timeline.rect())
-        self.hide()
-
-    def paintEvent(self, event) -> None:  # noqa: N802
-        tl = self.marks.timeline
-        if tl.n <= 0:
-            return
-        p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+class _Overlay(TimelineOverlay):
+    def draw(self, p: QPainter, tl) -> None:
         color = QColor(RECOMPUTE_COLOR)
         p.setPen(QPen(color.darker(140), 1))
         p.setBrush(color)
@@ -98,4 +87,3 @@ class _Overlay(QWidget):
         for pos in self.marks.positions:
             x = tl._x(pos)
             p.drawPolygon([QPointF(x - 5, y - 4), QPointF(x + 5, y - 4), QPointF(x, y + 4)])
-        p.end()
