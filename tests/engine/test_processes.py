@@ -27,15 +27,34 @@ def grads_printed(text: str) -> dict:
     return {(int(r), int(s), name): eval(vals) for r, s, name, vals in GRAD_LINE.findall(text)}
 
 
+def _plain_ddp() -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(DDP_SCRIPT)], capture_output=True, text=True,
+                          cwd=str(DDP_SCRIPT.parent), timeout=240)
+
+
+def _torch_aborted(text: str) -> bool:
+    """A rank killed by a signal inside torch (gloo's rare teardown abort: "terminate
+    called without an active exception", seen once on a loaded 2-core CI machine)."""
+    return "terminated with signal" in text
+
+
 @pytest.fixture(scope="module")
 def ddp(worker):
-    """(worker's RunOutcome, plain python's stdout, the worker's pid)."""
-    plain = subprocess.Popen([sys.executable, str(DDP_SCRIPT)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, cwd=str(DDP_SCRIPT.parent))
-    outcome = worker.run(DDP_SCRIPT.read_text(), filename=str(DDP_SCRIPT), timeout=240)
-    out, err = plain.communicate(timeout=240)
-    assert plain.returncode == 0, err
-    return outcome, out, worker.pid
+    """(worker's RunOutcome, plain python's stdout, the worker's pid).
+
+    Plain python first, then the worker: two gloo groups at once on a 2-core
+    machine only add load. Where torch itself aborted a rank (in either run),
+    both runs are made once more; a second abort, or any other failure, fails.
+    """
+    for attempt in (1, 2):
+        plain = _plain_ddp()
+        outcome = worker.run(DDP_SCRIPT.read_text(), filename=str(DDP_SCRIPT), timeout=240)
+        error = str(outcome.trace.error or "")
+        if attempt == 1 and (_torch_aborted(plain.stderr) or _torch_aborted(error)):
+            continue
+        break
+    assert plain.returncode == 0, f"stdout:\n{plain.stdout}\nstderr:\n{plain.stderr}"
+    return outcome, plain.stdout, worker.pid
 
 
 def test_ddp_both_ranks_print_and_match_plain_python(ddp):
