@@ -8,6 +8,9 @@ Prints, median of --repeat runs in this process (CPU time, one thread):
   every probe and with every probe but the memory probe (run alternately), and
   the time spent inside the memory probe's own code (timed from inside: on a
   shared machine two whole recordings differ by more than the probe costs).
+  (The storage pointer and size of each saved tensor are read by the capture
+  itself, which needs the storage anyway: that part is in bench_engine.py's
+  capture figure.)
   Target: the probe's own work at most 10 % of the recording (or 5 ms) for
   scripts without checkpoint.
 - a deep graph (an RNN cell over 300 steps, one backward): the same, since the

@@ -172,7 +172,7 @@ class MemoryProbe(Probe):
 
         record = MemoryRecord(checkpoints_direct=self.direct)
         saved: dict = {}  # id(node) -> {ptr: bytes}
-        for node, ptr, nbytes in self._raw_saved:
+        for node, (ptr, nbytes) in self._raw_saved:
             d = saved.get(node)
             if d is None:
                 saved[node] = {ptr: nbytes}
@@ -196,24 +196,12 @@ class MemoryProbe(Probe):
         self._calls, self._segments = [], []
 
     # -- saved tensors read by capture -------------------------------------------------------
-    def _on_saved(self, pairs: list) -> None:
-        """Called by capture once with every (node, saved value) it read (a hot
-        path: one storage lookup and append each; per-node sets and the
-        parameters among them are sorted out after the script, by storage)."""
-        out = self._raw_saved.append
-        tensor = _TENSOR
-        try:
-            for node, value in pairs:
-                if isinstance(value, tensor):
-                    s = value.untyped_storage()
-                    out((id(node), s.data_ptr(), s.nbytes()))
-                elif isinstance(value, (list, tuple)):
-                    for t in value:
-                        if isinstance(t, tensor):
-                            s = t.untyped_storage()
-                            out((id(node), s.data_ptr(), s.nbytes()))
-        except Exception as exc:
-            self.ctx.internal_error("memory.saved", exc)
+    def _on_saved(self, entries: list) -> None:
+        """Called by capture once with (id(node), (storage pointer, storage
+        bytes)) for every saved tensor it read (capture reads the storages in
+        its own loop: the hot path); per-node sets and the parameters among
+        them are sorted out after the script, by storage."""
+        self._raw_saved.extend(entries)
 
     def _wrap_capture(self, original):
         # The wrapper reaches the probe through a cell that remove() empties:

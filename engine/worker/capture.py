@@ -256,9 +256,10 @@ class CaptureState:
         self.node_hooks: Optional[Callable[[list], dict]] = None
         # long captures and materializes report here (worker/progress.py)
         self.progress = NO_PROGRESS
-        # called once per capture with [(node, value), ...] for every saved
-        # value it read (the memory probe counts their storages; None: nobody
-        # asks). One call, not one per value: this is the hot loop.
+        # called once per capture with [(id(node), (storage data_ptr, storage
+        # nbytes)), ...] for every saved tensor it read (the memory probe counts
+        # storages; None: nobody asks). Read inline and handed over in one
+        # call, not one per value: this is the hot loop.
         self.on_saved: Optional[Callable[[list], None]] = None
         # False (a run without values, for the plain picture): saved values
         # are not read and module outputs not held (only their summaries)
@@ -350,7 +351,7 @@ def walk(roots: Iterable) -> tuple[list, list, dict]:
         nf = n.next_functions
         napp(nf)
         for m, _ in nf:
-            if m is not None and m not in index:
+            if m is not None:  # (visited ones are skipped when popped)
                 push(m)
     return order, nexts, index
 
@@ -502,8 +503,8 @@ def _capture(state, roots, names, origin, reuse):
     for lst in names.tensors.values():
         for t in lst:
             reach_ids.add(id(t))
-            try:
-                reach_ptrs.add(t.data_ptr())
+            try:  # (by storage: a view of it at an offset shares its memory too)
+                reach_ptrs.add(t.untyped_storage().data_ptr())
             except Exception:
                 pass
     reach_ptrs.discard(0)
@@ -513,6 +514,9 @@ def _capture(state, roots, names, origin, reuse):
     on_saved = state.on_saved
     seen_saved: list = []
     note_saved = seen_saved.append if on_saved is not None else None
+    # id(saved tensor) -> _storage(it) for this capture
+    storage_of: dict = {}
+    summarized = summ.summarized_by_id()
     read_saved = state.read_saved
     type_info = _TYPE_INFO
     leaf_info = cap.leaf_info
@@ -544,6 +548,7 @@ def _capture(state, roots, names, origin, reuse):
         if not info or not read_saved:
             continue  # nothing the backward frees (plain attributes: at materialize)
         sv = []
+        nid = id(n)
         for name, attr, raw_attr in info:
             if check_hooks:
                 try:
@@ -559,16 +564,21 @@ def _capture(state, roots, names, origin, reuse):
             except Exception:
                 sv.append((name, _S_SKIPPED, SKIP_FREED, None))
                 continue
-            if note_saved is not None:
-                note_saved((n, v))
             if isinstance(v, _Tensor):
-                try:
-                    ver = (None if v.grad_fn is None or id(v) in reach_ids or _reachable(v, reach_ptrs)
-                           else v._version)
+                try:  # (the hot loop: _storage inline)
+                    vid = id(v)
+                    e = storage_of.get(vid)
+                    if e is None:  # (a weight saved by many nodes is one object: once)
+                        e = storage_of[vid] = _storage(v, reach_ids, reach_ptrs)
+                    if note_saved is not None:
+                        note_saved((nid, e[1]))
+                    ver = None if e[2] else v._version
                 except Exception:  # (sparse: no data_ptr) read it now
                     ver = None
                 if ver is None:
-                    sv.append((name, _S_SUMMARY, request(v), None))
+                    e = summarized.get(id(v))  # (Summarizer.request's first check, inline)
+                    sv.append((name, _S_SUMMARY, e[0] if e is not None and e[1] == v._version else request(v),
+                               None))
                 else:
                     sv.append((name, _S_DEFERRED, v, ver))
                     hold(v)
@@ -577,8 +587,15 @@ def _capture(state, roots, names, origin, reuse):
                 for j, x in enumerate(v):
                     nm = f"{name}[{j}]"
                     try:
-                        ver = (None if x is None or x.grad_fn is None or id(x) in reach_ids
-                               or _reachable(x, reach_ptrs) else x._version)
+                        if x is None:
+                            ver = None
+                        else:
+                            e = storage_of.get(id(x))
+                            if e is None:
+                                e = storage_of[id(x)] = _storage(x, reach_ids, reach_ptrs)
+                            if note_saved is not None:
+                                note_saved((nid, e[1]))
+                            ver = None if e[2] else x._version
                     except Exception:
                         ver = None
                     if ver is None:
@@ -605,15 +622,23 @@ def _capture(state, roots, names, origin, reuse):
     return g, ids, cap
 
 
-def _reachable(t, ptrs: set) -> bool:
-    """Can the script change saved activation `t` in place later? When it
-    is a view of a tensor without grad_fn (a parameter's `.t()` saved by a
-    Linear: the optimizer updates the parameter), or shares memory with a
-    tensor the script names (a saved output is a new tensor object)."""
+def _storage(t, reach_ids: set, reach_ptrs: set) -> tuple:
+    """(t, (its storage's data_ptr, nbytes), read now?) for saved tensor `t`.
+
+    Read now (summarised during the capture, not at materialize) when the
+    script can change it in place later: it has no grad_fn (a leaf, an
+    input), the script names it (`reach_ids`), it is a view of a tensor
+    without grad_fn (a parameter's `.t()` saved by a Linear: the optimizer
+    updates the parameter), or it shares memory (its storage) with a tensor
+    the script names (`reach_ptrs`; a saved output is a new tensor object).
+    Capture keeps these per id(t) for one capture, t included so that its id
+    stays t's."""
+    st = t.untyped_storage()
+    where = (st.data_ptr(), st.nbytes())
+    if t.grad_fn is None or id(t) in reach_ids:
+        return t, where, True
     b = t._base
-    if b is not None and b.grad_fn is None:
-        return True
-    return t.data_ptr() in ptrs
+    return t, where, (b is not None and b.grad_fn is None) or where[0] in reach_ptrs
 
 
 def estimate_bytes(tensors: list, samples: int = 64) -> int:

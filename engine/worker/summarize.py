@@ -282,6 +282,12 @@ class Summarizer:
         except Exception:
             return None
 
+    def summarized_by_id(self) -> dict:
+        """{id(tensor): (summary, its _version then)} for the tensors requested
+        since the last flush (each held, so the ids are unique): a hot loop
+        may look here before calling request (empty without values)."""
+        return self._by_id
+
     def request(self, t, snapshot: bool = False) -> Optional[TensorSummary]:
         """Summary of `t` (values filled at the next flush). `snapshot`: the
         tensor may change in place later (a leaf, a .grad): read it now."""
@@ -395,7 +401,7 @@ class Summarizer:
         self._singles = []
         self._seen = {}
         self._hold = []
-        self._by_id = {}
+        self._by_id.clear()  # (the same dict: see summarized_by_id)
         phase = self.progress.phase(
             "summarising", sum(len(g[0]) for g in groups.values()) + len(singles), "tensors")
         done = 0

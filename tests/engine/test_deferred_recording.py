@@ -216,6 +216,29 @@ with torch.no_grad():
         _close(by_node[nid].grad_outputs[0].values, g.tolist())
 
 
+def test_a_saved_view_of_a_named_tensor_keeps_the_values_backward_used():
+    # `a[1:]` is a new tensor at an offset into a's memory: the script can
+    # change it through `a` after backward, so it is read at the call (by
+    # storage, not by the view's own data pointer).
+    trace = run("""
+import torch
+x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+a = x * 3
+y = a[1:] * a[1:]
+y.sum().backward()
+with torch.no_grad():
+    a.mul_(100.0)
+""")
+    x0 = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    view = (x0 * 3)[1:]
+    gid = trace.backward_runs[0].graph
+    mul = _node(trace, gid, "MulBackward0", "y")
+    for name in ("self", "other"):
+        saved = _saved(mul, name)
+        assert saved.skipped is None, saved.skipped
+        _close(saved.tensor.values, view.tolist())
+
+
 def test_gradients_the_script_handed_in_or_got_back_keep_their_values():
     trace = run("""
 import torch
