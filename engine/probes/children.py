@@ -16,8 +16,11 @@ and pid. Before merging, children the script left running are handled as
 the interpreter would at exit: daemonic ones terminated, others waited for.
 
 Children started with the fork start method (Linux's default for
-`multiprocessing.Process`) are copies of the worker, recorder included: they
-report to the same relay through engine/worker/fork_child.py.
+`multiprocessing.Process` before Python 3.14) are copies of the worker,
+recorder included: they report to the same relay through
+engine/worker/fork_child.py. With the forkserver start method (the default
+from 3.14), the server multiprocessing starts is ours
+(engine/worker/forkserver_main.py): each child it forks reports the same way.
 
 In a child itself this probe does nothing: grandchildren run unrecorded.
 """
@@ -33,6 +36,18 @@ from autogradviz.engine.probes.base import Probe
 
 _SPAWN_CALL = "from multiprocessing.spawn import spawn_main; spawn_main("
 _OUR_CALL = "from autogradviz.engine.worker.child_main import child_main; child_main({cfg!r}, "
+_FORKSERVER_CALL = "from multiprocessing.forkserver import main; main("
+_OUR_SERVER_CALL = "from autogradviz.engine.worker.forkserver_main import server_main; server_main({cfg!r}, "
+
+# Set in a process that records for a parent (a forkserver of ours): its own
+# children are not recorded.
+_in_child = False
+
+
+def mark_child_process() -> None:
+    """This process records for a parent: the probe leaves its children alone."""
+    global _in_child
+    _in_child = True
 
 
 class ChildProcessesProbe(Probe):
@@ -44,7 +59,7 @@ class ChildProcessesProbe(Probe):
 
     def install(self, ctx) -> None:
         super().install(ctx)
-        if multiprocessing.parent_process() is not None:
+        if multiprocessing.parent_process() is not None or _in_child:
             return  # we are a child: grandchildren are not recorded
         device = ctx.namespace.get("device", ctx.trace.device)
         lock = threading.Lock()
@@ -78,8 +93,38 @@ class ChildProcessesProbe(Probe):
                 return launch_recorded(orig, popen, process_obj, ctx, config)
             return _launch
 
+        def server_command(orig):  # the forkserver: ours (see forkserver_main)
+            def spawnv_passfds(path, args, passfds):
+                try:
+                    k = args.index("-c") + 1
+                    if args[k].startswith(_FORKSERVER_CALL):
+                        cfg = dict(display=ctx.filename, main=_main_path(ctx.namespace), device=device,
+                                   steps=ctx.record_steps, index=None)
+                        args = [*args[:k], _OUR_SERVER_CALL.format(cfg=cfg) + args[k][len(_FORKSERVER_CALL):],
+                                *args[k + 1:]]
+                except ValueError:
+                    pass
+                return orig(path, args, passfds)
+            return spawnv_passfds
+
+        def forkserver_launch(orig):  # each child's relay configuration, in its process object
+            def _launch(popen, process_obj):
+                from autogradviz.engine.worker.forkserver_main import CHILD_CONFIG_ATTR
+                setattr(process_obj, CHILD_CONFIG_ATTR, config())
+                try:
+                    return orig(popen, process_obj)
+                finally:
+                    process_obj.__dict__.pop(CHILD_CONFIG_ATTR, None)
+            return _launch
+
         self.patches.wrap(spawn, "get_command_line", get_command_line)
         self.patches.wrap(popen_fork.Popen, "_launch", fork_launch)
+        try:
+            from multiprocessing import popen_forkserver, util
+        except ImportError:  # (no forkserver on this platform)
+            return
+        self.patches.wrap(util, "spawnv_passfds", server_command)
+        self.patches.wrap(popen_forkserver.Popen, "_launch", forkserver_launch)
 
     def contribute(self, trace) -> None:
         if self.ctx is None or multiprocessing.parent_process() is not None:

@@ -43,11 +43,18 @@ class _Link:
         self.send(b"H" + json.dumps({"pid": os.getpid(), "index": cfg["index"]}).encode())
 
     def send(self, data: bytes) -> None:
-        with self.lock:
-            try:
-                self.conn.send_bytes(data)
-            except Exception:
-                pass
+        from autogradviz.engine.worker import child_exit
+
+        # (ending by SIGTERM, in its handler: this thread may hold the lock
+        # already, mid-send; waiting forever would keep the child alive)
+        if not self.lock.acquire(timeout=1.0 if child_exit.terminating else -1):
+            return
+        try:
+            self.conn.send_bytes(data)
+        except Exception:
+            pass
+        finally:
+            self.lock.release()
 
     def printed(self, stream: str, text: str) -> None:
         self.send(b"O" + (b"e" if stream == "stderr" else b"o") + text.encode("utf-8", "replace"))
@@ -153,11 +160,7 @@ def child_main(cfg: dict, **spawn_kwds) -> None:
         main = sys.modules.get("__mp_main__") or sys.modules["__main__"]
         start_recording(main.__dict__)  # (when the main module was not the script's file)
 
-    spawn._fixup_main_from_path = fixup
-    spawn.prepare = prepare
-    try:
-        spawn.spawn_main(**spawn_kwds)
-    finally:
+    def send_trace():
         if recording and link is not None:
             try:
                 link.send(b"T" + recording[0].finish())
@@ -168,3 +171,14 @@ def child_main(cfg: dict, **spawn_kwds) -> None:
                 stream.flush()
             except Exception:
                 pass
+
+    from autogradviz.engine.worker.child_exit import Once, send_on_sigterm
+
+    send_trace = Once(send_trace)
+    send_on_sigterm(send_trace)  # (Pool.terminate() ends its workers with SIGTERM)
+    spawn._fixup_main_from_path = fixup
+    spawn.prepare = prepare
+    try:
+        spawn.spawn_main(**spawn_kwds)
+    finally:
+        send_trace()

@@ -113,10 +113,13 @@ class ChildRelay:
         for t in serving:
             t.join(max(0.0, deadline - time.monotonic()))
         self._closing = True
-        try:  # wake the acceptor (a listening socket's accept() ignores close())
-            Client(self.address, authkey=self.key).close()
-        except Exception:
-            pass
+        # Wake the acceptor (a listening socket's accept() ignores close()).
+        # In a thread of its own, waited for briefly: when the acceptor has
+        # already returned (a child killed mid-handshake, seen as we close),
+        # nobody answers this handshake and it would wait forever.
+        waker = threading.Thread(target=self._wake, name="autogradviz-relay-wake", daemon=True)
+        waker.start()
+        waker.join(1.0)
         self._acceptor.join(1.0)
         try:
             self.listener.close()
@@ -124,6 +127,12 @@ class ChildRelay:
             pass
         if self._folder:
             shutil.rmtree(self._folder, ignore_errors=True)
+
+    def _wake(self) -> None:
+        try:
+            Client(self.address, authkey=self.key).close()
+        except Exception:
+            pass
 
     def traces(self) -> list[tuple[dict, bytes]]:
         """(hello info, trace bytes) per child that sent one, by start order."""

@@ -74,6 +74,11 @@ def _start_child(ctx, cfg):
             link.send(b"T" + _child_trace(ctx, base))
         except Exception as exc:
             link.printed("stderr", f"[autogradviz: this child's trace was lost: {exc!r}]\n")
+
+    from autogradviz.engine.worker.child_exit import Once, send_on_sigterm
+
+    send = Once(send)
+    send_on_sigterm(send)  # (Pool.terminate() ends its workers with SIGTERM)
     return send
 
 

@@ -475,9 +475,16 @@ def _lead_group():
 
     pgid = lead_own_group()
     if pgid is not None and hasattr(signal, "SIGTERM"):
+        me = os.getpid()
+
         def on_term(signum, frame):
+            if os.getpid() != me:  # a fork of ours (the script's): SIGTERM as under python
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
             _end_group()
             os._exit(1)
+        on_term.autogradviz_worker = True  # (child_exit: a fork's own default, in effect)
         try:
             signal.signal(signal.SIGTERM, on_term)
         except (ValueError, OSError):
