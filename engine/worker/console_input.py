@@ -46,6 +46,7 @@ class ConsoleInput(io.TextIOBase):
         self._ended = False
         self.lines_read = 0
         self.answers: list[str] = []  # the lines read (a re-run of the script reads them again)
+        self._buffer = None
 
     # -- what the script printed ------------------------------------------------------
     def watching(self, on_output: Callable[[str, str], None]) -> Callable[[str, str], None]:
@@ -74,6 +75,14 @@ class ConsoleInput(io.TextIOBase):
 
     def fileno(self):
         raise io.UnsupportedOperation("fileno")
+
+    @property
+    def buffer(self):
+        """The same lines as bytes (`sys.stdin.buffer`, as scripts that read
+        binary input or decode it themselves use it)."""
+        if self._buffer is None:
+            self._buffer = io.BufferedReader(_LineBytes(self))
+        return self._buffer
 
     def readline(self, size: Optional[int] = -1) -> str:
         with self._lock:
@@ -134,3 +143,25 @@ class ConsoleInput(io.TextIOBase):
             elif kind != INPUT_REPLY:  # (a late reply to an earlier run is dropped)
                 self._send({"type": "protocol_error", "id": rid,
                             "message": f"{kind!r}: the worker is running a script that waits for input"})
+
+
+class _LineBytes(io.RawIOBase):
+    """ConsoleInput's lines, UTF-8 encoded, for `sys.stdin.buffer` (one line
+    per read: a binary readline asks for one line, as on a terminal)."""
+
+    def __init__(self, text: ConsoleInput):
+        self._text = text
+        self._pending = b""
+
+    def readable(self):
+        return True
+
+    def readinto(self, b) -> int:
+        if not self._pending:
+            self._pending = self._text.readline().encode("utf-8")
+            if not self._pending:
+                return 0
+        n = min(len(b), len(self._pending))
+        b[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n

@@ -79,3 +79,13 @@ def test_time_spent_answering_does_not_count_against_the_timeout(worker):
     outcome = worker.run("print(input('? '))\n", timeout=2.0, on_input=slow_answer)
     assert outcome.status == "ok", outcome.message
     assert outcome.trace.stdout == "? late\n"
+
+
+def test_stdin_buffer_reads_the_same_lines_as_bytes(worker):
+    source = ("import sys\nfirst = sys.stdin.buffer.readline()\nprint(repr(first))\n"
+              "print(repr(sys.stdin.buffer.read()))\nprint(repr(sys.stdin.buffer.read()))\n")
+    lines = iter(["größe 3", "b", "c"])
+    outcome = worker.run(source, on_input=lambda _p: next(lines, None))
+    assert outcome.status == "ok", outcome.message
+    assert outcome.trace.stdout == _python_result(source, "größe 3\nb\nc\n")
+    assert "b'b\\nc\\n'" in outcome.trace.stdout
