@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QCoreApplication, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 
 PAD = 8.0
@@ -92,10 +92,37 @@ def not_stored(trace, checkpoint) -> list[tuple[str, str, str]]:
     return out
 
 
-class RegionItem(QGraphicsItem):
-    """The frame of one checkpoint segment, with its title above it."""
+def hull(points: list[QPointF]) -> list[QPointF]:
+    """The convex hull of `points`, counter-clockwise (monotone chain)."""
+    pts = sorted({(p.x(), p.y()) for p in points})
+    if len(pts) < 3:
+        return [QPointF(x, y) for x, y in pts]
 
-    def __init__(self, number: int, checkpoint, rect: QRectF, style):
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower: list = []
+    for q in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], q) <= 0:
+            lower.pop()
+        lower.append(q)
+    upper: list = []
+    for q in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], q) <= 0:
+            upper.pop()
+        upper.append(q)
+    return [QPointF(x, y) for x, y in lower[:-1] + upper[:-1]]
+
+
+class RegionItem(QGraphicsItem):
+    """The frame of one checkpoint segment, with its title above it.
+
+    The frame is the convex hull of the segment's boxes (each padded), not
+    their bounding rectangle: Graphviz lays the segment out among the rest
+    of the graph, often along a diagonal, and a rectangle would take in
+    nodes that are not part of it."""
+
+    def __init__(self, number: int, checkpoint, boxes: list[QRectF], style):
         super().__init__()
         self.number = number
         self.checkpoint = checkpoint
@@ -104,7 +131,14 @@ class RegionItem(QGraphicsItem):
         self.active = False  # lit during this checkpoint's recompute phase
         self.overlay = None
         self.expanded = False  # reentrant: its inner graph is drawn
-        self._rect = rect
+        padded = [b.adjusted(-PAD, -PAD, PAD, PAD) for b in boxes]
+        self._rect = QRectF(padded[0])
+        for b in padded[1:]:
+            self._rect = self._rect.united(b)
+        self._poly = QPolygonF(hull([c for b in padded for c in
+                                     (b.topLeft(), b.topRight(), b.bottomLeft(), b.bottomRight())]))
+        top = min(padded, key=lambda b: (b.top(), b.left()))
+        self._title_at = QPointF(top.left(), top.top())
         self.setZValue(0.5)
         kept = len(checkpoint.inputs)
         self.setToolTip(tr("Checkpointed segment: in the forward it kept only its {0} input tensor(s), "
@@ -114,12 +148,22 @@ class RegionItem(QGraphicsItem):
                            if self.expandable() else ""))
 
     def frame_rect(self) -> QRectF:
+        """The frame's bounding rectangle."""
         return QRectF(self._rect)
+
+    def label_frame(self) -> QRectF:
+        """Where the title goes, as the rectangle an exported region's label is
+        drawn at the top left of (the SVG draws the polygon, the text there)."""
+        return QRectF(self._title_at.x(), self._title_at.y() - LABEL_H - 4, self._rect.width(), LABEL_H)
+
+    def frame_polygon(self) -> QPolygonF:
+        """The frame itself (see the class docstring)."""
+        return QPolygonF(self._poly)
 
     def label_rect(self) -> QRectF:
         fm = QFontMetricsF(self.style.small_font(bold=True))
         w = fm.horizontalAdvance(self._shown_title()) + 12
-        return QRectF(self._rect.left(), self._rect.top() - LABEL_H, max(w, 40.0), LABEL_H)
+        return QRectF(self._title_at.x(), self._title_at.y() - LABEL_H, max(w, 40.0), LABEL_H)
 
     def boundingRect(self) -> QRectF:
         return self._rect.united(self.label_rect()).adjusted(-3, -3, 3, 3)
@@ -152,7 +196,9 @@ class RegionItem(QGraphicsItem):
         pen = QPen(QColor(self.style.current) if self.active else color, 2.4 if self.active else 1.4,
                    Qt.SolidLine if self.active else Qt.DashDotLine)
         painter.setPen(pen)
-        painter.drawRoundedRect(self._rect, 8, 8)
+        pen.setJoinStyle(Qt.RoundJoin)
+        painter.setPen(pen)
+        painter.drawPolygon(self._poly)
         lr = self.label_rect()
         tab = QColor(self.style.current) if self.active else color
         painter.setBrush(QBrush(tab))
@@ -327,12 +373,12 @@ class CheckpointOverlay:
                 continue
             inner = [n.id for r in c.recomputations[:1] if r.graph for n in _graph_nodes(trace, r.graph)]
             members = [*c.nodes, *(n for n in inner if n in sc.node_items)]
-            rect = self._nodes_rect(members)
+            boxes = [b for b in map(self._box_of, members) if b is not None]
             inside = set(members)
             for gi in sc.group_items:  # module frames wholly inside the segment
-                if rect is not None and gi.group.members and set(gi.group.members) <= inside:
-                    rect = rect.united(gi.sceneBoundingRect())
-            if rect is None:
+                if boxes and gi.group.members and set(gi.group.members) <= inside:
+                    boxes.append(gi.sceneBoundingRect())
+            if not boxes:
                 continue
             chips = not_stored(trace, c)
             self.placeholders[c.id] = items = []
@@ -347,8 +393,8 @@ class CheckpointOverlay:
                 chip = PlaceholderItem(r, name, op, sc.style)
                 sc.addItem(chip)
                 items.append(chip)
-                rect = rect.united(r)
-            region = RegionItem(number, c, rect.adjusted(-PAD, -PAD, PAD, PAD), sc.style)
+                boxes.append(r)
+            region = RegionItem(number, c, boxes, sc.style)
             region.overlay = self
             region.expanded = any(n in sc.node_items for n in inner)
             sc.addItem(region)
@@ -364,7 +410,8 @@ class CheckpointOverlay:
         def box(r: QRectF) -> tuple[float, float, float, float]:
             return (r.x(), r.y(), r.width(), r.height())
 
-        out = [Overlay("checkpoint-region", region.toolTip(), region.title, box(region.frame_rect()))
+        out = [Overlay("checkpoint-region", region.toolTip(), region.title, box(region.label_frame()),
+                       tuple((p.x(), p.y()) for p in region.frame_polygon()))
                for region in self.regions.values()]
         out += [Overlay("not-stored", chip.toolTip(), "", box(chip._rect))
                 for chips in self.placeholders.values() for chip in chips]
@@ -377,14 +424,6 @@ class CheckpointOverlay:
             return items[0].sceneBoundingRect()
         g = sc.group_boxes.get(nid)
         return g.sceneBoundingRect() if g is not None else None
-
-    def _nodes_rect(self, nodes) -> Optional[QRectF]:
-        rect = None
-        for nid in nodes:
-            r = self._box_of(nid)
-            if r is not None:
-                rect = r if rect is None else rect.united(r)
-        return rect
 
     # -- the recompute phase ----------------------------------------------------------------------
     def show_frame(self, frame) -> None:

@@ -62,12 +62,15 @@ def _values(s: Optional[TensorSummary], limit: int = 6) -> str:
 class Overlay(NamedTuple):
     """One shape drawn over the layout: `css` its class ("checkpoint-region",
     "not-stored"), `title` the hover text, `label` the text drawn at its top
-    left ("" for none), `rect` (x, y, w, h) in layout coordinates."""
+    left ("" for none), `rect` (x, y, w, h) in layout coordinates; with
+    `points` ((x, y), ...) the shape is that polygon and `rect` only places
+    the label."""
 
     css: str
     title: str
     label: str
     rect: tuple[float, float, float, float]
+    points: tuple = ()
 
 
 def _style(theme: str) -> str:
@@ -99,7 +102,7 @@ def _style(theme: str) -> str:
         f".edge.loop path{{stroke:{th['group'][1]};stroke-width:1.8}}",
         f".edge.loop polygon{{fill:{th['group'][1]}}}",
         f".edge text.loop{{fill:{th['group'][1]};font-weight:bold}}",
-        f".checkpoint-region rect{{fill:none;stroke:{st['current']};stroke-width:1.5;stroke-dasharray:8 4}}",
+        f".checkpoint-region rect,.checkpoint-region polygon{{fill:none;stroke-linejoin:round;stroke:{st['current']};stroke-width:1.5;stroke-dasharray:8 4}}",
         f".checkpoint-region text{{font-family:'DejaVu Sans',sans-serif;font-size:{_n(FONT_SIZE)}px;"
         f"font-weight:bold;fill:{st['current']}}}",
         f".not-stored rect{{fill:none;stroke:{th['text']};stroke-opacity:.5;stroke-dasharray:3 3}}",
@@ -195,8 +198,9 @@ def svg_source(graph: Graph, layout: LayoutResult, theme: str = "light", state=N
             f'<text x="{_n(g.x + 6)}" y="{_n(g.y + 12)}">{_x(label)}</text></g>')
     for k, o in enumerate(overlays):
         x, y, w, h = o.rect
-        app(f'<g class="{_x(o.css)}" id="overlay-{k}"><title>{_x(o.title)}</title>'
-            f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" rx="6"/>'
+        shape = (f'<polygon points="{" ".join(f"{_n(px)},{_n(py)}" for px, py in o.points)}"/>' if o.points
+                 else f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" rx="6"/>')
+        app(f'<g class="{_x(o.css)}" id="overlay-{k}"><title>{_x(o.title)}</title>{shape}'
             + (f'<text x="{_n(x + 6)}" y="{_n(y + 12)}">{_x(o.label)}</text>' if o.label else "") + "</g>")
     kinds = {b.key: b.kind for b in layout.boxes}
     ids = {b.key: _id("node-", b.key) for b in layout.boxes}

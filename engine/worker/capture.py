@@ -545,8 +545,20 @@ def _capture(state, roots, names, origin, reuse):
                             state.module_classes.get(module) if module is not None else None,
                             hooks_by_leaf.get(id(v)))
             continue
-        if not info or not read_saved:
+        if not info:
             continue  # nothing the backward frees (plain attributes: at materialize)
+        if not read_saved:  # (a picture without values: only what a checkpoint did not store)
+            if check_hooks:
+                sv = []
+                for name, _attr, raw_attr in info:
+                    try:
+                        if _hook_reason(getattr(n, raw_attr)) is SKIP_CHECKPOINT:
+                            sv.append((name, _S_SKIPPED, SKIP_CHECKPOINT, None))
+                    except Exception:
+                        pass
+                if sv:
+                    saved[i] = sv
+            continue
         sv = []
         nid = id(n)
         for name, attr, raw_attr in info:
@@ -702,6 +714,9 @@ def _materialize(state: CaptureState, cap: CapturedGraph) -> None:
                 node.saved = _saved_values(n, attrs, sv, request)
                 if sv and any(type(e) is tuple and e[2] is SKIP_CHECKPOINT for e in sv):
                     node.in_checkpoint = True
+            elif i in saved:  # (no values: the checkpoint's placeholders only)
+                node.saved = [skipped(e[0], e[2]) for e in saved[i]]
+                node.in_checkpoint = True
             if n in retains:
                 node.retains_grad = True
             hl = hooks_by_node.get(n)

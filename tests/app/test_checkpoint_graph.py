@@ -13,6 +13,8 @@ import torch
 from PIL import Image
 
 from autogradviz.app.export import render as ex
+from PySide6.QtCore import Qt
+
 from autogradviz.app.graph.checkpoint_regions import region_title
 from autogradviz.app.graph.recompute_frames import MAX_OP_FRAMES
 
@@ -91,9 +93,16 @@ def test_non_reentrant_region_placeholders_phase_and_exports(window, qtbot, tmp_
     assert set(overlay.regions) == {"c1"}
     region = overlay.regions["c1"]
     assert region.title == region_title(1, c) == "checkpoint 1 · non-reentrant · block"
-    # the region holds every drawn node of the segment
+    # the region holds every drawn node of the segment, inside its frame
+    # (the hull around them) and not only its bounding rectangle
     for nid in c.nodes:
-        assert region.frame_rect().contains(scene.node_items[nid][0].sceneBoundingRect())
+        assert _inside(region, scene.node_items[nid][0].sceneBoundingRect())
+    # ...and no node outside the segment has its centre inside the frame
+    ops = {n.id for n in tr_.graph(c.graph).nodes if n.kind != "leaf"}
+    for nid, items in scene.node_items.items():
+        if nid not in c.nodes and nid in ops:
+            assert not region.frame_polygon().containsPoint(items[0].sceneBoundingRect().center(),
+                                                          Qt.OddEvenFill), nid
 
     # placeholders: one per tensor the block saves, counted by torch here
     def block():
@@ -210,7 +219,7 @@ def test_reentrant_node_expands_into_its_inner_graph(window, qtbot):
     assert region.expanded
     for n in inner.nodes:
         (item,) = scene.node_items[n.id]
-        assert region.frame_rect().contains(item.sceneBoundingRect())
+        assert _inside(region, item.sceneBoundingRect())
     # the nested backward lights the inner nodes in the recorded order
     w.session.recompute.enter(r.step, 0)
     while w.session.recompute.frame is not None:
@@ -221,6 +230,14 @@ def test_reentrant_node_expands_into_its_inner_graph(window, qtbot):
         w.stepper.go_forward()
     # outside the phase the inner nodes carry no step status
     assert all(scene.node_items[n.id][0].status is None for n in inner.nodes)
+
+
+def _inside(region, rect) -> bool:
+    """Every corner of `rect` within the region's frame."""
+    poly = region.frame_polygon()
+    return region.frame_rect().contains(rect) and all(
+        poly.containsPoint(p, Qt.OddEvenFill) for p in (rect.topLeft(), rect.topRight(),
+                                                        rect.bottomLeft(), rect.bottomRight()))
 
 
 def test_cli_export_draws_the_regions(tmp_path):

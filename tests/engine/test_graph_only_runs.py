@@ -68,3 +68,32 @@ def test_worker_client_asks_for_a_graph_only_run(worker):
     assert out.trace.backward_runs and out.trace.backward_runs[0].steps == []
     out = worker.run(SRC, filename="/virtual/full.py", timeout=60)
     assert out.trace.steps_recorded is True and out.trace.backward_runs[0].steps
+
+
+CHECKPOINTED = """
+import torch
+from torch.utils.checkpoint import checkpoint
+torch.manual_seed(0)
+block = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.GELU(), torch.nn.Linear(8, 4))
+x = torch.randn(3, 4, requires_grad=True)
+checkpoint(block, x, use_reentrant=False).tanh().sum().backward()
+"""
+
+
+def _placeholders(trace) -> list:
+    return sorted((n.op, s.name) for g in trace.graphs for n in g.nodes for s in n.saved
+                  if s.skipped_code == "checkpoint")
+
+
+def test_a_picture_without_values_still_knows_what_a_checkpoint_did_not_store():
+    """The export's run reads no saved values, but its "not stored"
+    placeholders must be the same as a full recording's."""
+    full = run_script(CHECKPOINTED, filename="<ckpt>").trace
+    bare = run_script(CHECKPOINTED, filename="<ckpt>", record_steps=False, record_values=False).trace
+    assert full.error is None and bare.error is None
+    want = _placeholders(full)
+    assert want and _placeholders(bare) == want
+    # only those: no saved value was read
+    assert all(s.tensor is None for g in bare.graphs for n in g.nodes for s in n.saved)
+    assert [n.id for g in bare.graphs for n in g.nodes if n.in_checkpoint] == \
+        [n.id for g in full.graphs for n in g.nodes if n.in_checkpoint]
