@@ -57,6 +57,7 @@ class WindowStatus(QObject):
         worker.stateChanged.connect(self._on_worker_state)
         session.graphChanged.connect(lambda _gid: self.update_graph())
         session.traceChanged.connect(self.update_graph)
+        sb.messageChanged.connect(lambda _text: self.update_worker())
 
     @property
     def layout_busy(self) -> bool:
@@ -148,7 +149,11 @@ class WindowStatus(QObject):
             text += " · " + progress
         self.worker_label.setText(text)
         self.worker_label.setToolTip(self.tr("Scripts run with {python}").format(python=python))
-        self.busy.setVisible((busy and not waiting) or state in (STARTING, CRASHED) or self._layout_busy)
+        # (a passing message hides the left-hand widgets; the indicator must
+        # not reappear on top of it: it comes back when the message goes)
+        message = self._window.statusBar().currentMessage()
+        self.busy.setVisible(not message and ((busy and not waiting) or state in (STARTING, CRASHED)
+                                              or self._layout_busy))
 
     # -- the graph and its layout -----------------------------------------------------
     def update_graph(self) -> None:

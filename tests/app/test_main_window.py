@@ -499,3 +499,18 @@ def test_checkpoint_rule_notes_are_translated_from_their_codes(window):
         assert runs.note_text(Note("checkpoint_rule_from_a_newer_worker", {"line": 3}), "(en)") == "(en)"
     finally:
         window.set_language("en")
+
+
+def test_a_passing_message_is_not_drawn_over_by_the_busy_indicator(qtbot, window):
+    """A status-bar message hides the bar's left-hand widgets; the busy
+    indicator stays hidden while it shows and comes back when it goes."""
+    status = window.status
+    status.layout_started()
+    assert status.busy.isVisibleTo(window)
+    status.show_message("Saved trace.json", 200)
+    assert not status.busy.isVisibleTo(window)
+    status.update_worker()  # (a worker tick meanwhile)
+    assert not status.busy.isVisibleTo(window)
+    qtbot.waitUntil(lambda: status.busy.isVisibleTo(window), timeout=3000)
+    status.layout_dropped()
+    assert not status.busy.isVisibleTo(window)
