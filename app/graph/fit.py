@@ -18,7 +18,7 @@ the plan and the rules can be read in one place.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from PySide6.QtCore import QPointF, QRectF, QSize
 
@@ -152,3 +152,42 @@ def backward_start(graph, layout) -> Optional[QPointF]:
         if b.node in roots or b.key in keys:
             return QRectF(b.x, b.y, b.w, b.h).center()
     return None
+
+
+SHOW_MAX_ZOOM = 1.0  # a node or region brought into sight: shown at most at 100 %
+
+
+class ShowPlan(NamedTuple):
+    """`scale`: the zoom to set (None: keep the current one); `free`: the
+    part of the viewport (viewport coordinates) to centre the rect in."""
+    scale: Optional[float]
+    free: QRectF
+
+
+def show_plan(rect: QRectF, viewport: QRectF, legend: Optional[QRectF], scale_now: float) -> ShowPlan:
+    """How to bring scene `rect` into sight (GraphView.show_rect): in the
+    largest strip of the viewport beside the legend (`legend`, viewport
+    coordinates, or None), at a zoom that fits it there with a margin
+    (never above SHOW_MAX_ZOOM). The current zoom is kept when the rect fits
+    at it and is not much smaller than it could be."""
+    margin = 24.0
+    strips = [viewport]
+    if legend is not None and legend.intersects(viewport):
+        v = viewport
+        strips = [QRectF(legend.right() + 8, v.top(), v.right() - legend.right() - 8, v.height()),
+                  QRectF(v.left(), v.top(), legend.left() - 8 - v.left(), v.height()),
+                  QRectF(v.left(), legend.bottom() + 8, v.width(), v.bottom() - legend.bottom() - 8),
+                  QRectF(v.left(), v.top(), v.width(), legend.top() - 8 - v.top())]
+
+    def fitting(r: QRectF) -> float:
+        if r.width() <= margin or r.height() <= margin:
+            return 0.0
+        return min((r.width() - margin) / max(rect.width(), 1.0), (r.height() - margin) / max(rect.height(), 1.0))
+
+    free = max(strips, key=fitting)
+    best = min(fitting(free), SHOW_MAX_ZOOM)
+    if best <= 0:
+        return ShowPlan(None, viewport)
+    if scale_now > best or scale_now < best / 1.5:
+        return ShowPlan(best, free)
+    return ShowPlan(None, free)

@@ -22,7 +22,7 @@ from autogradviz.app.graph import groups
 from autogradviz.app.graph.banner import Banner, BusyBar, notes_text, trace_banner
 from autogradviz.app.graph.builder import SceneBuilder
 from autogradviz.app.graph.canvas import GraphCanvas
-from autogradviz.app.graph.fit import backward_start, plan_fit
+from autogradviz.app.graph.fit import backward_start, plan_fit, show_plan
 from autogradviz.app.graph.scene import OVERVIEW_MAX_SCALE, OVERVIEW_MIN_BOXES, GraphScene
 from autogradviz.app.graph.search import SearchBar
 from autogradviz.app.graph.style import style_for
@@ -182,6 +182,24 @@ class GraphView(QWidget):
     def banner_text(self) -> str:
         """The banner's text ("" when hidden)."""
         return self.message.shown_text()
+
+    def show_rect(self, rect: QRectF) -> None:
+        """Bring scene `rect` (a flashed node or region) into sight, clear of
+        the legend: centred in the largest part of the view the legend leaves
+        free, zoomed out until it fits, or in when it is too small to read
+        (fit.show_plan)."""
+        vp = self.view.viewport().rect()
+        legend = QRectF(self.legend.geometry()) if self.legend.isVisible() else None
+        plan = show_plan(rect, QRectF(vp), legend, self.view.transform().m11())
+        if plan.scale is not None:
+            self.view.resetTransform()
+            self.view.scale(plan.scale, plan.scale)
+        self._auto_fit = False  # (the learner asked for this place: a resize keeps it)
+        self.view.centerOn(rect.center())
+        shift = plan.free.center() - QRectF(vp).center()
+        for bar, d in ((self.view.horizontalScrollBar(), shift.x()), (self.view.verticalScrollBar(), shift.y())):
+            bar.setValue(bar.value() - round(d))
+        self._update_overlays()
 
     def zoom_in(self) -> None:
         self._auto_fit = False

@@ -121,6 +121,10 @@ def test_checkpoint_look_items_flash_the_region_and_open_the_recompute_phase(qtb
     w.lesson_guide.arrived.connect(arrived.append)
     trace = w.session.trace
     region_at = next(i for i, item in enumerate(info.look) if item.target == {"checkpoint": 1})
+    gv = w.graph_view
+    gv.view.resetTransform()
+    gv.view.scale(3.0, 3.0)  # the learner zoomed far in, somewhere else
+    gv.view.centerOn(gv.graph_scene().itemsBoundingRect().bottomRight())
     w.lessons_panel.look(region_at)
     first = trace.checkpoints[0]
     assert arrived[-1] == "checkpoint" and w.session.selected_node == first.nodes[0]
@@ -128,6 +132,12 @@ def test_checkpoint_look_items_flash_the_region_and_open_the_recompute_phase(qtb
     region = w.graph_view.graph_scene().checkpoint_overlay.regions[first.id]
     flashed = [f for f in w.lesson_guide.flashing if hasattr(f, "rect")]
     assert flashed and flashed[-1].rect().contains(region.sceneBoundingRect()), "the region flashes"
+    # ...in sight, whole, and not under the legend
+    shown = gv.visible_scene_rect()
+    assert shown.contains(region.sceneBoundingRect())
+    if gv.legend.isVisible():
+        legend = gv.view.mapToScene(gv.legend.geometry()).boundingRect()
+        assert not legend.intersects(region.sceneBoundingRect())
 
     phase_at = next(i for i, item in enumerate(info.look) if item.target == {"checkpoint": 1, "recompute": True})
     w.lessons_panel.look(phase_at)

@@ -139,7 +139,7 @@ class LessonGuide(QObject):
             self._pending = what  # its graph is being laid out
             return
         self._pending = None
-        self._view.view.centerOn(rect.center())
+        self._view.show_rect(rect)
         frame = QGraphicsRectItem(rect)
         frame.setZValue(1e6)
         frame.setBrush(Qt.NoBrush)
