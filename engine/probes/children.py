@@ -18,7 +18,8 @@ the interpreter would at exit: daemonic ones terminated, others waited for.
 Children started with the fork start method (Linux's default for
 `multiprocessing.Process` before Python 3.14) are copies of the worker,
 recorder included: they report to the same relay through
-engine/worker/fork_child.py. With the forkserver start method (the default
+engine/worker/fork_child.py; so do the children of a plain `os.fork()`
+(engine/worker/os_fork.py). With the forkserver start method (the default
 from 3.14), the server multiprocessing starts is ours
 (engine/worker/forkserver_main.py): each child it forks reports the same way.
 
@@ -33,6 +34,7 @@ import threading
 from multiprocessing import popen_fork, process, spawn
 
 from autogradviz.engine.probes.base import Probe
+from autogradviz.engine.worker import os_fork
 
 _SPAWN_CALL = "from multiprocessing.spawn import spawn_main; spawn_main("
 _OUR_CALL = "from autogradviz.engine.worker.child_main import child_main; child_main({cfg!r}, "
@@ -90,7 +92,8 @@ class ChildProcessesProbe(Probe):
         def fork_launch(orig):
             def _launch(popen, process_obj):
                 from autogradviz.engine.worker.fork_child import launch_recorded
-                return launch_recorded(orig, popen, process_obj, ctx, config)
+                with os_fork.multiprocessing_fork():  # (not a plain os.fork: recorded by fork_child)
+                    return launch_recorded(orig, popen, process_obj, ctx, config)
             return _launch
 
         def server_command(orig):  # the forkserver: ours (see forkserver_main)
@@ -119,12 +122,17 @@ class ChildProcessesProbe(Probe):
 
         self.patches.wrap(spawn, "get_command_line", get_command_line)
         self.patches.wrap(popen_fork.Popen, "_launch", fork_launch)
+        os_fork.start(ctx, config)
         try:
             from multiprocessing import popen_forkserver, util
         except ImportError:  # (no forkserver on this platform)
             return
         self.patches.wrap(util, "spawnv_passfds", server_command)
         self.patches.wrap(popen_forkserver.Popen, "_launch", forkserver_launch)
+
+    def remove(self) -> None:
+        os_fork.stop()
+        super().remove()
 
     def contribute(self, trace) -> None:
         if self.ctx is None or multiprocessing.parent_process() is not None:

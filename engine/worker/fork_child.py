@@ -15,7 +15,7 @@ object's `_bootstrap`, which the child runs right after the fork:
   recorded since the fork, with the graphs they use, are sent as the child's
   partial trace; the parent merges it like a spawned child's.
 
-Children started with plain `os.fork()` are not recorded.
+Children of a plain `os.fork()`: engine/worker/os_fork.py.
 """
 
 from __future__ import annotations

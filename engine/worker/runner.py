@@ -47,6 +47,7 @@ from autogradviz.engine.worker.capture import CaptureState, capture, root_edges
 from autogradviz.engine.worker.explain import explain, warning_note
 from autogradviz.engine.worker.missing_module import missing_module_error
 from autogradviz.engine.worker.main_module import MainModule
+from autogradviz.engine.worker import os_fork
 from autogradviz.engine.worker.progress import Progress, ProgressCallback
 from autogradviz.engine.worker.recorder import Recorder
 from autogradviz.engine.worker.recorder import user_line as _user_line
@@ -298,7 +299,12 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
         try:
             probes.install()
             with main:
-                exec(code, namespace)
+                try:
+                    exec(code, namespace)
+                except BaseException as exc:
+                    os_fork.end_of_script(exc)  # (a child of os.fork() ends here, as under python)
+                    raise
+                os_fork.end_of_script(None)
         except SystemExit as exc:
             if exc.code not in (None, 0):
                 trace.error = error_info(exc, filename)
