@@ -139,6 +139,7 @@ class RegionItem(QGraphicsItem):
                                      (b.topLeft(), b.topRight(), b.bottomLeft(), b.bottomRight())]))
         top = min(padded, key=lambda b: (b.top(), b.left()))
         self._title_at = QPointF(top.left(), top.top())
+        self._padded = padded
         self.setZValue(0.5)
         kept = len(checkpoint.inputs)
         self.setToolTip(tr("Checkpointed segment: in the forward it kept only its {0} input tensor(s), "
@@ -150,6 +151,26 @@ class RegionItem(QGraphicsItem):
     def frame_rect(self) -> QRectF:
         """The frame's bounding rectangle."""
         return QRectF(self._rect)
+
+    def place_title(self, avoid: list[QRectF]) -> None:
+        """Put the title tab where it covers none of `avoid` (the boxes of
+        nodes outside the segment): above the segment's top box (left or
+        right aligned), else below its bottom box; the first place when all
+        collide."""
+        top = min(self._padded, key=lambda b: (b.top(), b.left()))
+        bottom = max(self._padded, key=lambda b: (b.bottom(), -b.left()))
+        w = self.label_rect().width()
+        spots = [QPointF(top.left(), top.top()), QPointF(top.right() - w, top.top()),
+                 QPointF(bottom.left(), bottom.bottom() + LABEL_H + 2)]
+        for spot in spots:
+            tab = QRectF(spot.x(), spot.y() - LABEL_H, w, LABEL_H)
+            if not any(tab.intersects(r) for r in avoid):
+                break
+        else:
+            spot = spots[0]
+        self.prepareGeometryChange()
+        self._title_at = spot
+        self.update()
 
     def label_frame(self) -> QRectF:
         """Where the title goes, as the rectangle an exported region's label is
@@ -395,6 +416,8 @@ class CheckpointOverlay:
                 items.append(chip)
                 boxes.append(r)
             region = RegionItem(number, c, boxes, sc.style)
+            region.place_title([items[0].sceneBoundingRect() for nid, items in sc.node_items.items()
+                                if items and nid not in inside])
             region.overlay = self
             region.expanded = any(n in sc.node_items for n in inner)
             sc.addItem(region)

@@ -438,6 +438,10 @@ class StepperPanel(QWidget):
                 name = html.escape(f"{node.label} ({node.op})")
             text = self.tr("<b>Step {0} of {1}</b>: {2} ran").format(k, n, name)
             text += self._flow_text(st)
+            if node is not None and node.line is not None and node.code:
+                # the forward line this node differentiates (the editor's arrow points at it too)
+                text += "<br>" + self.tr("Made by line {0}: {1}").format(
+                    node.line, f"<code>{html.escape(node.code.strip())}</code>")
             rule = caption_text(self.session, st.current)
             if rule:
                 text += "<br>" + rule

@@ -313,53 +313,53 @@
         <translation>检查点 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="110" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="145" />
         <source>Checkpointed segment: in the forward it kept only its {0} input tensor(s), not the activations inside (dashed boxes). Backward re-runs it to make them again.</source>
         <translation>检查点分段：前向时只保留了它的 {0} 个输入张量，没有保存内部的激活值（虚线小框）。反向时会重新运行这一段，把它们再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="113" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="148" />
         <source>Click the title to draw (or hide) the graph its re-run built.</source>
         <translation>点击标题可画出（或隐藏）重算时构建的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="181" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="248" />
         <source>Not stored: {0} (saved for {1}). The checkpoint dropped it after the forward; backward makes it again by re-running the segment.</source>
         <translation>未保存：{0}（原本为 {1} 保存）。检查点在前向之后丢弃了它；反向时重新运行这一段把它再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="251" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="318" />
         <source>This node needs activations the checkpoint did not store: its step triggered the recomputation.</source>
         <translation>这个节点需要检查点没有保存的激活值：正是它这一步触发了重算。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="267" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="334" />
         <source>Recomputing checkpoint {0}: forward again ({1}/{2} ops)</source>
         <translation>重算检查点 {0}：再次前向（{1}/{2} 个算子）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="273" />
-        <location filename="../../app/graph/checkpoint_regions.py" line="281" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="340" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="348" />
         <source>{0} more</source>
         <translation>还有 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="284" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="351" />
         <source>■ stopped early: {0} op(s) of the forward not re-run</source>
         <translation>■ 提前停止：前向中有 {0} 个算子没有重跑</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="287" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="354" />
         <source>Nested backward through the recomputed nodes ({0}/{1})</source>
         <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="294" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="361" />
         <source>Dropout mask: same as the forward's</source>
         <translation>Dropout 掩码：与前向时相同</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="295" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="362" />
         <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
@@ -445,52 +445,52 @@
         <translation>&lt;b&gt;重算时抽到了不同的 Dropout 掩码&lt;/b&gt;（preserve_rng_state=False）：梯度不再对应那次前向。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="46" />
+        <location filename="../../app/panels/processes.py" line="47" />
         <source>rank {0}</source>
         <translation>rank {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="48" />
+        <location filename="../../app/panels/processes.py" line="49" />
         <source>main process</source>
         <translation>主进程</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="50" />
+        <location filename="../../app/panels/processes.py" line="51" />
         <source>process {0}</source>
         <translation>进程 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="52" />
+        <location filename="../../app/panels/processes.py" line="53" />
         <source>thread {0}</source>
         <translation>线程 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="59" />
+        <location filename="../../app/panels/processes.py" line="60" />
         <source>step {0}: DDP all-reduced gradient bucket {1} ({2}): this rank's {3}</source>
         <translation>第 {0} 步：DDP 对梯度桶 {1}（{2}）做了 all-reduce：本 rank 的梯度 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="62" />
+        <location filename="../../app/panels/processes.py" line="63" />
         <source> → averaged over all ranks {0}</source>
         <translation> → 所有 rank 平均后 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="89" />
+        <location filename="../../app/panels/processes.py" line="90" />
         <source>Process:</source>
         <translation>进程：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="90" />
+        <location filename="../../app/panels/processes.py" line="91" />
         <source>The script's backward runs came from several processes (DDP ranks, spawned children) or threads: pick one to step through its runs. Switching keeps the same backward call, so you can compare ranks.</source>
         <translation>脚本的反向传播来自多个进程（DDP 的各个 rank、spawn 出的子进程）或线程：选一个，逐步查看它的反向传播。切换时保持同一次 backward 调用，便于比较各个 rank。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="105" />
+        <location filename="../../app/panels/processes.py" line="106" />
         <source>All</source>
         <translation>全部</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="110" />
+        <location filename="../../app/panels/processes.py" line="111" />
         <source>pid {0}, {1} backward run(s)</source>
         <translation>进程号 {0}，{1} 次反向传播</translation>
     </message>
@@ -802,12 +802,12 @@
         <translation>{0} 个节点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="38" />
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="39" />
         <source>Checkpoint {0} ({1}) re-ran its forward here: {2} op(s)</source>
         <translation>检查点 {0}（{1}）在这里重新运行了它的前向：{2} 个运算</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="41" />
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="42" />
         <source>(stopped early: every tensor it needed was back)</source>
         <translation>（提前停止：需要的张量都已恢复）</translation>
     </message>
@@ -1560,7 +1560,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="472" />
+        <location filename="../../app/graph/view.py" line="490" />
         <source>Layout: {0} in {1:.2f} s</source>
         <translation>布局：{0}，用时 {1:.2f} 秒</translation>
     </message>
@@ -1639,12 +1639,12 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="398" />
+        <location filename="../../app/graph/view.py" line="416" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="412" />
+        <location filename="../../app/graph/view.py" line="430" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
@@ -3048,7 +3048,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
     <message>
         <location filename="../../app/panels/stepper.py" line="250" />
-        <location filename="../../app/panels/stepper.py" line="527" />
+        <location filename="../../app/panels/stepper.py" line="531" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
@@ -3173,22 +3173,27 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="447" />
+        <location filename="../../app/panels/stepper.py" line="443" />
+        <source>Made by line {0}: {1}</source>
+        <translation>由第 {0} 行生成：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/stepper.py" line="451" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="451" />
+        <location filename="../../app/panels/stepper.py" line="455" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="536" />
+        <location filename="../../app/panels/stepper.py" line="540" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="539" />
+        <location filename="../../app/panels/stepper.py" line="543" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -3613,124 +3618,124 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>WindowStatus</name>
     <message>
-        <location filename="../../app/window/status_bar.py" line="107" />
+        <location filename="../../app/window/status_bar.py" line="108" />
         <source>Summarising {nodes} nodes… ({done} done)</source>
         <translation>正在汇总 {nodes} 个节点…（已完成 {done} 个）</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="109" />
+        <location filename="../../app/window/status_bar.py" line="110" />
         <source>Summarising {nodes} nodes…</source>
         <translation>正在汇总 {nodes} 个节点…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="112" />
+        <location filename="../../app/window/status_bar.py" line="113" />
         <source>Summarising {n} tensors… ({done} done)</source>
         <translation>正在汇总 {n} 个张量…（已完成 {done} 个）</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="113" />
+        <location filename="../../app/window/status_bar.py" line="114" />
         <source>Summarising {n} tensors…</source>
         <translation>正在汇总 {n} 个张量…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="115" />
+        <location filename="../../app/window/status_bar.py" line="116" />
         <source>Capturing a graph of {nodes} nodes…</source>
         <translation>正在捕获一个有 {nodes} 个节点的计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="117" />
+        <location filename="../../app/window/status_bar.py" line="118" />
         <source>Building the trace of {nodes} nodes…</source>
         <translation>正在构建 {nodes} 个节点的记录…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="119" />
+        <location filename="../../app/window/status_bar.py" line="120" />
         <source>Sending the trace ({nodes} nodes)…</source>
         <translation>正在发送记录（{nodes} 个节点）…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="120" />
+        <location filename="../../app/window/status_bar.py" line="121" />
         <source>Working…</source>
         <translation>正在处理…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="127" />
+        <location filename="../../app/window/status_bar.py" line="128" />
         <source>Starting the worker (importing torch), then running…</source>
         <translation>正在启动工作进程（导入 torch），随后运行…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="129" />
+        <location filename="../../app/window/status_bar.py" line="130" />
         <source>Waiting for your input in the Output pane (the run timeout is paused)</source>
         <translation>正在等待你在“输出”面板中输入（运行超时已暂停）</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="131" />
+        <location filename="../../app/window/status_bar.py" line="132" />
         <source>Running {s:.1f} s</source>
         <translation>正在运行 {s:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="133" />
+        <location filename="../../app/window/status_bar.py" line="134" />
         <source>Worker starting (importing torch)…</source>
         <translation>工作进程启动中（正在导入 torch）…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="136" />
+        <location filename="../../app/window/status_bar.py" line="137" />
         <source>Worker ready · torch {v}</source>
         <translation>工作进程就绪 · torch {v}</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="136" />
+        <location filename="../../app/window/status_bar.py" line="137" />
         <source>Worker ready</source>
         <translation>工作进程就绪</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="138" />
+        <location filename="../../app/window/status_bar.py" line="139" />
         <source>Worker crashed · restarting</source>
         <translation>工作进程崩溃 · 正在重启</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="140" />
+        <location filename="../../app/window/status_bar.py" line="141" />
         <source>Worker failed to start · press Run to retry</source>
         <translation>工作进程启动失败 · 按“运行”重试</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="142" />
+        <location filename="../../app/window/status_bar.py" line="143" />
         <source>Worker stopped</source>
         <translation>工作进程已停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="150" />
+        <location filename="../../app/window/status_bar.py" line="151" />
         <source>Scripts run with {python}</source>
         <translation>脚本使用 {python} 运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="157" />
+        <location filename="../../app/window/status_bar.py" line="162" />
         <source>No graph</source>
         <translation>无计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="163" />
+        <location filename="../../app/window/status_bar.py" line="168" />
         <source>{n} nodes · {e} edges</source>
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="167" />
+        <location filename="../../app/window/status_bar.py" line="172" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="173" />
-        <location filename="../../app/window/status_bar.py" line="201" />
+        <location filename="../../app/window/status_bar.py" line="178" />
+        <location filename="../../app/window/status_bar.py" line="206" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="181" />
-        <location filename="../../app/window/status_bar.py" line="205" />
+        <location filename="../../app/window/status_bar.py" line="186" />
+        <location filename="../../app/window/status_bar.py" line="210" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="194" />
+        <location filename="../../app/window/status_bar.py" line="199" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
@@ -3838,53 +3843,53 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>检查点 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="110" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="145" />
         <source>Checkpointed segment: in the forward it kept only its {0} input tensor(s), not the activations inside (dashed boxes). Backward re-runs it to make them again.</source>
         <translation>检查点分段：前向时只保留了它的 {0} 个输入张量，没有保存内部的激活值（虚线小框）。反向时会重新运行这一段，把它们再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="113" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="148" />
         <source>Click the title to draw (or hide) the graph its re-run built.</source>
         <translation>点击标题可画出（或隐藏）重算时构建的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="181" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="248" />
         <source>Not stored: {0} (saved for {1}). The checkpoint dropped it after the forward; backward makes it again by re-running the segment.</source>
         <translation>未保存：{0}（原本为 {1} 保存）。检查点在前向之后丢弃了它；反向时重新运行这一段把它再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="251" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="318" />
         <source>This node needs activations the checkpoint did not store: its step triggered the recomputation.</source>
         <translation>这个节点需要检查点没有保存的激活值：正是它这一步触发了重算。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="267" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="334" />
         <source>Recomputing checkpoint {0}: forward again ({1}/{2} ops)</source>
         <translation>重算检查点 {0}：再次前向（{1}/{2} 个算子）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="273" />
-        <location filename="../../app/graph/checkpoint_regions.py" line="281" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="340" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="348" />
         <source>{0} more</source>
         <translation>还有 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="284" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="351" />
         <source>■ stopped early: {0} op(s) of the forward not re-run</source>
         <translation>■ 提前停止：前向中有 {0} 个算子没有重跑</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="287" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="354" />
         <source>Nested backward through the recomputed nodes ({0}/{1})</source>
         <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="294" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="361" />
         <source>Dropout mask: same as the forward's</source>
         <translation>Dropout 掩码：与前向时相同</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="295" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="362" />
         <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
@@ -4323,62 +4328,62 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>step 之后</translation>
     </message>
     </context><context><name>RankSwitch</name><message>
-        <location filename="../../app/panels/processes.py" line="46" />
+        <location filename="../../app/panels/processes.py" line="47" />
         <source>rank {0}</source>
         <translation>rank {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="48" />
+        <location filename="../../app/panels/processes.py" line="49" />
         <source>main process</source>
         <translation>主进程</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="50" />
+        <location filename="../../app/panels/processes.py" line="51" />
         <source>process {0}</source>
         <translation>进程 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="52" />
+        <location filename="../../app/panels/processes.py" line="53" />
         <source>thread {0}</source>
         <translation>线程 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="59" />
+        <location filename="../../app/panels/processes.py" line="60" />
         <source>step {0}: DDP all-reduced gradient bucket {1} ({2}): this rank's {3}</source>
         <translation>第 {0} 步：DDP 对梯度桶 {1}（{2}）做了 all-reduce：本 rank 的梯度 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="62" />
+        <location filename="../../app/panels/processes.py" line="63" />
         <source> → averaged over all ranks {0}</source>
         <translation> → 所有 rank 平均后 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="89" />
+        <location filename="../../app/panels/processes.py" line="90" />
         <source>Process:</source>
         <translation>进程：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="90" />
+        <location filename="../../app/panels/processes.py" line="91" />
         <source>The script's backward runs came from several processes (DDP ranks, spawned children) or threads: pick one to step through its runs. Switching keeps the same backward call, so you can compare ranks.</source>
         <translation>脚本的反向传播来自多个进程（DDP 的各个 rank、spawn 出的子进程）或线程：选一个，逐步查看它的反向传播。切换时保持同一次 backward 调用，便于比较各个 rank。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="105" />
+        <location filename="../../app/panels/processes.py" line="106" />
         <source>All</source>
         <translation>全部</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="110" />
+        <location filename="../../app/panels/processes.py" line="111" />
         <source>pid {0}, {1} backward run(s)</source>
         <translation>进程号 {0}，{1} 次反向传播</translation>
     </message>
     </context><context><name>RecomputeMarks</name><message>
-        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="38" />
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="39" />
         <source>Checkpoint {0} ({1}) re-ran its forward here: {2} op(s)</source>
         <translation>检查点 {0}（{1}）在这里重新运行了它的前向：{2} 个运算</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="41" />
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="42" />
         <source>(stopped early: every tensor it needed was back)</source>
         <translation>（提前停止：需要的张量都已恢复）</translation>
     </message>

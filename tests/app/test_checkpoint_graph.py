@@ -98,6 +98,9 @@ def test_non_reentrant_region_placeholders_phase_and_exports(window, qtbot, tmp_
     for nid in c.nodes:
         assert _inside(region, scene.node_items[nid][0].sceneBoundingRect())
     # ...and no node outside the segment has its centre inside the frame
+    # its title covers no node outside it
+    outside = [items[0].sceneBoundingRect() for nid, items in scene.node_items.items() if nid not in c.nodes]
+    assert not any(region.label_rect().intersects(r) for r in outside)
     ops = {n.id for n in tr_.graph(c.graph).nodes if n.kind != "leaf"}
     for nid, items in scene.node_items.items():
         if nid not in c.nodes and nid in ops:

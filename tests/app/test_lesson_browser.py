@@ -122,6 +122,9 @@ def test_checkpoint_look_items_flash_the_region_and_open_the_recompute_phase(qtb
     trace = w.session.trace
     region_at = next(i for i, item in enumerate(info.look) if item.target == {"checkpoint": 1})
     gv = w.graph_view
+    w.resize(1600, 1000)
+    w.reset_layout()  # (earlier tests may have left the panels where the graph has little room)
+    qtbot.waitUntil(lambda: gv.view.viewport().width() > 400 and gv.view.viewport().height() > 300, timeout=5000)
     gv.view.resetTransform()
     gv.view.scale(3.0, 3.0)  # the learner zoomed far in, somewhere else
     gv.view.centerOn(gv.graph_scene().itemsBoundingRect().bottomRight())

@@ -61,6 +61,8 @@ def test_rule_numbers_caption_yaml_and_finite_differences(qtbot, main_window):
     w.session.set_step(pos)
     stepper = w.panels.widget("stepper")
     assert "∂L/∂x = grad ⊙ w" in stepper.step_label.text()
+    # ...and names the line that made the node (the script's line 4)
+    assert y.line == 4 and "Made by line 4: y = x * w" in _plain(stepper.step_label)
     w.session.set_step(w.session.step_count)
     # a node outside the table: torch's formula from derivatives.yaml
     norm = _node(w, op="LinalgVectorNormBackward0")
