@@ -29,6 +29,21 @@ class SourceLinesProbe(Probe):
         apply_raw = vars(torch.autograd.Function).get("apply")
         if isinstance(apply_raw, classmethod):
             self.patches.set(torch.autograd.Function, "apply", classmethod(self.lines.apply_wrapper(apply_raw.__func__)))
+        # nn.Parameter(t) makes a leaf without a torch call the mode sees
+        # (Tensor._make_subclass); a parameter a module registers is caught
+        # there too, this one is not
+        lines = self.lines
+
+        def parameter_new(original):
+            def __new__(cls, *args, **kwargs):
+                param = original(cls, *args, **kwargs)
+                lines._leaf(param)
+                return param
+            return __new__
+        try:
+            self.patches.wrap(torch.nn.Parameter, "__new__", parameter_new)
+        except Exception as exc:  # another torch: parameters outside modules get no line
+            ctx.internal_error("source_lines.parameter", exc)
         self.lines.install()
 
     def remove(self) -> None:

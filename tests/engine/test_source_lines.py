@@ -121,6 +121,35 @@ def test_leaves_carry_the_line_that_made_them(worker, tmp_path):
     assert leaves["net.head.0.bias"].code == "self.head = nn.Sequential(nn.Linear(4, 3), nn.Tanh())"
 
 
+PARAMETERS = '''\
+import copy, pickle, torch
+scale = torch.nn.Parameter(torch.full((3,), 2.0))
+shift = torch.nn.Parameter(
+    torch.zeros(3))
+twin = copy.deepcopy(scale)
+again = pickle.loads(pickle.dumps(shift))
+(scale * twin + shift + again).sum().backward()
+print(type(twin).__name__, type(again).__name__, scale.grad.tolist(), again.grad.tolist())
+'''
+
+
+def test_a_parameter_outside_any_module_carries_its_line(worker, tmp_path):
+    """nn.Parameter(t) makes its leaf without a torch call a function mode
+    sees; its line is still the script's. Copies and pickles keep working."""
+    path = str(tmp_path / "parameters.py")
+    trace = worker.run(PARAMETERS, filename=path, timeout=120).trace
+    assert trace.error is None, trace.error
+    ns = {"__name__": "__main__"}
+    import contextlib, io
+    with contextlib.redirect_stdout(io.StringIO()) as plain:
+        exec(compile(PARAMETERS, path, "exec"), ns)
+    assert trace.stdout == plain.getvalue()
+    leaves = {n.label: n for n in trace.graphs[0].nodes if n.kind == "leaf"}
+    assert leaves["scale"].line == 2 and leaves["scale"].code == "scale = torch.nn.Parameter(torch.full((3,), 2.0))"
+    assert leaves["shift"].line == 3
+    assert leaves["twin"].line == 5 and leaves["again"].line == 6
+
+
 def test_recording_lines_does_not_change_what_the_script_computes(worker, tmp_path):
     path = str(tmp_path / "same.py")
     source = RNN_CELL + "print(loss.item(), cell.weight_hh.grad.norm().item())\n"
