@@ -122,10 +122,14 @@ class FiniteDiffBox(QGroupBox):
             self.result.setText(why)
 
     def _recorded_gradient(self) -> Optional[TensorSummary]:
-        """What autograd sent to this leaf in the run: its AccumulateGrad step's input."""
+        """What autograd sent to this leaf in the run: its AccumulateGrad step's
+        input; for torch.autograd.grad, the result it returned for the leaf."""
         run = self.session.run
         if run is None or self.node is None:
             return None
+        for node_id, result in zip(run.result_nodes, run.results):
+            if node_id == self.node.id and result is not None:
+                return result
         for st in run.steps:
             if st.node == self.node.id and st.grad_outputs:
                 return st.grad_outputs[0]
@@ -164,7 +168,7 @@ class FiniteDiffBox(QGroupBox):
         parts = ["<b>" + tr("finite differences (float64)") + "</b> = " + tensor_html(fd_summary, 64, items_tr)]
         if auto is None:
             parts.append(tr("Autograd's gradient for this leaf was not recorded in this run "
-                            "(torch.autograd.grad does not run AccumulateGrad)."))
+                            "(torch.autograd.grad was not asked for it)."))
         else:
             auto_summary = TensorSummary(shape=shape, dtype="float32", device="cpu", values=auto, numel=len(auto))
             parts.append("<b>" + tr("autograd") + "</b> = " + tensor_html(auto_summary, 64, items_tr))

@@ -55,6 +55,7 @@ def merge_child(trace: Trace, child: Trace, prefix: str, rank: Optional[int], pi
             _drop_ids(ev.received)
             _drop_ids(ev.returned)
         run.leaf_grads = {p(k): v for k, v in run.leaf_grads.items()}
+        run.result_nodes = [p(n) if n else n for n in run.result_nodes]
         for v in run.leaf_grads.values():
             _drop_ids(v)
         for r in run.results:

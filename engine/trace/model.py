@@ -168,6 +168,10 @@ class BackwardRun(_Part):
     leaf_grads: dict[str, TensorSummary] = msgspec.field(default_factory=dict)
     # For torch.autograd.grad: summaries of the returned gradients, in order.
     results: list[Optional[TensorSummary]] = msgspec.field(default_factory=list)
+    # ...and, in the same order, the node each one is the gradient for: the
+    # input's AccumulateGrad for a leaf input, its grad_fn otherwise (None:
+    # not a node of the graph, or not known).
+    result_nodes: list[Optional[str]] = msgspec.field(default_factory=list)
     # The exception the call raised (the script saw it unchanged), else None.
     error: Optional["ErrorInfo"] = None
     # Index in Trace.scaler_events of the GradScaler.scale() call that made the

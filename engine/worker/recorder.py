@@ -367,6 +367,7 @@ class Recorder:
         elif exc is None and result is not None:
             try:
                 run.results = [req(r, snapshot=True) if isinstance(r, torch.Tensor) else None for r in result]
+                run.result_nodes = _input_nodes(args, kwargs, ids, len(run.results))
             except Exception:
                 pass
         if not self.record_steps:
@@ -547,6 +548,23 @@ class _Handle:
 
     def remove(self):
         self.h.remove()
+
+
+def _input_nodes(args, kwargs, ids, n: int) -> list:
+    """torch.autograd.grad's `inputs` (its second argument) as node ids: a
+    leaf's AccumulateGrad, another tensor's grad_fn, a GradientEdge's node."""
+    inputs = kwargs.get("inputs", args[0] if args else None)
+    if isinstance(inputs, (torch.Tensor, torch.autograd.graph.GradientEdge)):
+        inputs = (inputs,)
+    out = []
+    for t in list(inputs or ())[:n]:
+        try:
+            node = t.node if isinstance(t, torch.autograd.graph.GradientEdge) else (
+                t.grad_fn if t.grad_fn is not None else torch.autograd.graph.get_gradient_edge(t).node)
+            out.append(ids.get(node) if node is not None else None)
+        except Exception:
+            out.append(None)
+    return out + [None] * (n - len(out))
 
 
 def _gives_tensors(args, kwargs) -> bool:

@@ -525,82 +525,82 @@
         <translation>这个叶子有 {0} 个元素；有限差分最多支持 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="146" />
+        <location filename="../../app/panels/finite_diff.py" line="150" />
         <source>Running the script again and evaluating the loss {0} times…</source>
         <translation>正在再次运行脚本，并计算损失 {0} 次…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="164" />
+        <location filename="../../app/panels/finite_diff.py" line="168" />
         <source>finite differences (float64)</source>
         <translation>有限差分（float64）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="166" />
-        <source>Autograd's gradient for this leaf was not recorded in this run (torch.autograd.grad does not run AccumulateGrad).</source>
-        <translation>这次运行没有记录到这个叶子的 autograd 梯度（torch.autograd.grad 不会运行 AccumulateGrad）。</translation>
+        <location filename="../../app/panels/finite_diff.py" line="170" />
+        <source>Autograd's gradient for this leaf was not recorded in this run (torch.autograd.grad was not asked for it).</source>
+        <translation>本次运行没有记录 autograd 给这个叶子的梯度（调用 torch.autograd.grad 时没有要它）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="170" />
+        <location filename="../../app/panels/finite_diff.py" line="174" />
         <source>autograd</source>
         <translation>autograd</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="172" />
+        <location filename="../../app/panels/finite_diff.py" line="176" />
         <source>they agree</source>
         <translation>两者一致</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="172" />
+        <location filename="../../app/panels/finite_diff.py" line="176" />
         <source>they differ</source>
         <translation>两者不一致</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="173" />
+        <location filename="../../app/panels/finite_diff.py" line="177" />
         <source>largest difference {0} at {1} (relative {2}): {3}</source>
         <translation>最大差值 {0}，位于 {1}（相对差 {2}）：{3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="177" />
+        <location filename="../../app/panels/finite_diff.py" line="181" />
         <source>Warning: evaluating the loss again gave {0}, the script computed {1}; the script may be random or compute through Python numbers.</source>
         <translation>警告：再次计算得到的损失是 {0}，而脚本算出的是 {1}；脚本可能带有随机性，或经由 Python 数值进行计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="184" />
+        <location filename="../../app/panels/finite_diff.py" line="188" />
         <source>This leaf has more than {0} elements.</source>
         <translation>这个叶子的元素多于 {0} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="185" />
+        <location filename="../../app/panels/finite_diff.py" line="189" />
         <source>When the script ran again, no tensor had this leaf's name at that backward call.</source>
         <translation>再次运行脚本时，在那次反向传播调用处没有名为该叶子的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="187" />
+        <location filename="../../app/panels/finite_diff.py" line="191" />
         <source>When the script ran again, it did not reach this backward call.</source>
         <translation>再次运行脚本时，没有执行到这次反向传播调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="188" />
+        <location filename="../../app/panels/finite_diff.py" line="192" />
         <source>The script raised an error when it ran again.</source>
         <translation>再次运行时脚本抛出了错误。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="189" />
+        <location filename="../../app/panels/finite_diff.py" line="193" />
         <source>The loss does not depend on this leaf through torch operations (it may go through Python numbers such as .item()).</source>
         <translation>损失并不是通过 torch 运算依赖于这个叶子的（可能经过了 .item() 之类的 Python 数值）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="191" />
+        <location filename="../../app/panels/finite_diff.py" line="195" />
         <source>Run the script first.</source>
         <translation>请先运行脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="192" />
+        <location filename="../../app/panels/finite_diff.py" line="196" />
         <source>This leaf has no name.</source>
         <translation>这个叶子没有名字。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="194" />
+        <location filename="../../app/panels/finite_diff.py" line="198" />
         <source>The check failed.</source>
         <translation>检验失败。</translation>
     </message>
@@ -4010,82 +4010,82 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>这个叶子有 {0} 个元素；有限差分最多支持 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="146" />
+        <location filename="../../app/panels/finite_diff.py" line="150" />
         <source>Running the script again and evaluating the loss {0} times…</source>
         <translation>正在再次运行脚本，并计算损失 {0} 次…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="164" />
+        <location filename="../../app/panels/finite_diff.py" line="168" />
         <source>finite differences (float64)</source>
         <translation>有限差分（float64）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="166" />
-        <source>Autograd's gradient for this leaf was not recorded in this run (torch.autograd.grad does not run AccumulateGrad).</source>
-        <translation>这次运行没有记录到这个叶子的 autograd 梯度（torch.autograd.grad 不会运行 AccumulateGrad）。</translation>
+        <location filename="../../app/panels/finite_diff.py" line="170" />
+        <source>Autograd's gradient for this leaf was not recorded in this run (torch.autograd.grad was not asked for it).</source>
+        <translation>本次运行没有记录 autograd 给这个叶子的梯度（调用 torch.autograd.grad 时没有要它）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="170" />
+        <location filename="../../app/panels/finite_diff.py" line="174" />
         <source>autograd</source>
         <translation>autograd</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="172" />
+        <location filename="../../app/panels/finite_diff.py" line="176" />
         <source>they agree</source>
         <translation>两者一致</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="172" />
+        <location filename="../../app/panels/finite_diff.py" line="176" />
         <source>they differ</source>
         <translation>两者不一致</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="173" />
+        <location filename="../../app/panels/finite_diff.py" line="177" />
         <source>largest difference {0} at {1} (relative {2}): {3}</source>
         <translation>最大差值 {0}，位于 {1}（相对差 {2}）：{3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="177" />
+        <location filename="../../app/panels/finite_diff.py" line="181" />
         <source>Warning: evaluating the loss again gave {0}, the script computed {1}; the script may be random or compute through Python numbers.</source>
         <translation>警告：再次计算得到的损失是 {0}，而脚本算出的是 {1}；脚本可能带有随机性，或经由 Python 数值进行计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="184" />
+        <location filename="../../app/panels/finite_diff.py" line="188" />
         <source>This leaf has more than {0} elements.</source>
         <translation>这个叶子的元素多于 {0} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="185" />
+        <location filename="../../app/panels/finite_diff.py" line="189" />
         <source>When the script ran again, no tensor had this leaf's name at that backward call.</source>
         <translation>再次运行脚本时，在那次反向传播调用处没有名为该叶子的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="187" />
+        <location filename="../../app/panels/finite_diff.py" line="191" />
         <source>When the script ran again, it did not reach this backward call.</source>
         <translation>再次运行脚本时，没有执行到这次反向传播调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="188" />
+        <location filename="../../app/panels/finite_diff.py" line="192" />
         <source>The script raised an error when it ran again.</source>
         <translation>再次运行时脚本抛出了错误。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="189" />
+        <location filename="../../app/panels/finite_diff.py" line="193" />
         <source>The loss does not depend on this leaf through torch operations (it may go through Python numbers such as .item()).</source>
         <translation>损失并不是通过 torch 运算依赖于这个叶子的（可能经过了 .item() 之类的 Python 数值）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="191" />
+        <location filename="../../app/panels/finite_diff.py" line="195" />
         <source>Run the script first.</source>
         <translation>请先运行脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="192" />
+        <location filename="../../app/panels/finite_diff.py" line="196" />
         <source>This leaf has no name.</source>
         <translation>这个叶子没有名字。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="194" />
+        <location filename="../../app/panels/finite_diff.py" line="198" />
         <source>The check failed.</source>
         <translation>检验失败。</translation>
     </message>

@@ -106,3 +106,39 @@ def test_check_is_offered_only_where_it_can_be_made(qtbot, main_window):
     assert insp.fd_box.isVisible() and insp.fd_box.button.isEnabled()
     assert insp.fd_box.button.shortcut().toString() == "Ctrl+Shift+D"
     assert Qt.TextSelectableByMouse & insp.fd_box.result.textInteractionFlags()
+
+
+GRAD_SCRIPT = """import torch
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+w = torch.tensor([[0.5, -1.0], [2.0, 1.0]], requires_grad=True)
+loss = (torch.sin(x) * w).pow(2).sum()
+gx, gw = torch.autograd.grad(loss, [x, w])
+"""
+
+
+def test_finite_differences_beside_what_autograd_grad_returned(qtbot, main_window):
+    """A torch.autograd.grad run fills no .grad; the check compares with the
+    result grad() returned for that leaf (recorded as the run's result)."""
+    w = main_window
+    w.editor.setPlainText(GRAD_SCRIPT)
+    with qtbot.waitSignals([w.runFinished, w.graph_view.layoutFinished], timeout=120_000):
+        w.actions["run"].trigger()
+    assert w.session.trace.error is None, w.session.trace.error
+    run = w.session.run
+    assert run.kind == "grad"
+    ns: dict = {}
+    exec(GRAD_SCRIPT, ns)  # what grad() returns, computed here
+    box = w.panels.widget("inspector").fd_box
+    for name, expected in (("x", ns["gx"]), ("w", ns["gw"])):
+        leaf = _node(w, name)
+        (k,) = [i for i, nid in enumerate(run.result_nodes) if nid == leaf.id]
+        assert run.results[k].values == expected.flatten().tolist()
+        w.session.select_node(leaf.id)
+        with qtbot.waitSignal(w.session.gradientCheckArrived, timeout=60_000) as blocker:
+            box.button.click()
+        reply = blocker.args[0]
+        assert "error" not in reply, reply
+        fd = torch.tensor(reply["fd"], dtype=torch.float64).reshape(2, 2)
+        assert torch.allclose(fd, expected.double(), rtol=1e-5, atol=1e-6)
+        shown = _plain(box.result)
+        assert "they agree" in shown and "not recorded" not in shown, shown
