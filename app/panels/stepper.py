@@ -33,6 +33,20 @@ from autogradviz.app.session import TraceSession
 
 
 
+
+def code_without_comment(code: str) -> str:
+    """A line of the script without its trailing comment (the caption quotes
+    the code; the comment is the lesson's, in the editor right beside it)."""
+    import io
+    import tokenize
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type == tokenize.COMMENT:
+                return code[:tok.start[1]].rstrip() or code.strip()
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return code.strip()
+
 class Timeline(QWidget):
     """One tick per step (0..n), marks where hooks fired; click or drag to scrub."""
 
@@ -441,7 +455,7 @@ class StepperPanel(QWidget):
             if node is not None and node.line is not None and node.code:
                 # the forward line this node differentiates (the editor's arrow points at it too)
                 text += "<br>" + self.tr("Made by line {0}: {1}").format(
-                    node.line, f"<code>{html.escape(node.code.strip())}</code>")
+                    node.line, f"<code>{html.escape(code_without_comment(node.code))}</code>")
             rule = caption_text(self.session, st.current)
             if rule:
                 text += "<br>" + rule

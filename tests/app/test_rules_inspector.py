@@ -142,3 +142,11 @@ def test_finite_differences_beside_what_autograd_grad_returned(qtbot, main_windo
         assert torch.allclose(fd, expected.double(), rtol=1e-5, atol=1e-6)
         shown = _plain(box.result)
         assert "they agree" in shown and "not recorded" not in shown, shown
+
+
+def test_the_caption_quotes_the_code_without_its_comment():
+    from autogradviz.app.panels.stepper import code_without_comment
+
+    assert code_without_comment("z = (y + c) ** 2     # no retain_grad") == "z = (y + c) ** 2"
+    assert code_without_comment("s = 'a # not a comment' + t") == "s = 'a # not a comment' + t"
+    assert code_without_comment("x = f(a,") == "x = f(a,"  # (a line cut inside brackets)
