@@ -146,11 +146,24 @@ def write_svg(scene, path: str, rect: Optional[QRectF] = None, title: str = "") 
     overlay = getattr(scene, "checkpoint_overlay", None)  # checkpoint regions, "not stored" chips
     text = svg_source(scene.graph, scene.layout, theme=scene.style.name, state=scene.state,
                       title=title or tr("Autograd graph"), view=view,
-                      overlays=overlay.svg_overlays() if overlay is not None else ())
+                      overlays=overlay.svg_overlays() if overlay is not None else (), words=svg_words())
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
     return ExportInfo(path, "svg", int(round(rect.width())), int(round(rect.height())))
+
+
+def svg_words() -> dict:
+    """The SVG's hover titles in the UI language (svg_export.TITLE_WORDS)."""
+    return {
+        "op": tr("op: {0}"),
+        "label": tr("label: {0}"),
+        "shape": tr("shape: {0}"),
+        "module": tr("module: {0}"),
+        "line": tr("line {0}: {1}"),
+        "start": tr("backward starts here"),
+        "rolled": tr("{0}: {1} calls, the first one drawn; the loop-back edge feeds each call the last"),
+    }
 
 
 def write_pdf(scene, path: str, rect: Optional[QRectF] = None, title: str = "") -> ExportInfo:

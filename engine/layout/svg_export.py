@@ -112,22 +112,35 @@ def _style(theme: str) -> str:
     return "\n".join(rules)
 
 
-def _node_title(graph_nodes: dict, b, roots: set) -> str:
+# The words of the hover titles, in English; the app passes them in the UI
+# language (`words` of svg_source), the CLI writes these.
+TITLE_WORDS = {
+    "op": "op: {0}",
+    "label": "label: {0}",
+    "shape": "shape: {0}",
+    "module": "module: {0}",
+    "line": "line {0}: {1}",
+    "start": "backward starts here",
+    "rolled": "{0}: {1} calls, the first one drawn; the loop-back edge feeds each call the last",
+}
+
+
+def _node_title(graph_nodes: dict, b, roots: set, words: dict) -> str:
     node = graph_nodes.get(b.node or b.copy_of) if (b.node or b.copy_of) else None
     if node is None:
         return "\n".join(b.lines)
-    parts = [f"op: {node.op}"]
+    parts = [words["op"].format(node.op)]
     if node.label:
-        parts.append(f"label: {node.label}")
+        parts.append(words["label"].format(node.label))
     shape = shape_line(node.tensor)
     if shape:
-        parts.append(f"shape: {shape}")
+        parts.append(words["shape"].format(shape))
     if node.module:
-        parts.append(f"module: {node.module}")
+        parts.append(words["module"].format(node.module))
     if node.line is not None:
-        parts.append(f"line {node.line}: {node.code or ''}".rstrip())
+        parts.append(words["line"].format(node.line, node.code or "").rstrip())
     if node.id in roots:
-        parts.append("backward starts here")
+        parts.append(words["start"])
     return "\n".join(parts)
 
 
@@ -158,12 +171,14 @@ def _arrow(points) -> str:
 
 def svg_source(graph: Graph, layout: LayoutResult, theme: str = "light", state=None,
                title: str = "", view: Optional[tuple[float, float, float, float]] = None,
-               margin: float = 16.0, overlays: Sequence[Overlay] = ()) -> str:
+               margin: float = 16.0, overlays: Sequence[Overlay] = (), words: Optional[dict] = None) -> str:
     """The SVG text. `state`: a replay StepState (node status classes and the
     gradients on edges), or None for the plain graph. `view`: (x, y, w, h) of
     the layout to show (default: all of it, plus `margin`). `overlays`: what the
     app draws over the layout (checkpoint regions, "not stored" chips), each a
-    g with its own class, title and label, so that they stay semantic too."""
+    g with its own class, title and label, so that they stay semantic too.
+    `words`: TITLE_WORDS in another language (missing keys stay English)."""
+    words = {**TITLE_WORDS, **(words or {})}
     th = _THEMES.get(theme, _THEMES["light"])
     if view is None:
         view = (-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin)
@@ -190,7 +205,7 @@ def svg_source(graph: Graph, layout: LayoutResult, theme: str = "light", state=N
         name = g.module + (f" ({g.module_class})" if g.module_class else "")
         label = g.module
         if g.repeat > 1:  # a rolled module drawn as its first call's graph
-            name += f": {g.repeat} calls, the first one drawn; the loop-back edge feeds each call the last"
+            name = words["rolled"].format(name, g.repeat)
             label += f" \u00d7{g.repeat}"
         app(f'<g class="frame{" rolled" if g.repeat > 1 else ""}" id="{_id("frame-", g.id)}">'
             f'<title>{_x(name)}</title>'
@@ -244,7 +259,7 @@ def svg_source(graph: Graph, layout: LayoutResult, theme: str = "light", state=N
             cls += f" {st}"
         rx = ' rx="8"' if kind == "leaf" else (' rx="4"' if kind == "saved" else "")
         parts = [f'<g class="{cls}" id="{ids[b.key]}"' + (f' data-node="{_x(nid)}"' if nid else "") + ">",
-                 f"<title>{_x(_node_title(nodes, b, roots))}</title>",
+                 f"<title>{_x(_node_title(nodes, b, roots, words))}</title>",
                  f'<rect x="{_n(b.x)}" y="{_n(b.y)}" width="{_n(b.w)}" height="{_n(b.h)}"{rx}/>']
         lines = b.lines or []
         if lines:

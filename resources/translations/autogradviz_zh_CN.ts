@@ -198,62 +198,97 @@
     </message>
     <message>
         <location filename="../../app/export/render.py" line="148" />
-        <location filename="../../app/export/render.py" line="166" />
+        <location filename="../../app/export/render.py" line="179" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
+        <location filename="../../app/export/render.py" line="159" />
+        <source>op: {0}</source>
+        <translation>运算：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="160" />
+        <source>label: {0}</source>
+        <translation>名称：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="161" />
+        <source>shape: {0}</source>
+        <translation>形状：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="162" />
+        <source>module: {0}</source>
+        <translation>模块：{0}</translation>
+    </message>
+    <message>
         <location filename="../../app/export/render.py" line="163" />
+        <source>line {0}: {1}</source>
+        <translation>第 {0} 行：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="164" />
+        <source>backward starts here</source>
+        <translation>反向传播从这里开始</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="165" />
+        <source>{0}: {1} calls, the first one drawn; the loop-back edge feeds each call the last</source>
+        <translation>{0}：调用 {1} 次，只画出第一次；回环边把每次调用的结果送给下一次</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="176" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="174" />
+        <location filename="../../app/export/render.py" line="187" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="246" />
+        <location filename="../../app/export/render.py" line="259" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="269" />
+        <location filename="../../app/export/render.py" line="282" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="276" />
+        <location filename="../../app/export/render.py" line="289" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="277" />
+        <location filename="../../app/export/render.py" line="290" />
         <source>step {0} of {1} · recomputing checkpoint {2} ({3}/{4})</source>
         <translation>第 {0} 步，共 {1} 步 · 正在重算检查点 {2}（{3}/{4}）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="307" />
+        <location filename="../../app/export/render.py" line="320" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="309" />
+        <location filename="../../app/export/render.py" line="322" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="331" />
+        <location filename="../../app/export/render.py" line="344" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="335" />
+        <location filename="../../app/export/render.py" line="348" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="338" />
+        <location filename="../../app/export/render.py" line="351" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
@@ -3012,188 +3047,188 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="241" />
+        <location filename="../../app/panels/stepper.py" line="255" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="243" />
+        <location filename="../../app/panels/stepper.py" line="257" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="245" />
+        <location filename="../../app/panels/stepper.py" line="259" />
         <source>First: before backward starts (Home)</source>
         <translation>开头：反向传播开始之前（Home）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="246" />
+        <location filename="../../app/panels/stepper.py" line="260" />
         <source>Step back (Left)</source>
         <translation>后退一步（←）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="247" />
+        <location filename="../../app/panels/stepper.py" line="261" />
         <source>Step forward: run the next node (Right)</source>
         <translation>前进一步：执行下一个节点（→）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="248" />
+        <location filename="../../app/panels/stepper.py" line="262" />
         <source>Last: after the whole backward pass (End)</source>
         <translation>结尾：整个反向传播之后（End）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="249" />
+        <location filename="../../app/panels/stepper.py" line="263" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="250" />
-        <location filename="../../app/panels/stepper.py" line="531" />
+        <location filename="../../app/panels/stepper.py" line="264" />
+        <location filename="../../app/panels/stepper.py" line="545" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="251" />
+        <location filename="../../app/panels/stepper.py" line="265" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="253" />
+        <location filename="../../app/panels/stepper.py" line="267" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="290" />
+        <location filename="../../app/panels/stepper.py" line="304" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="292" />
+        <location filename="../../app/panels/stepper.py" line="306" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="293" />
+        <location filename="../../app/panels/stepper.py" line="307" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="301" />
+        <location filename="../../app/panels/stepper.py" line="315" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="333" />
+        <location filename="../../app/panels/stepper.py" line="347" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="355" />
+        <location filename="../../app/panels/stepper.py" line="369" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="358" />
+        <location filename="../../app/panels/stepper.py" line="372" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="361" />
+        <location filename="../../app/panels/stepper.py" line="375" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="364" />
+        <location filename="../../app/panels/stepper.py" line="378" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="367" />
+        <location filename="../../app/panels/stepper.py" line="381" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="375" />
+        <location filename="../../app/panels/stepper.py" line="389" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="377" />
+        <location filename="../../app/panels/stepper.py" line="391" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="380" />
+        <location filename="../../app/panels/stepper.py" line="394" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="384" />
+        <location filename="../../app/panels/stepper.py" line="398" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="385" />
+        <location filename="../../app/panels/stepper.py" line="399" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="394" />
+        <location filename="../../app/panels/stepper.py" line="408" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="401" />
+        <location filename="../../app/panels/stepper.py" line="415" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="404" />
+        <location filename="../../app/panels/stepper.py" line="418" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="406" />
+        <location filename="../../app/panels/stepper.py" line="420" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="410" />
+        <location filename="../../app/panels/stepper.py" line="424" />
         <source> (GradScaler: {0} × the real gradient {1})</source>
         <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="433" />
+        <location filename="../../app/panels/stepper.py" line="447" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="439" />
+        <location filename="../../app/panels/stepper.py" line="453" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="443" />
+        <location filename="../../app/panels/stepper.py" line="457" />
         <source>Made by line {0}: {1}</source>
         <translation>由第 {0} 行生成：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="451" />
+        <location filename="../../app/panels/stepper.py" line="465" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="455" />
+        <location filename="../../app/panels/stepper.py" line="469" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="540" />
+        <location filename="../../app/panels/stepper.py" line="554" />
         <source>Pause (Space)</source>
         <translation>暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="543" />
+        <location filename="../../app/panels/stepper.py" line="557" />
         <source>Play the backward pass step by step (Space)</source>
         <translation>逐步播放反向传播（空格）</translation>
     </message>
@@ -3201,7 +3236,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="126" />
+        <location filename="../../app/panels/stepper.py" line="140" />
         <source>Step {0} of {1}. Click or drag to move through the backward pass; purple marks: a hook fired; blue dots: retain_grad filled .grad; amber triangles: a checkpoint re-ran its forward.</source>
         <translation>第 {0} 步，共 {1} 步。点击或拖动可在反向传播中移动；紫色标记：钩子被触发；蓝色圆点：retain_grad 填充了 .grad；琥珀色三角：检查点在这里重新运行了前向。</translation>
     </message>
@@ -3920,62 +3955,97 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
     <message>
         <location filename="../../app/export/render.py" line="148" />
-        <location filename="../../app/export/render.py" line="166" />
+        <location filename="../../app/export/render.py" line="179" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
+        <location filename="../../app/export/render.py" line="159" />
+        <source>op: {0}</source>
+        <translation>运算：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="160" />
+        <source>label: {0}</source>
+        <translation>名称：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="161" />
+        <source>shape: {0}</source>
+        <translation>形状：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="162" />
+        <source>module: {0}</source>
+        <translation>模块：{0}</translation>
+    </message>
+    <message>
         <location filename="../../app/export/render.py" line="163" />
+        <source>line {0}: {1}</source>
+        <translation>第 {0} 行：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="164" />
+        <source>backward starts here</source>
+        <translation>反向传播从这里开始</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="165" />
+        <source>{0}: {1} calls, the first one drawn; the loop-back edge feeds each call the last</source>
+        <translation>{0}：调用 {1} 次，只画出第一次；回环边把每次调用的结果送给下一次</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="176" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="174" />
+        <location filename="../../app/export/render.py" line="187" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="246" />
+        <location filename="../../app/export/render.py" line="259" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="269" />
+        <location filename="../../app/export/render.py" line="282" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="276" />
+        <location filename="../../app/export/render.py" line="289" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="277" />
+        <location filename="../../app/export/render.py" line="290" />
         <source>step {0} of {1} · recomputing checkpoint {2} ({3}/{4})</source>
         <translation>第 {0} 步，共 {1} 步 · 正在重算检查点 {2}（{3}/{4}）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="307" />
+        <location filename="../../app/export/render.py" line="320" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="309" />
+        <location filename="../../app/export/render.py" line="322" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="331" />
+        <location filename="../../app/export/render.py" line="344" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="335" />
+        <location filename="../../app/export/render.py" line="348" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="338" />
+        <location filename="../../app/export/render.py" line="351" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>

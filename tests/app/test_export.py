@@ -68,6 +68,31 @@ def test_svg_parses(scene_and_trace, tmp_path):
     assert _no_temp_left(tmp_path)
 
 
+def test_svg_hover_titles_are_in_the_ui_language(scene_and_trace, tmp_path):
+    from autogradviz.app import i18n
+    from autogradviz.app.export import render as ex
+
+    scene, _ = scene_and_trace
+    out = tmp_path / "g.svg"
+
+    def titles():
+        ex.export_scene(scene, str(out))
+        root = ET.parse(out).getroot()
+        return [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}title")]
+
+    english = titles()
+    assert any(t.startswith("op: AddmmBackward0") for t in english)
+    assert any("backward starts here" in t for t in english)
+    try:
+        i18n.set_language("zh_CN", save=False)
+        chinese = titles()
+    finally:
+        i18n.set_language("en", save=False)
+    assert any(t.startswith("运算：AddmmBackward0") for t in chinese)
+    assert any("反向传播从这里开始" in t for t in chinese)
+    assert not any(t.startswith("op: ") for t in chinese)
+
+
 def test_pdf(scene_and_trace, tmp_path):
     from autogradviz.app.export import render as ex
 
