@@ -14,6 +14,7 @@ import sys
 
 import pytest
 import torch
+from torch_reference import scaled_square_grad
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="no forkserver on Windows")
 
@@ -38,12 +39,6 @@ if __name__ == "__main__":
 '''
 
 
-def expected_grad(i: int) -> list:
-    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    (x * (i + 1)).pow(2).sum().backward()
-    return x.grad.tolist()
-
-
 def test_forkserver_children_are_recorded_and_print_as_under_python(worker, tmp_path):
     script = tmp_path / "forkserver_children.py"
     script.write_text(SCRIPT)
@@ -61,7 +56,7 @@ def test_forkserver_children_are_recorded_and_print_as_under_python(worker, tmp_
     assert len({r.pid for r in runs}) == 3 and trace.backward_calls == 3
     for r in runs:
         (grad,) = r.leaf_grads.values()
-        assert grad.values == expected_grad(r.rank)
+        assert grad.values == scaled_square_grad([1.0, 2.0, 3.0], r.rank + 1)
         assert r.line == 7 and r.steps  # the child's own backward, stepped
         ops = {n.op for n in trace.graph(r.graph).nodes}
         assert {"PowBackward0", "MulBackward0", "AccumulateGrad"} <= ops

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-import torch
+from torch_reference import scaled_square_grad
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 
@@ -48,12 +48,6 @@ else:
 '''
 
 
-def expected_grad(scale: float) -> list:
-    x = torch.tensor([1.0, 2.0], requires_grad=True)
-    (x * scale).pow(2).sum().backward()
-    return x.grad.tolist()
-
-
 def test_os_fork_children_end_as_under_python_and_are_recorded(worker, tmp_path):
     script = tmp_path / "forks.py"
     script.write_text(ENDINGS)
@@ -72,6 +66,6 @@ def test_os_fork_children_end_as_under_python_and_are_recorded(worker, tmp_path)
     assert len({r.pid for r in runs}) == 4 and all(r.steps for r in runs)
     for r in runs:
         (grad,) = r.leaf_grads.values()
-        assert grad.values == expected_grad(float(r.rank + 1))
+        assert grad.values == scaled_square_grad([1.0, 2.0], float(r.rank + 1))
     # the worker is still the worker: it serves the next run
     assert worker.run("print('next')\n").trace.stdout == "next\n"
