@@ -54,6 +54,10 @@ def traces():
     try:
         for path in LESSONS:
             done[path.stem] = client.run(path.read_text(encoding="utf-8"), filename=str(path), timeout=120)
+            if path.stem == DDP and "terminated with signal" in str(done[path.stem].trace.error or ""):
+                # torch itself aborted a rank (gloo's rare teardown SIGABRT, see
+                # test_processes.py): made once more; a second abort fails
+                done[path.stem] = client.run(path.read_text(encoding="utf-8"), filename=str(path), timeout=120)
     finally:
         client.close()
     return done
