@@ -822,6 +822,16 @@
         <translation>step 之后</translation>
     </message>
     <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
+        <source>no optimizer step</source>
+        <translation>没有优化器步骤</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
         <location filename="../../app/graph/rolled_items.py" line="60" />
         <source>Loop: the {0} calls of this module run one after another, each fed the previous call's output along this edge. Only the first call is drawn; unroll the module (its frame's menu) to see every call.</source>
         <translation>循环：这个模块的 {0} 次调用依次执行，每次调用都沿这条边接收上一次调用的输出。图中只画出第一次调用；展开该模块（框的右键菜单）可以看到每一次调用。</translation>
@@ -4396,6 +4406,16 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <location filename="../../app/panels/memory/parts_chart.py" line="31" />
         <source>after step</source>
         <translation>step 之后</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
+        <source>no optimizer step</source>
+        <translation>没有优化器步骤</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
+        <source>not measured</source>
+        <translation>未测量</translation>
     </message>
     </context><context><name>RankSwitch</name><message>
         <location filename="../../app/panels/processes.py" line="47" />

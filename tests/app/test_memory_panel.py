@@ -167,3 +167,27 @@ def test_cancel_stops_the_comparison(qtbot, ran):
     panel.cancel_button.click()
     assert not panel.runner.busy and not panel.progress.isVisible()
     assert panel.other is None
+
+
+def test_a_run_without_an_optimizer_step_says_so_in_place_of_its_bar(qapp):
+    """The third place of the chart is the optimizer step's; a script that
+    takes none (recorded: no after_step) gets a note there, not a blank."""
+    from autogradviz.app import i18n
+    from autogradviz.app.panels.memory.parts_chart import PartsChart
+    from autogradviz.engine.worker.runner import run_script
+
+    trace = run_script("import torch\nlin = torch.nn.Linear(3, 2)\nlin(torch.ones(4, 3)).sum().backward()\n",
+                       filename="<nostep>").trace
+    (run,) = trace.memory.runs
+    assert run.after_step is None and run.after_backward is not None
+    chart = PartsChart()
+    chart.set_run(run)
+    assert list(chart.values()) == ["end_of_forward", "after_backward"]
+    assert [(m, item.toPlainText()) for m, item in chart.notes] == [("after_step", "no optimizer step")]
+    i18n.set_language("zh_CN", save=False)
+    try:
+        chart.set_run(run)
+        assert chart.notes[0][1].toPlainText() == "没有优化器步骤"
+    finally:
+        i18n.set_language("en", save=False)
+    chart.deleteLater()

@@ -31,6 +31,11 @@ def moment_name(field: str) -> str:
             "after_step": tr("after step")}[field]
 
 
+def missing_text(moment: str) -> str:
+    """What an empty place in the chart means."""
+    return tr("no optimizer step") if moment == "after_step" else tr("not measured")
+
+
 class _MomentAxis(pg.AxisItem):
     def tickValues(self, minVal, maxVal, size):
         return [(1, [0, 1, 2])]
@@ -57,6 +62,7 @@ class PartsChart(pg.PlotWidget):
         self.hideButtons()
         self.run = None
         self.bars: list = []
+        self.notes: list = []  # (moment, TextItem) where nothing was measured
         self.set_theme("light")
 
     def set_theme(self, name: str) -> None:
@@ -91,6 +97,7 @@ class PartsChart(pg.PlotWidget):
     def _draw(self) -> None:
         self.clear()
         self.bars = []
+        self.notes = []
         vals = self.values()
         if not vals:
             return
@@ -104,5 +111,12 @@ class PartsChart(pg.PlotWidget):
             self.addItem(bar)
             self.bars.append((field, bar))
             bottom = [b + h for b, h in zip(bottom, heights)]
+        top = max(bottom + [1.0])
+        for m in MOMENTS:  # a moment that did not happen says so instead of an empty place
+            if m not in vals:
+                note = pg.TextItem(missing_text(m), color=QColor(self._c["muted"]), anchor=(0.5, 1.0))
+                note.setPos(MOMENTS.index(m), top * 0.08)
+                self.addItem(note)
+                self.notes.append((m, note))
         self.setXRange(-0.6, 2.6, padding=0)
-        self.setYRange(0, max(bottom + [1.0]) * 1.15, padding=0)
+        self.setYRange(0, top * 1.15, padding=0)
