@@ -32,6 +32,10 @@ import threading
 import types
 
 
+# How long a print waits for the relay to have passed it on (engine/worker/children.py).
+ACK_WAIT_S = 2.0
+
+
 class _Link:
     """The connection to the parent's relay (thread-safe sends)."""
 
@@ -51,6 +55,11 @@ class _Link:
             return
         try:
             self.conn.send_bytes(data)
+            if data[:1] == b"O" and self.conn.poll(ACK_WAIT_S):
+                # the relay has passed the text on: a print is in the run's
+                # output before the child goes on (and so before the parent
+                # prints after waiting for this child, as under python)
+                self.conn.recv_bytes()
         except Exception:
             pass
         finally:

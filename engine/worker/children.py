@@ -11,7 +11,9 @@ and reports back to this relay over a `multiprocessing.connection` socket
   b"H" + JSON {"pid", "index"}   once, when the child has connected
   b"O" + b"o"/b"e" + UTF-8 text   what the child printed (stdout / stderr):
                                   passed on at once to the run's output, as a
-                                  child's prints reach the terminal under python
+                                  child's prints reach the terminal under python;
+                                  answered b"A" once passed on (the child's print
+                                  returns then: the order of prints is kept)
   b"T" + trace JSON               the child's partial trace, at its exit
 
 `close()` waits (briefly) for connected children to finish sending, then
@@ -69,19 +71,21 @@ class ChildRelay:
         while True:
             try:
                 conn = self.listener.accept()
-            except OSError:
-                return  # closed
-            except Exception:  # a failed handshake: not one of ours
+            except Exception:
+                # closed (by close()), or a failed handshake: a child killed
+                # while it connected (its socket reset: an OSError too), or
+                # not one of ours. Only the first ends the listening.
                 if self._closing:
                     return
+                time.sleep(0.01)  # (never a busy loop)
                 continue
             if self._closing:
                 conn.close()
                 return
             t = threading.Thread(target=self._serve, args=(conn,), name="autogradviz-child", daemon=True)
-            with self._lock:
+            with self._lock:  # (started before close() can see it: it joins what it sees)
+                t.start()
                 self._serving.append(t)
-            t.start()
 
     def _serve(self, conn) -> None:
         info: dict = {}
@@ -95,6 +99,7 @@ class ChildRelay:
                         self.output(stream, data[2:].decode("utf-8", "replace"))
                     except Exception:
                         pass
+                    conn.send_bytes(b"A")  # passed on: the child's print returns
                 elif kind == b"H":
                     info = json.loads(data[1:])
                 elif kind == b"T":

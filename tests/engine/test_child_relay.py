@@ -71,3 +71,29 @@ def test_a_terminated_child_sends_once_then_dies_by_sigterm(tmp_path, mode):
         proc.send_signal(signal.SIGTERM)
     assert proc.wait(20) == -signal.SIGTERM  # the exit status python gives a terminated process
     assert out.read_text() == "sent\n"  # sent once, and nothing ran after the signal
+
+
+@posix_only
+def test_a_child_dying_mid_handshake_does_not_stop_the_relay():
+    """A child killed while it connects (SIGTERM from Pool.terminate() can
+    come that early) must not leave the relay deaf to the others."""
+    import struct
+
+    from multiprocessing.connection import Client
+
+    relay = ChildRelay(lambda stream, text: None)
+    try:
+        for _ in range(3):
+            dead = socket.socket(socket.AF_UNIX)
+            dead.connect(relay.address)
+            dead.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            dead.close()  # (reset: the acceptor's handshake fails with an OSError)
+        time.sleep(0.2)
+        assert relay._acceptor.is_alive()
+        link = Client(relay.address, authkey=relay.key)
+        link.send_bytes(b'H{"pid": 1, "index": 0}')
+        link.send_bytes(b"T{}")
+        link.close()
+    finally:
+        relay.close()
+    assert relay.traces() == [({"pid": 1, "index": 0}, b"{}")]
