@@ -137,3 +137,24 @@ def main_window(qtbot, shared_worker):
     w.ask_unsaved = lambda: "discard"
     w.close()
     theme.deleteLater()
+
+
+@pytest.fixture(scope="module")
+def lesson_window(qapp, shared_worker):
+    """One shown MainWindow for a module of lesson tests (closed at its end),
+    with no kept lesson edits from other tests' typing."""
+    import shutil
+
+    from autogradviz.app.panels.lessons.edits import edits_dir
+    from autogradviz.app.theme import ThemeManager
+    from autogradviz.app.window.main_window import MainWindow
+
+    shutil.rmtree(edits_dir(), ignore_errors=True)
+    theme = ThemeManager()
+    w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
+    w.ask_unsaved = lambda: "discard"
+    w.show()
+    yield w
+    w.close()
+    w.deleteLater()
+    theme.deleteLater()

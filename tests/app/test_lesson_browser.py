@@ -5,7 +5,6 @@ select and flash what they name, Reset lesson, and the Chinese script."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,8 +15,6 @@ from autogradviz.app import i18n
 from autogradviz.app.panels.lessons import LessonsPanel, catalog, edits, progress
 from autogradviz.app.resources_loader import Lesson, lessons
 from autogradviz.app.services.worker_process import READY
-from autogradviz.app.theme import ThemeManager
-from autogradviz.app.window.main_window import MainWindow
 from autogradviz.app.window.panel_registry import PANELS
 
 RUN_MS = 60_000
@@ -25,16 +22,8 @@ LESSONS = {l.name: l for l in lessons()}
 
 
 @pytest.fixture(scope="module")
-def window(qapp, shared_worker):
-    shutil.rmtree(edits.edits_dir(), ignore_errors=True)  # other tests' typing into a lesson
-    theme = ThemeManager()
-    w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
-    w.ask_unsaved = lambda: "discard"
-    w.show()
-    yield w
-    w.close()
-    w.deleteLater()
-    theme.deleteLater()
+def window(lesson_window):
+    return lesson_window
 
 
 def open_and_run(qtbot, w, wait_until, name: str):

@@ -13,16 +13,12 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import subprocess
 import sys
 
 import pytest
 
-from autogradviz.app.panels.lessons.edits import edits_dir
-from autogradviz.app.window.main_window import MainWindow
 from autogradviz.app.resources_loader import default_lesson, lessons
-from autogradviz.app.theme import ThemeManager
 from autogradviz.app.services.worker_process import READY
 
 RUN_TIMEOUT_MS = 30_000
@@ -67,21 +63,6 @@ def expected_grads() -> dict:
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-@pytest.fixture(scope="module")
-def lesson_window(qapp, shared_worker):
-    """One window for all lessons (closed at the end of the module)."""
-    # Lessons open with the learner's kept edits: other tests' typing must not count here.
-    shutil.rmtree(edits_dir(), ignore_errors=True)
-    theme = ThemeManager()
-    w = MainWindow(theme_manager=theme, worker=shared_worker, start_worker=False, restore_autosave=False)
-    w.ask_unsaved = lambda: "discard"
-    w.show()
-    yield w
-    w.close()
-    w.deleteLater()
-    theme.deleteLater()
 
 
 def test_four_starter_lessons_with_both_languages():
