@@ -15,6 +15,8 @@ and reports back to this relay over a `multiprocessing.connection` socket
                                   answered b"A" once passed on (the child's print
                                   returns then: the order of prints is kept)
   b"T" + trace JSON               the child's partial trace, at its exit
+  b"W"                            close()'s own marker, answered b"A": every
+                                  connection made before it has been taken
 
 `close()` waits (briefly) for connected children to finish sending, then
 `traces()` gives what arrived, in the order the children were started; the
@@ -100,6 +102,8 @@ class ChildRelay:
                     except Exception:
                         pass
                     conn.send_bytes(b"A")  # passed on: the child's print returns
+                elif kind == b"W":
+                    conn.send_bytes(b"A")  # close()'s marker (see there)
                 elif kind == b"H":
                     info = json.loads(data[1:])
                 elif kind == b"T":
@@ -113,6 +117,13 @@ class ChildRelay:
     def close(self, wait_s: float = CLOSE_WAIT_S) -> None:
         """Wait for children still connected (up to `wait_s`), then stop listening."""
         deadline = time.monotonic() + wait_s
+        # Connections are accepted in the order they came: once a marker sent
+        # now is answered, every child that connected before it has its
+        # serving thread (one accepted a moment ago would otherwise be missed
+        # and its trace lost).
+        marker = threading.Thread(target=self._mark, name="autogradviz-relay-mark", daemon=True)
+        marker.start()
+        marker.join(max(0.0, deadline - time.monotonic()))
         with self._lock:
             serving = list(self._serving)
         for t in serving:
@@ -132,6 +143,14 @@ class ChildRelay:
             pass
         if self._folder:
             shutil.rmtree(self._folder, ignore_errors=True)
+
+    def _mark(self) -> None:
+        try:
+            with Client(self.address, authkey=self.key) as link:
+                link.send_bytes(b"W")
+                link.recv_bytes()
+        except Exception:
+            pass
 
     def _wake(self) -> None:
         try:
