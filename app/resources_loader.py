@@ -19,6 +19,7 @@ from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
 import autogradviz.resources as _res
+from autogradviz.app.lesson_comments import translate
 
 RESOURCES = Path(_res.__file__).resolve().parent
 ICONS = RESOURCES / "icons"
@@ -92,7 +93,8 @@ def icon_or_standard(name: str, fallback, theme: str | None = None) -> QIcon:
 
 @dataclass(frozen=True)
 class Lesson:
-    """A starter lesson: NAME.py plus NAME.<lang>.md explanations."""
+    """A starter lesson: NAME.py, NAME.<lang>.md explanations and NAME.json
+    (chapter, what to look at, what to try, translated comments)."""
 
     name: str  # file stem, e.g. "01_leaf_vs_nonleaf"
     path: Path
@@ -102,12 +104,13 @@ class Lesson:
         return self.path.read_text(encoding="utf-8")
 
     def source_for(self, language: str = "en") -> str:
-        """The script with its comments in `language` (NAME.<lang>.py: the same
-        code, translated comments), else the English one."""
-        translated = self.path.with_name(f"{self.name}.{language}.py")
-        if language != "en" and translated.exists():
-            return translated.read_text(encoding="utf-8")
-        return self.source
+        """The script with its comments in `language` (their translations are
+        in NAME.json, see app/lesson_comments.py), else the English one."""
+        if language == "en":
+            return self.source
+        table = self.metadata().get("comments", {})
+        table = table.get(language) if isinstance(table, dict) else None
+        return translate(self.source, table if isinstance(table, dict) else {})
 
     def metadata(self) -> dict:
         """NAME.json (chapter, "look" and "try" items), {} when absent or unreadable."""
@@ -137,7 +140,7 @@ class Lesson:
 def lessons() -> list[Lesson]:
     """Starter lessons in file-name order (the first one is the default)."""
     return [Lesson(p.stem, p) for p in sorted(LESSONS.glob("*.py"))
-            if not p.name.startswith("_") and "." not in p.stem]  # (NAME.zh_CN.py: a translation)
+            if not p.name.startswith("_") and "." not in p.stem]
 
 
 def default_lesson() -> Lesson | None:

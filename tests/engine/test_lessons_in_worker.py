@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from autogradviz.app.lesson_comments import comments, translate
 from autogradviz.engine.protocol.client import WorkerClient
 from autogradviz.engine.trace.find import locate
 
@@ -130,20 +131,19 @@ def grad_fn_name(t: torch.Tensor) -> str:
 
 
 # -- every lesson ---------------------------------------------------------------------
-def code_tokens(path: Path) -> list[tuple[int, str]]:
+def code_tokens(source: str) -> list[tuple[int, str]]:
     """The script's tokens without comments and docstrings (those are translated)."""
-    with path.open("rb") as f:
-        tokens = [(t.type, t.string) for t in tokenize.tokenize(f.readline)
-                  if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING)]
+    tokens = [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(source).readline)
+              if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING)]
     return [t for i, t in enumerate(tokens)
             if not (t[0] == tokenize.STRING and i > 0 and tokens[i - 1][0] == tokenize.INDENT
                     and i + 1 < len(tokens) and tokens[i + 1][0] == tokenize.NEWLINE)]
 
 
 def test_every_lesson_file_belongs_to_a_lesson():
-    """A lesson's files are NAME.py, NAME.zh_CN.py, NAME.en.md, NAME.zh_CN.md and
-    NAME.json; anything else named like a lesson is a lesson missing its script."""
-    suffixes = (".py", ".zh_CN.py", ".en.md", ".zh_CN.md", ".json")
+    """A lesson's files are NAME.py, NAME.en.md, NAME.zh_CN.md and NAME.json;
+    anything else named like a lesson is a lesson missing its script."""
+    suffixes = (".py", ".en.md", ".zh_CN.md", ".json")
     for f in LESSONS_DIR.iterdir():
         if f.name[:2].isdigit():
             assert any(f.name == n + s for n in NAMES for s in suffixes), f.name
@@ -165,11 +165,22 @@ def test_lesson_has_both_texts_metadata_and_the_same_code_in_chinese(path):
         assert any("\u4e00" <= ch <= "\u9fff" for ch in item["zh_CN"]), item
     for item in meta["look"]:
         assert isinstance(item["target"], dict) and item["target"], item
-    zh = path.with_name(f"{path.stem}.zh_CN.py")
-    assert zh.exists(), "every lesson has its script with Chinese comments"
-    assert code_tokens(zh) == code_tokens(path), "the Chinese script must differ only in comments"
-    comments = [t.string for t in tokenize.tokenize(zh.open("rb").readline) if t.type == tokenize.COMMENT]
-    assert any("\u4e00" <= ch <= "\u9fff" for c in comments for ch in c)
+    # Its comments and docstrings in Chinese: every one translated, and
+    # nothing else of the script touched (the code is the same by construction
+    # of translate(); this checks the table cannot break it).
+    source = path.read_text(encoding="utf-8")
+    table = meta["comments"]["zh_CN"]
+    texts = [text for _, _, text in comments(source)]
+    assert texts, "a lesson explains its code in comments"
+    for text in texts:  # (one with nothing to translate, "# READY -> UNSCALED", maps to itself)
+        assert text in table, f"untranslated: {text}"
+        assert table[text] == text or any("\u4e00" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef"
+                                          for ch in table[text]), text  # (Chinese, or a full-width "：")
+    assert any(table[t] != t for t in texts)
+    assert set(table) <= set(texts), f"translations of comments the script no longer has: {set(table) - set(texts)}"
+    zh = translate(source, table)
+    assert code_tokens(zh) == code_tokens(source), "the Chinese script must differ only in comments"
+    assert [text for _, _, text in comments(zh)] == [table[t] for t in texts]
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n != DDP])  # DDP: its own test below
