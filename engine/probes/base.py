@@ -151,6 +151,9 @@ class ProbeContext:
     # output(stream, text): print into the run's output as the script's own
     # prints go (what child processes print: engine/worker/children.py).
     output: Optional[Callable[[str, str], None]] = None
+    # The ProbeSet these probes belong to (set by it): a forked child ends
+    # the copy it inherited itself (engine/worker/fork_child.py).
+    probes: Optional[Any] = None
 
     @property
     def summ(self):

@@ -63,6 +63,7 @@ class ChildProcessesProbe(Probe):
         super().install(ctx)
         if multiprocessing.parent_process() is not None or _in_child:
             return  # we are a child: grandchildren are not recorded
+        self._pid = os.getpid()
         device = ctx.namespace.get("device", ctx.trace.device)
         lock = threading.Lock()
 
@@ -135,7 +136,11 @@ class ChildProcessesProbe(Probe):
         super().remove()
 
     def contribute(self, trace) -> None:
-        if self.ctx is None or multiprocessing.parent_process() is not None:
+        # Only in the process that installed it: a forked child ending its
+        # copy of the probes (engine/worker/fork_child.py) must not close
+        # the parent's relay (its socket file would go, and the later
+        # children could not report).
+        if self.ctx is None or os.getpid() != getattr(self, "_pid", None):
             return
         from autogradviz.engine.worker.children import end_leftover_children
 

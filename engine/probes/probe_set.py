@@ -32,6 +32,7 @@ class ProbeSet:
 
     def __init__(self, ctx: ProbeContext, probes: Optional[list] = None):
         self.ctx = ctx
+        ctx.probes = self
         self.probes = registry.create() if probes is None else probes
         self.installed: list = []
         self.removed: list = []  # newest first

@@ -62,8 +62,7 @@ def _start_child(ctx, cfg):
         rec = ctx.recorder
         rec.turns = Turns()
         rec.default_rank = cfg["index"]
-        trace = ctx.trace
-        base = (len(trace.backward_runs), trace.backward_calls)
+        base = fork_base(ctx)
     except Exception:
         return None
 
@@ -82,22 +81,79 @@ def _start_child(ctx, cfg):
     return send
 
 
-def _child_trace(ctx, base) -> bytes:
-    """The runs recorded since the fork, with their graphs, encoded."""
+def fork_base(ctx) -> dict:
+    """What the trace and the probes held at the fork (in the child, just
+    after it): the child's own records are the ones that come after."""
+    trace = ctx.trace
+    base = {"runs": len(trace.backward_runs), "calls": trace.backward_calls, "notes": len(trace.notes),
+            "errors": (len(ctx.recorder.errors), len(ctx.errors))}
+    for name, probe in _probes(ctx):
+        if name == "checkpoint":
+            base["checkpoints"] = len(probe.records)
+        elif name == "grad_scaler":
+            base["scaler_events"] = len(probe.events)
+    return base
+
+
+def _probes(ctx) -> list:
+    probes = getattr(ctx, "probes", None)
+    return list(probes.installed) + list(probes.removed) if probes is not None else []
+
+
+def _child_trace(ctx, base: dict) -> bytes:
+    """What the child recorded since the fork, encoded as a partial trace:
+    its runs with their graphs, its checkpoint calls, GradScaler calls,
+    memory timelines, the layer table and its notes. Ends the probes the
+    child inherited first (it is at its end), as the runner does after a
+    script, so each adds its records."""
     from autogradviz.engine.trace import codec
 
+    probes = getattr(ctx, "probes", None)
+    if probes is not None:
+        probes.remove()
     ctx.recorder.finalize()
     ctx.summ.flush()
-    trace = ctx.trace
-    runs0, calls0 = base
+    if probes is not None:
+        probes.contribute()
+        ctx.summ.flush()
+    ours, probes_ = base.get("errors", (0, 0))
+    for stage, text in ctx.recorder.errors[ours:] + ctx.errors[probes_:]:
+        ctx.trace.add_note("internal_error", f"internal: {stage}: {text}", stage=stage, error=text)
+    return codec.encode_trace(_since_fork(ctx.trace, base))
+
+
+def _since_fork(trace: Trace, base: dict) -> Trace:
+    """The part of `trace` recorded after the fork, with every index into a
+    list of the trace counted from the fork (the parent's merge shifts
+    them again, see engine/trace/merge.py)."""
+    runs0, scalers0 = base["runs"], base.get("scaler_events", 0)
+
+    def run_index(i):
+        return i - runs0 if i is not None and i >= runs0 else None
+
     runs = trace.backward_runs[runs0:]
+    for r in runs:
+        r.index = run_index(r.index)
+        r.scaled_by = r.scaled_by - scalers0 if r.scaled_by is not None and r.scaled_by >= scalers0 else None
+    checkpoints = trace.checkpoints[base.get("checkpoints", 0):]
+    for c in checkpoints:
+        for rc in c.recomputations:
+            rc.run = run_index(rc.run)
     used = {r.graph for r in runs}
-    child = Trace(script=trace.script, device=trace.device, torch_version=trace.torch_version,
-                  steps_recorded=trace.steps_recorded,
-                  graphs=[g for g in trace.graphs if g.id in used],
-                  backward_runs=runs, backward_calls=trace.backward_calls - calls0,
-                  runs_truncated=trace.runs_truncated)
-    for i, r in enumerate(runs):
-        r.index = i
-        r.scaled_by = None  # (GradScaler events stay the parent's)
-    return codec.encode_trace(child)
+    used.update(c.graph for c in checkpoints)
+    used.update(rc.graph for c in checkpoints for rc in c.recomputations)
+    memory = trace.memory
+    if memory is not None:
+        kept = {c.id for c in checkpoints}
+        memory.runs = [m for m in memory.runs if m.run >= runs0]
+        for m in memory.runs:
+            m.run -= runs0
+        memory.segments = [s for s in memory.segments if s.checkpoint in kept]
+    n0 = base.get("notes", 0)
+    return Trace(script=trace.script, device=trace.device, torch_version=trace.torch_version,
+                 steps_recorded=trace.steps_recorded,
+                 graphs=[g for g in trace.graphs if g.id in used],
+                 backward_runs=runs, backward_calls=trace.backward_calls - base["calls"],
+                 runs_truncated=trace.runs_truncated, checkpoints=checkpoints,
+                 scaler_events=trace.scaler_events[scalers0:], memory=memory, modules=trace.modules,
+                 notes=trace.notes[n0:], note_codes=trace.note_codes[n0:])

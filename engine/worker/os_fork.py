@@ -102,8 +102,9 @@ class ForkedChild:
 
         self.ctx, self.cfg = ctx, cfg
         self._link = None
-        trace = ctx.trace
-        self.base = (len(trace.backward_runs), trace.backward_calls)
+        from autogradviz.engine.worker.fork_child import fork_base
+
+        self.base = fork_base(ctx)
         rec = ctx.recorder
         rec.turns = Turns()  # (another thread may have held the old one at the fork)
         rec.default_rank = cfg["index"]
