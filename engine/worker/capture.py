@@ -647,7 +647,7 @@ def _storage(t, reach_ids: set, reach_ptrs: set) -> tuple:
     stays t's."""
     st = t.untyped_storage()
     where = (st.data_ptr(), st.nbytes())
-    if t.grad_fn is None or id(t) in reach_ids:
+    if t.is_leaf or id(t) in reach_ids:  # (is_leaf: grad_fn is None, without making the node object)
         return t, where, True
     b = t._base
     return t, where, (b is not None and b.grad_fn is None) or where[0] in reach_ptrs
