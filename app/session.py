@@ -11,7 +11,7 @@ first, view second). Moving the step recomputes the replay state once
 from __future__ import annotations
 
 import gc
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -45,6 +45,7 @@ class TraceSession(QObject):
     # worker's `gradient_check` reply (docs/worker-protocol.md).
     gradientCheckRequested = Signal(dict)
     gradientCheckArrived = Signal(dict)
+    gradientCheckProgress = Signal(int, int)  # (loss evaluations done, of how many)
     # A panel asks to show a line of the script (a GradScaler call, a node's
     # line): the window scrolls the editor there without taking focus, so the
     # panel keeps its keys.
@@ -345,6 +346,15 @@ class TraceSession(QObject):
 
     def deliver_gradient_check(self, reply: dict) -> None:
         self.gradientCheckArrived.emit(dict(reply))
+
+    def deliver_gradient_check_progress(self, params: Mapping[str, Any]) -> None:
+        """The worker's `finite_differences` progress ({"done", "total"})."""
+        try:
+            done, total = int(params.get("done", 0)), int(params.get("total", 0))
+        except (TypeError, ValueError, AttributeError):
+            return
+        if total > 0:
+            self.gradientCheckProgress.emit(done, total)
 
     def deliver_values(self, tensor_id: str, summary: Any, error: Optional[str] = None) -> None:
         if isinstance(summary, dict):

@@ -65,7 +65,7 @@ class FiniteDiffBox(QGroupBox):
         self.button = QPushButton(self)
         self.button.clicked.connect(self.check)
         self.busy = QProgressBar(self)
-        self.busy.setRange(0, 0)  # busy: the worker says when it is done
+        self.busy.setRange(0, 0)  # busy until the worker's first progress report
         self.busy.setMaximumHeight(10)
         self.busy.setTextVisible(False)
         self.busy.hide()
@@ -78,6 +78,7 @@ class FiniteDiffBox(QGroupBox):
         lay.addWidget(self.busy)
         lay.addWidget(self.result)
         session.gradientCheckArrived.connect(self._on_reply)
+        session.gradientCheckProgress.connect(self._on_progress)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -146,10 +147,18 @@ class FiniteDiffBox(QGroupBox):
             request["grad_tensor"] = self._autograd.id
         self._waiting = (self.node.label, run.index)
         self.button.setEnabled(False)
+        self.busy.setRange(0, 0)
         self.busy.show()
         self.result.setText(tr("Running the script again and evaluating the loss {0} times…").format(
             2 * max(1, self.node.tensor.numel if self.node.tensor else 1)))
         self.session.request_gradient_check(request)
+
+    def _on_progress(self, done: int, total: int) -> None:
+        """Elements of the leaf done so far (the worker reports every 50)."""
+        if self._waiting is None:
+            return
+        self.busy.setRange(0, total)
+        self.busy.setValue(min(done, total))
 
     def _on_reply(self, reply: dict) -> None:
         if self._waiting is None or (reply.get("leaf"), reply.get("run")) != self._waiting:

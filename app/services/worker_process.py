@@ -502,8 +502,8 @@ class WorkerProcess(QObject):
                 self._timeout_timer.stop()
                 self._input_left_ms = max(left, 0)
                 self.inputRequested.emit(str(message.get("prompt") or ""))
-        elif kind == "progress":
-            if msg_id == self._current_run:
+        elif kind == "progress":  # (of the run, or of a finite-differences check)
+            if msg_id == self._current_run or msg_id in self._checks:
                 params = message.get("params")
                 self.progress.emit(str(message.get("code", "")), params if isinstance(params, dict) else {})
         elif kind == "trace":

@@ -129,6 +129,9 @@ class RunController(QObject):
     def on_progress(self, code: str, params: Mapping[str, Any]) -> None:
         """The worker's progress on long work (e.g. code "summarising" with
         {"nodes": N, "done": k}), shown in the status bar while the run lasts."""
+        if code == "finite_differences":  # a check's, not a run's: the box shows it
+            self._session.deliver_gradient_check_progress(params)
+            return
         self._status.set_progress(code, params)
 
     def _on_state(self, _state: str) -> None:

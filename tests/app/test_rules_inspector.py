@@ -150,3 +150,34 @@ def test_the_caption_quotes_the_code_without_its_comment():
     assert code_without_comment("z = (y + c) ** 2     # no retain_grad") == "z = (y + c) ** 2"
     assert code_without_comment("s = 'a # not a comment' + t") == "s = 'a # not a comment' + t"
     assert code_without_comment("x = f(a,") == "x = f(a,"  # (a line cut inside brackets)
+
+
+PROGRESS_SCRIPT = """import torch
+torch.manual_seed(0)
+v = torch.randn(120, dtype=torch.float64, requires_grad=True)
+loss = (v.sin() * v).sum()
+loss.backward()
+"""
+
+
+def test_the_check_shows_how_far_it_has_got(qtbot, main_window):
+    """A leaf of 120 elements: the box's bar turns from busy to a count of the
+    elements done as the worker reports them, and goes when the answer comes."""
+    w = main_window
+    w.editor.setPlainText(PROGRESS_SCRIPT)
+    with qtbot.waitSignals([w.runFinished, w.graph_view.layoutFinished], timeout=120_000):
+        w.actions["run"].trigger()
+    box = w.panels.widget("inspector").fd_box
+    w.session.select_node(_node(w, "v").id)
+    seen: list = []
+    box.busy.valueChanged.connect(lambda value: seen.append((value, box.busy.maximum())))
+    with qtbot.waitSignal(w.session.gradientCheckArrived, timeout=60_000) as blocker:
+        box.button.click()
+        assert box.busy.isVisible() and box.busy.maximum() == 0  # busy until the first report
+    assert "error" not in blocker.args[0]
+    assert (50, 120) in seen and (100, 120) in seen  # the worker reports every 50 elements
+    assert not box.busy.isVisible()
+    ns: dict = {}
+    exec(PROGRESS_SCRIPT, ns)
+    assert torch.allclose(torch.tensor(blocker.args[0]["fd"], dtype=torch.float64), ns["v"].grad,
+                          rtol=1e-6, atol=1e-8)
