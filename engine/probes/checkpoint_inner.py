@@ -87,7 +87,7 @@ def _record_nested(probe, r, original, tensors, args, kwargs):
             app((_current_node(), grad_inputs, grad_outputs))
 
         post._agv_own = True
-        own = _register(rec, nodes, post)
+        own = rec.hook_nodes(nodes, post)
     except Exception as exc:  # our failure: the nested call runs unrecorded
         _remove_own(own)
         ctx.internal_error("checkpoint.inner", exc)
@@ -109,33 +109,3 @@ def _record_nested(probe, r, original, tensors, args, kwargs):
                 r.error = error
         except Exception as exc:
             ctx.internal_error("checkpoint.inner_steps", exc)
-
-
-def _register(rec, nodes, post) -> list:
-    """Our post-hook on each node, as the recorder puts its own (straight into
-    the node's hook dict when the node-hooks probe allows it); returns what
-    recorder._remove_own takes back."""
-    from autogradviz.engine.worker.recorder import _Handle
-
-    if not rec.own_hooks_fast:
-        return [_Handle(n.register_hook(post)) for n in nodes]
-    outer_list = rec._own_hooks
-    own: list = []
-    rec._own_hooks = own
-    rec.registering_own = True
-    try:
-        for n in nodes:
-            n.register_hook(post)
-    except BaseException:
-        _remove_own_safely(own)
-        raise
-    finally:
-        rec.registering_own = False
-        rec._own_hooks = outer_list
-    return own
-
-
-def _remove_own_safely(own) -> None:
-    from autogradviz.engine.worker.recorder import _remove_own
-
-    _remove_own(own)

@@ -286,24 +286,32 @@ class Recorder:
             app((_current_node(), grad_inputs, grad_outputs))
 
         post._agv_own = True
-        own = []
         if not self.record_steps:
-            return run, g, cap, act, own  # the graph only: no hook of ours
-        if self.own_hooks_fast:
-            # Fast path: our hook goes straight into each node's hook dict.
-            self._own_hooks = own
-            self.registering_own = True
-            try:
-                for n in nodes:
-                    n.register_hook(post)
-            except BaseException:
-                _remove_own(own)
-                raise
-            finally:
-                self.registering_own = False
-        else:  # (no node-hooks probe, or torch without _HookMixin._register_hook)
-            own = [_Handle(n.register_hook(post)) for n in nodes]
-        return run, g, cap, act, own
+            return run, g, cap, act, []  # the graph only: no hook of ours
+        return run, g, cap, act, self.hook_nodes(nodes, post)
+
+    def hook_nodes(self, nodes, post) -> list:
+        """Our post-hook `post` on each node; returns what _remove_own takes
+        back. Fast path: straight into each node's hook dict (register_own);
+        else a handle each (no node-hooks probe, or a torch without
+        _HookMixin._register_hook). A nested backward (a reentrant
+        checkpoint's re-run, engine/probes/checkpoint_inner.py) hooks its
+        nodes while the outer run's hooks are in place."""
+        if not self.own_hooks_fast:
+            return [_Handle(n.register_hook(post)) for n in nodes]
+        outer, own = self._own_hooks, []
+        self._own_hooks = own
+        self.registering_own = True
+        try:
+            for n in nodes:
+                n.register_hook(post)
+        except BaseException:
+            _remove_own(own)
+            raise
+        finally:
+            self.registering_own = False
+            self._own_hooks = outer
+        return own
 
     def _finish(self, run, g, cap, act, result, kind, exc, args, kwargs):
         """After the real call: what the script could change from now on is
