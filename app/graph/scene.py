@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Signal
+from PySide6.QtCore import QCoreApplication, QPointF, QRect, QRectF, Signal
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import QGraphicsScene
+from PySide6.QtWidgets import QGraphicsScene, QWidget
 
 from autogradviz.engine.layout.model import LayoutResult
 from autogradviz.engine.trace.replay import StepState
@@ -567,11 +567,14 @@ class GraphScene(QGraphicsScene):
         labels = [lab.sceneBoundingRect() for lab in self.grad_labels.values() if lab.isVisible()]
         best, best_cost = None, None
         area = self._shown_area()
+        covered = self._under_overlays()
         for i, rect in enumerate(cands):
             cost = i * 2.0  # prefer the right side, then the left, ...
             if area is not None and not area.contains(rect):
                 # cut off by the edge of the view: costly
                 cost += (rect.width() * rect.height() - _overlap(rect, area)) * 4
+            for o in covered:  # under the legend or the minimap: as hidden
+                cost += 4 * _overlap(rect, o)
             for o in others:
                 cost += 3 * _overlap(rect, o)
             for o in labels:  # a label that stays under it would be moved: cheaper than a callout
@@ -589,6 +592,17 @@ class GraphScene(QGraphicsScene):
             r = v.mapToScene(v.viewport().rect()).boundingRect()
             area = r if area is None else area.united(r)
         return area
+
+    def _under_overlays(self) -> list[QRectF]:
+        """The scene under the widgets drawn over the views (the legend, the
+        minimap: marked with the property "coversGraph")."""
+        out = []
+        for v in self.views():
+            for w in v.findChildren(QWidget):
+                if w.property("coversGraph") and w.isVisible():
+                    tl = v.viewport().mapFrom(v, w.geometry().topLeft())
+                    out.append(v.mapToScene(QRect(tl, w.size())).boundingRect())
+        return out
 
     def _boxes_near(self, rect: QRectF):
         g = GRID

@@ -94,6 +94,8 @@ class GraphView(QWidget):
         self.legend = Legend(self._scene.style, self.view)
         self.legend_box.toggled.connect(self._on_legend_toggled)
         self.minimap = Minimap(self.view, self)
+        for overlay in (self.legend, self.minimap):  # callouts avoid them (GraphScene._under_overlays)
+            overlay.setProperty("coversGraph", True)
 
         # shortcuts
         for seq, slot in ((QKeySequence.Find, self.show_search), (QKeySequence.ZoomIn, self.zoom_in),

@@ -100,3 +100,37 @@ def test_matrix_text_follows_the_values():
     big = TensorSummary(shape=[10, 10], dtype="float32", device="cpu", values=[0.0] * 64, truncated=True,
                         numel=100, norm=3.0)
     assert tensor_lines(big, 9) == ["(10, 10) norm 3.0"]
+
+
+LESSON_9 = next((pathlib.Path(__file__).parents[2] / "resources" / "lessons").glob("09_*.py"))
+
+
+@pytest.mark.parametrize("size", [(655, 505), (760, 460), (900, 700)])
+def test_callouts_stay_clear_of_the_legend_and_the_minimap(qtbot, size):
+    """The attention lesson's keys.grad callout went left of its box, under
+    the legend drawn over the view (the right side is taken by queries)."""
+    view = GraphView(TraceSession())
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    try:
+        trace = trace_of(LESSON_9.read_text())
+        with qtbot.waitSignal(view.layoutFinished, timeout=30_000):
+            view.session.set_trace(trace)
+        wait_layout(qtbot, view)
+        session = view.session
+        for k in range(session.step_count + 1):
+            session.set_step(k)
+        scene = view.graph_scene()
+        v = view.view
+        overlays = [w for w in (view.legend, view.minimap) if w.isVisible()]
+        assert view.legend in overlays, "the legend is shown at this size"
+        callouts = [c for c in scene.callouts.values() if c.isVisible()]
+        assert len(callouts) >= 2  # keys.grad and queries.grad
+        for c in callouts:
+            on_screen = v.mapFromScene(c.sceneBoundingRect()).boundingRect()
+            on_screen.translate(v.viewport().pos())  # (overlays are placed in the view's frame)
+            for w in overlays:
+                assert not on_screen.intersects(w.geometry()), (c.lines, w, on_screen, w.geometry())
+    finally:
+        stop_view(qtbot, view)
