@@ -533,6 +533,7 @@ class GraphScene(QGraphicsScene):
         path = ei.path()
         others = [o.sceneBoundingRect() for o in list(self.grad_labels.values()) + list(self.callouts.values())
                   if o is not label and o.isVisible()]
+        others += self._under_overlays()  # (the legend, the minimap)
         best, best_cost = None, None
         for dy in (0.0, h + 2, -(h + 2), 2 * (h + 2), -2 * (h + 2)):
             for t in (0.5, 0.35, 0.65, 0.2, 0.8):

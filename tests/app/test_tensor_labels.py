@@ -106,7 +106,7 @@ LESSON_9 = next((pathlib.Path(__file__).parents[2] / "resources" / "lessons").gl
 
 
 @pytest.mark.parametrize("size", [(655, 505), (760, 460), (900, 700)])
-def test_callouts_stay_clear_of_the_legend_and_the_minimap(qtbot, size):
+def test_callouts_and_labels_stay_clear_of_the_legend_and_the_minimap(qtbot, size):
     """The attention lesson's keys.grad callout went left of its box, under
     the legend drawn over the view (the right side is taken by queries)."""
     view = GraphView(TraceSession())
@@ -127,10 +127,24 @@ def test_callouts_stay_clear_of_the_legend_and_the_minimap(qtbot, size):
         assert view.legend in overlays, "the legend is shown at this size"
         callouts = [c for c in scene.callouts.values() if c.isVisible()]
         assert len(callouts) >= 2  # keys.grad and queries.grad
+
+        def on_screen(item):
+            r = v.mapFromScene(item.sceneBoundingRect()).boundingRect()
+            return r.translated(v.viewport().pos())  # (overlays are placed in the view's frame)
+
         for c in callouts:
-            on_screen = v.mapFromScene(c.sceneBoundingRect()).boundingRect()
-            on_screen.translate(v.viewport().pos())  # (overlays are placed in the view's frame)
             for w in overlays:
-                assert not on_screen.intersects(w.geometry()), (c.lines, w, on_screen, w.geometry())
+                assert not on_screen(c).intersects(w.geometry()), (c.lines, w, on_screen(c), w.geometry())
+        # an edge label too, where its edge is clear of them (a fit can leave
+        # the end of a tall graph under the legend: its labels cannot move away)
+        edges = {e.pos_index: e for e in scene.edge_items}
+        checked = 0
+        for pos, lab in scene.grad_labels.items():
+            edge = edges.get(pos)
+            if lab.isVisible() and edge is not None:
+                if not any(on_screen(edge).intersects(w.geometry()) for w in overlays):
+                    checked += 1
+                    assert not any(on_screen(lab).intersects(w.geometry()) for w in overlays), lab.lines
+        assert checked >= 5
     finally:
         stop_view(qtbot, view)
