@@ -29,6 +29,16 @@ loss = z * 3
 loss.backward()
 """
 
+# a value used twice (a, b share x): copies and per-use labels
+SHARED = """\
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+a = x * 2
+b = x + 1
+c = (a * b).sum()
+c.backward()
+"""
+
 NO_BACKWARD = """\
 import torch
 x = torch.ones(3, requires_grad=True)
