@@ -35,6 +35,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from targets import Targets  # noqa: E402
 from workloads import DEEP_CHAIN  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="autogradviz-bench-")
@@ -47,7 +48,6 @@ import sys, time, json
 t_start = float(sys.argv[1])
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
-from targets import Targets  # noqa: E402
 import autogradviz.app.window.main_window as mw
 orig_show = mw.MainWindow.show
 def show(self):
@@ -112,7 +112,7 @@ def bench_run_to_graph(repeats: int) -> tuple[list[float], int]:
 
     wait(lambda: w.worker.state == READY)
     # Let the default lesson finish too.
-    wait(lambda: not w.worker.is_busy() and not w._layout_busy, 60)
+    wait(lambda: not w.worker.is_busy() and not w.status.layout_busy, 60)
     w.editor.setPlainText(SCRIPT_100)
     times, nodes = [], 0
     for i in range(repeats + 1):  # the first one warms caches
@@ -208,7 +208,7 @@ def bench_big_overview(repeats: int) -> list[dict]:
         t.stop()
 
     # what the app shows first anyway (the default lesson): a small graph
-    w._on_trace(synthetic.trace_for(synthetic.mlp(3)))
+    w.runs._on_trace(synthetic.trace_for(synthetic.mlp(3)))
     spin(lambda: bool(gv._layout_graph_id))
     spin(lambda: False, 0.3)
 
@@ -248,7 +248,7 @@ def bench_big_overview(repeats: int) -> list[dict]:
             conn = gv.layoutFinished.connect(lambda _info: done.setdefault("t", time.perf_counter()))
             hb.start()
             t0 = last[0] = time.perf_counter()
-            w._on_trace(trace)  # what the worker's traceReady signal calls
+            w.runs._on_trace(trace)  # what the worker's traceReady signal calls
             spin(lambda: "t" in done and watch.at is not None and time.perf_counter() > done["t"] + 0.5)
             hb.stop()
             gv.view.viewport().removeEventFilter(watch)

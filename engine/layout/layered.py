@@ -19,7 +19,7 @@ edge, around the group's boxes.
 Each level (the top, or one group's inside):
 
 1. cycles (possible only after collapsing groups) are broken by reversing the
-   back edges of a depth-first search (networkx checks acyclicity);
+   back edges of a depth-first search;
 2. ranks: as late as possible (leaves next to their consumer), then nodes that
    gather more than they feed move back up below their inputs; in-ports sit
    in a rank above everything, out-ports below;
@@ -39,9 +39,6 @@ from __future__ import annotations
 
 import time
 from typing import Callable, Optional
-
-# networkx is imported where it is used: importing it costs ~0.4 s of CPU,
-# and a Graphviz layout (the CLI's SVG export) never needs it.
 
 from .model import LayoutBox, LayoutEdge, LayoutResult, layout_groups
 from .prepare import DrawGraph
@@ -382,29 +379,23 @@ def _layout_level(lv: _Level, cancelled, report=None, title_w: float = 0.0) -> N
     heights = lv.h
 
     # -- 1. items' graph, cycles broken -------------------------------------------------
-    import networkx as nx
-
     item_pairs = [(a, b) for (a, b) in lv.edges if kind[a] in ("n", "g") and kind[b] in ("n", "g")]
-    G = nx.DiGraph()
-    G.add_nodes_from(items)
-    G.add_edges_from(item_pairs)
     reversed_pairs: set = set()
-    if not nx.is_directed_acyclic_graph(G):
+    dag = _dag(items, item_pairs)
+    if dag is None:
         reversed_pairs = _back_edges(n, item_pairs)
-        G = nx.DiGraph()
-        G.add_nodes_from(items)
-        G.add_edges_from((b, a) if (a, b) in reversed_pairs else (a, b) for a, b in item_pairs)
+        dag = _dag(items, [(b, a) if (a, b) in reversed_pairs else (a, b) for a, b in item_pairs])
     lv.reversed = reversed_pairs
+    topo, isucc, ipred = dag
     _check(cancelled)
     if report:
         report(0.05, "ranks")
 
     # -- 2. ranks ---------------------------------------------------------------------------
-    topo = list(nx.topological_sort(G))
     rank = [0] * n
     for v in topo:
         rv = rank[v] + 1
-        for s in G._succ[v]:
+        for s in isucc[v]:
             if rank[s] < rv:
                 rank[s] = rv
     # As late as possible first: leaves, weight transposes and inputs sit just
@@ -414,14 +405,14 @@ def _layout_level(lv: _Level, cancelled, report=None, title_w: float = 0.0) -> N
     # steps that feed it instead of sinking to the bottom); nodes that hang
     # only off sources through single edges (leaf -> transpose) stay put.
     for v in reversed(topo):
-        if G._succ[v]:
-            rank[v] = min(rank[s] for s in G._succ[v]) - 1
+        if isucc[v]:
+            rank[v] = min(rank[s] for s in isucc[v]) - 1
     free = bytearray(n)
     for v in topo:
-        preds = G._pred[v]
+        preds = ipred[v]
         if not preds or (len(preds) == 1 and free[next(iter(preds))]):
             free[v] = 1
-        elif len(preds) >= len(G._succ[v]):
+        elif len(preds) >= len(isucc[v]):
             rank[v] = max(rank[p] for p in preds) + 1
     low = min((rank[v] for v in items), default=0)
     shift = (1 if ins else 0) - low
@@ -614,6 +605,33 @@ def _place(desired: list[float], weights: list[float], seps: list[float]) -> lis
             out.append(v + c[i])
             i += 1
     return out
+
+
+def _dag(items: list[int], pairs: list[tuple[int, int]]) -> Optional[tuple[list, dict, dict]]:
+    """(topological order, successors, predecessors) of the items' graph, or
+    None when it has a cycle. Successors and predecessors are dicts per item,
+    without repeats, in the order the edges came; the order is by
+    generations (the sources in `items` order, then what they free, ...), so
+    the picture is the same from run to run."""
+    succ: dict = {v: {} for v in items}
+    pred: dict = {v: {} for v in items}
+    for a, b in pairs:
+        succ[a][b] = None
+        pred[b][a] = None
+    waiting = {v: len(pred[v]) for v in items if pred[v]}
+    generation = [v for v in items if not pred[v]]
+    order: list = []
+    while generation:
+        order.extend(generation)
+        freed = []
+        for v in generation:
+            for c in succ[v]:
+                waiting[c] -= 1
+                if not waiting[c]:
+                    freed.append(c)
+                    del waiting[c]
+        generation = freed
+    return None if waiting else (order, succ, pred)
 
 
 def _back_edges(n: int, pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
