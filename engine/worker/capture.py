@@ -581,7 +581,15 @@ def _capture(state, roots, names, origin, reuse):
                     vid = id(v)
                     e = storage_of.get(vid)
                     if e is None:  # (a weight saved by many nodes is one object: once)
-                        e = storage_of[vid] = _storage(v, reach_ids, reach_ptrs)
+                        # _storage(v, reach_ids, reach_ptrs), inline (the hot loop)
+                        st = v.untyped_storage()
+                        where = (st.data_ptr(), st.nbytes())
+                        if v.is_leaf or vid in reach_ids:
+                            e = storage_of[vid] = (v, where, True)
+                        else:
+                            b = v._base
+                            e = storage_of[vid] = (v, where, (b is not None and b.is_leaf)
+                                                   or where[0] in reach_ptrs)
                     if note_saved is not None:
                         note_saved((nid, e[1]))
                     ver = None if e[2] else v._version
@@ -650,7 +658,7 @@ def _storage(t, reach_ids: set, reach_ptrs: set) -> tuple:
     if t.is_leaf or id(t) in reach_ids:  # (is_leaf: grad_fn is None, without making the node object)
         return t, where, True
     b = t._base
-    return t, where, (b is not None and b.grad_fn is None) or where[0] in reach_ptrs
+    return t, where, (b is not None and b.is_leaf) or where[0] in reach_ptrs
 
 
 def estimate_bytes(tensors: list, samples: int = 64) -> int:
