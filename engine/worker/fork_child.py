@@ -11,9 +11,12 @@ object's `_bootstrap`, which the child runs right after the fork:
 - before the target: prints go to the relay (engine/worker/children.py), the
   recorder's cross-thread lock is renewed (another thread may have held it
   at the fork), and what the trace held at the fork is remembered;
-- after it (and after multiprocessing printed a traceback, if any): the runs
-  recorded since the fork, with the graphs they use, are sent as the child's
-  partial trace; the parent merges it like a spawned child's.
+- after it (and after multiprocessing printed a traceback, if any): the
+  child ends the probes it inherited (each adds its records, as after a
+  script), and what was recorded since the fork - runs with the graphs they
+  use, checkpoint calls, GradScaler events, memory timelines, notes - is
+  sent as the child's partial trace; the parent merges it like a spawned
+  child's. What the parent recorded before the fork stays the parent's.
 
 Children of a plain `os.fork()`: engine/worker/os_fork.py.
 """
