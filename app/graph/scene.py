@@ -533,7 +533,7 @@ class GraphScene(QGraphicsScene):
         path = ei.path()
         others = [o.sceneBoundingRect() for o in list(self.grad_labels.values()) + list(self.callouts.values())
                   if o is not label and o.isVisible()]
-        others += self._under_overlays()  # (the legend, the minimap)
+        others += self._under_overlays() + self._region_titles()  # (the legend, the minimap)
         best, best_cost = None, None
         for dy in (0.0, h + 2, -(h + 2), 2 * (h + 2), -2 * (h + 2)):
             for t in (0.5, 0.35, 0.65, 0.2, 0.8):
@@ -566,6 +566,7 @@ class GraphScene(QGraphicsScene):
                  QRectF(b.left() - 6 - w, b.bottom() - h, w, h)]
         others = [o.sceneBoundingRect() for o in self.callouts.values() if o is not c and o.isVisible()]
         labels = [lab.sceneBoundingRect() for lab in self.grad_labels.values() if lab.isVisible()]
+        others += self._region_titles()
         best, best_cost = None, None
         area = self._shown_area()
         covered = self._under_overlays()
@@ -593,6 +594,10 @@ class GraphScene(QGraphicsScene):
             r = v.mapToScene(v.viewport().rect()).boundingRect()
             area = r if area is None else area.united(r)
         return area
+
+    def _region_titles(self) -> list[QRectF]:
+        """The title tabs of the checkpoint regions: labels keep off them."""
+        return [r.mapRectToScene(r.label_rect()) for r in self.checkpoint_overlay.regions.values()]
 
     def _under_overlays(self) -> list[QRectF]:
         """The scene under the widgets drawn over the views (the legend, the
