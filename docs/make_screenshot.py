@@ -2,7 +2,8 @@
 step to STEP (default: the middle), select the node labelled NODE, grab the window.
 SCRIPT=path opens and runs that script instead of the default lesson; CALL=k
 selects the k-th GradScaler call in its panel; PANEL=id raises that dock (e.g.
-memory, checkpoint, modules) before the grab.
+memory, checkpoint, modules) before the grab. W and H set the window size
+(default 1600x1000; the app's own default is 1500x950).
 
     xvfb-run -a .venv/bin/python docs/make_screenshot.py light|dark OUT.png [en|zh_CN]
 """
@@ -23,7 +24,7 @@ from autogradviz.app.theme import ThemeManager
 tm = ThemeManager(app); tm.apply(force=True)
 w = MainWindow(theme_manager=tm, start_worker=True, restore_autosave=False)
 w.set_theme_mode(theme_name)
-w.resize(1600, 1000); w.show()
+w.resize(int(os.environ.get("W", 1600)), int(os.environ.get("H", 1000))); w.show()
 if os.environ.get("SCRIPT"):
     for _ in range(200):
         app.processEvents(); time.sleep(0.02)
