@@ -2,862 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
-    <name />
-    <message>
-        <location filename="../../app/graph/items.py" line="42" />
-        <location filename="../../app/graph/tensor_labels.py" line="27" />
-        <source>None</source>
-        <translation>None</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/items.py" line="52" />
-        <source>norm {0}</source>
-        <translation>范数 {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/items.py" line="266" />
-        <source>Module {0}. Click the title to collapse it into one box.</source>
-        <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/items.py" line="537" />
-        <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
-        <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="75" />
-        <source>operation: {0}</source>
-        <translation>运算：{0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="77" />
-        <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
-        <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="79" />
-        <source>output: backward starts here</source>
-        <translation>输出：反向传播从这里开始</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="81" />
-        <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
-        <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="84" />
-        <source>shape {0}, {1}, {2}</source>
-        <translation>形状 {0}，{1}，{2}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="86" />
-        <source>inside module {0}</source>
-        <translation>位于模块 {0} 内</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="88" />
-        <source>R: retain_grad() was called on this tensor</source>
-        <translation>R：对这个张量调用了 retain_grad()</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="90" />
-        <source>H: hooks: {0}</source>
-        <translation>H：钩子：{0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="91" />
-        <source>Click for details in the Inspector.</source>
-        <translation>点击可在检查器中查看详情。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="100" />
-        <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
-        <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="103" />
-        <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
-        <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="277" />
-        <source>Saved for backward by {0}</source>
-        <translation>由 {0} 为反向传播保存</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="279" />
-        <source>Collapsed module group. Click to expand it.</source>
-        <translation>已折叠的模块组。点击展开。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="608" />
-        <source>{0}.grad (retained) = </source>
-        <translation>{0}.grad（已保留）= </translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="719" />
-        <location filename="../../app/graph/scene.py" line="724" />
-        <source>Unroll: one box per call ({0} calls)</source>
-        <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="727" />
-        <source>Expand {0}</source>
-        <translation>展开 {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="721" />
-        <location filename="../../app/graph/scene.py" line="729" />
-        <source>Collapse {0} into one box</source>
-        <translation>把 {0} 折叠成一个框</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="732" />
-        <source>Roll the {0} calls of {1} into one box</source>
-        <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="105" />
-        <source>Module {0}: {1} nodes. Click to expand it.</source>
-        <translation>模块 {0}：{1} 个节点。点击展开。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="511" />
-        <source>gradient: {0}</source>
-        <translation>梯度：{0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="519" />
-        <source>Gradient flowing backward along this edge: {0}</source>
-        <translation>沿这条边反向流动的梯度：{0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="613" />
-        <source>{0} saw {1}</source>
-        <translation>{0} 收到 {1}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="615" />
-        <source>   and returned {0}</source>
-        <translation>   并返回 {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="64" />
-        <source>unsupported format {0!r}: use one of {1}</source>
-        <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="42" />
-        <source>cannot write {0}: it is a directory</source>
-        <translation>无法写入 {0}：它是一个文件夹</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="44" />
-        <source>cannot write {0}: folder {1} does not exist</source>
-        <translation>无法写入 {0}：文件夹 {1} 不存在</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="46" />
-        <source>cannot write {0}: no permission to write in {1}</source>
-        <translation>无法写入 {0}：没有在 {1} 中写入的权限</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="48" />
-        <source>cannot write {0}: the file is read-only</source>
-        <translation>无法写入 {0}：文件是只读的</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="63" />
-        <source>cannot write {0}: {1}</source>
-        <translation>无法写入 {0}：{1}</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="68" />
-        <source>cannot write {0}: nothing was rendered</source>
-        <translation>无法写入 {0}：没有渲染出任何内容</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="109" />
-        <source>the picture is too large to render ({0} x {1} px)</source>
-        <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="127" />
-        <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
-        <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="131" />
-        <source>cannot write {0}: saving the PNG failed</source>
-        <translation>无法写入 {0}：保存 PNG 失败</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="143" />
-        <source>nothing to export: no graph is shown</source>
-        <translation>没有可导出的内容：当前没有显示计算图</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="148" />
-        <location filename="../../app/export/render.py" line="179" />
-        <source>Autograd graph</source>
-        <translation>自动求导计算图</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="159" />
-        <source>op: {0}</source>
-        <translation>运算：{0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="160" />
-        <source>label: {0}</source>
-        <translation>名称：{0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="161" />
-        <source>shape: {0}</source>
-        <translation>形状：{0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="162" />
-        <source>module: {0}</source>
-        <translation>模块：{0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="163" />
-        <source>line {0}: {1}</source>
-        <translation>第 {0} 行：{1}</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="164" />
-        <source>backward starts here</source>
-        <translation>反向传播从这里开始</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="165" />
-        <source>{0}: {1} calls, the first one drawn; the loop-back edge feeds each call the last</source>
-        <translation>{0}：调用 {1} 次，只画出第一次；回环边把每次调用的结果送给下一次</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="176" />
-        <source>scaled to {0:.3g} to fit the largest PDF page</source>
-        <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="187" />
-        <source>cannot write {0}: the PDF writer failed to start</source>
-        <translation>无法写入 {0}：PDF 写入器启动失败</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="259" />
-        <source>no backward run {0} to animate (the trace has {1})</source>
-        <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="282" />
-        <source>export cancelled</source>
-        <translation>导出已取消</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="289" />
-        <source>step {0} of {1}</source>
-        <translation>第 {0} 步，共 {1} 步</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="290" />
-        <source>step {0} of {1} · recomputing checkpoint {2} ({3}/{4})</source>
-        <translation>第 {0} 步，共 {1} 步 · 正在重算检查点 {2}（{3}/{4}）</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="320" />
-        <source>{0} steps: {1} frames, evenly sampled</source>
-        <translation>{0} 步：均匀抽取 {1} 帧</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="322" />
-        <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
-        <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="344" />
-        <source>there is no graph to export</source>
-        <translation>没有可导出的计算图</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="348" />
-        <source>a GIF needs the trace of a backward run</source>
-        <translation>GIF 需要一次反向传播的记录</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/render.py" line="351" />
-        <source>unsupported format {0!r}</source>
-        <translation>不支持的格式 {0!r}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="71" />
-        <source>loss scale</source>
-        <translation>损失缩放系数</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="72" />
-        <source>iteration (update() calls)</source>
-        <translation>迭代（update() 调用次数）</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="36" />
-        <source>unscale_()</source>
-        <translation>unscale_()</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="37" />
-        <source>step()</source>
-        <translation>step()</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="38" />
-        <source>step() — unscales first</source>
-        <translation>step() —— 先自行反缩放</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="39" />
-        <source>update()</source>
-        <translation>update()</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="133" />
-        <source>Optimizer {0}</source>
-        <translation>优化器 {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="163" />
-        <source>{0} refused</source>
-        <translation>{0} 被拒绝</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="50" />
-        <source>reentrant</source>
-        <translation>可重入</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="50" />
-        <source>non-reentrant</source>
-        <translation>非可重入</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="55" />
-        <source>checkpoint {0}</source>
-        <translation>检查点 {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="145" />
-        <source>Checkpointed segment: in the forward it kept only its {0} input tensor(s), not the activations inside (dashed boxes). Backward re-runs it to make them again.</source>
-        <translation>检查点分段：前向时只保留了它的 {0} 个输入张量，没有保存内部的激活值（虚线小框）。反向时会重新运行这一段，把它们再算出来。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="148" />
-        <source>Click the title to draw (or hide) the graph its re-run built.</source>
-        <translation>点击标题可画出（或隐藏）重算时构建的计算图。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="248" />
-        <source>Not stored: {0} (saved for {1}). The checkpoint dropped it after the forward; backward makes it again by re-running the segment.</source>
-        <translation>未保存：{0}（原本为 {1} 保存）。检查点在前向之后丢弃了它；反向时重新运行这一段把它再算出来。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="318" />
-        <source>This node needs activations the checkpoint did not store: its step triggered the recomputation.</source>
-        <translation>这个节点需要检查点没有保存的激活值：正是它这一步触发了重算。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="334" />
-        <source>Recomputing checkpoint {0}: forward again ({1}/{2} ops)</source>
-        <translation>重算检查点 {0}：再次前向（{1}/{2} 个算子）</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="340" />
-        <location filename="../../app/graph/checkpoint_regions.py" line="348" />
-        <source>{0} more</source>
-        <translation>还有 {0} 个</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="351" />
-        <source>■ stopped early: {0} op(s) of the forward not re-run</source>
-        <translation>■ 提前停止：前向中有 {0} 个算子没有重跑</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="354" />
-        <source>Nested backward through the recomputed nodes ({0}/{1})</source>
-        <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="361" />
-        <source>Dropout mask: same as the forward's</source>
-        <translation>Dropout 掩码：与前向时相同</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="362" />
-        <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
-        <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
-        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
-        <source>forward</source>
-        <translation>前向</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="58" />
-        <source>re-run</source>
-        <translation>重算</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="59" />
-        <source>different mask</source>
-        <translation>掩码不同</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="66" />
-        <source>Dropout mask {0} {1}: kept {2} of {3}</source>
-        <translation>Dropout 掩码 {0}（{1}）：保留 {2} / {3}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="70" />
-        <source>(not drawn)</source>
-        <translation>（未抽取）</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="72" />
-        <source>kept {0} of {1}</source>
-        <translation>保留 {0} / {1}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="75" />
-        <source>same mask</source>
-        <translation>掩码相同</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="84" />
-        <source>The re-run drew a different Dropout mask (preserve_rng_state=False): the recomputed activations are not the forward's, so the gradient no longer matches the forward that produced the loss.</source>
-        <translation>重算时抽到了不同的 Dropout 掩码（preserve_rng_state=False）：重算出的激活值不是前向时的那些，所以梯度不再对应产生这个损失的那次前向。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="88" />
-        <source>The re-run drew the same mask: torch restored the forward's RNG state (preserve_rng_state=True), so the gradient matches the forward.</source>
-        <translation>重算时抽到了相同的掩码：torch 恢复了前向时的随机数状态（preserve_rng_state=True），所以梯度与前向一致。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="29" />
-        <source>a node</source>
-        <translation>某个节点</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="31" />
-        <source>&lt;b&gt;Step {0} of {1} · recomputing checkpoint {2}&lt;/b&gt; ({3}): </source>
-        <translation>&lt;b&gt;第 {0} 步，共 {1} 步 · 正在重算检查点 {2}&lt;/b&gt;（{3}）：</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="35" />
-        <source>{0} needs activations the checkpoint did not store, so torch runs the segment's forward again ({1} ops).</source>
-        <translation>{0} 需要检查点没有保存的激活值，所以 torch 再次运行这一段的前向（{1} 个算子）。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="38" />
-        <source>re-running op {0} of {1}: &lt;code&gt;{2}&lt;/code&gt;.</source>
-        <translation>正在重跑第 {0} 个算子，共 {1} 个：&lt;code&gt;{2}&lt;/code&gt;。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="41" />
-        <source>stopped early after {0} of the forward's {1} ops: every tensor the segment needed was recovered.</source>
-        <translation>在前向 {1} 个算子中的第 {0} 个之后提前停止：这一段需要的张量都已恢复。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="45" />
-        <source>nested backward through the recomputed nodes, step {0} of {1}: {2} ran.</source>
-        <translation>在重算出的节点上进行嵌套反向，第 {0} 步，共 {1} 步：{2} 已运行。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="48" />
-        <source>&lt;b&gt;The re-run drew a different Dropout mask&lt;/b&gt; (preserve_rng_state=False): the gradient no longer matches the forward.</source>
-        <translation>&lt;b&gt;重算时抽到了不同的 Dropout 掩码&lt;/b&gt;（preserve_rng_state=False）：梯度不再对应那次前向。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/processes.py" line="47" />
-        <source>rank {0}</source>
-        <translation>rank {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/processes.py" line="49" />
-        <source>main process</source>
-        <translation>主进程</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/processes.py" line="51" />
-        <source>process {0}</source>
-        <translation>进程 {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/processes.py" line="53" />
-        <source>thread {0}</source>
-        <translation>线程 {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/processes.py" line="60" />
-        <source>step {0}: DDP all-reduced gradient bucket {1} ({2}): this rank's {3}</source>
-        <translation>第 {0} 步：DDP 对梯度桶 {1}（{2}）做了 all-reduce：本 rank 的梯度 {3}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/processes.py" line="63" />
-        <source> → averaged over all ranks {0}</source>
-        <translation> → 所有 rank 平均后 {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/processes.py" line="90" />
-        <source>Process:</source>
-        <translation>进程：</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/processes.py" line="91" />
-        <source>The script's backward runs came from several processes (DDP ranks, spawned children) or threads: pick one to step through its runs. Switching keeps the same backward call, so you can compare ranks.</source>
-        <translation>脚本的反向传播来自多个进程（DDP 的各个 rank、spawn 出的子进程）或线程：选一个，逐步查看它的反向传播。切换时保持同一次 backward 调用，便于比较各个 rank。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/processes.py" line="106" />
-        <source>All</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/processes.py" line="111" />
-        <source>pid {0}, {1} backward run(s)</source>
-        <translation>进程号 {0}，{1} 次反向传播</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="84" />
-        <source>Check numerically</source>
-        <translation>数值检验</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="85" />
-        <source>Compare with finite differences</source>
-        <translation>与有限差分比较</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="87" />
-        <source>Nudge each element of this leaf up and down by a tiny step, evaluate the loss again (in float64) and compare the slope with autograd's gradient ({0}).</source>
-        <translation>把这个叶子的每个元素上下各挪动一个极小的步长，重新计算损失（float64），并把斜率与 autograd 的梯度比较（{0}）。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="104" />
-        <source>No backward run was recorded for this graph.</source>
-        <translation>这张计算图没有记录到反向传播。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="106" />
-        <source>This leaf has no name in the script, so it cannot be found when the script runs again.</source>
-        <translation>这个叶子在脚本里没有名字，再次运行脚本时无法找到它。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="109" />
-        <source>This leaf has {0} elements; finite differences are limited to {1}.</source>
-        <translation>这个叶子有 {0} 个元素；有限差分最多支持 {1} 个。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="150" />
-        <source>Running the script again and evaluating the loss {0} times…</source>
-        <translation>正在再次运行脚本，并计算损失 {0} 次…</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="168" />
-        <source>finite differences (float64)</source>
-        <translation>有限差分（float64）</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="170" />
-        <source>Autograd's gradient for this leaf was not recorded in this run (torch.autograd.grad was not asked for it).</source>
-        <translation>本次运行没有记录 autograd 给这个叶子的梯度（调用 torch.autograd.grad 时没有要它）。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="174" />
-        <source>autograd</source>
-        <translation>autograd</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="176" />
-        <source>they agree</source>
-        <translation>两者一致</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="176" />
-        <source>they differ</source>
-        <translation>两者不一致</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="177" />
-        <source>largest difference {0} at {1} (relative {2}): {3}</source>
-        <translation>最大差值 {0}，位于 {1}（相对差 {2}）：{3}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="181" />
-        <source>Warning: evaluating the loss again gave {0}, the script computed {1}; the script may be random or compute through Python numbers.</source>
-        <translation>警告：再次计算得到的损失是 {0}，而脚本算出的是 {1}；脚本可能带有随机性，或经由 Python 数值进行计算。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="188" />
-        <source>This leaf has more than {0} elements.</source>
-        <translation>这个叶子的元素多于 {0} 个。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="189" />
-        <source>When the script ran again, no tensor had this leaf's name at that backward call.</source>
-        <translation>再次运行脚本时，在那次反向传播调用处没有名为该叶子的张量。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="191" />
-        <source>When the script ran again, it did not reach this backward call.</source>
-        <translation>再次运行脚本时，没有执行到这次反向传播调用。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="192" />
-        <source>The script raised an error when it ran again.</source>
-        <translation>再次运行时脚本抛出了错误。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="193" />
-        <source>The loss does not depend on this leaf through torch operations (it may go through Python numbers such as .item()).</source>
-        <translation>损失并不是通过 torch 运算依赖于这个叶子的（可能经过了 .item() 之类的 Python 数值）。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="195" />
-        <source>Run the script first.</source>
-        <translation>请先运行脚本。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="196" />
-        <source>This leaf has no name.</source>
-        <translation>这个叶子没有名字。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/finite_diff.py" line="198" />
-        <source>The check failed.</source>
-        <translation>检验失败。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/why_gradient.py" line="63" />
-        <location filename="../../app/panels/why_gradient.py" line="80" />
-        <source>where {0}</source>
-        <translation>其中 {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/why_gradient.py" line="93" />
-        <source>torch's derivatives.yaml was not found in the torch that ran, so its formula cannot be shown.</source>
-        <translation>运行所用的 torch 中没有找到 derivatives.yaml，因此无法显示它的公式。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/why_gradient.py" line="95" />
-        <source>derivatives.yaml has no entry for {0} (a custom autograd.Function or a node torch defines in C++ by hand).</source>
-        <translation>derivatives.yaml 中没有 {0} 的条目（它是自定义的 autograd.Function，或 torch 在 C++ 中手写的节点）。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/why_gradient.py" line="128" />
-        <source>Rule: {0}</source>
-        <translation>求导法则：{0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/why_gradient.py" line="147" />
-        <source>Why this gradient</source>
-        <translation>为什么是这个梯度</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/why_gradient.py" line="148" />
-        <source>The local derivative rule of this operation: how the gradient it received (grad) becomes the gradient of each input.
-⊙ element-wise product · matrix product ᵀ transpose
-Σ_bcast: summed over the dimensions broadcasting added
-𝟙[…]: 1 where the condition holds, else 0</source>
-        <translation>这个运算的局部求导法则：它收到的梯度（grad）如何变成每个输入的梯度。
-⊙ 逐元素乘积 · 矩阵乘积 ᵀ 转置
-Σ_bcast：对广播新增的维度求和
-𝟙[…]：条件成立处为 1，否则为 0</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/why_gradient.py" line="157" />
-        <source>A leaf adds every gradient it receives to .grad: across backward calls they add up until you zero .grad (optimizer.zero_grad()).</source>
-        <translation>叶子会把收到的每个梯度加到 .grad 上：多次反向传播的梯度会不断累加，直到你把 .grad 清零（optimizer.zero_grad()）。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/why_gradient.py" line="179" />
-        <source>The numbers appear when the stepper reaches this node.</source>
-        <translation>单步执行到这个节点时会代入具体数值。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/why_gradient.py" line="182" />
-        <source>grad: what this node received; the last value is the gradient torch sent to that input.</source>
-        <translation>grad：这个节点收到的梯度；最后一个值是 torch 实际发给该输入的梯度。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/why_gradient.py" line="185" />
-        <source>Not in the rule table; torch's own formula (derivatives.yaml of the torch that ran):</source>
-        <translation>不在法则表中；以下是 torch 自己的公式（来自运行所用 torch 的 derivatives.yaml）：</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
-        <source>start</source>
-        <translation>开始</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
-        <source>backward()</source>
-        <translation>backward()</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
-        <source>backward</source>
-        <translation>反向</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="41" />
-        <source>end</source>
-        <translation>结束</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="96" />
-        <source>with checkpoint</source>
-        <translation>使用检查点</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="100" />
-        <source>without checkpoint</source>
-        <translation>不使用检查点</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="104" />
-        <source>re-run peak</source>
-        <translation>重算峰值</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/curve_data.py" line="30" />
-        <source>B</source>
-        <translation>B</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/curve_data.py" line="30" />
-        <source>KiB</source>
-        <translation>KiB</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/curve_data.py" line="30" />
-        <source>MiB</source>
-        <translation>MiB</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/curve_data.py" line="30" />
-        <source>GiB</source>
-        <translation>GiB</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/curve_data.py" line="30" />
-        <source>TiB</source>
-        <translation>TiB</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/curve_data.py" line="178" />
-        <source>1 op</source>
-        <translation>1 个操作</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/curve_data.py" line="178" />
-        <source>{n} ops</source>
-        <translation>{n} 个操作</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/curve_data.py" line="183" />
-        <source>saved {bytes} of activations ({pct:.0f} %), re-ran {ops}</source>
-        <translation>节省了 {bytes} 激活值（{pct:.0f} %），重算了 {ops}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/curve_data.py" line="186" />
-        <source>held {bytes} more activations, re-ran {ops}</source>
-        <translation>多保留了 {bytes} 激活值，重算了 {ops}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/curve_data.py" line="188" />
-        <source>End of forward: {w} with checkpoint, {wo} without. Peak: {pw} with, {pwo} without.</source>
-        <translation>前向结束时：使用检查点 {w}，不使用 {wo}。峰值：使用 {pw}，不使用 {pwo}。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/curve_data.py" line="191" />
-        <source>{head}. {detail}</source>
-        <translation>{head}。{detail}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="25" />
-        <source>parameters</source>
-        <translation>参数</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="25" />
-        <source>gradients</source>
-        <translation>梯度</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="26" />
-        <source>optimizer states</source>
-        <translation>优化器状态</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="26" />
-        <source>activations</source>
-        <translation>激活值</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="30" />
-        <source>end of forward</source>
-        <translation>前向结束</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="30" />
-        <source>after backward</source>
-        <translation>反向之后</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="31" />
-        <source>after step</source>
-        <translation>step 之后</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
-        <source>no optimizer step</source>
-        <translation>没有优化器步骤</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
-        <source>not measured</source>
-        <translation>未测量</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/rolled_items.py" line="60" />
-        <source>Loop: the {0} calls of this module run one after another, each fed the previous call's output along this edge. Only the first call is drawn; unroll the module (its frame's menu) to see every call.</source>
-        <translation>循环：这个模块的 {0} 次调用依次执行，每次调用都沿这条边接收上一次调用的输出。图中只画出第一次调用；展开该模块（框的右键菜单）可以看到每一次调用。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/group_text.py" line="31" />
-        <source>{0} call {1}/{2}</source>
-        <translation>{0} 第 {1}/{2} 次调用</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/group_text.py" line="35" />
-        <source>{0} nodes</source>
-        <translation>{0} 个节点</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="39" />
-        <source>Checkpoint {0} ({1}) re-ran its forward here: {2} op(s)</source>
-        <translation>检查点 {0}（{1}）在这里重新运行了它的前向：{2} 个运算</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="42" />
-        <source>(stopped early: every tensor it needed was back)</source>
-        <translation>（提前停止：需要的张量都已恢复）</translation>
-    </message>
-</context>
-<context>
     <name>CheckpointPanel</name>
     <message>
         <location filename="../../app/panels/checkpoint/panel.py" line="155" />
@@ -1595,7 +739,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>显示或隐藏解释颜色和标记的图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="144" />
+        <location filename="../../app/graph/view.py" line="146" />
         <source>Drag to pan, wheel or +/- to zoom, double-click to centre; click a node to inspect it.</source>
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
@@ -1605,7 +749,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="490" />
+        <location filename="../../app/graph/view.py" line="492" />
         <source>Layout: {0} in {1:.2f} s</source>
         <translation>布局：{0}，用时 {1:.2f} 秒</translation>
     </message>
@@ -1684,12 +828,12 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="416" />
+        <location filename="../../app/graph/view.py" line="418" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="430" />
+        <location filename="../../app/graph/view.py" line="432" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
@@ -2846,7 +1990,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>RunController</name>
     <message>
-        <location filename="../../app/window/run_controller.py" line="138" />
+        <location filename="../../app/window/run_controller.py" line="141" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
@@ -2886,170 +2030,170 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>停止时脚本正在执行第 {n} 行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="154" />
+        <location filename="../../app/window/run_controller.py" line="157" />
         <source>Working folder: {folder}</source>
         <translation>工作文件夹：{folder}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="157" />
+        <location filename="../../app/window/run_controller.py" line="160" />
         <source>Working folder: {folder} (your home folder: the script is not saved; save it to run it in its own folder)</source>
         <translation>工作文件夹：{folder}（你的主文件夹：脚本尚未保存；保存后它会在自己所在的文件夹中运行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="176" />
+        <location filename="../../app/window/run_controller.py" line="179" />
         <source>Saved trace {path}: recorded from {script} with torch {torch} on {device}. No worker holds its tensors: only the values saved in it can be shown.</source>
         <translation>已保存的运行记录 {path}：记录自 {script}，torch {torch}，设备 {device}。没有工作进程持有它的张量：只能显示记录中保存的数值。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="195" />
+        <location filename="../../app/window/run_controller.py" line="198" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="195" />
+        <location filename="../../app/window/run_controller.py" line="198" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="204" />
+        <location filename="../../app/window/run_controller.py" line="207" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="208" />
+        <location filename="../../app/window/run_controller.py" line="211" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="244" />
+        <location filename="../../app/window/run_controller.py" line="247" />
         <source>The script printed {total} characters; only the first {cap} are kept.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="248" />
-        <location filename="../../app/window/run_controller.py" line="273" />
-        <location filename="../../app/window/run_controller.py" line="297" />
+        <location filename="../../app/window/run_controller.py" line="251" />
+        <location filename="../../app/window/run_controller.py" line="276" />
+        <location filename="../../app/window/run_controller.py" line="300" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="249" />
+        <location filename="../../app/window/run_controller.py" line="252" />
         <source>Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad of leaf tensors (the ones you created with requires_grad=True), so this is None. To keep the gradient of an intermediate tensor, call t.retain_grad() before backward(), or use torch.autograd.grad(output, t).</source>
         <translation>警告{where}：读取了非叶子张量的 .grad。autograd 只把梯度存进叶子张量（你用 requires_grad=True 创建的张量）的 .grad，所以这里是 None。要保留中间张量的梯度，请在 backward() 之前调用 t.retain_grad()，或者使用 torch.autograd.grad(output, t)。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="256" />
+        <location filename="../../app/window/run_controller.py" line="259" />
         <source>torch says "the use_reentrant parameter should be passed explicitly": checkpoint was called without use_reentrant. It then uses the reentrant variant (today's default; torch plans to make leaving it out an error). Pass use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and outputs of any structure and works when no input requires grad; pass use_reentrant=True only to keep the old behaviour on purpose.</source>
         <translation>torch 提示 "the use_reentrant parameter should be passed explicitly"：调用 checkpoint 时没有传入 use_reentrant。此时它使用重入式变体（这是目前的默认行为；torch 计划把不传这个参数变成错误）。请显式传入 use_reentrant=False：这是推荐的变体，它接受关键字参数、任意结构的输出，并且在没有任何输入需要梯度时也能正常工作；只有在有意保留旧行为时才传入 use_reentrant=True。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="264" />
+        <location filename="../../app/window/run_controller.py" line="267" />
         <source>torch says "None of the inputs have requires_grad=True. Gradients will be None": a reentrant checkpoint (use_reentrant=True, or not given) was called with no input that requires grad. It runs the function under no_grad and its result only gets a gradient through its tensor inputs, so nothing inside the segment - not even the parameters of a checkpointed module - gets a gradient from it: their .grad stays None. Make an input require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which records the segment normally.</source>
         <translation>torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：调用重入式 checkpoint（use_reentrant=True，或未指定）时，没有任何输入需要梯度。它在 no_grad 下运行函数，其结果只能通过张量输入获得梯度，因此该段内的任何东西——甚至被 checkpoint 的模块的参数——都不会从它得到梯度：它们的 .grad 仍然是 None。请让某个输入需要梯度（对第一个输入调用 x.requires_grad_()），或者使用 use_reentrant=False，它会正常记录这一段。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="275" />
+        <location filename="../../app/window/run_controller.py" line="278" />
         <source>Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors inside a dict, a list or another object come back detached, so backward never reaches the segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass use_reentrant=False, which keeps the gradient in any output structure.</source>
         <translation>Checkpoint{where}：重入式 checkpoint 返回了一个 {type}，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度都被悄无声息地丢掉了。重入式 checkpoint（use_reentrant=True，或未指定）在 no_grad 下运行函数，只把它直接返回的张量（一个张量，或元组中的各个元素）接入计算图；放在 dict、list 或其他对象里的张量返回时是分离（detached）的，所以反向传播永远到达不了这一段的输入和参数。请返回一个张量或由张量组成的元组，或者传入 use_reentrant=False，它在任何输出结构中都会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="284" />
+        <location filename="../../app/window/run_controller.py" line="287" />
         <source>{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were not read (reading them re-runs the checkpointed forward).</source>
         <translation>有 {n} 个节点位于非重入式 checkpoint 段中：没有读取它们保存的张量（读取会重新运行被 checkpoint 的前向计算）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="287" />
+        <location filename="../../app/window/run_controller.py" line="290" />
         <source>{calls} backward/grad calls; only the first {recorded} were recorded in full.</source>
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="290" />
+        <location filename="../../app/window/run_controller.py" line="293" />
         <source>{n} backward call(s) waited too long for another thread's call to be recorded and ran unrecorded.</source>
         <translation>有 {n} 次 backward 调用等待另一线程的调用记录完毕的时间过长，因此未被记录就直接运行了。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="298" />
+        <location filename="../../app/window/run_controller.py" line="301" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="301" />
+        <location filename="../../app/window/run_controller.py" line="304" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="307" />
+        <location filename="../../app/window/run_controller.py" line="310" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="308" />
-        <location filename="../../app/window/run_controller.py" line="315" />
+        <location filename="../../app/window/run_controller.py" line="311" />
+        <location filename="../../app/window/run_controller.py" line="318" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="309" />
+        <location filename="../../app/window/run_controller.py" line="312" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="314" />
+        <location filename="../../app/window/run_controller.py" line="317" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="316" />
+        <location filename="../../app/window/run_controller.py" line="319" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="322" />
+        <location filename="../../app/window/run_controller.py" line="325" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="324" />
+        <location filename="../../app/window/run_controller.py" line="327" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="330" />
+        <location filename="../../app/window/run_controller.py" line="333" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="330" />
+        <location filename="../../app/window/run_controller.py" line="333" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="341" />
+        <location filename="../../app/window/run_controller.py" line="344" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="352" />
+        <location filename="../../app/window/run_controller.py" line="355" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="354" />
+        <location filename="../../app/window/run_controller.py" line="357" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="357" />
+        <location filename="../../app/window/run_controller.py" line="360" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="360" />
+        <location filename="../../app/window/run_controller.py" line="363" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="361" />
+        <location filename="../../app/window/run_controller.py" line="364" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -3316,17 +2460,17 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="168" />
+        <location filename="../../app/session.py" line="169" />
         <source>checkpoint {0} · recomputed</source>
         <translation>检查点 {0} · 重算</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="338" />
+        <location filename="../../app/session.py" line="339" />
         <source>Full values are not available for a saved trace: only the values it holds (up to 64 elements per tensor) were saved. Run the script to fetch every value.</source>
         <translation>已保存的运行记录无法提供完整数值：只保存了记录中包含的数值（每个张量最多 64 个元素）。运行脚本即可获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="359" />
+        <location filename="../../app/session.py" line="369" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -3939,6 +3083,36 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
     </context><context><name>Export</name><message>
+        <location filename="../../app/export/files.py" line="42" />
+        <source>cannot write {0}: it is a directory</source>
+        <translation>无法写入 {0}：它是一个文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="44" />
+        <source>cannot write {0}: folder {1} does not exist</source>
+        <translation>无法写入 {0}：文件夹 {1} 不存在</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="46" />
+        <source>cannot write {0}: no permission to write in {1}</source>
+        <translation>无法写入 {0}：没有在 {1} 中写入的权限</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="48" />
+        <source>cannot write {0}: the file is read-only</source>
+        <translation>无法写入 {0}：文件是只读的</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="63" />
+        <source>cannot write {0}: {1}</source>
+        <translation>无法写入 {0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="68" />
+        <source>cannot write {0}: nothing was rendered</source>
+        <translation>无法写入 {0}：没有渲染出任何内容</translation>
+    </message>
+    <message>
         <location filename="../../app/export/render.py" line="64" />
         <source>unsupported format {0!r}: use one of {1}</source>
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
@@ -4060,112 +3234,112 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>不支持的格式 {0!r}</translation>
     </message>
     </context><context><name>FiniteDiff</name><message>
-        <location filename="../../app/panels/finite_diff.py" line="84" />
+        <location filename="../../app/panels/finite_diff.py" line="85" />
         <source>Check numerically</source>
         <translation>数值检验</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="85" />
+        <location filename="../../app/panels/finite_diff.py" line="86" />
         <source>Compare with finite differences</source>
         <translation>与有限差分比较</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="87" />
+        <location filename="../../app/panels/finite_diff.py" line="88" />
         <source>Nudge each element of this leaf up and down by a tiny step, evaluate the loss again (in float64) and compare the slope with autograd's gradient ({0}).</source>
         <translation>把这个叶子的每个元素上下各挪动一个极小的步长，重新计算损失（float64），并把斜率与 autograd 的梯度比较（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="104" />
+        <location filename="../../app/panels/finite_diff.py" line="105" />
         <source>No backward run was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="106" />
+        <location filename="../../app/panels/finite_diff.py" line="107" />
         <source>This leaf has no name in the script, so it cannot be found when the script runs again.</source>
         <translation>这个叶子在脚本里没有名字，再次运行脚本时无法找到它。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="109" />
+        <location filename="../../app/panels/finite_diff.py" line="110" />
         <source>This leaf has {0} elements; finite differences are limited to {1}.</source>
         <translation>这个叶子有 {0} 个元素；有限差分最多支持 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="150" />
+        <location filename="../../app/panels/finite_diff.py" line="152" />
         <source>Running the script again and evaluating the loss {0} times…</source>
         <translation>正在再次运行脚本，并计算损失 {0} 次…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="168" />
+        <location filename="../../app/panels/finite_diff.py" line="177" />
         <source>finite differences (float64)</source>
         <translation>有限差分（float64）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="170" />
+        <location filename="../../app/panels/finite_diff.py" line="179" />
         <source>Autograd's gradient for this leaf was not recorded in this run (torch.autograd.grad was not asked for it).</source>
         <translation>本次运行没有记录 autograd 给这个叶子的梯度（调用 torch.autograd.grad 时没有要它）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="174" />
+        <location filename="../../app/panels/finite_diff.py" line="183" />
         <source>autograd</source>
         <translation>autograd</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="176" />
+        <location filename="../../app/panels/finite_diff.py" line="185" />
         <source>they agree</source>
         <translation>两者一致</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="176" />
+        <location filename="../../app/panels/finite_diff.py" line="185" />
         <source>they differ</source>
         <translation>两者不一致</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="177" />
+        <location filename="../../app/panels/finite_diff.py" line="186" />
         <source>largest difference {0} at {1} (relative {2}): {3}</source>
         <translation>最大差值 {0}，位于 {1}（相对差 {2}）：{3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="181" />
+        <location filename="../../app/panels/finite_diff.py" line="190" />
         <source>Warning: evaluating the loss again gave {0}, the script computed {1}; the script may be random or compute through Python numbers.</source>
         <translation>警告：再次计算得到的损失是 {0}，而脚本算出的是 {1}；脚本可能带有随机性，或经由 Python 数值进行计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="188" />
+        <location filename="../../app/panels/finite_diff.py" line="197" />
         <source>This leaf has more than {0} elements.</source>
         <translation>这个叶子的元素多于 {0} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="189" />
+        <location filename="../../app/panels/finite_diff.py" line="198" />
         <source>When the script ran again, no tensor had this leaf's name at that backward call.</source>
         <translation>再次运行脚本时，在那次反向传播调用处没有名为该叶子的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="191" />
+        <location filename="../../app/panels/finite_diff.py" line="200" />
         <source>When the script ran again, it did not reach this backward call.</source>
         <translation>再次运行脚本时，没有执行到这次反向传播调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="192" />
+        <location filename="../../app/panels/finite_diff.py" line="201" />
         <source>The script raised an error when it ran again.</source>
         <translation>再次运行时脚本抛出了错误。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="193" />
+        <location filename="../../app/panels/finite_diff.py" line="202" />
         <source>The loss does not depend on this leaf through torch operations (it may go through Python numbers such as .item()).</source>
         <translation>损失并不是通过 torch 运算依赖于这个叶子的（可能经过了 .item() 之类的 Python 数值）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="195" />
+        <location filename="../../app/panels/finite_diff.py" line="204" />
         <source>Run the script first.</source>
         <translation>请先运行脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="196" />
+        <location filename="../../app/panels/finite_diff.py" line="205" />
         <source>This leaf has no name.</source>
         <translation>这个叶子没有名字。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="198" />
+        <location filename="../../app/panels/finite_diff.py" line="207" />
         <source>The check failed.</source>
         <translation>检验失败。</translation>
     </message>
@@ -4246,6 +3420,11 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
+        <location filename="../../app/graph/scene.py" line="105" />
+        <source>Module {0}: {1} nodes. Click to expand it.</source>
+        <translation>模块 {0}：{1} 个节点。点击展开。</translation>
+    </message>
+    <message>
         <location filename="../../app/graph/scene.py" line="277" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
@@ -4254,38 +3433,6 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <location filename="../../app/graph/scene.py" line="279" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="608" />
-        <source>{0}.grad (retained) = </source>
-        <translation>{0}.grad（已保留）= </translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="719" />
-        <location filename="../../app/graph/scene.py" line="724" />
-        <source>Unroll: one box per call ({0} calls)</source>
-        <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="727" />
-        <source>Expand {0}</source>
-        <translation>展开 {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="721" />
-        <location filename="../../app/graph/scene.py" line="729" />
-        <source>Collapse {0} into one box</source>
-        <translation>把 {0} 折叠成一个框</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="732" />
-        <source>Roll the {0} calls of {1} into one box</source>
-        <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/scene.py" line="105" />
-        <source>Module {0}: {1} nodes. Click to expand it.</source>
-        <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
         <location filename="../../app/graph/scene.py" line="511" />
@@ -4298,14 +3445,41 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="613" />
+        <location filename="../../app/graph/scene.py" line="628" />
+        <source>{0}.grad (retained) = </source>
+        <translation>{0}.grad（已保留）= </translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/scene.py" line="633" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="615" />
+        <location filename="../../app/graph/scene.py" line="635" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/scene.py" line="739" />
+        <location filename="../../app/graph/scene.py" line="744" />
+        <source>Unroll: one box per call ({0} calls)</source>
+        <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/scene.py" line="741" />
+        <location filename="../../app/graph/scene.py" line="749" />
+        <source>Collapse {0} into one box</source>
+        <translation>把 {0} 折叠成一个框</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/scene.py" line="747" />
+        <source>Expand {0}</source>
+        <translation>展开 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/scene.py" line="752" />
+        <source>Roll the {0} calls of {1} into one box</source>
+        <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
     </context><context><name>GroupBox</name><message>
         <location filename="../../app/graph/group_text.py" line="31" />
@@ -4477,7 +3651,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>(stopped early: every tensor it needed was back)</source>
         <translation>（提前停止：需要的张量都已恢复）</translation>
     </message>
-</context><context><name>RecomputePhase</name><message>
+    </context><context><name>RecomputePhase</name><message>
         <location filename="../../app/panels/checkpoint/phase_text.py" line="29" />
         <source>a node</source>
         <translation>某个节点</translation>
@@ -4614,4 +3788,4 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>Not in the rule table; torch's own formula (derivatives.yaml of the torch that ran):</source>
         <translation>不在法则表中；以下是 torch 自己的公式（来自运行所用 torch 的 derivatives.yaml）：</translation>
     </message>
-    </context></TS>
+</context></TS>

@@ -6,7 +6,8 @@
    -> autogradviz_zh_CN.ts (existing translations kept);
 2. strings from module-level helpers `def tr(text): return
    QCoreApplication.translate("Ctx", text)` are filed by lupdate under an empty
-   context; they are copied to the context used at runtime ("Ctx");
+   context; they are moved to the context used at runtime ("Ctx"), one copy
+   per context that uses them (nothing looks them up in the empty context);
 3. a string that moved to another context (a class renamed or split) keeps its
    translation: an unfinished message takes the translation the same English
    text had before the update, in any context;
@@ -32,7 +33,12 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TS = os.path.join(HERE, "autogradviz_zh_CN.ts")
 QM = os.path.join(HERE, "autogradviz_zh_CN.qm")
 BIN = os.path.dirname(sys.executable)
-HELPER = re.compile(r'def tr\(text[^)]*\)[^:]*:\s*\n\s*return QCoreApplication\.translate\("(\w+)", text\)')
+# A module-level helper `def tr(text): ... QCoreApplication.translate("Ctx", text)`
+# (its body may hold a docstring or an import guard first), and a module that
+# takes another module's helper: `from autogradviz.app.x.y import tr`.
+_HELPER_DEF = re.compile(r'^def tr\(text\b[^)]*\)[^:]*:[ \t]*\n((?:[ \t]+.*\n|[ \t]*\n)*)', re.M)
+_TRANSLATE = re.compile(r'QCoreApplication\.translate\("(\w+)", text\)')
+_IMPORTED = re.compile(r'^from autogradviz\.(app(?:\.\w+)+) import (?:.*,\s*)?tr\s*(?:,|$)', re.M)
 
 
 def _tool(name: str) -> str:
@@ -74,13 +80,31 @@ def fill_from_memory(memory: dict[str, str], path: str = TS) -> int:
     return filled
 
 
-def fix_contexts(path: str = TS) -> dict:
-    context_of = {}
-    for py in sources():
+def helper_contexts(paths: list[str]) -> dict[str, str]:
+    """{module path relative to the repository: the context its bare `tr(...)`
+    calls are looked up in at run time}, for modules with a helper of their
+    own or one imported from another app module."""
+    texts = {}
+    for py in paths:
         with open(py, encoding="utf-8") as f:
-            m = HELPER.search(f.read())
-        if m:
-            context_of[os.path.relpath(py, ROOT)] = m.group(1)
+            texts[os.path.relpath(py, ROOT)] = f.read()
+    context_of = {}
+    for rel, text in texts.items():
+        body = _HELPER_DEF.search(text)
+        found = _TRANSLATE.search(body.group(1)) if body else None
+        if found:
+            context_of[rel] = found.group(1)
+    for rel, text in texts.items():
+        imported = _IMPORTED.search(text)
+        if rel not in context_of and imported:
+            home = os.path.join(*imported.group(1).split(".")) + ".py"
+            if home in context_of:
+                context_of[rel] = context_of[home]
+    return context_of
+
+
+def fix_contexts(path: str = TS) -> dict:
+    context_of = helper_contexts(sources())
     tree = ET.parse(path)
     root = tree.getroot()
     for ctx in list(root.findall("context")):
@@ -93,10 +117,14 @@ def fix_contexts(path: str = TS) -> dict:
         for msg in ctx.findall("message"):
             # one copy in the context of every module that uses the text
             # (the same English word in two modules' helpers: both need it)
-            for loc in msg.findall("location"):
-                name = context_of.get(_key(loc.get("filename", "")))
+            homes = [context_of.get(_key(loc.get("filename", ""))) for loc in msg.findall("location")]
+            for name in homes:
                 if name and msg not in by_ctx.setdefault(name, []):
                     by_ctx[name].append(msg)
+            if homes and all(homes):  # moved: kept here only what no helper explains
+                ctx.remove(msg)
+        if not ctx.findall("message"):
+            root.remove(ctx)
         for name, msgs in sorted(by_ctx.items()):
             new = ET.SubElement(root, "context")
             ET.SubElement(new, "name").text = name

@@ -1,6 +1,7 @@
-"""Every visible string has its Simplified Chinese translation: lupdate, run on
-every module of the app (all subfolders) into a copy of the shipped .ts, finds
-nothing unfinished, and the shipped .qm loads and translates."""
+"""Every visible string has its Simplified Chinese translation: the update
+script's steps (lupdate on every module of the app, all subfolders), run into
+a copy of the shipped .ts, leave nothing unfinished, and the shipped .qm loads
+and translates."""
 
 from __future__ import annotations
 
@@ -31,23 +32,35 @@ def app_modules() -> list[str]:
     return sorted(found)
 
 
+def update_script():
+    spec = importlib.util.spec_from_file_location(
+        "update_translations", ROOT / "resources" / "translations" / "update_translations.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def unfinished(sources: list[str], tmp_path: Path) -> list[str]:
-    """Source texts lupdate finds in `sources` that the shipped .ts does not translate."""
+    """Source texts that update_translations.py, run on `sources` into a copy
+    of the shipped .ts, leaves untranslated (lupdate, then its own steps:
+    helper strings moved to their run-time contexts, earlier translations
+    of the same text reused)."""
     tool = _lupdate()
     assert tool, "pyside6-lupdate comes with PySide6"
+    update = update_script()
     copy = tmp_path / TS.name
     shutil.copy(TS, copy)
+    memory = update.translation_memory(str(copy))
     subprocess.run([tool, *sources, "-ts", str(copy), "-no-obsolete"], check=True,
                    capture_output=True, timeout=120)
+    update.fix_contexts(str(copy))
+    update.fill_from_memory(memory, str(copy))
     return [m.findtext("source") for m in ET.parse(copy).getroot().iter("message")
             if m.find("translation").get("type") == "unfinished"]
 
 
 def test_the_update_script_reads_every_module():
-    spec = importlib.util.spec_from_file_location(
-        "update_translations", ROOT / "resources" / "translations" / "update_translations.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = update_script()
     modules = app_modules()
     assert any(os.sep + "window" + os.sep in m for m in modules)
     assert sorted(module.sources()) == modules
@@ -86,10 +99,12 @@ def test_module_level_tr_helpers_find_their_strings_at_run_time():
     of such a module has a finished translation in that context of the shipped
     .ts (a word used by two modules' helpers, such as "forward", must be in
     both contexts; lupdate files such strings under an empty context and
-    update_translations.py copies them)."""
+    update_translations.py moves them; the .ts keeps no second copy there)."""
     import re
 
-    helper = re.compile(r'def tr\(text[^)]*\)[^:]*:\s*\n\s*return QCoreApplication\.translate\("(\w+)", text\)')
+    contexts = update_script().helper_contexts(app_modules())
+    assert contexts.get(os.path.join("app", "export", "files.py")) == "Export"  # (an import guard first)
+    assert contexts.get(os.path.join("app", "graph", "tensor_labels.py")) == "GraphItems"  # (imported)
     literal = re.compile(r'\btr\(\s*"((?:[^"\\]|\\.)*)"\s*\)')
     finished = set()
     for ctx in ET.parse(TS).getroot().iter("context"):
@@ -100,15 +115,18 @@ def test_module_level_tr_helpers_find_their_strings_at_run_time():
                 finished.add((name, msg.findtext("source")))
     missing, checked = [], 0
     for path in app_modules():
-        text = Path(path).read_text(encoding="utf-8")
-        m = helper.search(text)
-        if not m:
+        context = contexts.get(os.path.relpath(path, ROOT))
+        if context is None:
             continue
+        text = Path(path).read_text(encoding="utf-8")
         for source in literal.findall(text):
             if "\\" in source:
                 continue  # (escapes: lupdate's own check above covers them)
             checked += 1
-            if (m.group(1), source) not in finished:
-                missing.append((os.path.relpath(path, ROOT), m.group(1), source))
+            if (context, source) not in finished:
+                missing.append((os.path.relpath(path, ROOT), context, source))
     assert checked > 50
     assert not missing, missing
+    empty = [m.findtext("source") for c in ET.parse(TS).getroot().iter("context")
+             if not (c.findtext("name") or "") for m in c.iter("message")]
+    assert not empty, f"left in the empty context (nothing looks them up there): {empty[:5]}"
