@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from torch_aborts import until_torch_keeps_its_ranks
+
 from autogradviz.app.lesson_comments import comments, translate
 from autogradviz.engine.protocol.client import WorkerClient
 from autogradviz.engine.trace.find import locate
@@ -54,11 +56,11 @@ def traces():
     done = {}
     try:
         for path in LESSONS:
-            done[path.stem] = client.run(path.read_text(encoding="utf-8"), filename=str(path), timeout=120)
-            if path.stem == DDP and "terminated with signal" in str(done[path.stem].trace.error or ""):
-                # torch itself aborted a rank (gloo's rare teardown SIGABRT, see
-                # test_processes.py): made once more; a second abort fails
-                done[path.stem] = client.run(path.read_text(encoding="utf-8"), filename=str(path), timeout=120)
+            def run(path=path):
+                return client.run(path.read_text(encoding="utf-8"), filename=str(path), timeout=120)
+            # (torch itself can abort a gloo rank at teardown: see torch_aborts.py)
+            done[path.stem] = (until_torch_keeps_its_ranks(run, lambda o: str(o.trace.error or ""))
+                               if path.stem == DDP else run())
     finally:
         client.close()
     return done

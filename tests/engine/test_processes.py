@@ -1,8 +1,8 @@
 """Scripts with several processes and threads, through the real worker.
 
 The DDP script (tests/data/ddp_two_ranks.py, two gloo ranks on CPU) runs
-once per module in the worker and, at the same time, once under plain
-`python` in its own subprocess: the gradients each rank prints, and the ones
+once per module under plain `python` in its own subprocess, then in the
+worker: the gradients each rank prints, and the ones
 the trace recorded for each rank's backward runs, must equal plain python's
 bit for bit (printed with repr, compared as floats).
 """
@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from torch_aborts import until_torch_keeps_its_ranks
 
 DDP_SCRIPT = Path(__file__).resolve().parents[1] / "data" / "ddp_two_ranks.py"
 GRAD_LINE = re.compile(r"rank (\d) step (\d) (\S+)\.grad (\[[^\]]*\])")
@@ -32,27 +33,18 @@ def _plain_ddp() -> subprocess.CompletedProcess:
                           cwd=str(DDP_SCRIPT.parent), timeout=240)
 
 
-def _torch_aborted(text: str) -> bool:
-    """A rank killed by a signal inside torch (gloo's rare teardown abort: "terminate
-    called without an active exception", seen once on a loaded 2-core CI machine)."""
-    return "terminated with signal" in text
-
-
 @pytest.fixture(scope="module")
 def ddp(worker):
     """(worker's RunOutcome, plain python's stdout, the worker's pid).
 
     Plain python first, then the worker: two gloo groups at once on a 2-core
-    machine only add load. Where torch itself aborted a rank (in either run),
-    both runs are made once more; a second abort, or any other failure, fails.
+    machine only add load. A run in which torch itself aborted a rank is made
+    again (tests/engine/torch_aborts.py); any other failure fails.
     """
-    for attempt in (1, 2):
-        plain = _plain_ddp()
-        outcome = worker.run(DDP_SCRIPT.read_text(), filename=str(DDP_SCRIPT), timeout=240)
-        error = str(outcome.trace.error or "")
-        if attempt == 1 and (_torch_aborted(plain.stderr) or _torch_aborted(error)):
-            continue
-        break
+    plain = until_torch_keeps_its_ranks(_plain_ddp, lambda p: p.stderr)
+    outcome = until_torch_keeps_its_ranks(
+        lambda: worker.run(DDP_SCRIPT.read_text(), filename=str(DDP_SCRIPT), timeout=240),
+        lambda o: str(o.trace.error or ""))
     assert plain.returncode == 0, f"stdout:\n{plain.stdout}\nstderr:\n{plain.stderr}"
     return outcome, plain.stdout, worker.pid
 
