@@ -23,6 +23,11 @@ What msgspec does not do the way the format wants, and is done here:
   whose `version` is newer than this reader's `VERSION` (TraceVersionError:
   a newer app wrote it, with changes an older reader would misread). Older
   versions (and files without a version) load.
+- **Invariants and nesting.** Every decoded trace goes through
+  validate.check_trace (sizes consistent with `numel`, references inside
+  bounds, module paths bounded): a file can make no reader loop over a
+  billion elements. JSON nested deeper than the parsers go is refused with
+  one line (TraceDecodeError), not a RecursionError.
 
 Nothing here imports torch or Qt.
 """
@@ -36,6 +41,7 @@ from typing import Any, Optional, Union
 import msgspec
 
 from autogradviz.engine.trace.model import FORMAT, VERSION, TensorSummary, Trace, gc_paused
+from autogradviz.engine.trace.validate import TraceInvalid, check_trace
 
 NONFINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 _INF = math.inf
@@ -71,6 +77,9 @@ _HEAD_DECODER = msgspec.json.Decoder(_Head)
 
 class TraceDecodeError(ValueError):
     """The data is not a readable trace (not JSON, not a trace, wrong types)."""
+
+
+TOO_DEEP = "nested too deeply to be a trace (JSON arrays or objects inside each other beyond what a parser follows)"
 
 
 class TraceVersionError(TraceDecodeError):
@@ -347,7 +356,10 @@ def _fix_saved_values(trace: Trace) -> Trace:
         _resolve_refs(trace)
     except (IndexError, TypeError, ValueError, AttributeError) as exc:
         raise TraceDecodeError(f"not a readable trace: a broken same_as reference ({exc})") from None
-    return trace
+    try:
+        return check_trace(trace)
+    except TraceInvalid as exc:
+        raise TraceDecodeError(f"not a readable trace: {exc}") from None
 
 
 def decode_trace(data: Union[bytes, bytearray, memoryview, str]) -> Trace:
@@ -359,6 +371,8 @@ def decode_trace(data: Union[bytes, bytearray, memoryview, str]) -> Trace:
             head = _HEAD_DECODER.decode(data)
         except msgspec.DecodeError as exc:
             return _decode_with_json(data, exc)
+        except RecursionError:
+            raise TraceDecodeError(TOO_DEEP) from None
         if head.format != FORMAT:
             raise TraceDecodeError(f"not an autogradviz trace (format={head.format!r})")
         check_version(head.version)
@@ -366,6 +380,8 @@ def decode_trace(data: Union[bytes, bytearray, memoryview, str]) -> Trace:
             return _fix_saved_values(_TRACE_DECODER.decode(data))
         except msgspec.DecodeError as exc:
             raise TraceDecodeError(f"not a readable trace: {exc}") from None
+        except RecursionError:
+            raise TraceDecodeError(TOO_DEEP) from None
 
 
 def check_head(data: Union[bytes, bytearray, memoryview, str]) -> None:
@@ -380,9 +396,13 @@ def check_head(data: Union[bytes, bytearray, memoryview, str]) -> None:
             plain = json.loads(text)
         except ValueError as exc:
             raise TraceDecodeError(f"not JSON ({exc})") from None
+        except RecursionError:
+            raise TraceDecodeError(TOO_DEEP) from None
         head = _Head(plain.get("format"), plain.get("version")) if isinstance(plain, dict) else _Head()
     except msgspec.ValidationError:
         head = _Head()
+    except RecursionError:
+        raise TraceDecodeError(TOO_DEEP) from None
     if head.format != FORMAT:
         raise TraceDecodeError(f"not an autogradviz trace (format={head.format!r})")
     check_version(head.version)
@@ -396,6 +416,8 @@ def _decode_with_json(data, first_error) -> Trace:
         plain = json.loads(text)
     except ValueError:
         raise TraceDecodeError(f"not a readable trace: {first_error}") from None
+    except RecursionError:
+        raise TraceDecodeError(TOO_DEEP) from None
     return trace_from_builtins(plain)
 
 
@@ -411,6 +433,8 @@ def trace_from_builtins(data: Any) -> Trace:
             return _fix_saved_values(msgspec.convert(data, Trace, strict=False))
         except msgspec.ValidationError as exc:
             raise TraceDecodeError(f"not a readable trace: {exc}") from None
+        except RecursionError:
+            raise TraceDecodeError(TOO_DEEP) from None
 
 
 def from_builtins(cls: type, data: Any):
