@@ -221,15 +221,12 @@ def export_command(args) -> int:
     if fmt not in ("png", "svg", "pdf", "dot", "gif"):
         _err(f"cannot tell the format of {out!r}: use a .png, .svg, .pdf, .dot or .gif name, or --format")
         return 2
-    folder = os.path.dirname(os.path.abspath(out))
-    if os.path.isdir(out):
-        _err(f"cannot write {out}: it is a directory")
-        return 2
-    if not os.path.isdir(folder):
-        _err(f"cannot write {out}: folder {folder} does not exist")
-        return 2
-    if not os.access(folder, os.W_OK | os.X_OK):
-        _err(f"cannot write {out}: no permission to write in {folder}")
+    from autogradviz.app.export.files import ExportError, check_writable
+
+    try:  # (before the script runs: a FIFO, a device, a missing folder... one line, exit 2)
+        check_writable(out)
+    except ExportError as exc:
+        _err(str(exc))
         return 2
 
     try:

@@ -100,7 +100,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 2
         return _gui(argv[0] if argv else None, argv[1:])
     if argv[0] == "export":
-        return _export(argv)
+        return _interruptible("export", lambda: _export(argv))
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if args.command == "gui":
@@ -110,7 +110,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command == "trace":
-        return _trace(args)
+        return _interruptible("trace", lambda: _trace(args))
     if args.command == "doctor":
         return _doctor()
     parser.print_help()
@@ -128,6 +128,21 @@ def _open_target_refused(word: str) -> bool:
     return problem is not None
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command ended by Ctrl+C
+
+
+def _interruptible(command: str, work) -> int:
+    """`work()`, but Ctrl+C is one line and exit 130, not a traceback: the
+    worker and what the script started are ended on the way out
+    (engine/protocol/client.py) and no half-written file is left
+    (app/export/files.py)."""
+    try:
+        return work()
+    except KeyboardInterrupt:
+        _err(command, "interrupted (Ctrl+C); the script was stopped and nothing was written")
+        return EXIT_INTERRUPTED
+
+
 def _err(command: str, message: str) -> None:
     text = " ".join(str(message).split("\n")).strip()
     print(f"{PROG} {command}: {text}", file=sys.stderr, flush=True)
@@ -139,12 +154,12 @@ def _trace(args) -> int:
 
     out = args.output if args.output not in (None, "-") else None
     if out is not None:
-        folder = os.path.dirname(os.path.abspath(out))
-        if not os.path.isdir(folder):
-            _err("trace", f"cannot write {out}: folder {folder} does not exist")
-            return 2
-        if os.path.isdir(out):
-            _err("trace", f"cannot write {out}: it is a directory")
+        from autogradviz.app.export.files import ExportError, check_writable
+
+        try:  # (before the script runs; a symbolic link is written through)
+            check_writable(out)
+        except ExportError as exc:  # a FIFO, a device, a missing folder...: one line, exit 2
+            _err("trace", str(exc))
             return 2
 
     on_output = None

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from typing import Iterator
+
+from autogradviz.engine.trace import atomic_file
 
 
 def tr(text: str) -> str:
@@ -36,68 +37,49 @@ class ExportCancelled(ExportError):
 
 
 def check_writable(path: str) -> None:
-    """Fail early, before any rendering work, when `path` cannot be written."""
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    if os.path.isdir(path):
-        raise ExportError(tr("cannot write {0}: it is a directory").format(path))
+    """Fail early, before any rendering work, when `path` cannot be written
+    (a symbolic link: its target, which is what gets written)."""
+    try:
+        target = atomic_file.write_target(path)
+    except atomic_file.SpecialFileError as exc:  # (a FIFO would block, a device is not a file)
+        raise ExportError(special_file_message(path, exc.kind)) from None
+    folder = os.path.dirname(target) or "."
     if not os.path.isdir(folder):
         raise ExportError(tr("cannot write {0}: folder {1} does not exist").format(path, folder))
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ExportError(tr("cannot write {0}: no permission to write in {1}").format(path, folder))
-    if os.path.exists(path) and not os.access(path, os.W_OK):
+    if os.path.exists(target) and not os.access(target, os.W_OK):
         raise ExportError(tr("cannot write {0}: the file is read-only").format(path))
 
 
 @contextlib.contextmanager
 def atomic_path(path: str) -> Iterator[str]:
-    """Yield a temporary path next to `path` (same suffix, so writers that
-    look at it are happy); on success it replaces `path`, on any exception
-    (KeyboardInterrupt included) it is removed and `path` is untouched."""
+    """Yield a temporary path next to `path`'s target (same suffix, so writers
+    that look at it are happy); on success it replaces the target, on any
+    exception (KeyboardInterrupt included) it is removed and `path` is
+    untouched. The one atomic writer (engine/trace/atomic_file.py): a symbolic
+    link is written through, the file's permissions are kept, a FIFO or
+    device is refused."""
     check_writable(path)
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    suffix = os.path.splitext(path)[1]
     try:
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp" + suffix,
-                                   dir=folder)
+        with atomic_file.atomic_path(path) as tmp:
+            yield tmp
+            if not os.path.exists(tmp) or os.path.getsize(tmp) == 0:
+                raise ExportError(tr("cannot write {0}: nothing was rendered").format(path))
+    except atomic_file.SpecialFileError as exc:
+        raise ExportError(special_file_message(path, exc.kind)) from None
     except OSError as exc:
         raise ExportError(tr("cannot write {0}: {1}").format(path, exc.strerror or exc)) from None
-    os.close(fd)
-    try:
-        yield tmp
-        if not os.path.exists(tmp) or os.path.getsize(tmp) == 0:
-            raise ExportError(tr("cannot write {0}: nothing was rendered").format(path))
-        _fsync(tmp)
-        try:
-            mode = 0o666 & ~_UMASK
-            os.chmod(tmp, mode)
-        except OSError:
-            pass
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
-def _fsync(path: str) -> None:
-    """Data on disk before the rename: after a power cut the target holds the
-    old file or the new one, never an empty one."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _umask() -> int:
-    m = os.umask(0)
-    os.umask(m)
-    return m
-
-
-_UMASK = _umask()  # read once: os.umask is process-wide, not thread-safe
+def special_file_message(path: str, kind: str) -> str:
+    """One line: why `path` (a FIFO, a device...: atomic_file.file_kind) is not written."""
+    if kind == "a directory":
+        return tr("cannot write {0}: it is a directory").format(path)
+    if kind == "a FIFO (named pipe)":
+        return tr("cannot write {0}: it is a FIFO (named pipe), not a regular file; left alone").format(path)
+    if kind == "a device":
+        return tr("cannot write {0}: it is a device, not a regular file; left alone").format(path)
+    if kind == "a socket":
+        return tr("cannot write {0}: it is a socket, not a regular file; left alone").format(path)
+    return tr("cannot write {0}: it is not a regular file; left alone").format(path)

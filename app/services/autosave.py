@@ -10,11 +10,12 @@ session ended abnormally, so the text is offered back (`pending`).
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
+
+from autogradviz.engine.trace.atomic_file import write_atomic
 
 INTERVAL_MS = 2000
 
@@ -60,19 +61,17 @@ class Autosave(QObject):
             self._timer.start()
 
     def save_now(self) -> None:
-        """Write the editor's text now (atomically: write a temp file, then rename)."""
+        """Write the editor's text now, atomically (engine/trace/atomic_file.py):
+        a full disk leaves the previous autosave whole, and the text is
+        tried again on the next change."""
         if not self._dirty:
             return
-        folder = autosave_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        text = self._editor.toPlainText()
-        tmp = self.text_path.with_suffix(".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, self.text_path)
-        meta = {"path": self._current_path(), "time": time.time()}
-        tmp = self.meta_path.with_suffix(".jsontmp")
-        tmp.write_text(json.dumps(meta), encoding="utf-8")
-        os.replace(tmp, self.meta_path)
+        try:
+            autosave_dir().mkdir(parents=True, exist_ok=True)
+            write_atomic(self.text_path, self._editor.toPlainText())
+            write_atomic(self.meta_path, json.dumps({"path": self._current_path(), "time": time.time()}))
+        except OSError:
+            return  # (the editor still has the text; nothing to show for a background copy)
         self._dirty = False
         self.saved.emit(str(self.text_path))
 

@@ -9,6 +9,7 @@ executes code, and a lesson runs only when the caller asks for it
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Callable, Optional
@@ -23,6 +24,7 @@ from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.resources_loader import Lesson
 from autogradviz.app.services import settings
 from autogradviz.app.services.autosave import Autosave
+from autogradviz.engine.trace.atomic_file import SpecialFileError, write_atomic
 
 APP_NAME = "Autograd Visualizer"
 NEW_SCRIPT = "import torch\n\n"
@@ -205,17 +207,33 @@ class FileController(QObject):
 
     # -- helpers ----------------------------------------------------------------------
     def _write(self, path: str) -> bool:
+        # Atomically (a temporary file beside it, fsync, rename): a full disk
+        # or a crash half-way leaves the file as it was, never a fragment; a
+        # symbolic link is written through, the file's permissions are kept.
         try:
-            Path(path).write_text(self._editor.toPlainText(), encoding="utf-8")
+            write_atomic(path, self._editor.toPlainText())
         except OSError as exc:
-            QMessageBox.warning(self._window, APP_NAME,
-                                self.tr("Could not save {path}:\n{error}").format(path=path, error=exc))
+            QMessageBox.warning(self._window, APP_NAME, self.tr(
+                "Could not save {path}: {error}.\nThe file on disk is unchanged, and your text is still "
+                "in the editor.").format(path=path, error=self._write_error(exc)))
             return False
         self._editor.document().setModified(False)
         self._set_document(os.path.abspath(path), None)
         settings.add_recent_file(self._path)
         self.statusMessage.emit(self.tr("Saved {path}").format(path=path), 3000)
         return True
+
+    def _write_error(self, exc: OSError) -> str:
+        """Why a save failed, in the learner's words."""
+        if isinstance(exc, SpecialFileError):
+            return self.tr("it is not a regular file (a folder, a FIFO or a device)")
+        reasons = {errno.ENOSPC: self.tr("the disk is full"),
+                   getattr(errno, "EDQUOT", errno.ENOSPC): self.tr("the disk is full"),
+                   errno.EFBIG: self.tr("the file is larger than this system allows"),
+                   errno.EACCES: self.tr("no permission to write there"),
+                   errno.EPERM: self.tr("no permission to write there"),
+                   errno.EROFS: self.tr("the disk is read-only")}
+        return reasons.get(exc.errno, exc.strerror or str(exc))
 
     def _set_document(self, path: Optional[str], lesson: Optional[Lesson]) -> None:
         """The text now matches `path` or `lesson` (or a new script): nothing to autosave."""

@@ -557,6 +557,22 @@ def read_script(path: str) -> tuple[Optional[str], Optional[str]]:
     return text, None
 
 
+class _sigint_ignored:
+    """SIGINT ignored inside (in the main thread; elsewhere nothing changes)."""
+
+    def __enter__(self):
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self._old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            except (ValueError, OSError):
+                self._old = None
+
+    def __exit__(self, *exc):
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
 def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAULT_TIMEOUT,
                on_output: Optional[OutputCallback] = None,
                client: Optional[WorkerClient] = None, steps: bool = True,
@@ -586,6 +602,14 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
                                  **({} if values else {"values": False}))
         except WorkerError as exc:
             return TraceOutcome(None, 2, str(exc))
+        except KeyboardInterrupt:
+            # Ctrl+C: the worker (in a process group of its own, which the
+            # terminal's SIGINT does not reach) and what the script started end
+            # now - not after a `shutdown` it cannot answer mid-script.
+            if own:
+                with _sigint_ignored():  # (a second Ctrl+C must not cut this short)
+                    client.close(timeout=0)
+            raise
     finally:
         if own:
             client.close()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Optional
 
 from autogradviz.app.services import settings
+from autogradviz.engine.trace.atomic_file import write_atomic
 
 
 def edits_dir() -> Path:
@@ -37,11 +38,8 @@ def kept(name: str) -> Optional[str]:
 def keep(name: str, text: str) -> bool:
     """Store the edited text (atomically); False when it could not be written."""
     try:
-        folder = edits_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = _path(name).with_suffix(".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(_path(name))
+        edits_dir().mkdir(parents=True, exist_ok=True)
+        write_atomic(_path(name), text)  # (a full disk keeps the earlier edits whole)
         return True
     except OSError:
         return False
