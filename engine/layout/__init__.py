@@ -225,7 +225,12 @@ def _layout_graphviz(dg: DrawGraph, time_limit_s, cancelled, prog) -> LayoutResu
             spline = False
         edges.append(LayoutEdge(src=e.src, dst=e.dst, points=pts, spline=spline,
                                 trace_edges=list(e.trace_edges), loop=e.loop))
-    frames = {gid: (x + MARGIN, y + MARGIN, w, h) for gid, (x, y, w, h) in clusters.items()}
+    # (cluster ids are "g<index in dg.groups>": no module name goes into the DOT)
+    frames = {}
+    for cid, (x, y, w, h) in clusters.items():
+        j = int(cid[1:]) if cid[:1] == "g" and cid[1:].isdigit() else -1
+        if 0 <= j < len(dg.groups):
+            frames[dg.groups[j].id] = (x + MARGIN, y + MARGIN, w, h)
     groups = layout_groups(dg.groups, boxes, frames)
     return LayoutResult(boxes=boxes, edges=edges, groups=groups,
                         width=round(W + 2 * MARGIN, 2), height=round(H + 2 * MARGIN, 2),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from autogradviz.engine.trace.model import Graph
+from .escape import dot_string
 from .model import LayoutResult
 
 _THEMES = {
@@ -25,8 +26,8 @@ _THEMES = {
 }
 
 
-def _q(s: str) -> str:
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+# Every string from the trace goes out through escape.py (quoted, cleaned).
+_q = dot_string
 
 
 def dot_source(graph: Graph, layout: Optional[LayoutResult] = None, theme: str = "light") -> str:
@@ -37,7 +38,7 @@ def dot_source(graph: Graph, layout: Optional[LayoutResult] = None, theme: str =
     roots = set(graph.roots)
     H = layout.height
     out = [
-        f"// Autograd graph {graph.id} ({graph.origin}), exported by Autograd Visualizer",
+        f"// Autograd graph {_q(graph.id)} ({_q(graph.origin)}), exported by Autograd Visualizer",
         "// positions in points; reproduce this layout with: neato -n2 -Tsvg this.dot",
         f"digraph {_q(graph.id or 'autograd')} {{",
         f'  graph [rankdir=TB, bgcolor="{th["bg"]}", fontname="DejaVu Sans", '
@@ -48,7 +49,8 @@ def dot_source(graph: Graph, layout: Optional[LayoutResult] = None, theme: str =
     ]
     for g in layout.groups:
         if not g.collapsed and g.w > 0:
-            out.append(f"  // module group {g.module}" + (f" ({g.module_class})" if g.module_class else ""))
+            # (quoted even in a comment: a name is only ever inside a DOT string)
+            out.append(f"  // module group {_q(g.module)}" + (f" ({_q(g.module_class)})" if g.module_class else ""))
     for b in layout.boxes:
         if b.kind == "group":
             fill, border = th["group"]

@@ -276,14 +276,13 @@ class _WasmRunner:
 
 # -- DOT for layout and JSON parsing -------------------------------------------
 
-def _q(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
 def layout_source(dg, ranksep: float = 0.45, nodesep: float = 0.25) -> tuple[str, list[str]]:
     """DOT for laying out a DrawGraph: empty fixed-size boxes named n0..nK,
-    expanded groups as nested clusters, edges tagged with their index.
-    Returns (source, names) where names[i] is the draw key of n{i}."""
+    expanded groups as nested clusters with the id g{index in dg.groups},
+    edges tagged with their index. Returns (source, names) where names[i] is
+    the draw key of n{i}. No text from the trace goes into this DOT at all:
+    a module name with a newline, a quote or '\\x01' cannot add statements or
+    break Graphviz's JSON (parse_json0 maps the cluster ids back)."""
     names = [dn.key for dn in dg.nodes]
     idx = {k: i for i, k in enumerate(names)}
     lines = [
@@ -298,6 +297,7 @@ def layout_source(dg, ranksep: float = 0.45, nodesep: float = 0.25) -> tuple[str
         if not g.collapsed:
             children.setdefault(g.parent, []).append(g)
     expanded = {g.id for g in dg.groups if not g.collapsed}
+    group_index = {g.id: j for j, g in enumerate(dg.groups)}
     members: dict = {}
     for i, dn in enumerate(dg.nodes):
         gid = dn.group if dn.group in expanded else None
@@ -307,10 +307,10 @@ def layout_source(dg, ranksep: float = 0.45, nodesep: float = 0.25) -> tuple[str
         for i in members.get(gid, []):
             dn = dg.nodes[i]
             lines.append(f"{indent}n{i} [width={dn.w / 72:.4f}, height={dn.h / 72:.4f}];")
-        for j, g in enumerate(children.get(gid, [])):
+        for g in children.get(gid, []):
             cid = f"cluster_{len(lines)}"
             lines.append(f"{indent}subgraph {cid} {{")
-            lines.append(f'{indent}  graph [label=" ", id={_q(g.id)}, margin=10];')
+            lines.append(f'{indent}  graph [label=" ", id="g{group_index[g.id]}", margin=10];')
             emit(g.id, indent + "  ")
             lines.append(f"{indent}}}")
 

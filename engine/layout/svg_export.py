@@ -22,6 +22,7 @@ from typing import NamedTuple, Optional, Sequence
 
 from autogradviz.engine.trace.model import Graph, TensorSummary
 from .dot_export import _THEMES
+from .escape import xml_text
 from .model import LayoutResult
 from .text_metrics import FONT_SIZE, LINE_HEIGHT, shape_line
 
@@ -33,10 +34,9 @@ _STEP = {
 _ID_BAD = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def _x(s) -> str:
-    """Text escaped for XML content and attribute values."""
-    return (str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
+# Text for XML content and attribute values: cleaned (control characters,
+# lone surrogates) and escaped, by the one escaping module (escape.py).
+_x = xml_text
 
 
 def _id(prefix: str, key: str) -> str:

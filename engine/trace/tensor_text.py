@@ -57,8 +57,13 @@ def numel(s: TensorSummary) -> int:
 
 
 def complete(s: Optional[TensorSummary], max_values: int) -> bool:
-    """True when `s` carries all its values and has at most `max_values`."""
-    return s is not None and not s.truncated and bool(s.values) and numel(s) <= max_values
+    """True when `s` carries all its values and has at most `max_values`: as
+    many values as its shape has elements (a summary whose shape says more,
+    e.g. [1e9, 1, 1] with one value, is never laid out element by element)."""
+    if s is None or s.truncated or not s.values:
+        return False
+    n = math.prod(s.shape)
+    return n <= max_values and len(s.values) == n and s.numel in (0, n)
 
 
 def _rows_of(s: TensorSummary) -> tuple[list[tuple[str, list[list[str]]]], int]:
