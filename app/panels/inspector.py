@@ -29,6 +29,9 @@ from autogradviz.app.panels.why_gradient import WhyGradientBox
 from autogradviz.app.session import TraceSession
 
 MAX_TABLE_CELLS = 10000
+# The most gradients listed per side of a step (a cat of 4,000 tensors sent
+# 4,000): the rest as one "… and N more" line, so selecting costs what is drawn.
+MAX_GRADS_LISTED = 24
 
 
 def _fmt(v) -> str:
@@ -340,6 +343,9 @@ class InspectorPanel(QWidget):
         """A gradient as text; a small matrix as rows (engine/trace/tensor_text.py)."""
         return tensor_html(s, 16, items_tr, items_tr("None"))
 
+    def _more(self, count: int) -> str:
+        return html.escape(self.tr("… and {0} more").format(f"{count:,}"))
+
     def _refresh_grads(self) -> None:
         n = self._node
         self.why_box.set_node(n)
@@ -364,15 +370,19 @@ class InspectorPanel(QWidget):
             if scale:
                 lines.append(self.tr("This backward started from scaler.scale(loss): every gradient is "
                                      "{0} × the real one (shown after ÷).").format(f"{scale:g}"))
-            for i, g in enumerate(step.grad_outputs):
+            for i, g in enumerate(step.grad_outputs[:MAX_GRADS_LISTED]):
                 lines.append(self.tr("received grad_outputs[{0}] = {1}").format(i, self._tensor(g))
                              + self._unscaled(g, scale))
-            for i, g in enumerate(step.grad_inputs):
+            if len(step.grad_outputs) > MAX_GRADS_LISTED:
+                lines.append(self._more(len(step.grad_outputs) - MAX_GRADS_LISTED))
+            for i, g in enumerate(step.grad_inputs[:MAX_GRADS_LISTED]):
                 if g is None:
                     lines.append(self.tr("sent grad_inputs[{0}] = None (that input needs no gradient)").format(i))
                 else:
                     lines.append(self.tr("sent grad_inputs[{0}] = {1}").format(i, self._tensor(g))
                                  + self._unscaled(g, scale))
+            if len(step.grad_inputs) > MAX_GRADS_LISTED:
+                lines.append(self._more(len(step.grad_inputs) - MAX_GRADS_LISTED))
         if n.id in st.leaf_grads:
             lines.append(self.tr("<b>.grad</b> = {0}").format(self._tensor(st.leaf_grads[n.id]))
                          + self._unscaled(st.leaf_grads[n.id], self.session.run_scale()))

@@ -26,6 +26,9 @@ from autogradviz.app.session import TraceSession
 
 # Past this many characters the caption quotes the formulas without their numbers.
 CAPTION_CHARS = 240
+# The most inputs whose rule is bound and shown (a cat of 4,000 tensors: the
+# first ones, then "… and N more inputs"): selecting a node costs what is drawn.
+MAX_SLOTS_SHOWN = 24
 
 
 def tr(text: str) -> str:
@@ -48,7 +51,7 @@ def bound_rule(session: TraceSession, node: Node, numbers: bool = True):
         return None
     step = _current_step(session, node.id) if numbers else None
     try:
-        return bind(g, node, step, words=_words)
+        return bind(g, node, step, words=_words, max_slots=MAX_SLOTS_SHOWN)
     except Exception:  # a trace from another torch with other saved values: show torch's formula instead
         return None
 
@@ -60,8 +63,15 @@ def rule_lines(session: TraceSession, node: Node, numbers: bool = True) -> list[
     if bound is None:
         return []
     lines = [line_text(s) if numbers else s.formula for s in bound.slots]
+    if bound.omitted:
+        lines.append(more_inputs_text(bound.omitted))
     lines += [tr("where {0}").format(w) for w in bound.wheres]
     return lines
+
+
+def more_inputs_text(count: int) -> str:
+    """The line after the inputs shown, for the ones left out."""
+    return tr("… and {0} more inputs").format(f"{count:,}")
 
 
 def rule_html(session: TraceSession, node: Node) -> str:
@@ -77,6 +87,8 @@ def rule_html(session: TraceSession, node: Node) -> str:
             if more:
                 rows.append("&nbsp;&nbsp;&nbsp;= " + html.escape(more))
         out.append("<br>".join(rows))
+    if bound.omitted:
+        out.append(html.escape(more_inputs_text(bound.omitted)))
     out += [html.escape(tr("where {0}").format(w)) for w in bound.wheres]
     return "<br>".join(out)
 

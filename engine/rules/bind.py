@@ -48,6 +48,7 @@ class BoundRule(msgspec.Struct):
     params: dict  # every plain value the rule reads, by name
     tensors: dict  # recorded TensorSummary by variable name (None: not recorded)
     rule: Any = None
+    omitted: int = 0  # inputs past `max_slots` not bound (bind's caller says "… N more")
 
 
 def _plain(v):
@@ -205,9 +206,11 @@ def _render(e: X.E, name, param) -> str:
 
 
 def bind(graph: Graph, node: Node, step: Optional[Step] = None,
-         max_values: int = MAX_PLUGGED, words=str) -> Optional[BoundRule]:
+         max_values: int = MAX_PLUGGED, words=str, max_slots: Optional[int] = None) -> Optional[BoundRule]:
     """The node's rule with names (and numbers, at a step that ran it), or None
-    when the table has no rule for it."""
+    when the table has no rule for it. `max_slots`: bind only the first that
+    many inputs (the rest counted in `omitted`): what a panel shows of a cat
+    of 4,000 tensors, so selecting it costs what is drawn."""
     plain = saved_plain(node)
     rule: Optional[OpRule] = rule_for(node.op, plain)
     if rule is None or node.kind == "leaf":
@@ -227,6 +230,10 @@ def bind(graph: Graph, node: Node, step: Optional[Step] = None,
         slot_list = sorted(set(range(n_known)).union(inputs))
     else:
         slot_list = list(range(len(rule.grads)))
+    omitted = 0
+    if max_slots is not None and len(slot_list) > max_slots:
+        omitted = len(slot_list) - max_slots
+        slot_list = slot_list[:max_slots]
     in_shapes = {}
     for k in slot_list:
         shp = _shape_of(inputs.get(k))
@@ -279,7 +286,8 @@ def bind(graph: Graph, node: Node, step: Optional[Step] = None,
         slots.append(slot)
     wheres = [f"{n} = {_render(d, lambda v: names.get(v, v), _param_text(base_params, False))}"
               for n, d in rule.defs.items()]
-    return BoundRule(op=node.op, slots=slots, wheres=wheres, params=params_all, tensors=tensors, rule=rule)
+    return BoundRule(op=node.op, slots=slots, wheres=wheres, params=params_all, tensors=tensors, rule=rule,
+                     omitted=omitted)
 
 
 def _uses_defs(e: X.E, rule: OpRule) -> bool:
