@@ -9,7 +9,8 @@ which calls the very same `spawn_main` after installing our probes in the
 child (see there). Nothing else about the child changes: same interpreter,
 flags, arguments, environment, pipes.
 
-The children report to a relay (engine/worker/children.py): their prints
+The children report to a relay (engine/worker/children.py; its key reaches
+a spawned child in the environment, never on the command line): their prints
 appear in the run's output as they happen; their traces are merged into
 this one at the end (engine/trace/merge.py), every run tagged with its rank
 and pid. Before merging, children the script left running are handled as
@@ -28,6 +29,7 @@ In a child itself this probe does nothing: grandchildren run unrecorded.
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import threading
@@ -83,8 +85,16 @@ class ChildProcessesProbe(Probe):
                     return cmd  # (a frozen executable: left alone)
                 if not cmd[k].startswith(_SPAWN_CALL):
                     return cmd
-                return cmd[:k] + [_OUR_CALL.format(cfg=config()) + cmd[k][len(_SPAWN_CALL):]] + cmd[k + 1:]
+                cfg = config()
+                cfg.pop("key", None)  # (secret: in the child's environment, see spawn_launch)
+                return cmd[:k] + [_OUR_CALL.format(cfg=cfg) + cmd[k][len(_SPAWN_CALL):]] + cmd[k + 1:]
             return command_line
+
+        def spawn_launch(orig):  # the relay's key reaches a spawned child in its environment
+            def launch(popen, *args, **kwargs):
+                with _key_in_environment(relay_now().key.hex()):
+                    return orig(popen, *args, **kwargs)
+            return launch
 
         def config():  # what the next child needs to report to us
             return relay_now().config(display=ctx.filename, main=_main_path(ctx.namespace), device=device,
@@ -122,6 +132,12 @@ class ChildProcessesProbe(Probe):
             return _launch
 
         self.patches.wrap(spawn, "get_command_line", get_command_line)
+        for module_name, method in (("popen_spawn_posix", "_launch"), ("popen_spawn_win32", "__init__")):
+            try:
+                module = importlib.import_module(f"multiprocessing.{module_name}")
+            except ImportError:  # (the other platform's)
+                continue
+            self.patches.wrap(module.Popen, method, spawn_launch)
         self.patches.wrap(popen_fork.Popen, "_launch", fork_launch)
         os_fork.start(ctx, config)
         try:
@@ -156,6 +172,37 @@ class ChildProcessesProbe(Probe):
             child = codec.decode_trace(data)
             pid = info.get("pid")
             merge_child(trace, child, f"p{pid}.", info.get("index"), pid)
+
+
+_key_lock = threading.Lock()
+_key_users = 0  # spawns under way that need the key in the environment
+
+
+class _key_in_environment:
+    """The relay's key in os.environ (RELAY_KEY_ENV) only while a spawned
+    child is being started (it inherits the environment and removes the
+    key from its own at once, engine/worker/child_main.py): never on a
+    command line, and not seen by the script's code the rest of the time."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+    def __enter__(self):
+        global _key_users
+        from autogradviz.engine.worker.children import RELAY_KEY_ENV
+
+        with _key_lock:
+            _key_users += 1
+            os.environ[RELAY_KEY_ENV] = self.key
+
+    def __exit__(self, *exc):
+        global _key_users
+        from autogradviz.engine.worker.children import RELAY_KEY_ENV
+
+        with _key_lock:
+            _key_users -= 1
+            if not _key_users:
+                os.environ.pop(RELAY_KEY_ENV, None)
 
 
 def _main_path(namespace: dict):

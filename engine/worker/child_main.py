@@ -5,7 +5,8 @@ multiprocessing's `spawn_main(...)` command line by `child_main(cfg, ...)`.
 Here, before multiprocessing's own `spawn_main` runs as usual:
 
 - prints go to the parent's relay (engine/worker/children.py) as well as
-  nowhere else - under python they reach the same terminal as the parent's;
+  nowhere else - under python they reach the same terminal as the parent's -
+  line-buffered as python's stdout is (engine/worker/child_stream.py);
 - the script is imported as `__mp_main__` the way multiprocessing does it,
   but compiled under the name the user sees (its path, or "<editor>" for
   unsaved text written to a temporary file), with `device` predefined as in
@@ -42,7 +43,7 @@ class _Link:
     def __init__(self, cfg: dict):
         from multiprocessing.connection import Client
 
-        self.conn = Client(cfg["address"], authkey=bytes.fromhex(cfg["key"]))
+        self.conn = Client(cfg["address"], authkey=bytes.fromhex(cfg.get("key") or ""))
         self.lock = threading.Lock()
         self.send(b"H" + json.dumps({"pid": os.getpid(), "index": cfg["index"]}).encode())
 
@@ -66,7 +67,11 @@ class _Link:
             self.lock.release()
 
     def printed(self, stream: str, text: str) -> None:
-        self.send(b"O" + (b"e" if stream == "stderr" else b"o") + text.encode("utf-8", "replace"))
+        self.printed_bytes(stream, text.encode("utf-8", "replace"))
+
+    def printed_bytes(self, stream: str, data: bytes) -> None:
+        """One flush of the child's stream (engine/worker/child_stream.py)."""
+        self.send(b"O" + (b"e" if stream == "stderr" else b"o") + data)
 
 
 def _import_main(main_path: str, cfg: dict, before_exec=None) -> None:
@@ -137,13 +142,17 @@ def child_main(cfg: dict, **spawn_kwds) -> None:
     """Start a spawned child recorded (see the module docstring)."""
     from multiprocessing import spawn
 
+    from autogradviz.engine.worker.children import RELAY_KEY_ENV
+
+    # The relay's key came in the environment (never on the command line):
+    # gone from it at once, so neither the script nor its own children see it.
+    cfg = dict(cfg, key=os.environ.pop(RELAY_KEY_ENV, None) or cfg.get("key"))
     link = None
     try:
         link = _Link(cfg)
-        from autogradviz.engine.worker.runner import _Stream
+        from autogradviz.engine.worker.child_stream import relay_streams
 
-        sys.stdout = _Stream("stdout", link.printed)
-        sys.stderr = _Stream("stderr", link.printed)
+        sys.stdout, sys.stderr = relay_streams(link.printed_bytes)  # (buffered as python's)
     except Exception:
         link = None
     recording: list = []
@@ -170,16 +179,16 @@ def child_main(cfg: dict, **spawn_kwds) -> None:
         start_recording(main.__dict__)  # (when the main module was not the script's file)
 
     def send_trace():
+        for stream in (sys.stdout, sys.stderr):  # (what the child printed last, before its trace)
+            try:
+                stream.flush()
+            except Exception:
+                pass
         if recording and link is not None:
             try:
                 link.send(b"T" + recording[0].finish())
             except Exception as exc:
                 link.printed("stderr", f"[autogradviz: this child's trace was lost: {exc!r}]\n")
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:
-                pass
 
     from autogradviz.engine.worker.child_exit import Once, send_on_sigterm
 

@@ -6,10 +6,15 @@ nothing of the worker's recording is in them. The child-processes probe
 (engine/probes/children.py) makes multiprocessing start each spawned child
 through engine/worker/child_main.py, which installs the same probes there
 and reports back to this relay over a `multiprocessing.connection` socket
-(authenticated with a per-run random key, bytes only - never pickle):
+(authenticated with a per-run random key, which a spawned child gets in its
+environment, never on its command line; bytes only - never pickle; the
+socket's folder goes at the run's end, or after a crash with the next relay
+or worker, engine/worker/relay_folders.py):
 
   b"H" + JSON {"pid", "index"}   once, when the child has connected
-  b"O" + b"o"/b"e" + UTF-8 text   what the child printed (stdout / stderr):
+  b"O" + b"o"/b"e" + UTF-8 text   what the child printed (stdout / stderr), one
+                                  message per flush of its line-buffered stream
+                                  (engine/worker/child_stream.py):
                                   passed on at once to the run's output, as a
                                   child's prints reach the terminal under python;
                                   answered b"A" once passed on (the child's print
@@ -29,6 +34,7 @@ must show while it runs, not after.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import shutil
@@ -38,8 +44,13 @@ import time
 from multiprocessing.connection import Client, Listener
 from typing import Callable
 
+from autogradviz.engine.worker.relay_folders import FOLDER_PREFIX, remove_stale_relay_folders
+
 # How long close() waits for children still sending (their prints, their trace).
 CLOSE_WAIT_S = 5.0
+# A spawned child finds the relay's key here (and removes it at once): never
+# on its command line, which every user of the machine can read (/proc/*/cmdline).
+RELAY_KEY_ENV = "AUTOGRADVIZ_RELAY_KEY"
 
 
 class ChildRelay:
@@ -48,8 +59,13 @@ class ChildRelay:
     def __init__(self, output: Callable[[str, str], None]):
         self.key = os.urandom(16)
         # (our own folder: multiprocessing's default one is only removed at an
-        # interpreter exit, which the worker never has)
-        self._folder = tempfile.mkdtemp(prefix="autogradviz_relay_") if os.name == "posix" else None
+        # interpreter exit, which the worker never has. Named after this
+        # process, so that once it is gone - killed mid-run, its close()
+        # never ran - the next relay or worker removes the folder.)
+        self._folder = None
+        if os.name == "posix":
+            remove_stale_relay_folders()
+            self._folder = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}_")
         address = os.path.join(self._folder, "relay") if self._folder else None
         self.listener = Listener(address, authkey=self.key)
         self.address = self.listener.address
@@ -63,7 +79,9 @@ class ChildRelay:
         self._acceptor.start()
 
     def config(self, **extra) -> dict:
-        """What the next child needs to report here (its index is counted)."""
+        """What the next child needs to report here (its index is counted).
+        `key` is secret: never put it on a command line (a spawned child
+        gets it in its environment, RELAY_KEY_ENV)."""
         with self._lock:
             index = self.launched
             self.launched += 1
@@ -91,6 +109,8 @@ class ChildRelay:
 
     def _serve(self, conn) -> None:
         info: dict = {}
+        # (a flush may end inside a UTF-8 character: the rest comes in the next)
+        decoders = {name: codecs.getincrementaldecoder("utf-8")("replace") for name in ("stdout", "stderr")}
         try:
             while True:
                 data = conn.recv_bytes()
@@ -98,7 +118,9 @@ class ChildRelay:
                 if kind == b"O":
                     stream = "stderr" if data[1:2] == b"e" else "stdout"
                     try:
-                        self.output(stream, data[2:].decode("utf-8", "replace"))
+                        text = decoders[stream].decode(data[2:])
+                        if text:
+                            self.output(stream, text)
                     except Exception:
                         pass
                     conn.send_bytes(b"A")  # passed on: the child's print returns

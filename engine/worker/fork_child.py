@@ -8,7 +8,8 @@ wraps `popen_fork.Popen._launch` with it) takes the child's relay
 configuration in the parent just before the fork, and wraps the process
 object's `_bootstrap`, which the child runs right after the fork:
 
-- before the target: prints go to the relay (engine/worker/children.py), the
+- before the target: prints go to the relay (engine/worker/children.py),
+  line-buffered as python's (engine/worker/child_stream.py), the
   recorder's cross-thread lock is renewed (another thread may have held it
   at the fork), and what the trace held at the fork is remembered;
 - after it (and after multiprocessing printed a traceback, if any): the
@@ -55,12 +56,11 @@ def _start_child(ctx, cfg):
     """Set the forked child up; returns the function that sends its trace."""
     try:
         from autogradviz.engine.worker.child_main import _Link
+        from autogradviz.engine.worker.child_stream import relay_streams
         from autogradviz.engine.worker.run_tags import Turns
-        from autogradviz.engine.worker.runner import _Stream
 
         link = _Link(cfg)
-        sys.stdout = _Stream("stdout", link.printed)
-        sys.stderr = _Stream("stderr", link.printed)
+        sys.stdout, sys.stderr = relay_streams(link.printed_bytes)  # (buffered as python's)
         ctx.output = link.printed
         rec = ctx.recorder
         rec.turns = Turns()

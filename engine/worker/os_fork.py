@@ -13,7 +13,8 @@ own forks, which engine/worker/fork_child.py handles):
 - in the parent, just before the fork: the child's relay configuration
   (engine/worker/children.py), as for any recorded child;
 - in the child: its prints go to the relay (the parent's output, as they
-  reach the same terminal under python); the recorder tags its runs with
+  reach the same terminal under python), line-buffered as python's
+  (engine/worker/child_stream.py); the recorder tags its runs with
   the child's index; `os._exit` first sends the runs recorded since the
   fork; `end_of_script` (called by the runner when the script's code
   returns or raises) ends the child as the interpreter would, trace sent.
@@ -97,8 +98,8 @@ class ForkedChild:
 
     def __init__(self, ctx, cfg: dict):
         from autogradviz.engine.worker.child_exit import Once, send_on_sigterm
+        from autogradviz.engine.worker.child_stream import relay_streams
         from autogradviz.engine.worker.run_tags import Turns
-        from autogradviz.engine.worker.runner import _Stream
 
         self.ctx, self.cfg = ctx, cfg
         self._link = None
@@ -108,8 +109,7 @@ class ForkedChild:
         rec = ctx.recorder
         rec.turns = Turns()  # (another thread may have held the old one at the fork)
         rec.default_rank = cfg["index"]
-        sys.stdout = _Stream("stdout", self.printed)
-        sys.stderr = _Stream("stderr", self.printed)
+        sys.stdout, sys.stderr = relay_streams(self.printed_bytes)  # (buffered as python's)
         ctx.output = self.printed
         self.send = Once(self._send)
         send_on_sigterm(self.send)
@@ -130,8 +130,11 @@ class ForkedChild:
         return self._link
 
     def printed(self, stream: str, text: str) -> None:
+        self.printed_bytes(stream, text.encode("utf-8", "replace"))
+
+    def printed_bytes(self, stream: str, data: bytes) -> None:
         try:
-            self._linked().printed(stream, text)
+            self._linked().printed_bytes(stream, data)
         except Exception:
             pass
 
