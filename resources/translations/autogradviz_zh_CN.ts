@@ -336,6 +336,104 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
 </context>
 <context>
+    <name>ErrorTexts</name>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="42" />
+        <source>Python could not read this line: check for a missing bracket, colon, quote or comma near the marked position.</source>
+        <translation>Python 无法读懂这一行：检查标记位置附近是否缺少括号、冒号、引号或逗号。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="44" />
+        <source>The module was found, but a name could not be imported from it: check the spelling, or whether the installed version provides it.</source>
+        <translation>找到了该模块，但无法从中导入这个名字：检查拼写，或确认已安装的版本是否提供它。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="47" />
+        <source>Shape mismatch in a matrix multiplication: the left matrix is {ra}x{ca} and the right one is {rb}x{cb}. For A @ B the number of columns of A ({ca}) must equal the number of rows of B ({rb}). For nn.Linear(in_features, out_features) the last dimension of the input must be in_features. Print the .shape of both operands; you may need to transpose one (.T) or change the layer's size.</source>
+        <translation>矩阵乘法的形状不匹配：左矩阵是 {ra}x{ca}，右矩阵是 {rb}x{cb}。对 A @ B，A 的列数（{ca}）必须等于 B 的行数（{rb}）。对 nn.Linear(in_features, out_features)，输入的最后一维必须等于 in_features。打印两个操作数的 .shape；可能需要转置其中一个（.T），或修改该层的大小。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="54" />
+        <source>Shape mismatch in a matrix product: the inner dimensions of the two operands must agree (for A @ B, A.shape[-1] == B.shape[-2]). Print the .shape of both operands.</source>
+        <translation>矩阵乘积的形状不匹配：两个操作数的内侧维度必须一致（对 A @ B，要求 A.shape[-1] == B.shape[-2]）。打印两个操作数的 .shape。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="57" />
+        <source>Shape mismatch: the two tensors cannot be broadcast together. Broadcasting lines shapes up from the right; at dimension {dim} one tensor has size {a} and the other {b}, and sizes must be equal or one of them must be 1. Print both .shape values; reshape, unsqueeze or transpose one of them so the dimensions line up.</source>
+        <translation>形状不匹配：这两个张量无法广播到一起。广播从右边开始对齐形状；在第 {dim} 维，一个张量的大小是 {a}，另一个是 {b}，而两者必须相等或其中一个为 1。打印两个 .shape；用 reshape、unsqueeze 或转置调整其中一个，使各维对齐。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="63" />
+        <source>Shape mismatch in view/reshape: the new shape must contain exactly as many elements as the tensor has ({n}). Use -1 for the one dimension you want computed.</source>
+        <translation>view/reshape 的形状不匹配：新形状的元素个数必须与张量的元素个数（{n}）完全相同。想让某一维自动算出时，把它写成 -1。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="66" />
+        <source>Device mismatch: the tensors in this operation live on different devices (for example one on the CPU and one on the GPU). An operation needs all its tensors on the same device: move them with .to(device) (the script's predefined `device` variable), and move the model too with model.to(device).</source>
+        <translation>设备不匹配：这个运算中的张量位于不同的设备上（例如一个在 CPU、一个在 GPU）。一个运算的所有张量必须在同一设备上：用 .to(device) 移动它们（脚本预定义的 `device` 变量），并用 model.to(device) 把模型也移过去。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="71" />
+        <source>Dtype mismatch: the tensors in this operation have different data types (for example float32 and float64, or float and long). Most operations need matching dtypes: convert one with .float(), .double() or .to(other.dtype). Note that torch.tensor([1, 2]) makes integers while torch.tensor([1., 2.]) makes floats, and numpy arrays become float64.</source>
+        <translation>数据类型不匹配：这个运算中的张量类型不同（例如 float32 与 float64，或浮点与 long）。大多数运算要求类型一致：用 .float()、.double() 或 .to(other.dtype) 转换其中一个。注意 torch.tensor([1, 2]) 得到整数，torch.tensor([1., 2.]) 得到浮点数，而 numpy 数组会变成 float64。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="76" />
+        <source>Only floating-point (or complex) tensors can require gradients: gradients are fractional values. Create the tensor as float (torch.tensor([1., 2.]) or .float()) before setting requires_grad=True.</source>
+        <translation>只有浮点（或复数）张量才能需要梯度：梯度是带小数的值。先把张量建成浮点类型（torch.tensor([1., 2.]) 或 .float()），再设置 requires_grad=True。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="80" />
+        <source>In-place operation on a leaf tensor that requires grad: autograd must keep a leaf's value as it was, so ops like x += 1, x.add_(1) or x[0] = 0 are not allowed on it. To update parameters by hand, do it inside `with torch.no_grad():` (as optimizers do); otherwise write x = x + 1 to make a new tensor.</source>
+        <translation>对需要梯度的叶子张量做了原地操作：autograd 必须保留叶子张量原来的值，因此不允许对它执行 x += 1、x.add_(1) 或 x[0] = 0 之类的操作。要手动更新参数，请在 `with torch.no_grad():` 中进行（优化器就是这样做的）；否则写成 x = x + 1，生成一个新张量。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="85" />
+        <source>A tensor that autograd saved for the backward pass was changed in place afterwards (for example with +=, .add_(), .relu_() or an index assignment), so the gradient can no longer be computed correctly. Use the out-of-place version (x = x + 1) or clone() the tensor before modifying it.</source>
+        <translation>autograd 为反向传播保存的一个张量之后被原地修改了（例如用 +=、.add_()、.relu_() 或索引赋值），因此梯度再也无法正确计算。请改用非原地的写法（x = x + 1），或在修改前先 clone() 该张量。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="90" />
+        <source>Backward through the same graph twice: the first backward() freed the values the graph saved, to save memory. If you really need a second pass, call the first one as backward(retain_graph=True). In a training loop, this usually means part of the graph is reused across iterations: recompute the forward pass (the loss) inside the loop, or .detach() the tensor carried over.</source>
+        <translation>对同一张计算图做了两次反向传播：第一次 backward() 为了节省内存，已经释放了图中保存的值。如果确实需要第二次，请把第一次写成 backward(retain_graph=True)。在训练循环中，这通常说明图的一部分被跨迭代重复使用了：在循环内重新计算前向（损失），或对带到下一轮的张量调用 .detach()。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="96" />
+        <source>backward() on a tensor with more than one element: backward() without an argument only works for a single number (a scalar), such as a loss. Reduce the tensor first (y.sum().backward() or y.mean().backward()), or pass the gradient explicitly: y.backward(torch.ones_like(y)).</source>
+        <translation>对含多个元素的张量调用了 backward()：不带参数的 backward() 只适用于单个数（标量），例如损失。先把张量归约（y.sum().backward() 或 y.mean().backward()），或显式传入梯度：y.backward(torch.ones_like(y))。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="100" />
+        <source>This tensor is not part of an autograd graph: nothing it depends on has requires_grad=True (or it was computed under torch.no_grad() or after .detach()), so it has no grad_fn and there is nothing to differentiate. Create the inputs you want gradients for with requires_grad=True, e.g. torch.randn(3, requires_grad=True), and compute from them with grad enabled.</source>
+        <translation>这个张量不在任何 autograd 计算图中：它所依赖的张量都没有 requires_grad=True（或它是在 torch.no_grad() 下、或 .detach() 之后算出的），所以它没有 grad_fn，没有可求导的东西。请用 requires_grad=True 创建需要梯度的输入，例如 torch.randn(3, requires_grad=True)，并在启用梯度时用它们计算。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="105" />
+        <source>torch.autograd.grad was asked for the gradient with respect to a tensor the output does not depend on. Check the inputs list, or pass allow_unused=True to get None for it.</source>
+        <translation>torch.autograd.grad 被要求对一个输出并不依赖的张量求梯度。检查输入列表，或传入 allow_unused=True，让它对该张量返回 None。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="108" />
+        <source>Something is None where a tensor was expected. If it is a .grad: .grad is only filled for leaf tensors that require grad (created by you with requires_grad=True), and only after backward() ran. For an intermediate tensor, call t.retain_grad() before backward().</source>
+        <translation>这里本应是张量，却是 None。如果是 .grad：只有需要梯度的叶子张量（你用 requires_grad=True 创建的）才会填入 .grad，而且要在 backward() 运行之后。对中间张量，请在 backward() 之前调用 t.retain_grad()。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="112" />
+        <source>input() found no line to read: the input ended. `autogradviz trace` and `export` run a script without a console, so input() gets end of input there; in the app, type the line in the Output pane's input box (Ctrl+D there ends the input). Put the values in the script to run it anywhere.</source>
+        <translation>input() 没有读到任何一行：输入已经结束。`autogradviz trace` 和 `export` 在没有控制台的情况下运行脚本，因此那里的 input() 只会读到输入结束；在应用中，请在“输出”面板的输入框里键入这一行（在那里按 Ctrl+D 结束输入）。若要在任何地方都能运行，请把这些值直接写进脚本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="117" />
+        <source>torch.utils.checkpoint.checkpoint was given keyword argument(s) it would have to pass on to the checkpointed function ({names}), and the reentrant variant cannot: it is built on a torch.autograd.Function, which takes only positional arguments. Reentrant is what use_reentrant=True selects, and also what checkpoint does today when use_reentrant is not given. Fix it in one of three ways: pass use_reentrant=False (the recommended variant, which hands keyword arguments on); pass the values positionally, checkpoint(fn, x, value, use_reentrant=True); or bind them first, checkpoint(functools.partial(fn, {first}=value), x, ...). If {names} was meant as an option of checkpoint itself, check its spelling.</source>
+        <translation>torch.utils.checkpoint.checkpoint 收到了需要转交给被检查点函数的关键字参数（{names}），而可重入变体做不到：它基于 torch.autograd.Function，只接受位置参数。use_reentrant=True 选择的就是可重入变体；未给出 use_reentrant 时，checkpoint 目前也使用它。有三种改法：传入 use_reentrant=False（推荐的变体，会转交关键字参数）；按位置传值，checkpoint(fn, x, value, use_reentrant=True)；或先绑定，checkpoint(functools.partial(fn, {first}=value), x, ...)。如果 {names} 本意是 checkpoint 自己的选项，请检查拼写。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="127" />
+        <source>torch.utils.checkpoint.checkpoint_sequential was given keyword argument(s) it does not know ({names}). Its only options are use_reentrant and preserve_rng_state: each segment receives just the output of the previous one, so there is nothing to pass keyword arguments to. Check the spelling, or bind such values into the modules or functions (functools.partial) before passing them.</source>
+        <translation>torch.utils.checkpoint.checkpoint_sequential 收到了它不认识的关键字参数（{names}）。它只有 use_reentrant 和 preserve_rng_state 两个选项：每一段只接收上一段的输出，没有地方可以转交关键字参数。请检查拼写，或在传入之前把这些值绑定到模块或函数中（functools.partial）。</translation>
+    </message>
+</context>
+<context>
     <name>ExportDialog</name>
     <message>
         <location filename="../../app/export/dialog.py" line="37" />
@@ -468,67 +566,94 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>FileController</name>
     <message>
-        <location filename="../../app/window/file_controller.py" line="65" />
+        <location filename="../../app/window/file_controller.py" line="67" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="98" />
+        <location filename="../../app/window/file_controller.py" line="100" />
         <source>Open a script</source>
         <translation>打开脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="99" />
-        <location filename="../../app/window/file_controller.py" line="148" />
+        <location filename="../../app/window/file_controller.py" line="101" />
+        <location filename="../../app/window/file_controller.py" line="150" />
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="111" />
+        <location filename="../../app/window/file_controller.py" line="113" />
         <source>Could not open {path}:
 {error}</source>
         <translation>无法打开 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="117" />
+        <location filename="../../app/window/file_controller.py" line="119" />
         <source>Opened {path}. Press Run (Ctrl+Enter) to run it.</source>
         <translation>已打开 {path}。按“运行”（Ctrl+Enter）执行它。</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="147" />
+        <location filename="../../app/window/file_controller.py" line="149" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="165" />
+        <location filename="../../app/window/file_controller.py" line="167" />
         <source>(no recent files)</source>
         <translation>（没有最近文件）</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="168" />
+        <location filename="../../app/window/file_controller.py" line="170" />
         <source>Clear Recent Files</source>
         <translation>清除最近文件</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="202" />
+        <location filename="../../app/window/file_controller.py" line="204" />
         <source>Restored the text you were editing when the app last closed unexpectedly. Press Run (Ctrl+Enter) to run it, or pick a lesson.</source>
         <translation>已恢复应用上次意外关闭时你正在编辑的内容。按“运行”（Ctrl+Enter）执行它，或选择一节课程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="212" />
-        <source>Could not save {path}:
-{error}</source>
-        <translation>无法保存 {path}：
-{error}</translation>
+        <location filename="../../app/window/file_controller.py" line="217" />
+        <source>Could not save {path}: {error}.
+The file on disk is unchanged, and your text is still in the editor.</source>
+        <translation>无法保存 {path}：{error}。
+磁盘上的文件没有改动，你的代码仍在编辑器中。</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="217" />
+        <location filename="../../app/window/file_controller.py" line="223" />
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="237" />
+        <location filename="../../app/window/file_controller.py" line="229" />
+        <source>it is not a regular file (a folder, a FIFO or a device)</source>
+        <translation>它不是普通文件（而是文件夹、FIFO 或设备）</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="230" />
+        <location filename="../../app/window/file_controller.py" line="231" />
+        <source>the disk is full</source>
+        <translation>磁盘已满</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="232" />
+        <source>the file is larger than this system allows</source>
+        <translation>文件超过了本系统允许的大小</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="233" />
+        <location filename="../../app/window/file_controller.py" line="234" />
+        <source>no permission to write there</source>
+        <translation>没有在那里写入的权限</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="235" />
+        <source>the disk is read-only</source>
+        <translation>磁盘是只读的</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/file_controller.py" line="255" />
         <source>The script has unsaved changes. Save them first?</source>
         <translation>脚本有未保存的修改。要先保存吗？</translation>
     </message>
@@ -536,132 +661,132 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>GradScalerPanel</name>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="99" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="104" />
         <source>Each GradScaler call the script made, in order. Per optimizer the stage goes READY → UNSCALED → STEPPED and back to READY at update(). Left/Right step through the calls.</source>
         <translation>脚本按顺序进行的每一次 GradScaler 调用。每个优化器的阶段依次为 READY → UNSCALED → STEPPED，调用 update() 后回到 READY。用左/右方向键逐个查看调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="102" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="107" />
         <source>iteration</source>
         <translation>迭代</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="102" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="107" />
         <source>loss</source>
         <translation>损失</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="102" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="107" />
         <source>scale</source>
         <translation>缩放系数</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="102" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="107" />
         <source>found inf/NaN</source>
         <translation>发现 inf/NaN</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="108" />
         <source>step skipped</source>
         <translation>跳过 step</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="108" />
         <source>grad norm (scaled)</source>
         <translation>梯度范数（缩放后）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="103" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="108" />
         <source>grad norm (unscaled)</source>
         <translation>梯度范数（反缩放后）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="104" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="109" />
         <source>Click a call to see the stages after it and its line in the editor</source>
         <translation>点击一次调用，查看它之后各优化器的阶段，并在编辑器中定位到它所在的行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="141" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="157" />
         <source>line {0}</source>
         <translation>第 {0} 行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="143" />
-        <source>refused: {0}</source>
-        <translation>被拒绝：{0}</translation>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="159" />
+        <source>refused: “{0}”</source>
+        <translation>被拒绝：“{0}”</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="147" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="239" />
+        <source>&lt;b&gt;{0}()&lt;/b&gt; was refused: &lt;span style='color:{1}'&gt;{2}: “{3}”&lt;/span&gt;</source>
+        <translation>&lt;b&gt;{0}()&lt;/b&gt; 被拒绝：&lt;span style='color:{1}'&gt;{2}：“{3}”&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/panel.py" line="163" />
         <source>optimizer.step() skipped</source>
         <translation>跳过了 optimizer.step()</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="149" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="165" />
         <source>scale {0} → {1}</source>
         <translation>缩放系数 {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="151" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="167" />
         <source>× {0}</source>
         <translation>× {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="171" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="187" />
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="171" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="187" />
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="207" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="223" />
         <source>No GradScaler calls were recorded.</source>
         <translation>没有记录到 GradScaler 调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="223" />
-        <source>&lt;b&gt;{0}()&lt;/b&gt; was refused: &lt;span style='color:{1}'&gt;{2}: {3}&lt;/span&gt;</source>
-        <translation>&lt;b&gt;{0}()&lt;/b&gt; 被拒绝：&lt;span style='color:{1}'&gt;{2}: {3}&lt;/span&gt;</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="226" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="242" />
         <source>&lt;b&gt;scale()&lt;/b&gt; multiplied the loss by {0}: every gradient of this backward is {0} times too large until it is unscaled.</source>
         <translation>&lt;b&gt;scale()&lt;/b&gt; 把损失乘以 {0}：这次反向传播得到的每个梯度都放大了 {0} 倍，直到被反缩放为止。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="229" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="245" />
         <source>&lt;b&gt;unscale_()&lt;/b&gt; divided the gradients by {0} (norm {1} → {2}) and checked them for inf/NaN.</source>
         <translation>&lt;b&gt;unscale_()&lt;/b&gt; 把梯度除以 {0}（范数 {1} → {2}），并检查其中是否有 inf/NaN。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="233" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="249" />
         <source>It unscaled the gradients itself first. </source>
         <translation>它先自行对梯度做了反缩放。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="235" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="251" />
         <source>&lt;b&gt;step()&lt;/b&gt; found inf/NaN in the gradients and &lt;b&gt;skipped&lt;/b&gt; optimizer.step(): the parameters did not change.</source>
         <translation>&lt;b&gt;step()&lt;/b&gt; 在梯度中发现了 inf/NaN，于是&lt;b&gt;跳过&lt;/b&gt;了 optimizer.step()：参数没有改变。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="237" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="253" />
         <source>&lt;b&gt;step()&lt;/b&gt; called optimizer.step() with the unscaled gradients.</source>
         <translation>&lt;b&gt;step()&lt;/b&gt; 用反缩放后的梯度调用了 optimizer.step()。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="239" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="255" />
         <source>&lt;b&gt;update()&lt;/b&gt;: a step had inf/NaN gradients, so the scale backs off {0} → {1}.</source>
         <translation>&lt;b&gt;update()&lt;/b&gt;：有一步的梯度出现 inf/NaN，所以缩放系数回退 {0} → {1}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="242" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="258" />
         <source>&lt;b&gt;update()&lt;/b&gt;: enough clean iterations in a row, so the scale grows {0} → {1}.</source>
         <translation>&lt;b&gt;update()&lt;/b&gt;：已连续足够多次迭代没有溢出，所以缩放系数增大 {0} → {1}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="244" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="260" />
         <source>&lt;b&gt;update()&lt;/b&gt;: no inf/NaN; clean iterations in a row: {0}.</source>
         <translation>&lt;b&gt;update()&lt;/b&gt;：没有 inf/NaN；连续无溢出的迭代次数：{0}。</translation>
     </message>
@@ -669,12 +794,12 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../app/graph/banner.py" line="167" />
+        <location filename="../../app/graph/banner.py" line="181" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="168" />
+        <location filename="../../app/graph/banner.py" line="182" />
         <source>Stop laying out the graph; the previous picture stays.</source>
         <translation>停止布局计算图；保留之前的画面。</translation>
     </message>
@@ -739,7 +864,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>显示或隐藏解释颜色和标记的图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="146" />
+        <location filename="../../app/graph/view.py" line="155" />
         <source>Drag to pan, wheel or +/- to zoom, double-click to centre; click a node to inspect it.</source>
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
@@ -749,7 +874,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="492" />
+        <location filename="../../app/graph/view.py" line="559" />
         <source>Layout: {0} in {1:.2f} s</source>
         <translation>布局：{0}，用时 {1:.2f} 秒</translation>
     </message>
@@ -818,7 +943,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
     <message>
         <location filename="../../app/graph/banner.py" line="88" />
-        <location filename="../../app/graph/banner.py" line="148" />
+        <location filename="../../app/graph/banner.py" line="162" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
@@ -828,12 +953,12 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="418" />
+        <location filename="../../app/graph/view.py" line="467" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="432" />
+        <location filename="../../app/graph/view.py" line="485" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
@@ -866,287 +991,292 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>InspectorPanel</name>
     <message>
-        <location filename="../../app/panels/inspector.py" line="166" />
+        <location filename="../../app/panels/inspector.py" line="169" />
         <source>Operation</source>
         <translation>运算</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="166" />
+        <location filename="../../app/panels/inspector.py" line="169" />
         <source>Variable</source>
         <translation>变量</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="166" />
+        <location filename="../../app/panels/inspector.py" line="169" />
         <source>Module</source>
         <translation>模块</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="167" />
+        <location filename="../../app/panels/inspector.py" line="170" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="167" />
+        <location filename="../../app/panels/inspector.py" line="170" />
         <source>Shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="167" />
+        <location filename="../../app/panels/inspector.py" line="170" />
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="168" />
+        <location filename="../../app/panels/inspector.py" line="171" />
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="168" />
+        <location filename="../../app/panels/inspector.py" line="171" />
         <source>requires_grad</source>
         <translation>requires_grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="169" />
+        <location filename="../../app/panels/inspector.py" line="172" />
         <source>is_leaf</source>
         <translation>is_leaf</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="169" />
+        <location filename="../../app/panels/inspector.py" line="172" />
         <source>retains_grad</source>
         <translation>retains_grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="170" />
+        <location filename="../../app/panels/inspector.py" line="173" />
         <source>Hooks</source>
         <translation>钩子</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="170" />
+        <location filename="../../app/panels/inspector.py" line="173" />
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="171" />
+        <location filename="../../app/panels/inspector.py" line="174" />
         <source>Line</source>
         <translation>代码行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="174" />
+        <location filename="../../app/panels/inspector.py" line="177" />
         <source>The autograd node: the backward function PyTorch recorded for this operation.</source>
         <translation>自动求导节点：PyTorch 为这个运算记录的反向函数。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="175" />
+        <location filename="../../app/panels/inspector.py" line="178" />
         <source>The name your script gave this tensor (or the parameter name).</source>
         <translation>脚本给这个张量起的名字（或参数名）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="176" />
+        <location filename="../../app/panels/inspector.py" line="179" />
         <source>The nn.Module whose forward produced it.</source>
         <translation>由哪个 nn.Module 的 forward 产生。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="177" />
+        <location filename="../../app/panels/inspector.py" line="180" />
         <source>The line of your script that made this node (for a leaf: where it was made to require grad).</source>
         <translation>脚本中创建这个节点的那一行（叶子节点：让它需要梯度的那一行）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="179" />
+        <location filename="../../app/panels/inspector.py" line="182" />
         <source>Leaf tensors were created by you, not computed; their gradients accumulate into .grad.</source>
         <translation>叶子张量由你创建而不是计算得到；它们的梯度累加到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="181" />
+        <location filename="../../app/panels/inspector.py" line="184" />
         <source>Non-leaf tensors keep .grad only if you called retain_grad().</source>
         <translation>非叶子张量只有在调用 retain_grad() 后才保留 .grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="187" />
+        <location filename="../../app/panels/inspector.py" line="190" />
         <source>Click a node in the graph to see its details here: operation, variable name, shape, values and — while stepping through backward — the gradient it received and sent.</source>
         <translation>点击图中的节点，在这里查看详情：运算、变量名、形状、数值，以及逐步执行反向传播时它收到和发出的梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="190" />
+        <location filename="../../app/panels/inspector.py" line="193" />
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="191" />
+        <location filename="../../app/panels/inspector.py" line="194" />
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="192" />
+        <location filename="../../app/panels/inspector.py" line="195" />
         <source>The tensor's values as recorded when the script ran.</source>
         <translation>脚本运行时记录下的张量数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="193" />
+        <location filename="../../app/panels/inspector.py" line="196" />
         <source>Gradients at this step</source>
         <translation>这一步的梯度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="194" />
+        <location filename="../../app/panels/inspector.py" line="197" />
         <source>What this node received from its output (grad_outputs) and sent to its inputs (grad_inputs) during backward.</source>
         <translation>反向传播中这个节点从输出收到的梯度（grad_outputs）和发给输入的梯度（grad_inputs）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="196" />
+        <location filename="../../app/panels/inspector.py" line="199" />
         <source>Saved for backward</source>
         <translation>为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="197" />
+        <location filename="../../app/panels/inspector.py" line="200" />
         <source>Tensors and values this operation stored during the forward pass to compute its gradient later.</source>
         <translation>这个运算在前向传播时保存的张量和数值，用于之后计算梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="199" />
+        <location filename="../../app/panels/inspector.py" line="202" />
         <source>Load all values</source>
         <translation>加载全部数值</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="200" />
+        <location filename="../../app/panels/inspector.py" line="203" />
         <source>Only the first values were sent with the trace; fetch all of them from the worker.</source>
         <translation>随记录只发送了前面一部分数值；从工作进程获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="202" />
+        <location filename="../../app/panels/inspector.py" line="205" />
         <source>Rows: leading indices; columns: the last dimension.</source>
         <translation>行：前面的下标；列：最后一个维度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="230" />
+        <location filename="../../app/panels/inspector.py" line="233" />
         <source>leaf tensor (AccumulateGrad)</source>
         <translation>叶子张量（AccumulateGrad）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="231" />
+        <location filename="../../app/panels/inspector.py" line="234" />
         <source>output (backward starts here)</source>
         <translation>输出（反向传播从这里开始）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="231" />
+        <location filename="../../app/panels/inspector.py" line="234" />
         <source>operation (non-leaf)</source>
         <translation>运算（非叶子）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="233" />
+        <location filename="../../app/panels/inspector.py" line="236" />
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="269" />
+        <location filename="../../app/panels/inspector.py" line="272" />
         <source>Showing the first {0} of {1} values.</source>
         <translation>显示前 {0} 个数值，共 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="272" />
+        <location filename="../../app/panels/inspector.py" line="275" />
         <source>All {0} values.</source>
         <translation>全部 {0} 个数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="282" />
+        <location filename="../../app/panels/inspector.py" line="285" />
         <source>Loading all values from the worker…</source>
         <translation>正在从工作进程加载全部数值…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="292" />
+        <location filename="../../app/panels/inspector.py" line="295" />
         <source>All {0} values loaded (showing {1}).</source>
         <translation>已加载全部 {0} 个数值（显示 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="296" />
+        <location filename="../../app/panels/inspector.py" line="299" />
         <source>Could not load the values: {0}</source>
         <translation>无法加载数值：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="308" />
+        <location filename="../../app/panels/inspector.py" line="311" />
         <source>not read: {0}</source>
         <translation>未读取：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="322" />
+        <location filename="../../app/panels/inspector.py" line="325" />
         <source>inside a non-reentrant checkpoint segment (reading it would re-run the forward)</source>
         <translation>位于非重入式 checkpoint 段内（读取它会重新运行前向计算）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="324" />
+        <location filename="../../app/panels/inspector.py" line="327" />
         <source>saved with saved_tensors_hooks (reading it would call the unpack hook)</source>
         <translation>通过 saved_tensors_hooks 保存（读取它会调用 unpack 钩子）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="326" />
+        <location filename="../../app/panels/inspector.py" line="329" />
         <source>already freed by an earlier backward</source>
         <translation>已被之前的一次 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="328" />
+        <location filename="../../app/panels/inspector.py" line="331" />
         <source>changed in place after it was captured, before its values were read (activations the script cannot name are read after the script)</source>
         <translation>在被捕获之后、数值被读取之前被原地修改了（脚本中没有变量名的激活值会在脚本结束后才读取）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="337" />
+        <location filename="../../app/panels/inspector.py" line="340" />
         <source> ÷ {0} → {1}</source>
         <translation> ÷ {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="351" />
+        <location filename="../../app/panels/inspector.py" line="347" />
+        <source>… and {0} more</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/panels/inspector.py" line="357" />
         <source>No backward pass was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="357" />
+        <location filename="../../app/panels/inspector.py" line="363" />
         <source>Backward has not started yet (step 0). Step forward to see gradients.</source>
         <translation>反向传播尚未开始（第 0 步）。向前一步即可看到梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="359" />
+        <location filename="../../app/panels/inspector.py" line="365" />
         <source>This node has not run yet at step {0}.</source>
         <translation>到第 {0} 步时这个节点还没有执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="362" />
+        <location filename="../../app/panels/inspector.py" line="368" />
         <source>Ran at step {0}.</source>
         <translation>在第 {0} 步执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="365" />
+        <location filename="../../app/panels/inspector.py" line="371" />
         <source>This backward started from scaler.scale(loss): every gradient is {0} × the real one (shown after ÷).</source>
         <translation>这次反向传播从 scaler.scale(loss) 开始：每个梯度都是真实梯度的 {0} 倍（÷ 之后是真实值）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="368" />
+        <location filename="../../app/panels/inspector.py" line="374" />
         <source>received grad_outputs[{0}] = {1}</source>
         <translation>收到 grad_outputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="372" />
+        <location filename="../../app/panels/inspector.py" line="380" />
         <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
         <translation>发出 grad_inputs[{0}] = None（该输入不需要梯度）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="374" />
+        <location filename="../../app/panels/inspector.py" line="382" />
         <source>sent grad_inputs[{0}] = {1}</source>
         <translation>发出 grad_inputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="377" />
+        <location filename="../../app/panels/inspector.py" line="387" />
         <source>&lt;b&gt;.grad&lt;/b&gt; = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt; = {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="380" />
+        <location filename="../../app/panels/inspector.py" line="390" />
         <source>&lt;b&gt;.grad&lt;/b&gt; (retain_grad) = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt;（retain_grad）= {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="383" />
+        <location filename="../../app/panels/inspector.py" line="393" />
         <source>hook {0} saw {1}</source>
         <translation>钩子 {0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="386" />
+        <location filename="../../app/panels/inspector.py" line="396" />
         <source>, returned {0}</source>
         <translation>，返回 {0}</translation>
     </message>
@@ -1388,84 +1518,104 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>LessonsPanel</name>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="152" />
+        <location filename="../../app/panels/lessons/panel.py" line="167" />
+        <source>You are running your own script ({0}), not a lesson. The text below is lesson “{1}”, for reference; open a lesson to follow it again.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="169" />
+        <source>unsaved</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="201" />
         <source>{done} of {total} stepped through</source>
         <translation>已逐步走完 {done} / {total} 课</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="171" />
+        <location filename="../../app/panels/lessons/panel.py" line="220" />
         <source>Not opened yet</source>
         <translation>尚未打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="171" />
+        <location filename="../../app/panels/lessons/panel.py" line="220" />
         <source>Opened</source>
         <translation>已打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="171" />
+        <location filename="../../app/panels/lessons/panel.py" line="220" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="171" />
+        <location filename="../../app/panels/lessons/panel.py" line="220" />
         <source>Stepped through</source>
         <translation>已逐步走完</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="173" />
+        <location filename="../../app/panels/lessons/panel.py" line="222" />
         <source>your edits are kept (Reset lesson restores the original)</source>
         <translation>保留了你的修改（“重置课程”可恢复原文）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="200" />
+        <location filename="../../app/panels/lessons/panel.py" line="251" />
         <source>What to look at</source>
         <translation>要看什么</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="202" />
+        <location filename="../../app/panels/lessons/panel.py" line="253" />
         <source>Run the lesson first, then click an item: the app shows it.</source>
         <translation>先运行本课，再点击一项：应用会把它指给你看。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="204" />
+        <location filename="../../app/panels/lessons/panel.py" line="255" />
         <source>Try this</source>
         <translation>试一试</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="237" />
+        <location filename="../../app/panels/lessons/panel.py" line="288" />
         <source>Search lessons (English or 中文)…</source>
         <translation>搜索课程（中文或 English）…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="238" />
+        <location filename="../../app/panels/lessons/panel.py" line="289" />
         <source>Search titles and texts in both languages</source>
         <translation>在两种语言的标题和正文中搜索</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="239" />
+        <location filename="../../app/panels/lessons/panel.py" line="290" />
         <source>Open in editor</source>
         <translation>在编辑器中打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="240" />
+        <location filename="../../app/panels/lessons/panel.py" line="291" />
         <source>Load this lesson's script into the editor and run it</source>
         <translation>把本课的脚本载入编辑器并运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="241" />
+        <location filename="../../app/panels/lessons/panel.py" line="292" />
         <source>Reset lesson</source>
         <translation>重置课程</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="242" />
+        <location filename="../../app/panels/lessons/panel.py" line="293" />
         <source>Throw away your edits to this lesson and load its original script</source>
         <translation>丢弃你对本课的修改，载入原始脚本</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="243" />
+        <location filename="../../app/panels/lessons/panel.py" line="294" />
         <source>Click a lesson to load and run it. • opened  ▶ run  ✓ stepped through</source>
         <translation>点击课程即可载入并运行。• 已打开  ▶ 已运行  ✓ 已逐步走完</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="295" />
+        <source>All lessons</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="296" />
+        <source>Show or fold away the list of lessons above the text</source>
+        <translation type="unfinished" />
     </message>
     <message>
         <location filename="../../app/panels/lessons/wiring.py" line="45" />
@@ -1476,97 +1626,107 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="262" />
+        <location filename="../../app/window/main_window.py" line="299" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="204" />
+        <location filename="../../app/window/main_window.py" line="232" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="205" />
+        <location filename="../../app/window/main_window.py" line="233" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="261" />
+        <location filename="../../app/window/main_window.py" line="298" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="263" />
-        <source>Step backward pass forward / back (click the graph first)</source>
-        <translation>反向传播前进一步 / 后退一步（先点击计算图）</translation>
-    </message>
-    <message>
-        <location filename="../../app/window/main_window.py" line="264" />
+        <location filename="../../app/window/main_window.py" line="302" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="265" />
-        <source>First / last step</source>
-        <translation>第一步 / 最后一步</translation>
+        <location filename="../../app/window/main_window.py" line="300" />
+        <source>Next / previous step of the backward pass (wherever the focus is)</source>
+        <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="266" />
+        <location filename="../../app/window/main_window.py" line="301" />
+        <source>First / last step (also Ctrl+Shift+F10 / Ctrl+F10)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/main_window.py" line="303" />
+        <source>The same, while the graph has the focus</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/main_window.py" line="304" />
+        <source>Presentation mode (Esc leaves)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/main_window.py" line="305" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="267" />
+        <location filename="../../app/window/main_window.py" line="306" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="268" />
+        <location filename="../../app/window/main_window.py" line="307" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="269" />
+        <location filename="../../app/window/main_window.py" line="308" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="270" />
+        <location filename="../../app/window/main_window.py" line="309" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="271" />
+        <location filename="../../app/window/main_window.py" line="310" />
         <source>Open / save a trace</source>
         <translation>打开 / 保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="272" />
+        <location filename="../../app/window/main_window.py" line="311" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="273" />
+        <location filename="../../app/window/main_window.py" line="312" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="279" />
+        <location filename="../../app/window/main_window.py" line="318" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="286" />
+        <location filename="../../app/window/main_window.py" line="325" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="287" />
+        <location filename="../../app/window/main_window.py" line="326" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="288" />
+        <location filename="../../app/window/main_window.py" line="327" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -1574,132 +1734,137 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="151" />
+        <location filename="../../app/panels/memory/panel.py" line="156" />
         <source>No recorded backward run: nothing is held for backward.</source>
         <translation>没有记录到反向传播：没有为反向传播保留任何内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="156" />
+        <location filename="../../app/panels/memory/panel.py" line="161" />
         <source>End of forward</source>
         <translation>前向结束</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="158" />
+        <location filename="../../app/panels/memory/panel.py" line="163" />
         <source>After backward step {k} of {n}</source>
         <translation>反向第 {k} 步之后（共 {n} 步）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="159" />
+        <location filename="../../app/panels/memory/panel.py" line="164" />
         <source>{where}: {bytes} held for backward.</source>
         <translation>{where}：为反向传播保留了 {bytes}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="169" />
+        <location filename="../../app/panels/memory/panel.py" line="174" />
         <source>Activation memory: run a script that calls backward().</source>
         <translation>激活内存：请运行一个调用 backward() 的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="174" />
+        <location filename="../../app/panels/memory/panel.py" line="179" />
         <source>Activations held for backward, run {run}: peak {peak}.</source>
         <translation>为反向传播保留的激活值，第 {run} 次反向：峰值 {peak}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="177" />
+        <location filename="../../app/panels/memory/panel.py" line="182" />
         <source>retain_graph: nothing is freed during this backward.</source>
         <translation>retain_graph：这次反向传播不释放任何内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="179" />
+        <location filename="../../app/panels/memory/panel.py" line="184" />
         <source>(run without checkpoint)</source>
         <translation>（不使用检查点运行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="189" />
+        <location filename="../../app/panels/memory/panel.py" line="194" />
         <source>CUDA allocated {a} (max {m})</source>
         <translation>CUDA 已分配 {a}（最大 {m}）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="218" />
+        <location filename="../../app/panels/memory/panel.py" line="215" />
+        <source>Not in the bars: the graph's other leaves that require grad (inputs such as x, not parameters of a module or optimizer) hold {leaves}, their gradients {grads}.</source>
+        <translation>未计入柱形：计算图中其他需要梯度的叶子张量（如输入 x，而非模块或优化器的参数）占 {leaves}，它们的梯度占 {grads}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/panel.py" line="231" />
         <source>Run this script again with checkpoint(fn, ...) called as fn(...) and draw both curves ({key})</source>
         <translation>把 checkpoint(fn, ...) 当作 fn(...) 再运行一次这个脚本，并画出两条曲线（{key}）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="221" />
+        <location filename="../../app/panels/memory/panel.py" line="234" />
         <source>This script makes no checkpoint call: there is nothing to compare.</source>
         <translation>这个脚本没有调用 checkpoint：没有可比较的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="223" />
+        <location filename="../../app/panels/memory/panel.py" line="236" />
         <source>Run the script first: the comparison runs the same script again.</source>
         <translation>请先运行脚本：比较会再运行一次同一个脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="230" />
+        <location filename="../../app/panels/memory/panel.py" line="243" />
         <source>Running the script again without checkpoint…</source>
         <translation>正在不使用检查点再次运行脚本…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="235" />
+        <location filename="../../app/panels/memory/panel.py" line="248" />
         <source>Comparison cancelled.</source>
         <translation>比较已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="246" />
+        <location filename="../../app/panels/memory/panel.py" line="259" />
         <source>Without checkpoint the script failed: {type}: {message}</source>
         <translation>不使用检查点时脚本出错：{type}：{message}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="253" />
+        <location filename="../../app/panels/memory/panel.py" line="266" />
         <source>The run without checkpoint timed out after {s} s.</source>
         <translation>不使用检查点的运行在 {s} 秒后超时。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="254" />
+        <location filename="../../app/panels/memory/panel.py" line="267" />
         <source>The worker running the script without checkpoint stopped: {m}</source>
         <translation>运行无检查点脚本的工作进程停止了：{m}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="256" />
+        <location filename="../../app/panels/memory/panel.py" line="269" />
         <source>The run without checkpoint sent an unreadable trace: {m}</source>
         <translation>不使用检查点的运行发回了无法读取的记录：{m}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="265" />
+        <location filename="../../app/panels/memory/panel.py" line="278" />
         <source>The run without checkpoint has no run {run} to compare.</source>
         <translation>不使用检查点的运行中没有可比较的第 {run} 次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="275" />
+        <location filename="../../app/panels/memory/panel.py" line="288" />
         <source>Compare without checkpoint</source>
         <translation>与不使用检查点比较</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="276" />
+        <location filename="../../app/panels/memory/panel.py" line="289" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="277" />
+        <location filename="../../app/panels/memory/panel.py" line="290" />
         <source>Stop the run without checkpoint</source>
         <translation>停止不使用检查点的运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="278" />
+        <location filename="../../app/panels/memory/panel.py" line="291" />
         <source>Bytes of saved tensors held for backward (each storage once). ▲: a checkpoint segment re-run during backward. Click to move to that step.</source>
         <translation>为反向传播保留的已保存张量的字节数（每块存储只计一次）。▲：反向传播中重新运行的检查点分段。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="281" />
+        <location filename="../../app/panels/memory/panel.py" line="294" />
         <source>held for backward</source>
         <translation>为反向保留</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="282" />
+        <location filename="../../app/panels/memory/panel.py" line="295" />
         <source>Training memory: end of forward, after backward, after the optimizer step</source>
-        <translation>训练内存：前向结束、反向之后、优化器 step 之后</translation>
+        <translation>训练内存：前向结束时、反向之后、优化器更新后</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="284" />
+        <location filename="../../app/panels/memory/panel.py" line="297" />
         <source>Sizes at the last of the three moments recorded</source>
         <translation>所记录的三个时刻中最后一个时刻的大小</translation>
     </message>
@@ -1715,42 +1880,52 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>ModulesPanel</name>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="101" />
+        <location filename="../../app/panels/modules/panel.py" line="107" />
         <source>{cls} at {path}: output {shape} {dtype}; {params} parameters ({own} of its own, {trainable} trainable); called {calls} times</source>
         <translation>{cls}（{path}）：输出 {shape} {dtype}；{params} 个参数（自身 {own} 个，可训练 {trainable} 个）；调用了 {calls} 次</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="115" />
+        <location filename="../../app/panels/modules/panel.py" line="121" />
         <source>Total params: {total} · trainable: {trainable} · modules: {count}</source>
         <translation>参数总数：{total} · 可训练：{trainable} · 模块：{count}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="117" />
+        <location filename="../../app/panels/modules/panel.py" line="123" />
         <source>No module was called in this run.</source>
         <translation>这次运行没有调用任何模块。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="130" />
+        <location filename="../../app/panels/modules/panel.py" line="138" />
+        <source>Calls of {module} and the modules inside it include {n} checkpoint re-run(s) during backward.</source>
+        <translation>{module} 及其内部模块的调用次数包含反向传播期间的 {n} 次检查点重算。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/modules/panel.py" line="141" />
+        <source>torch stopped a re-run early, as soon as it had recomputed every tensor backward needs: a call cut short by that stop (and the calls around it) is not counted, so counts inside {module} differ.</source>
+        <translation>torch 在重算出反向传播所需的全部张量后就提前停止了重算：被这次停止中断的调用（以及包住它的调用）不计入，因此 {module} 内部各模块的次数不同。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/modules/panel.py" line="159" />
         <source>Layer (type)</source>
         <translation>层（类型）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="130" />
+        <location filename="../../app/panels/modules/panel.py" line="159" />
         <source>Output shape</source>
         <translation>输出形状</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="130" />
+        <location filename="../../app/panels/modules/panel.py" line="159" />
         <source>Param #</source>
         <translation>参数数量</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="131" />
+        <location filename="../../app/panels/modules/panel.py" line="160" />
         <source>Calls</source>
         <translation>调用次数</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="132" />
+        <location filename="../../app/panels/modules/panel.py" line="161" />
         <source>Every module the script called: its output shape and parameter count (as torchsummary shows them). Click a row to select its node.</source>
         <translation>脚本调用的每个模块：它的输出形状和参数数量（与 torchsummary 显示的一样）。点击一行即可选中它的节点。</translation>
     </message>
@@ -1758,7 +1933,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>OutputPane</name>
     <message>
-        <location filename="../../app/panels/output.py" line="209" />
+        <location filename="../../app/panels/output.py" line="335" />
         <source>… {n} lines skipped (printed faster than they can be shown) …</source>
         <translation>… 跳过了 {n} 行（打印速度超过了显示速度）…</translation>
     </message>
@@ -1854,47 +2029,47 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>Panels</name>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="81" />
+        <location filename="../../app/window/panel_registry.py" line="90" />
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="83" />
+        <location filename="../../app/window/panel_registry.py" line="92" />
         <source>Code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="85" />
+        <location filename="../../app/window/panel_registry.py" line="94" />
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="87" />
+        <location filename="../../app/window/panel_registry.py" line="96" />
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="89" />
+        <location filename="../../app/window/panel_registry.py" line="98" />
         <source>Backward steps</source>
         <translation>反向传播步骤</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="91" />
+        <location filename="../../app/window/panel_registry.py" line="100" />
         <source>GradScaler</source>
         <translation>GradScaler 梯度缩放</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="94" />
+        <location filename="../../app/window/panel_registry.py" line="104" />
         <source>Checkpoints</source>
         <translation>检查点</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="97" />
+        <location filename="../../app/window/panel_registry.py" line="108" />
         <source>Modules</source>
         <translation>模块</translation>
     </message>
     <message>
-        <location filename="../../app/window/panel_registry.py" line="99" />
+        <location filename="../../app/window/panel_registry.py" line="111" />
         <source>Memory</source>
         <translation>内存</translation>
     </message>
@@ -1990,57 +2165,57 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>RunController</name>
     <message>
-        <location filename="../../app/window/run_controller.py" line="141" />
+        <location filename="../../app/window/run_controller.py" line="144" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="92" />
+        <location filename="../../app/window/run_controller.py" line="95" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="93" />
+        <location filename="../../app/window/run_controller.py" line="96" />
         <source>▶ Running {name} on {device}…</source>
         <translation>▶ 正在 {device} 上运行 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="103" />
+        <location filename="../../app/window/run_controller.py" line="106" />
         <source>Nothing is running.</source>
         <translation>没有正在运行的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="106" />
+        <location filename="../../app/window/run_controller.py" line="109" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="107" />
+        <location filename="../../app/window/run_controller.py" line="110" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="125" />
+        <location filename="../../app/window/run_controller.py" line="128" />
         <source>The script was running this line when the run timeout stopped it.</source>
         <translation>运行超时使脚本停止时，它正在执行这一行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="127" />
+        <location filename="../../app/window/run_controller.py" line="130" />
         <source>It was running line {n} when it was stopped.</source>
         <translation>停止时脚本正在执行第 {n} 行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="157" />
+        <location filename="../../app/window/run_controller.py" line="160" />
         <source>Working folder: {folder}</source>
         <translation>工作文件夹：{folder}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="160" />
+        <location filename="../../app/window/run_controller.py" line="163" />
         <source>Working folder: {folder} (your home folder: the script is not saved; save it to run it in its own folder)</source>
         <translation>工作文件夹：{folder}（你的主文件夹：脚本尚未保存；保存后它会在自己所在的文件夹中运行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="179" />
+        <location filename="../../app/window/run_controller.py" line="182" />
         <source>Saved trace {path}: recorded from {script} with torch {torch} on {device}. No worker holds its tensors: only the values saved in it can be shown.</source>
         <translation>已保存的运行记录 {path}：记录自 {script}，torch {torch}，设备 {device}。没有工作进程持有它的张量：只能显示记录中保存的数值。</translation>
     </message>
@@ -2065,326 +2240,349 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="247" />
+        <location filename="../../app/window/run_controller.py" line="265" />
         <source>The script printed {total} characters; only the first {cap} are kept.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="251" />
-        <location filename="../../app/window/run_controller.py" line="276" />
-        <location filename="../../app/window/run_controller.py" line="300" />
+        <location filename="../../app/window/run_controller.py" line="269" />
+        <location filename="../../app/window/run_controller.py" line="294" />
+        <location filename="../../app/window/run_controller.py" line="318" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="252" />
+        <location filename="../../app/window/run_controller.py" line="270" />
         <source>Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad of leaf tensors (the ones you created with requires_grad=True), so this is None. To keep the gradient of an intermediate tensor, call t.retain_grad() before backward(), or use torch.autograd.grad(output, t).</source>
         <translation>警告{where}：读取了非叶子张量的 .grad。autograd 只把梯度存进叶子张量（你用 requires_grad=True 创建的张量）的 .grad，所以这里是 None。要保留中间张量的梯度，请在 backward() 之前调用 t.retain_grad()，或者使用 torch.autograd.grad(output, t)。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="259" />
+        <location filename="../../app/window/run_controller.py" line="277" />
         <source>torch says "the use_reentrant parameter should be passed explicitly": checkpoint was called without use_reentrant. It then uses the reentrant variant (today's default; torch plans to make leaving it out an error). Pass use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and outputs of any structure and works when no input requires grad; pass use_reentrant=True only to keep the old behaviour on purpose.</source>
         <translation>torch 提示 "the use_reentrant parameter should be passed explicitly"：调用 checkpoint 时没有传入 use_reentrant。此时它使用重入式变体（这是目前的默认行为；torch 计划把不传这个参数变成错误）。请显式传入 use_reentrant=False：这是推荐的变体，它接受关键字参数、任意结构的输出，并且在没有任何输入需要梯度时也能正常工作；只有在有意保留旧行为时才传入 use_reentrant=True。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="267" />
+        <location filename="../../app/window/run_controller.py" line="285" />
         <source>torch says "None of the inputs have requires_grad=True. Gradients will be None": a reentrant checkpoint (use_reentrant=True, or not given) was called with no input that requires grad. It runs the function under no_grad and its result only gets a gradient through its tensor inputs, so nothing inside the segment - not even the parameters of a checkpointed module - gets a gradient from it: their .grad stays None. Make an input require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which records the segment normally.</source>
         <translation>torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：调用重入式 checkpoint（use_reentrant=True，或未指定）时，没有任何输入需要梯度。它在 no_grad 下运行函数，其结果只能通过张量输入获得梯度，因此该段内的任何东西——甚至被 checkpoint 的模块的参数——都不会从它得到梯度：它们的 .grad 仍然是 None。请让某个输入需要梯度（对第一个输入调用 x.requires_grad_()），或者使用 use_reentrant=False，它会正常记录这一段。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="278" />
+        <location filename="../../app/window/run_controller.py" line="296" />
         <source>Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors inside a dict, a list or another object come back detached, so backward never reaches the segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass use_reentrant=False, which keeps the gradient in any output structure.</source>
         <translation>Checkpoint{where}：重入式 checkpoint 返回了一个 {type}，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度都被悄无声息地丢掉了。重入式 checkpoint（use_reentrant=True，或未指定）在 no_grad 下运行函数，只把它直接返回的张量（一个张量，或元组中的各个元素）接入计算图；放在 dict、list 或其他对象里的张量返回时是分离（detached）的，所以反向传播永远到达不了这一段的输入和参数。请返回一个张量或由张量组成的元组，或者传入 use_reentrant=False，它在任何输出结构中都会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="287" />
+        <location filename="../../app/window/run_controller.py" line="305" />
         <source>{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were not read (reading them re-runs the checkpointed forward).</source>
         <translation>有 {n} 个节点位于非重入式 checkpoint 段中：没有读取它们保存的张量（读取会重新运行被 checkpoint 的前向计算）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="290" />
+        <location filename="../../app/window/run_controller.py" line="308" />
         <source>{calls} backward/grad calls; only the first {recorded} were recorded in full.</source>
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="293" />
+        <location filename="../../app/window/run_controller.py" line="311" />
         <source>{n} backward call(s) waited too long for another thread's call to be recorded and ran unrecorded.</source>
         <translation>有 {n} 次 backward 调用等待另一线程的调用记录完毕的时间过长，因此未被记录就直接运行了。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="301" />
+        <location filename="../../app/window/run_controller.py" line="319" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="304" />
+        <location filename="../../app/window/run_controller.py" line="322" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="310" />
+        <location filename="../../app/window/run_controller.py" line="328" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="311" />
-        <location filename="../../app/window/run_controller.py" line="318" />
+        <location filename="../../app/window/run_controller.py" line="329" />
+        <location filename="../../app/window/run_controller.py" line="336" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="312" />
+        <location filename="../../app/window/run_controller.py" line="330" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="317" />
+        <location filename="../../app/window/run_controller.py" line="335" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="319" />
+        <location filename="../../app/window/run_controller.py" line="337" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="325" />
+        <location filename="../../app/window/run_controller.py" line="343" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="327" />
+        <location filename="../../app/window/run_controller.py" line="345" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="333" />
+        <location filename="../../app/window/run_controller.py" line="351" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="333" />
+        <location filename="../../app/window/run_controller.py" line="351" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="344" />
+        <location filename="../../app/window/run_controller.py" line="362" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="355" />
+        <location filename="../../app/window/run_controller.py" line="373" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="357" />
+        <location filename="../../app/window/run_controller.py" line="375" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="360" />
+        <location filename="../../app/window/run_controller.py" line="378" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="363" />
+        <location filename="../../app/window/run_controller.py" line="381" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="364" />
+        <location filename="../../app/window/run_controller.py" line="382" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
 </context>
 <context>
+    <name>RunningOverlay</name>
+    <message>
+        <location filename="../../app/graph/running.py" line="101" />
+        <source>Running {0}…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/running.py" line="102" />
+        <source>{0:.1f} s. The graph behind this is from the previous run; the new one appears when the run ends.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/running.py" line="111" />
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/running.py" line="112" />
+        <source>Stop the running script (Ctrl+.)</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="255" />
+        <location filename="../../app/panels/stepper.py" line="271" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="257" />
+        <location filename="../../app/panels/stepper.py" line="273" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="259" />
-        <source>First: before backward starts (Home)</source>
-        <translation>开头：反向传播开始之前（Home）</translation>
+        <location filename="../../app/panels/stepper.py" line="275" />
+        <source>First: before backward starts (Alt+Home, or Home in the graph)</source>
+        <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="260" />
-        <source>Step back (Left)</source>
-        <translation>后退一步（←）</translation>
+        <location filename="../../app/panels/stepper.py" line="276" />
+        <source>Step back (Shift+F10, or ← in the graph)</source>
+        <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="261" />
-        <source>Step forward: run the next node (Right)</source>
-        <translation>前进一步：执行下一个节点（→）</translation>
+        <location filename="../../app/panels/stepper.py" line="277" />
+        <source>Step forward: run the next node (F10, or → in the graph)</source>
+        <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="262" />
-        <source>Last: after the whole backward pass (End)</source>
-        <translation>结尾：整个反向传播之后（End）</translation>
+        <location filename="../../app/panels/stepper.py" line="278" />
+        <source>Last: after the whole backward pass (Alt+End, or End in the graph)</source>
+        <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="263" />
+        <location filename="../../app/panels/stepper.py" line="279" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="264" />
-        <location filename="../../app/panels/stepper.py" line="545" />
+        <location filename="../../app/panels/stepper.py" line="280" />
+        <location filename="../../app/panels/stepper.py" line="570" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="265" />
+        <location filename="../../app/panels/stepper.py" line="281" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="267" />
+        <location filename="../../app/panels/stepper.py" line="283" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="304" />
+        <location filename="../../app/panels/stepper.py" line="328" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="306" />
+        <location filename="../../app/panels/stepper.py" line="330" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="307" />
+        <location filename="../../app/panels/stepper.py" line="331" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="315" />
+        <location filename="../../app/panels/stepper.py" line="339" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="347" />
+        <location filename="../../app/panels/stepper.py" line="371" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="369" />
+        <location filename="../../app/panels/stepper.py" line="393" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="372" />
+        <location filename="../../app/panels/stepper.py" line="396" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="375" />
+        <location filename="../../app/panels/stepper.py" line="399" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="378" />
+        <location filename="../../app/panels/stepper.py" line="402" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="381" />
+        <location filename="../../app/panels/stepper.py" line="405" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="389" />
+        <location filename="../../app/panels/stepper.py" line="413" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="391" />
+        <location filename="../../app/panels/stepper.py" line="415" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="394" />
+        <location filename="../../app/panels/stepper.py" line="418" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="398" />
+        <location filename="../../app/panels/stepper.py" line="422" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="399" />
+        <location filename="../../app/panels/stepper.py" line="423" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="408" />
+        <location filename="../../app/panels/stepper.py" line="432" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="415" />
+        <location filename="../../app/panels/stepper.py" line="439" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="418" />
+        <location filename="../../app/panels/stepper.py" line="442" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="420" />
+        <location filename="../../app/panels/stepper.py" line="444" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="424" />
+        <location filename="../../app/panels/stepper.py" line="448" />
         <source> (GradScaler: {0} × the real gradient {1})</source>
         <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="447" />
-        <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press → to run the first node.</source>
-        <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 → 执行第一个节点。</translation>
+        <location filename="../../app/panels/stepper.py" line="471" />
+        <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press {1} to run the first node.</source>
+        <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="453" />
+        <location filename="../../app/panels/stepper.py" line="579" />
+        <source>Pause (F9, or Space in the graph)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/panels/stepper.py" line="582" />
+        <source>Play the backward pass step by step (F9, or Space in the graph)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/panels/stepper.py" line="478" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="457" />
+        <location filename="../../app/panels/stepper.py" line="482" />
         <source>Made by line {0}: {1}</source>
         <translation>由第 {0} 行生成：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="465" />
+        <location filename="../../app/panels/stepper.py" line="490" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="469" />
+        <location filename="../../app/panels/stepper.py" line="494" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/stepper.py" line="554" />
-        <source>Pause (Space)</source>
-        <translation>暂停（空格）</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/stepper.py" line="557" />
-        <source>Play the backward pass step by step (Space)</source>
-        <translation>逐步播放反向传播（空格）</translation>
     </message>
 </context>
 <context>
@@ -2478,328 +2676,388 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>WindowChrome</name>
     <message>
-        <location filename="../../app/window/chrome.py" line="202" />
+        <location filename="../../app/window/chrome.py" line="223" />
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="202" />
+        <location filename="../../app/window/chrome.py" line="223" />
         <source>Start a new, empty script</source>
         <translation>新建一个空脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="203" />
+        <location filename="../../app/window/chrome.py" line="224" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="203" />
+        <location filename="../../app/window/chrome.py" line="224" />
         <source>Open a Python script (it runs only when you press Run)</source>
         <translation>打开 Python 脚本（只有按“运行”时才会执行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="204" />
+        <location filename="../../app/window/chrome.py" line="225" />
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="204" />
+        <location filename="../../app/window/chrome.py" line="225" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="205" />
+        <location filename="../../app/window/chrome.py" line="226" />
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="205" />
+        <location filename="../../app/window/chrome.py" line="226" />
         <source>Save the script under a new name</source>
         <translation>用新名字保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="206" />
+        <location filename="../../app/window/chrome.py" line="227" />
         <source>Open &amp;Trace…</source>
         <translation>打开运行记录(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="206" />
+        <location filename="../../app/window/chrome.py" line="227" />
         <source>Open a saved trace (.json) and look at it again, without running anything</source>
         <translation>打开已保存的运行记录（.json）重新查看，不运行任何代码</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="208" />
+        <location filename="../../app/window/chrome.py" line="229" />
         <source>Save T&amp;race…</source>
         <translation>保存运行记录(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="208" />
+        <location filename="../../app/window/chrome.py" line="229" />
         <source>Save what the last run recorded as a trace file (.json) to open later or elsewhere</source>
         <translation>把上次运行记录下的内容保存为运行记录文件（.json），以后或在别的电脑上打开</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="210" />
+        <location filename="../../app/window/chrome.py" line="231" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="210" />
+        <location filename="../../app/window/chrome.py" line="231" />
         <source>Export the graph or the backward steps as images</source>
         <translation>把计算图或反向传播步骤导出为图片</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="211" />
+        <location filename="../../app/window/chrome.py" line="232" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="211" />
+        <location filename="../../app/window/chrome.py" line="232" />
         <source>Close the application</source>
         <translation>关闭应用程序</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="212" />
+        <location filename="../../app/window/chrome.py" line="233" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="212" />
+        <location filename="../../app/window/chrome.py" line="233" />
         <source>Undo the last edit</source>
         <translation>撤销上一次编辑</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="213" />
+        <location filename="../../app/window/chrome.py" line="234" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="213" />
+        <location filename="../../app/window/chrome.py" line="234" />
         <source>Redo the last undone edit</source>
         <translation>重做上一次撤销的编辑</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="214" />
+        <location filename="../../app/window/chrome.py" line="235" />
         <source>Toggle &amp;Comment</source>
         <translation>切换注释(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="214" />
+        <location filename="../../app/window/chrome.py" line="235" />
         <source>Comment out the selected lines, or uncomment them</source>
         <translation>注释掉选中的行，或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="215" />
-        <location filename="../../app/window/chrome.py" line="247" />
+        <location filename="../../app/window/chrome.py" line="236" />
+        <location filename="../../app/window/chrome.py" line="276" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="215" />
+        <location filename="../../app/window/chrome.py" line="236" />
         <source>Run the script in the worker and show its autograd graph</source>
         <translation>在工作进程中运行脚本并显示它的自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="216" />
+        <location filename="../../app/window/chrome.py" line="237" />
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="216" />
+        <location filename="../../app/window/chrome.py" line="237" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="217" />
+        <location filename="../../app/window/chrome.py" line="238" />
         <source>Run &amp;Timeout…</source>
         <translation>运行超时(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="217" />
+        <location filename="../../app/window/chrome.py" line="238" />
         <source>Stop scripts that run longer than this</source>
         <translation>脚本运行超过这个时间就停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="218" />
+        <location filename="../../app/window/chrome.py" line="239" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="218" />
+        <location filename="../../app/window/chrome.py" line="239" />
         <source>Zoom into the graph</source>
         <translation>放大计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="219" />
+        <location filename="../../app/window/chrome.py" line="240" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="219" />
+        <location filename="../../app/window/chrome.py" line="240" />
         <source>Zoom out of the graph</source>
         <translation>缩小计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="220" />
+        <location filename="../../app/window/chrome.py" line="241" />
         <source>&amp;Fit Graph</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="220" />
+        <location filename="../../app/window/chrome.py" line="241" />
         <source>Fit the whole graph into the view</source>
         <translation>让整张计算图适应视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="221" />
+        <location filename="../../app/window/chrome.py" line="242" />
         <source>&amp;Find in Graph…</source>
         <translation>在图中查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="221" />
+        <location filename="../../app/window/chrome.py" line="242" />
         <source>Search the graph by variable name or op</source>
         <translation>按变量名或运算搜索计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="222" />
+        <location filename="../../app/window/chrome.py" line="243" />
         <source>Show &amp;Saved Tensors</source>
         <translation>显示保存的张量(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="223" />
+        <location filename="../../app/window/chrome.py" line="244" />
         <source>Show what each node saved for backward, as extra boxes</source>
         <translation>以额外的方框显示每个节点为反向传播保存的内容</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="224" />
-        <source>&amp;Reset Panel Layout</source>
-        <translation>重置面板布局(&amp;R)</translation>
+        <location filename="../../app/window/chrome.py" line="245" />
+        <source>&amp;Reset Layout</source>
+        <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="224" />
-        <source>Put every panel back where it started</source>
-        <translation>把所有面板恢复到初始位置</translation>
+        <location filename="../../app/window/chrome.py" line="245" />
+        <source>Put every panel back where it started, with the graph beside the code</source>
+        <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="225" />
+        <location filename="../../app/window/chrome.py" line="247" />
+        <source>&amp;Presentation</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="247" />
+        <source>For a projector: only the graph, the code and the step caption, drawn larger (Esc leaves)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="249" />
+        <source>&amp;Next Step</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="249" />
+        <source>Run the next node of the backward pass</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="250" />
+        <source>&amp;Previous Step</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="250" />
+        <source>Go back one step of the backward pass</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="251" />
+        <source>&amp;First Step</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="251" />
+        <source>Before backward starts</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="252" />
+        <source>&amp;Last Step</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="252" />
+        <source>After the whole backward pass</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="253" />
+        <source>&amp;Play / Pause</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="253" />
+        <source>Play the backward pass step by step, or pause it</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="254" />
         <source>&amp;About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="225" />
+        <location filename="../../app/window/chrome.py" line="254" />
         <source>Version and credits</source>
         <translation>版本与致谢</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="226" />
+        <location filename="../../app/window/chrome.py" line="255" />
         <source>&amp;Lessons</source>
         <translation>课程(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="226" />
+        <location filename="../../app/window/chrome.py" line="255" />
         <source>Show the starter lessons</source>
         <translation>显示入门课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="227" />
+        <location filename="../../app/window/chrome.py" line="256" />
         <source>&amp;Keyboard Shortcuts</source>
         <translation>键盘快捷键(&amp;K)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="227" />
+        <location filename="../../app/window/chrome.py" line="256" />
         <source>Every key the app understands</source>
         <translation>应用支持的所有按键</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="228" />
+        <location filename="../../app/window/chrome.py" line="257" />
         <source>Follow &amp;System</source>
         <translation>跟随系统(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="228" />
+        <location filename="../../app/window/chrome.py" line="257" />
         <source>Use the desktop's light or dark setting</source>
         <translation>使用桌面系统的浅色或深色设置</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="229" />
+        <location filename="../../app/window/chrome.py" line="258" />
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="229" />
+        <location filename="../../app/window/chrome.py" line="258" />
         <source>Light theme</source>
         <translation>浅色主题</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="230" />
+        <location filename="../../app/window/chrome.py" line="259" />
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="230" />
+        <location filename="../../app/window/chrome.py" line="259" />
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="243" />
+        <location filename="../../app/window/chrome.py" line="272" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="244" />
+        <location filename="../../app/window/chrome.py" line="273" />
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="245" />
+        <location filename="../../app/window/chrome.py" line="274" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="246" />
+        <location filename="../../app/window/chrome.py" line="275" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="246" />
+        <location filename="../../app/window/chrome.py" line="275" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="247" />
+        <location filename="../../app/window/chrome.py" line="276" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="248" />
+        <location filename="../../app/window/chrome.py" line="277" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="248" />
+        <location filename="../../app/window/chrome.py" line="277" />
         <source>&amp;Panels</source>
         <translation>面板(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="249" />
+        <location filename="../../app/window/chrome.py" line="278" />
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="249" />
+        <location filename="../../app/window/chrome.py" line="278" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="250" />
+        <location filename="../../app/window/chrome.py" line="279" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="252" />
+        <location filename="../../app/window/chrome.py" line="281" />
         <source>Toolbar</source>
         <translation>工具栏</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="253" />
+        <location filename="../../app/window/chrome.py" line="282" />
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
@@ -2919,7 +3177,7 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
     <message>
         <location filename="../../app/window/status_bar.py" line="186" />
-        <location filename="../../app/window/status_bar.py" line="210" />
+        <location filename="../../app/window/status_bar.py" line="216" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
@@ -2930,25 +3188,24 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
     </message>
 </context>
 <context><name>ActivationChart</name><message>
-        <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
-        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
-        <source>forward</source>
-        <translation>前向</translation>
-    </message>
-    <message>
         <location filename="../../app/panels/memory/activation_chart.py" line="40" />
         <source>start</source>
         <translation>开始</translation>
     </message>
     <message>
         <location filename="../../app/panels/memory/activation_chart.py" line="40" />
-        <source>backward()</source>
-        <translation>backward()</translation>
+        <source>forward ops</source>
+        <translation>前向运算</translation>
     </message>
     <message>
         <location filename="../../app/panels/memory/activation_chart.py" line="40" />
-        <source>backward</source>
-        <translation>反向</translation>
+        <source>backward() called</source>
+        <translation>调用 backward()</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/memory/activation_chart.py" line="41" />
+        <source>backward steps</source>
+        <translation>反向步骤</translation>
     </message>
     <message>
         <location filename="../../app/panels/memory/activation_chart.py" line="41" />
@@ -2956,23 +3213,22 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>结束</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="96" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="113" />
         <source>with checkpoint</source>
         <translation>使用检查点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="100" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="117" />
         <source>without checkpoint</source>
         <translation>不使用检查点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/activation_chart.py" line="104" />
+        <location filename="../../app/panels/memory/activation_chart.py" line="121" />
         <source>re-run peak</source>
         <translation>重算峰值</translation>
     </message>
     </context><context><name>CheckpointMasks</name><message>
         <location filename="../../app/panels/checkpoint/masks_view.py" line="57" />
-        <location filename="../../app/panels/memory/activation_chart.py" line="40" />
         <source>forward</source>
         <translation>前向</translation>
     </message>
@@ -3083,34 +3339,54 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
     </context><context><name>Export</name><message>
-        <location filename="../../app/export/files.py" line="42" />
-        <source>cannot write {0}: it is a directory</source>
-        <translation>无法写入 {0}：它是一个文件夹</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="44" />
+        <location filename="../../app/export/files.py" line="48" />
         <source>cannot write {0}: folder {1} does not exist</source>
         <translation>无法写入 {0}：文件夹 {1} 不存在</translation>
     </message>
     <message>
-        <location filename="../../app/export/files.py" line="46" />
+        <location filename="../../app/export/files.py" line="50" />
         <source>cannot write {0}: no permission to write in {1}</source>
         <translation>无法写入 {0}：没有在 {1} 中写入的权限</translation>
     </message>
     <message>
-        <location filename="../../app/export/files.py" line="48" />
+        <location filename="../../app/export/files.py" line="52" />
         <source>cannot write {0}: the file is read-only</source>
         <translation>无法写入 {0}：文件是只读的</translation>
-    </message>
-    <message>
-        <location filename="../../app/export/files.py" line="63" />
-        <source>cannot write {0}: {1}</source>
-        <translation>无法写入 {0}：{1}</translation>
     </message>
     <message>
         <location filename="../../app/export/files.py" line="68" />
         <source>cannot write {0}: nothing was rendered</source>
         <translation>无法写入 {0}：没有渲染出任何内容</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="72" />
+        <source>cannot write {0}: {1}</source>
+        <translation>无法写入 {0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="78" />
+        <source>cannot write {0}: it is a directory</source>
+        <translation>无法写入 {0}：它是一个文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="80" />
+        <source>cannot write {0}: it is a FIFO (named pipe), not a regular file; left alone</source>
+        <translation>无法写入 {0}：它是 FIFO（命名管道），不是普通文件；未作改动</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="82" />
+        <source>cannot write {0}: it is a device, not a regular file; left alone</source>
+        <translation>无法写入 {0}：它是设备，不是普通文件；未作改动</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="84" />
+        <source>cannot write {0}: it is a socket, not a regular file; left alone</source>
+        <translation>无法写入 {0}：它是套接字，不是普通文件；未作改动</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="85" />
+        <source>cannot write {0}: it is not a regular file; left alone</source>
+        <translation>无法写入 {0}：它不是普通文件；未作改动</translation>
     </message>
     <message>
         <location filename="../../app/export/render.py" line="64" />
@@ -3547,47 +3823,47 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>{head}。{detail}</translation>
     </message>
     </context><context><name>PartsChart</name><message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="25" />
+        <location filename="../../app/panels/memory/parts_chart.py" line="26" />
         <source>parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="25" />
+        <location filename="../../app/panels/memory/parts_chart.py" line="26" />
         <source>gradients</source>
         <translation>梯度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="26" />
+        <location filename="../../app/panels/memory/parts_chart.py" line="27" />
         <source>optimizer states</source>
         <translation>优化器状态</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="26" />
+        <location filename="../../app/panels/memory/parts_chart.py" line="27" />
         <source>activations</source>
         <translation>激活值</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="30" />
+        <location filename="../../app/panels/memory/parts_chart.py" line="31" />
         <source>end of forward</source>
         <translation>前向结束</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="30" />
+        <location filename="../../app/panels/memory/parts_chart.py" line="31" />
         <source>after backward</source>
         <translation>反向之后</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="31" />
+        <location filename="../../app/panels/memory/parts_chart.py" line="32" />
         <source>after step</source>
-        <translation>step 之后</translation>
+        <translation>优化器更新后</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
+        <location filename="../../app/panels/memory/parts_chart.py" line="37" />
         <source>no optimizer step</source>
         <translation>没有优化器步骤</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/parts_chart.py" line="36" />
+        <location filename="../../app/panels/memory/parts_chart.py" line="37" />
         <source>not measured</source>
         <translation>未测量</translation>
     </message>
@@ -3692,73 +3968,78 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <translation>循环：这个模块的 {0} 次调用依次执行，每次调用都沿这条边接收上一次调用的输出。图中只画出第一次调用；展开该模块（框的右键菜单）可以看到每一次调用。</translation>
     </message>
     </context><context><name>ScaleChart</name><message>
-        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="71" />
+        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="77" />
         <source>loss scale</source>
         <translation>损失缩放系数</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="72" />
-        <source>iteration (update() calls)</source>
-        <translation>迭代（update() 调用次数）</translation>
+        <location filename="../../app/panels/grad_scaler/scale_chart.py" line="78" />
+        <source>iteration (▲/▼: its update(), at the iteration's end)</source>
+        <translation>迭代（▲/▼：该迭代结束时的 update()）</translation>
     </message>
     </context><context><name>ScalerStateDiagram</name><message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="36" />
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="42" />
         <source>unscale_()</source>
         <translation>unscale_()</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="37" />
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="43" />
         <source>step()</source>
         <translation>step()</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="38" />
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="44" />
         <source>step() — unscales first</source>
         <translation>step() —— 先自行反缩放</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="39" />
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="45" />
         <source>update()</source>
         <translation>update()</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="133" />
-        <source>Optimizer {0}</source>
-        <translation>优化器 {0}</translation>
-    </message>
-    <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="163" />
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="96" />
         <source>{0} refused</source>
         <translation>{0} 被拒绝</translation>
     </message>
+    <message>
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="165" />
+        <source>Optimizer {0}</source>
+        <translation>优化器 {0}</translation>
+    </message>
     </context><context><name>WhyGradient</name><message>
-        <location filename="../../app/panels/why_gradient.py" line="63" />
-        <location filename="../../app/panels/why_gradient.py" line="80" />
+        <location filename="../../app/panels/why_gradient.py" line="68" />
+        <location filename="../../app/panels/why_gradient.py" line="92" />
         <source>where {0}</source>
         <translation>其中 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="93" />
+        <location filename="../../app/panels/why_gradient.py" line="74" />
+        <source>… and {0} more inputs</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/panels/why_gradient.py" line="105" />
         <source>torch's derivatives.yaml was not found in the torch that ran, so its formula cannot be shown.</source>
         <translation>运行所用的 torch 中没有找到 derivatives.yaml，因此无法显示它的公式。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="95" />
+        <location filename="../../app/panels/why_gradient.py" line="107" />
         <source>derivatives.yaml has no entry for {0} (a custom autograd.Function or a node torch defines in C++ by hand).</source>
         <translation>derivatives.yaml 中没有 {0} 的条目（它是自定义的 autograd.Function，或 torch 在 C++ 中手写的节点）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="128" />
+        <location filename="../../app/panels/why_gradient.py" line="140" />
         <source>Rule: {0}</source>
         <translation>求导法则：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="147" />
+        <location filename="../../app/panels/why_gradient.py" line="159" />
         <source>Why this gradient</source>
         <translation>为什么是这个梯度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="148" />
+        <location filename="../../app/panels/why_gradient.py" line="160" />
         <source>The local derivative rule of this operation: how the gradient it received (grad) becomes the gradient of each input.
 ⊙ element-wise product · matrix product ᵀ transpose
 Σ_bcast: summed over the dimensions broadcasting added
@@ -3769,22 +4050,22 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 𝟙[…]：条件成立处为 1，否则为 0</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="157" />
+        <location filename="../../app/panels/why_gradient.py" line="169" />
         <source>A leaf adds every gradient it receives to .grad: across backward calls they add up until you zero .grad (optimizer.zero_grad()).</source>
         <translation>叶子会把收到的每个梯度加到 .grad 上：多次反向传播的梯度会不断累加，直到你把 .grad 清零（optimizer.zero_grad()）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="179" />
+        <location filename="../../app/panels/why_gradient.py" line="191" />
         <source>The numbers appear when the stepper reaches this node.</source>
         <translation>单步执行到这个节点时会代入具体数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="182" />
+        <location filename="../../app/panels/why_gradient.py" line="194" />
         <source>grad: what this node received; the last value is the gradient torch sent to that input.</source>
         <translation>grad：这个节点收到的梯度；最后一个值是 torch 实际发给该输入的梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/why_gradient.py" line="185" />
+        <location filename="../../app/panels/why_gradient.py" line="197" />
         <source>Not in the rule table; torch's own formula (derivatives.yaml of the torch that ran):</source>
         <translation>不在法则表中；以下是 torch 自己的公式（来自运行所用 torch 的 derivatives.yaml）：</translation>
     </message>
