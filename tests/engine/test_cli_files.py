@@ -100,20 +100,12 @@ def test_special_files_are_refused_in_one_line_and_left_alone(tmp_path, cli, mak
     assert sorted(os.listdir(tmp_path)) == sorted([path.name, "script.py"])
 
 
-def _processes_in_group(pgid: int) -> list[int]:
-    """Live processes of group `pgid` (from /proc: no psutil)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] not in (b"Z", b"X") and int(fields[2]) == pgid:  # (state, ppid, pgrp)
-            found.append(int(name))
-    return found
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
 
 
 def _children_of(pid: int) -> list[int]:
@@ -144,9 +136,12 @@ def test_ctrl_c_on_trace_is_one_line_exit_130_and_no_worker_left(tmp_path):
         assert cli.stderr.readline() == "started\n"  # (the script runs: --echo shows its print)
         workers = _children_of(cli.pid)
         assert len(workers) == 1
-        with open(f"/proc/{workers[0]}/stat", "rb") as f:
-            group = int(f.read().rsplit(b")", 1)[1].split()[2])
-        assert len(_processes_in_group(group)) >= 2  # (the worker and the script's `sleep`)
+        tree, todo = [], list(workers)  # the worker and every process under it
+        while todo:
+            pid = todo.pop()
+            tree.append(pid)
+            todo.extend(_children_of(pid))
+        assert len(tree) >= 2  # (the worker and the script's `sleep`)
         cli.send_signal(signal.SIGINT)
         rest = cli.stderr.read()
         rc = cli.wait(timeout=60)
@@ -159,7 +154,7 @@ def test_ctrl_c_on_trace_is_one_line_exit_130_and_no_worker_left(tmp_path):
     assert line.startswith("autogradviz trace:") and "interrupted" in line
     assert "Traceback" not in rest
     deadline = time.monotonic() + 10
-    while _processes_in_group(group) and time.monotonic() < deadline:
+    while any(map(_alive, tree)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _processes_in_group(group) == []
+    assert [pid for pid in tree if _alive(pid)] == []
     assert not out.exists()
