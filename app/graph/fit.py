@@ -46,7 +46,7 @@ def _margins(rect: QRectF) -> QRectF:
 
 
 def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[tuple[QSize, QSize]],
-             layout=None, start: Optional[QPointF] = None) -> Optional[FitPlan]:
+             layout=None, start: Optional[QPointF] = None, max_zoom: float = MAX_ZOOM) -> Optional[FitPlan]:
     """The fit of the graph's `rect` into a viewport of this size.
     `legend_sizes`: the legend's size in one and in two columns (None: no
     legend shown); `start`: where backward starts (see `backward_start`)."""
@@ -68,7 +68,7 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
             aw = max(vw - l_ - 32, 40)
             ah = max(vh - b_ - 32, 40)
             sw, sh = aw / rect.width(), ah / rect.height()
-            sc = min(sw, sh, MAX_ZOOM)
+            sc = min(sw, sh, max_zoom)
             long_side = None
             big = max(sw, sh)
             if not whole and sc < MIN_READABLE_ZOOM and (

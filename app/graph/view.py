@@ -22,7 +22,8 @@ from autogradviz.app.graph import groups
 from autogradviz.app.graph.banner import Banner, BusyBar, notes_text, trace_banner
 from autogradviz.app.graph.builder import SceneBuilder
 from autogradviz.app.graph.canvas import GraphCanvas
-from autogradviz.app.graph.fit import backward_start, plan_fit, show_plan
+from autogradviz.app.graph.fit import MAX_ZOOM, backward_start, plan_fit, show_plan
+from autogradviz.app.graph.running import RunningOverlay
 from autogradviz.app.graph.scene import OVERVIEW_MAX_SCALE, OVERVIEW_MIN_BOXES, GraphScene
 from autogradviz.app.graph.search import SearchBar
 from autogradviz.app.graph.style import style_for
@@ -60,6 +61,11 @@ class GraphView(QWidget):
         self._fit_mode = "whole"  # what the last fit did: "whole" or "readable"
         self._fit_whole = False  # the user asked for the whole graph
         self._legend_auto_hidden = False  # a fit hid the legend for lack of room
+        self._max_zoom = MAX_ZOOM  # presentation mode raises it (bigger text and strokes)
+        self._refit_timer = QTimer(self)  # the canvas changed size (a banner came): fit again
+        self._refit_timer.setSingleShot(True)
+        self._refit_timer.setInterval(0)
+        self._refit_timer.timeout.connect(self._refit_after_resize)
 
         self.busy = BusyBar(self)
         self._cancel_asked = False  # Cancel clicked (else a cancel is the view dropping an old graph)
@@ -96,6 +102,8 @@ class GraphView(QWidget):
         self.minimap = Minimap(self.view, self)
         for overlay in (self.legend, self.minimap):  # callouts avoid them (GraphScene._under_overlays)
             overlay.setProperty("coversGraph", True)
+        self.running = RunningOverlay(self)  # "Running … s" over the dimmed old graph
+        self.view.installEventFilter(self)
 
         # shortcuts
         for seq, slot in ((QKeySequence.Find, self.show_search), (QKeySequence.ZoomIn, self.zoom_in),
@@ -141,6 +149,7 @@ class GraphView(QWidget):
     # -- texts and looks ---------------------------------------------------------------------------
     def retranslate(self) -> None:
         self.busy.retranslate()
+        self.running.retranslate()
         self.search_bar.retranslate()
         self.tools.retranslate()
         self.view.setToolTip(self.tr("Drag to pan, wheel or +/- to zoom, double-click to centre; "
@@ -248,6 +257,10 @@ class GraphView(QWidget):
         layout = self._scene.layout
         if layout is not None and layout.width > 0:
             rect = QRectF(0, 0, layout.width, layout.height)
+            if len(layout.boxes) < OVERVIEW_MIN_BOXES:
+                # what is drawn beyond the boxes (region title tabs above a
+                # checkpoint segment, frames) must be in view too
+                rect = rect.united(self._scene.itemsBoundingRect())
         else:
             rect = self._scene.itemsBoundingRect()
         if rect.isEmpty():
@@ -257,7 +270,7 @@ class GraphView(QWidget):
         legend_on = self.legend.isVisible()
         sizes = (self.legend.size_for(1), self.legend.size_for(2)) if legend_on else None
         plan = plan_fit(rect, self.view.viewport().size(), bool(whole), sizes, layout,
-                        backward_start(self.session.graph, layout))
+                        backward_start(self.session.graph, layout), max_zoom=self._max_zoom)
         if legend_on:
             if plan.legend_columns:
                 self.legend.set_columns(plan.legend_columns)
@@ -296,6 +309,26 @@ class GraphView(QWidget):
         self.legend.setVisible(on)
         self.tools.set_legend_tip(False)
         self.place_legend()
+        if self._auto_fit and self._layout_graph_id:
+            self.fit(whole=True if self._fit_whole else None)  # the room the legend takes or gives back
+
+    def set_legend_shown(self, on: bool) -> None:
+        """Show or hide the legend as the Legend box does (the window's saved choice)."""
+        if self.legend_box.isChecked() != on:
+            self.legend_box.setChecked(on)
+        else:
+            self._on_legend_toggled(on)
+
+    def zoom_cap(self) -> float:
+        """The most a fit zooms in (raised in presentation mode)."""
+        return self._max_zoom
+
+    def set_presentation(self, on: bool, scale: float = 1.75) -> None:
+        """For a projector: a fit may zoom `scale` times further (box text and
+        strokes that much bigger), and the graph is fitted again."""
+        self._max_zoom = MAX_ZOOM * scale if on else MAX_ZOOM
+        if self._layout_graph_id:
+            self.fit(whole=True if self._fit_whole else None)
 
     def place_legend(self) -> None:
         vp = self.view.viewport()
@@ -306,6 +339,7 @@ class GraphView(QWidget):
 
     def _update_overlays(self) -> None:
         self.busy.place(self.view)
+        self.running.place(self.view)
         self.place_legend()
         self._scene.set_overview_mode(self.view.transform().m11() < OVERVIEW_MAX_SCALE)
         self.minimap.place()
@@ -316,6 +350,20 @@ class GraphView(QWidget):
         if (self._pending_fit or self._auto_fit) and self._layout_graph_id:
             self._fit_when_ready()
         self._update_overlays()
+
+    def eventFilter(self, obj, event) -> bool:
+        # The canvas alone changes size when the banner or the find bar comes
+        # or goes (the widget does not): a fit made before would leave the
+        # graph partly under the new edge.
+        if obj is self.view and event.type() == QEvent.Resize:
+            if (self._pending_fit or self._auto_fit) and self._layout_graph_id:
+                self._refit_timer.start()
+            self.running.place(self.view)
+        return super().eventFilter(obj, event)
+
+    def _refit_after_resize(self) -> None:
+        if (self._pending_fit or self._auto_fit) and self._layout_graph_id:
+            self._fit_when_ready()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -415,8 +463,12 @@ class GraphView(QWidget):
 
     def _on_layout_failed(self, msg: str) -> None:
         self.busy.hide()
-        text = self.tr("The graph could not be laid out ({0}). The previous picture is still shown.").format(msg)
-        self.message.show_message(text)
+        def render():
+            return self.tr("The graph could not be laid out ({0}). The previous picture is still shown.").format(
+                msg), True
+
+        text = render()[0]
+        self.message.show_message(text, render=render)
         self.layoutFailed.emit(text)
 
     def _cancel_clicked(self) -> None:
@@ -429,17 +481,25 @@ class GraphView(QWidget):
         if not asked:  # the trace went away (a run ended without one): nothing failed
             self.layoutDropped.emit()
             return
-        text = self.tr("Layout cancelled. The previous picture is still shown.")
-        self.message.show_message(text)
+        def render():
+            return self.tr("Layout cancelled. The previous picture is still shown."), True
+
+        text = render()[0]
+        self.message.show_message(text, render=render)
         self.layoutFailed.emit(text)
 
     def _show_banner(self, notes=None) -> None:
-        """Why there is no (whole) graph, else how a large one was simplified."""
-        text, error = trace_banner(self.session)
-        if not text and notes:
-            text, error = notes_text(notes), False
+        """Why there is no (whole) graph, else how a large one was simplified
+        (said again in the new language on a live switch: the banner keeps how)."""
+        def render():
+            text, error = trace_banner(self.session)
+            if not text and notes:
+                text, error = notes_text(notes), False
+            return text, error
+
+        text, error = render()
         if text:
-            self.message.show_message(text, error)
+            self.message.show_message(text, error, render=render)
         else:
             self.message.hide()
 
@@ -489,7 +549,14 @@ class GraphView(QWidget):
             self.minimap.refresh()  # (a big graph's map was drawn with the preview)
         # (the node count is next to it in the status bar already; the layout's
         # notes are in the banner, translated)
-        self.layoutFinished.emit(self.tr("Layout: {0} in {1:.2f} s").format(result.engine or "?", result.seconds))
+        self._last_layout = (result.engine or "?", result.seconds)
+        self.layoutFinished.emit(self.layout_info_text())
+
+    def layout_info_text(self) -> str:
+        """The last layout's engine and time in the UI language ("" before any)
+        (the status bar says it again on a live language switch)."""
+        last = getattr(self, "_last_layout", None)
+        return self.tr("Layout: {0} in {1:.2f} s").format(*last) if last else ""
 
     def _look_at_focus(self) -> None:
         """After expanding/collapsing a group, look at what changed."""

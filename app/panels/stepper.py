@@ -143,6 +143,10 @@ class Timeline(QWidget):
                             .format(k, self.n))
 
 
+# The key that steps forward wherever the focus is (Run ▸ Next Step); the hint names it.
+STEP_KEY = "F10"
+
+
 class StepperPanel(QWidget):
     def __init__(self, session: TraceSession, parent: Optional[QWidget] = None):
         super().__init__(parent)
@@ -203,29 +207,41 @@ class StepperPanel(QWidget):
         self.rank_switch = RankSwitch(session, self.run_combo, self)  # several processes/threads
         self.allreduce_marks = AllReduceMarks(self.timeline, session)
         self.recompute_marks = RecomputeMarks(self.timeline, session)  # where checkpoint re-ran
+        # A compact strip under the graph: one row of controls with the timeline
+        # in it, the step caption under it, the events list beside both.
         top = QHBoxLayout()
+        top.setSpacing(4)
         top.addWidget(self.rank_switch)
         top.addWidget(self.run_label)
-        top.addWidget(self.run_combo, 1)
+        top.addWidget(self.run_combo)
         for b in (self.first_btn, self.back_btn, self.play_btn, self.forward_btn, self.last_btn):
             top.addWidget(b)
+        top.addWidget(self.timeline, 1)
         top.addWidget(self.speed_label)
         top.addWidget(self.speed)
+        self.run_combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.run_combo.setMinimumContentsLength(14)
+        self.controls = QWidget(self)
+        self.controls.setLayout(top)
+        top.setContentsMargins(0, 0, 0, 0)
         left = QWidget(self)
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
-        ll.addLayout(top)
-        ll.addWidget(self.timeline)
+        ll.setSpacing(2)
+        ll.addWidget(self.controls)
         ll.addWidget(self.step_label)
         ll.addWidget(self.note)
         ll.addStretch(1)
         split = QSplitter(Qt.Horizontal, self)
         split.addWidget(left)
         split.addWidget(self.events)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        split.setSizes([800, 240])
+        self.events.setMinimumWidth(120)
+        self.split = split
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(4, 4, 4, 4)
+        lay.setContentsMargins(4, 2, 4, 2)
         lay.addWidget(split)
 
         self._shortcuts = []
@@ -256,10 +272,10 @@ class StepperPanel(QWidget):
         self.rank_switch.retranslate()
         self.run_combo.setToolTip(self.tr("Each call of backward() or torch.autograd.grad() the script made, "
                                           "and graphs of tensors left at the end that no backward ran on."))
-        self.first_btn.setToolTip(self.tr("First: before backward starts (Home)"))
-        self.back_btn.setToolTip(self.tr("Step back (Left)"))
-        self.forward_btn.setToolTip(self.tr("Step forward: run the next node (Right)"))
-        self.last_btn.setToolTip(self.tr("Last: after the whole backward pass (End)"))
+        self.first_btn.setToolTip(self.tr("First: before backward starts (Alt+Home, or Home in the graph)"))
+        self.back_btn.setToolTip(self.tr("Step back (Shift+F10, or ← in the graph)"))
+        self.forward_btn.setToolTip(self.tr("Step forward: run the next node (F10, or → in the graph)"))
+        self.last_btn.setToolTip(self.tr("Last: after the whole backward pass (Alt+End, or End in the graph)"))
         self.speed_label.setText(self.tr("Speed"))
         self.speed.setToolTip(self.tr("Playback speed: {0} steps per second").format(self.speed.value()))
         self.events.setToolTip(self.tr("Hooks and retain_grad fills, in the order they happened. "
@@ -273,6 +289,7 @@ class StepperPanel(QWidget):
             self.retranslate()
         elif event.type() in (QEvent.PaletteChange, QEvent.StyleChange):
             self._load_icons()
+            self._recolor_events()
         super().changeEvent(event)
 
     def _load_icons(self) -> None:
@@ -287,6 +304,13 @@ class StepperPanel(QWidget):
     def set_theme(self, name: str) -> None:
         self._theme = "dark" if name == "dark" else "light"
         self._load_icons()
+        self._recolor_events()
+
+    def _recolor_events(self) -> None:
+        """The event list's colours come from the palette when the step is shown:
+        a theme switch shows the step again (else dark text stays on a dark list)."""
+        if self.session.state is not None:
+            self._on_step(self.session.step)
 
     # -- building ----------------------------------------------------------------------------------
     def _rebuild(self) -> None:
@@ -444,7 +468,8 @@ class StepperPanel(QWidget):
         if st is None:
             return
         if k == 0:
-            text = self.tr("<b>Step 0 of {0}</b>: backward has not started. Press → to run the first node.").format(n)
+            text = self.tr("<b>Step 0 of {0}</b>: backward has not started. Press {1} to run the first "
+                           "node.").format(n, STEP_KEY)
         else:
             node = self.session.node(st.current)
             name = html.escape(node.op if node else str(st.current))
@@ -551,10 +576,10 @@ class StepperPanel(QWidget):
             return
         if self.timer.isActive():
             self.play_btn.setIcon(_icon("pause", QStyle.SP_MediaPause, self._theme))
-            self.play_btn.setToolTip(self.tr("Pause (Space)"))
+            self.play_btn.setToolTip(self.tr("Pause (F9, or Space in the graph)"))
         else:
             self.play_btn.setIcon(_icon("play", QStyle.SP_MediaPlay, self._theme))
-            self.play_btn.setToolTip(self.tr("Play the backward pass step by step (Space)"))
+            self.play_btn.setToolTip(self.tr("Play the backward pass step by step (F9, or Space in the graph)"))
 
     def _on_combo(self, pos: int) -> None:
         idx = self.run_combo.itemData(pos)
@@ -584,6 +609,26 @@ class StepperPanel(QWidget):
             event.accept()
             return
         super().keyPressEvent(event)
+
+    def set_shortcuts_enabled(self, on: bool) -> None:
+        """Turn the bare-key shortcuts of `install_shortcuts` on or off (presentation
+        mode has window-wide ones for the same keys; two would be ambiguous)."""
+        for sc in self._shortcuts:
+            sc.setEnabled(on)
+
+    def set_presentation(self, on: bool, scale: float = 1.6) -> None:
+        """For a projector: only the step caption, in a larger font (the
+        stepping keys are the window's); off: the controls and events again."""
+        self.controls.setVisible(not on)
+        self.events.setVisible(not on)
+        font = self.step_label.font()
+        if on and not hasattr(self, "_caption_point_size"):
+            self._caption_point_size = font.pointSizeF()
+            font.setPointSizeF(self._caption_point_size * scale)
+        elif not on and hasattr(self, "_caption_point_size"):
+            font.setPointSizeF(self._caption_point_size)
+            del self._caption_point_size
+        self.step_label.setFont(font)
 
     def hideEvent(self, event) -> None:
         self.stop()

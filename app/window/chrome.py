@@ -38,16 +38,25 @@ ACTIONS = [
     ("run", "run", ["Ctrl+Return", "Ctrl+Enter"]),
     ("stop", "stop", ["Ctrl+."]),
     ("timeout", None, []),
+    # Stepping keys that work wherever the focus is: none of them moves the
+    # editor's cursor (a bare → would), so they are window-wide.
+    ("step_next", "step-forward", ["F10"]),
+    ("step_back", "step-back", ["Shift+F10"]),
+    ("step_first", "step-first", ["Alt+Home", "Ctrl+Shift+F10"]),
+    ("step_last", "step-last", ["Alt+End", "Ctrl+F10"]),
+    ("play", "play", ["F9"]),
     ("zoom_in", "zoom-in", []),
     ("zoom_out", "zoom-out", []),
     ("zoom_fit", "zoom-fit", []),
     ("find", "search", []),
     ("show_saved", None, []),
     ("reset_layout", None, []),
+    ("presentation", None, ["F11"]),
     ("about", "app", []),
     ("shortcuts", None, ["Ctrl+F1"]),
     ("lessons_help", None, ["F1"]),
 ]
+CHECKABLE = ("show_saved", "presentation")
 KEY_HINTS = {"zoom_in": QKeySequence.ZoomIn, "zoom_out": QKeySequence.ZoomOut,
              "zoom_fit": QKeySequence("Ctrl+0"), "find": QKeySequence.Find}
 
@@ -64,7 +73,7 @@ class WindowChrome(QObject):
         self._window = window
         self.actions: dict[str, QAction] = {}
         for name, icon_name, keys in ACTIONS:
-            self._action(name, icon_name, keys, handlers[name], checkable=name == "show_saved")
+            self._action(name, icon_name, keys, handlers[name], checkable=name in CHECKABLE)
         for act in self.actions.values():
             act.setShortcutContext(Qt.WindowShortcut)
         window.addActions(list(self.actions.values()))
@@ -94,8 +103,8 @@ class WindowChrome(QObject):
         if shortcuts:
             action.setShortcuts([QKeySequence(s) for s in shortcuts])
         action.setCheckable(checkable)
-        # "show_saved" follows its checked state; every other action just runs
-        (action.toggled if name == "show_saved" else action.triggered).connect(slot)
+        # checkable ones follow their checked state; every other action just runs
+        (action.toggled if name in CHECKABLE else action.triggered).connect(slot)
         self.actions[name] = action
         return action
 
@@ -106,6 +115,14 @@ class WindowChrome(QObject):
         act = self.actions.get(f"lang_{code}")
         if act is not None:
             act.setChecked(True)
+
+    def set_checked(self, name: str, on: bool) -> None:
+        """Check or uncheck a checkable action without triggering it."""
+        act = self.actions[name]
+        if act.isChecked() != on:
+            act.blockSignals(True)
+            act.setChecked(on)
+            act.blockSignals(False)
 
     def set_show_saved_checked(self, on: bool) -> None:
         """Mirror the session's "show saved tensors" without re-triggering it."""
@@ -144,6 +161,9 @@ class WindowChrome(QObject):
         self.run_menu.addAction(act["run"])
         self.run_menu.addAction(act["stop"])
         self.run_menu.addSeparator()
+        for name in ("step_next", "step_back", "step_first", "step_last", "play"):
+            self.run_menu.addAction(act[name])
+        self.run_menu.addSeparator()
         self.run_menu.addAction(act["timeout"])
 
         self.view_menu = mb.addMenu("")
@@ -159,6 +179,7 @@ class WindowChrome(QObject):
         for code, _ in i18n.LANGUAGES:
             self.language_menu.addAction(act[f"lang_{code}"])
         self.view_menu.addSeparator()
+        self.view_menu.addAction(act["presentation"])
         self.view_menu.addAction(act["reset_layout"])
 
         self.help_menu = mb.addMenu("")
@@ -221,7 +242,15 @@ class WindowChrome(QObject):
             "find": (self.tr("&Find in Graph…"), self.tr("Search the graph by variable name or op")),
             "show_saved": (self.tr("Show &Saved Tensors"),
                            self.tr("Show what each node saved for backward, as extra boxes")),
-            "reset_layout": (self.tr("&Reset Panel Layout"), self.tr("Put every panel back where it started")),
+            "reset_layout": (self.tr("&Reset Layout"), self.tr("Put every panel back where it started, "
+                                                               "with the graph beside the code")),
+            "presentation": (self.tr("&Presentation"), self.tr("For a projector: only the graph, the code and "
+                                                               "the step caption, drawn larger (Esc leaves)")),
+            "step_next": (self.tr("&Next Step"), self.tr("Run the next node of the backward pass")),
+            "step_back": (self.tr("&Previous Step"), self.tr("Go back one step of the backward pass")),
+            "step_first": (self.tr("&First Step"), self.tr("Before backward starts")),
+            "step_last": (self.tr("&Last Step"), self.tr("After the whole backward pass")),
+            "play": (self.tr("&Play / Pause"), self.tr("Play the backward pass step by step, or pause it")),
             "about": (self.tr("&About Autograd Visualizer"), self.tr("Version and credits")),
             "lessons_help": (self.tr("&Lessons"), self.tr("Show the starter lessons")),
             "shortcuts": (self.tr("&Keyboard Shortcuts"), self.tr("Every key the app understands")),

@@ -11,9 +11,12 @@ interface, and only connects them:
 What is left here: theme and language switches, help dialogs, layout
 persistence and closing.
 
-Default layout (docks, all movable; positions and sizes persist in QSettings):
-left column Lessons, Code, Output; centre the graph view; right the Inspector;
-bottom the Stepper. The window never imports torch: scripts run in the worker
+Default layout (canvas first; docks, all movable; positions and sizes persist
+in QSettings, View ▸ Reset Layout restores it): the graph in the centre with
+the stepper a strip under it; left of it the code, and under the code one tab
+group (lesson text, output, inspector, the panels a trace asks for). The dock
+sizes follow the window's size (`apply_default_sizes`): at 1280×800 and up the
+canvas gets at least half of the window. The window never imports torch: scripts run in the worker
 process (`WorkerProcess`), traces come back as plain data (msgspec structs) and go to the
 `TraceSession`, which every panel and the graph view follow.
 """
@@ -40,11 +43,15 @@ from autogradviz.app.cli.first_argument import is_trace_file
 from autogradviz.app.window.chrome import WindowChrome
 from autogradviz.app.window.file_controller import APP_NAME, FileController
 from autogradviz.app.window.panel_registry import PanelDocks
+from autogradviz.app.window.presentation import Presentation
 from autogradviz.app.window.run_controller import RunController
 from autogradviz.app.window.status_bar import WindowStatus
 from autogradviz.app.window.trace_file_controller import TraceFileController
 
-STATE_VERSION = 2  # 2: the GradScaler panel shares the stepper's place (older layouts split it)
+STATE_VERSION = 3  # 3: canvas first (the code beside the graph, panels in tabs under it)
+# The stepper strip's height and the code column's share of the window's width
+STRIP_HEIGHT = 96
+CODE_SHARE = 0.31
 
 
 class MainWindow(QMainWindow):
@@ -71,8 +78,10 @@ class MainWindow(QMainWindow):
         self.output = self.panels.widget("output")
         self.lessons_panel = self.panels.widget("lessons")
         self.stepper = self.panels.widget("stepper")
-        # Left/Right/Space/Home/End step the backward pass while the graph has focus.
+        # Left/Right/Space/Home/End step the backward pass while the graph has focus;
+        # F10, Shift+F10, Alt+Home/End and F9 wherever it is (Run menu, chrome.py).
         self.stepper.install_shortcuts(self.graph_view)
+        self.presentation = Presentation(self, lambda on: self.chrome.set_checked("presentation", on))
 
         self.files = FileController(self, self.editor, self.output)
         self.chrome = WindowChrome(self, self._action_handlers(), self.theme_manager.mode)
@@ -93,8 +102,11 @@ class MainWindow(QMainWindow):
             self.resize(min(1500, int(screen.width() * 0.95)), min(950, int(screen.height() * 0.92)))
         else:
             self.resize(1500, 950)
+        self.apply_default_sizes()
         self._default_state = self.saveState(STATE_VERSION)
-        self._restore_layout()
+        self._sized = self._restore_layout()  # (a first launch sizes its docks to the window when shown)
+        self.graph_view.set_legend_shown(bool(settings.get("graph/legend", False, bool)))
+        self.graph_view.legend_box.toggled.connect(lambda on: settings.put("graph/legend", on))
         self.panels.show_for_trace()  # a restored layout must not show a panel with nothing to show
         self._built = True
         self.retranslate()
@@ -130,7 +142,10 @@ class MainWindow(QMainWindow):
             "run": self.run_script, "stop": self.stop_script, "timeout": lambda: self.runs.ask_timeout(),
             "zoom_in": gv.zoom_in, "zoom_out": gv.zoom_out, "zoom_fit": lambda: gv.fit(),
             "find": gv.show_search, "show_saved": gv.set_show_saved,
-            "reset_layout": self.reset_layout, "about": self.about, "shortcuts": self.show_shortcuts,
+            "reset_layout": self.reset_layout, "presentation": lambda on: self.presentation.set_on(on),
+            "step_next": self.stepper.go_forward, "step_back": self.stepper.go_back,
+            "step_first": self.stepper.go_first, "step_last": self.stepper.go_last,
+            "play": self.stepper.toggle_play, "about": self.about, "shortcuts": self.show_shortcuts,
             "lessons_help": self._show_lessons, "theme": self.set_theme_mode, "language": self.set_language,
             "recent": files.fill_recent_menu,
         }
@@ -147,7 +162,7 @@ class MainWindow(QMainWindow):
         self.session.lineRequested.connect(self._show_line)
         self.code_link = CodeGraphLink(self.session, self.editor, self.graph_view, self)
         files.documentChanged.connect(self._update_title)
-        files.lessonOpened.connect(self.lessons_panel.select)
+        files.lessonOpened.connect(self._on_lesson_opened)
         self.lesson_guide = connect_lesson_browser(self)  # look-at links, reset, progress
         files.runRequested.connect(self.run_script)
         files.statusMessage.connect(status.show_message)
@@ -163,6 +178,19 @@ class MainWindow(QMainWindow):
         gv.layoutFailed.connect(runs.report_layout_failure)
         self.theme_manager.themeChanged.connect(self._apply_theme)
         self._apply_theme(self.theme_manager.effective)
+        # a run longer than a second: the canvas says so over the dimmed old graph
+        runs.busyChanged.connect(self._on_busy)
+        gv.running.stopRequested.connect(self.stop_script)
+        # the lesson text says when the editor holds the learner's own script
+        files.documentChanged.connect(
+            lambda: self.lessons_panel.set_own_script(files.lesson is None, files.display_name()))
+
+    def _on_busy(self, busy: bool) -> None:
+        if busy:
+            self.graph_view.running.start(self.files.display_name(), self.worker.running_seconds,
+                                          self.worker.waiting_for_input)
+        else:
+            self.graph_view.running.finish()
 
     # -- the window's commands ------------------------------------------------------
     @property
@@ -219,7 +247,16 @@ class MainWindow(QMainWindow):
         dock = self.panels.dock("lessons")
         dock.show()
         dock.raise_()
+        self.lessons_panel.set_catalog_shown(True)
         self.lessons_panel.tree.setFocus()
+
+    def _on_lesson_opened(self, name: str) -> None:
+        """A lesson opens with its text in front and the whole pane for it."""
+        self.lessons_panel.open_reading(name)
+        dock = self.panels.dock("lessons")
+        if not self.presentation.is_on():
+            dock.show()
+            dock.raise_()
 
     # -- texts --------------------------------------------------------------------------
     def retranslate(self) -> None:
@@ -260,9 +297,11 @@ class MainWindow(QMainWindow):
         rows = [
             ("Ctrl+Enter", self.tr("Run the script")),
             ("Ctrl+.", self.tr("Stop the running script")),
-            ("→ / ←", self.tr("Step backward pass forward / back (click the graph first)")),
-            ("Space", self.tr("Play / pause the backward pass")),
-            ("Home / End", self.tr("First / last step")),
+            ("F10 / Shift+F10", self.tr("Next / previous step of the backward pass (wherever the focus is)")),
+            ("Alt+Home / Alt+End", self.tr("First / last step (also Ctrl+Shift+F10 / Ctrl+F10)")),
+            ("F9", self.tr("Play / pause the backward pass")),
+            ("→ / ← / Space / Home / End", self.tr("The same, while the graph has the focus")),
+            ("F11", self.tr("Presentation mode (Esc leaves)")),
             ("Ctrl+F, F3", self.tr("Find a node by name or op; next match")),
             ("+ / − / Ctrl+0", self.tr("Zoom in / out / fit the graph")),
             ("Ctrl+/", self.tr("Comment or uncomment lines")),
@@ -291,14 +330,33 @@ class MainWindow(QMainWindow):
             version=__version__, torch=torch_v))
 
     # -- layout persistence ----------------------------------------------------------------------
-    def _restore_layout(self) -> None:
+    def _restore_layout(self) -> bool:
+        """The saved geometry and dock state; True when a dock state was restored."""
         s = settings.settings()
         geometry = s.value("window/geometry")
         state = s.value("window/state")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
         if isinstance(state, QByteArray) and not state.isEmpty():
-            self.restoreState(state, STATE_VERSION)
+            return bool(self.restoreState(state, STATE_VERSION))
+        return False
+
+    def apply_default_sizes(self) -> None:
+        """The default dock sizes for the window's size: the code column
+        `CODE_SHARE` of the width, the stepper a `STRIP_HEIGHT` strip, the code
+        over the tabs about half and half - the canvas keeps the rest."""
+        w, h = max(self.width(), 640), max(self.height(), 480)
+        editor, lessons, stepper = (self.panels.dock(p) for p in ("editor", "lessons", "stepper"))
+        self.resizeDocks([editor], [int(min(max(w * CODE_SHARE, 340), 620))], Qt.Horizontal)
+        self.resizeDocks([stepper], [STRIP_HEIGHT], Qt.Vertical)
+        column = h - 90
+        self.resizeDocks([editor, lessons], [int(column * 0.5), int(column * 0.5)], Qt.Vertical)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._sized:  # first launch: the docks take their share of the size it opens at
+            self._sized = True
+            self.apply_default_sizes()
 
     def save_layout(self) -> None:
         s = settings.settings()
@@ -307,8 +365,10 @@ class MainWindow(QMainWindow):
         s.sync()
 
     def reset_layout(self) -> None:
+        self.presentation.set_on(False)
         self.restoreState(self._default_state, STATE_VERSION)
         self.panels.show_all()
+        self.apply_default_sizes()
 
     # -- closing ------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
@@ -326,6 +386,7 @@ class MainWindow(QMainWindow):
         if self._closing:
             return
         self._closing = True
+        self.presentation.set_on(False)  # (the saved layout is the one outside presentation)
         self.status.stop_clock()
         self.save_layout()
         self.files.autosave.set_enabled(False)

@@ -71,6 +71,11 @@ class PanelSpec:
     # When show_when shows the dock, bring it in front of the panels it shares
     # a place with (False: it appears as a tab behind them).
     raise_when_shown: bool = True
+    # Split the place of this panel and go under it (the lesson tabs under the code).
+    below: Optional[str] = None
+    # A thin strip (the stepper under the graph): no title bar, so the strip
+    # costs the graph no title-row height.
+    strip: bool = False
 
 
 def _has_scaler_events(trace) -> bool:
@@ -78,27 +83,34 @@ def _has_scaler_events(trace) -> bool:
 
 
 PANELS: list[PanelSpec] = [
+    # Default layout (canvas first): the code beside the graph; under the code one
+    # tab group (lesson text, output, inspector and the panels a trace asks for);
+    # the stepper a strip under the graph. Those trace panels appear as tabs
+    # behind the lesson text, so a lesson's text stays readable after its run.
     PanelSpec("lessons", QT_TRANSLATE_NOOP("Panels", "Lessons"), lambda c: LessonsPanel(c.parent),
-              Qt.LeftDockWidgetArea, height=420),
+              Qt.LeftDockWidgetArea, below="editor"),
     PanelSpec("editor", QT_TRANSLATE_NOOP("Panels", "Code"), lambda c: CodeEditor(c.parent, c.theme),
-              Qt.LeftDockWidgetArea, on_theme=CodeEditor.set_theme, width=540, height=420),
+              Qt.LeftDockWidgetArea, on_theme=CodeEditor.set_theme),
     PanelSpec("output", QT_TRANSLATE_NOOP("Panels", "Output"), lambda c: OutputPane(c.parent, c.theme),
-              Qt.LeftDockWidgetArea, on_theme=OutputPane.set_theme, height=170),
+              Qt.LeftDockWidgetArea, on_theme=OutputPane.set_theme, tab_with="lessons"),
     PanelSpec("inspector", QT_TRANSLATE_NOOP("Panels", "Inspector"), lambda c: InspectorPanel(c.session, c.parent),
-              Qt.RightDockWidgetArea, width=290),
+              Qt.LeftDockWidgetArea, tab_with="lessons"),
     PanelSpec("stepper", QT_TRANSLATE_NOOP("Panels", "Backward steps"), lambda c: StepperPanel(c.session, c.parent),
-              Qt.BottomDockWidgetArea, on_theme=StepperPanel.set_theme, height=190),
+              Qt.BottomDockWidgetArea, on_theme=StepperPanel.set_theme, strip=True),
     PanelSpec("gradScaler", QT_TRANSLATE_NOOP("Panels", "GradScaler"),
-              lambda c: GradScalerPanel(c.session, c.parent), Qt.BottomDockWidgetArea,
-              on_theme=GradScalerPanel.set_theme, show_when=_has_scaler_events, tab_with="stepper"),
+              lambda c: GradScalerPanel(c.session, c.parent), Qt.LeftDockWidgetArea,
+              on_theme=GradScalerPanel.set_theme, show_when=_has_scaler_events, tab_with="lessons",
+              raise_when_shown=False),
     PanelSpec("checkpoint", QT_TRANSLATE_NOOP("Panels", "Checkpoints"), lambda c: CheckpointPanel(c.session, c.parent),
-              Qt.BottomDockWidgetArea, on_theme=CheckpointPanel.set_theme,
-              show_when=lambda t: bool(getattr(t, "checkpoints", None)), tab_with="stepper"),
+              Qt.LeftDockWidgetArea, on_theme=CheckpointPanel.set_theme,
+              show_when=lambda t: bool(getattr(t, "checkpoints", None)), tab_with="lessons",
+              raise_when_shown=False),
     PanelSpec("modules", QT_TRANSLATE_NOOP("Panels", "Modules"), lambda c: ModulesPanel(c.session, c.parent),
-              Qt.BottomDockWidgetArea, show_when=lambda t: bool(getattr(t, "modules", None)), tab_with="stepper"),
+              Qt.LeftDockWidgetArea, show_when=lambda t: bool(getattr(t, "modules", None)), tab_with="lessons",
+              raise_when_shown=False),
     PanelSpec("memory", QT_TRANSLATE_NOOP("Panels", "Memory"), lambda c: MemoryPanel(c.session, c.parent),
-              Qt.BottomDockWidgetArea, on_theme=MemoryPanel.set_theme, show_when=has_backward_memory,
-              tab_with="stepper", raise_when_shown=False),
+              Qt.LeftDockWidgetArea, on_theme=MemoryPanel.set_theme, show_when=has_backward_memory,
+              tab_with="lessons", raise_when_shown=False),
 ]
 
 
@@ -124,6 +136,8 @@ class PanelDock(QDockWidget):
         self.setWidget(widget)
         self.setFeatures(QDockWidget.DockWidgetClosable | QDockWidget.DockWidgetMovable
                          | QDockWidget.DockWidgetFloatable)
+        if spec.strip:
+            self.setTitleBarWidget(QWidget(self))  # no title row: View ▸ Panels shows or hides it
         if spec.shortcut:
             self.toggleViewAction().setShortcut(QKeySequence(spec.shortcut))
         self.retranslate()
@@ -154,18 +168,30 @@ class PanelDocks(QObject):
         for spec in list(PANELS if specs is None else specs):
             dock = PanelDock(spec, spec.factory(context), window)
             window.addDockWidget(spec.area, dock)
-            if spec.tab_with in self._docks:
-                window.tabifyDockWidget(self._docks[spec.tab_with], dock)
             self._docks[spec.id] = dock
-        tall = [d for d in self._docks.values() if d.spec.height]
-        wide = [d for d in self._docks.values() if d.spec.width]
-        window.resizeDocks(tall, [d.spec.height for d in tall], Qt.Vertical)
-        window.resizeDocks(wide, [d.spec.width for d in wide], Qt.Horizontal)
+        self.arrange()
         theme_manager.themeChanged.connect(self.apply_theme)
         self.apply_theme(context.theme)
         self._session = session
         session.traceChanged.connect(self.show_for_trace)
         self.show_for_trace()
+
+    def arrange(self) -> None:
+        """Put every dock in its default place (first build, Reset Layout):
+        `below` splits, `tab_with` tabs; sizes are the window's business
+        (`MainWindow.apply_default_sizes`), as they follow its size."""
+        window = self._window
+        for dock in self._docks.values():
+            above = self._docks.get(dock.spec.below or "")
+            if above is not None and dock.spec.area == above.spec.area:
+                window.splitDockWidget(above, dock, Qt.Vertical)
+        for dock in self._docks.values():
+            first = self._docks.get(dock.spec.tab_with or "")
+            if first is not None:
+                window.tabifyDockWidget(first, dock)
+        for dock in self._docks.values():
+            if dock.spec.tab_with is None and dock.spec.below is not None:
+                dock.raise_()  # the first tab of its group in front (the lesson text)
 
     def show_for_trace(self) -> None:
         """Show or hide the docks whose spec has `show_when`, for the session's trace."""

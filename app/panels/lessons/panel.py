@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QElapsedTimer, QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QPushButton, QSplitter, QTextBrowser,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QTextBrowser,
+                               QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from autogradviz.app import i18n
 from autogradviz.app.panels.lessons import catalog, edits, progress
@@ -65,6 +65,21 @@ class LessonsPanel(QWidget):
         self.open_button.clicked.connect(self._open_current)
         self.reset_button = QPushButton(self)
         self.reset_button.clicked.connect(self._reset_current)
+        # The course list folds away while a lesson is open, so that its text
+        # gets the whole panel (a reading pane, not 3 lines behind a scrollbar).
+        self.catalog_button = QToolButton(self)
+        self.catalog_button.setObjectName("lessonCatalogButton")
+        self.catalog_button.setCheckable(True)
+        self.catalog_button.setChecked(True)
+        self.catalog_button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.catalog_button.toggled.connect(self.set_catalog_shown)
+        # Said above the text when the editor holds the learner's own script.
+        self.own_note = QLabel(self)
+        self.own_note.setObjectName("lessonOwnScriptNote")
+        self.own_note.setWordWrap(True)
+        self.own_note.setStyleSheet("QLabel { padding: 4px 6px; border-left: 4px solid #1f7a99; }")
+        self.own_note.hide()
+        self._own_name = ""
 
         split = QSplitter(Qt.Vertical, self)
         split.addWidget(self.tree)
@@ -76,8 +91,10 @@ class LessonsPanel(QWidget):
         outer.setContentsMargins(4, 4, 4, 4)
         outer.setSpacing(4)
         outer.addWidget(self.search)
+        outer.addWidget(self.own_note)
         outer.addWidget(split, 1)
         row = QHBoxLayout()
+        row.addWidget(self.catalog_button)
         row.addWidget(self.reset_button)
         row.addStretch(1)
         row.addWidget(self.open_button)
@@ -118,6 +135,38 @@ class LessonsPanel(QWidget):
         item = self.item_for(name)
         if item is not None:
             self.tree.setCurrentItem(item)
+
+    def open_reading(self, name: str) -> None:
+        """A lesson was opened in the editor: its text, with the course list folded away."""
+        self.select(name)
+        self.set_own_script(False)
+        self.set_catalog_shown(False)
+
+    def set_catalog_shown(self, on: bool) -> None:
+        """Show the course list (and its search) above the text, or fold it away."""
+        if self.catalog_button.isChecked() != on:
+            self.catalog_button.setChecked(on)  # (toggled calls back with the same value)
+            return
+        self.search.setVisible(on)
+        self.tree.setVisible(on)
+        self.catalog_button.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
+
+    def catalog_shown(self) -> bool:
+        return self.catalog_button.isChecked()
+
+    def set_own_script(self, own: bool, name: str = "") -> None:
+        """The editor holds the learner's own script (`name`), not a lesson:
+        say so above the text instead of showing the last lesson as current."""
+        self._own_name = name if own else ""
+        self.own_note.setVisible(own)
+        self._retranslate_own_note()
+
+    def _retranslate_own_note(self) -> None:
+        info = self._infos.get(self._current)
+        title = info.title(i18n.current_language()) if info else ""
+        self.own_note.setText(self.tr("You are running your own script ({0}), not a lesson. The text below is "
+                                      "lesson “{1}”, for reference; open a lesson to follow it again.")
+                              .format(self._own_name or self.tr("unsaved"), title))
 
     def look(self, index: int) -> None:
         """Follow the current lesson's "what to look at" item `index`."""
@@ -191,6 +240,8 @@ class LessonsPanel(QWidget):
             return
         self._current = name
         self.text.setMarkdown(self._markdown(self._infos[name]))
+        if self._own_name:
+            self._retranslate_own_note()
         self.reset_button.setEnabled(True)
 
     def _markdown(self, info: LessonInfo) -> str:
@@ -241,7 +292,10 @@ class LessonsPanel(QWidget):
         self.reset_button.setText(self.tr("Reset lesson"))
         self.reset_button.setToolTip(self.tr("Throw away your edits to this lesson and load its original script"))
         self.tree.setToolTip(self.tr("Click a lesson to load and run it. • opened  ▶ run  ✓ stepped through"))
+        self.catalog_button.setText(self.tr("All lessons"))
+        self.catalog_button.setToolTip(self.tr("Show or fold away the list of lessons above the text"))
         self._fill()
+        self._retranslate_own_note()
 
     def changeEvent(self, event):  # noqa: N802
         if event.type() == QEvent.LanguageChange:

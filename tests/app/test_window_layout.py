@@ -1,0 +1,216 @@
+"""The window, canvas first, in a real main window with the real worker: the
+canvas's share of the window at 1600×1000 and 1280×800, framing after a run
+(clear of the legend, minimap and banner), keyboard stepping with the editor
+focused, presentation mode, Reset Layout, the lesson text as a reading pane,
+and the "running" overlay over the old graph during a slow run."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtTest import QTest
+
+from autogradviz.app.resources_loader import lessons
+from autogradviz.app.services import settings
+from autogradviz.app.services.worker_process import READY
+from autogradviz.app.theme import ThemeManager
+from autogradviz.app.window.main_window import MainWindow
+
+RUN_MS = 90_000
+LESSONS = {lesson.name: lesson for lesson in lessons()}
+
+
+def _first_launch_window(qtbot, worker, width: int, height: int) -> MainWindow:
+    """A window as at first launch (no saved layout), opened at width×height."""
+    s = settings.settings()
+    for key in ("window/geometry", "window/state", "graph/legend"):
+        s.remove(key)
+    s.sync()
+    theme = ThemeManager()
+    w = MainWindow(theme_manager=theme, worker=worker, start_worker=False, restore_autosave=False)
+    w.ask_unsaved = lambda: "discard"
+    qtbot.addWidget(w)
+    w.resize(width, height)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+@pytest.fixture
+def window(qtbot, shared_worker, wait_until):
+    wait_until(lambda: shared_worker.state == READY, RUN_MS, "worker ready")
+    w = _first_launch_window(qtbot, shared_worker, 1600, 1000)
+    yield w
+    w.close()
+
+
+def _canvas_share(w: MainWindow) -> float:
+    vp = w.graph_view.view.viewport()
+    return vp.width() * vp.height() / (w.width() * w.height())
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1280, 800)])
+def test_the_canvas_gets_at_least_half_of_the_window(qtbot, shared_worker, size):
+    w = _first_launch_window(qtbot, shared_worker, *size)
+    try:
+        qtbot.waitUntil(lambda: (w.width(), w.height()) == size, timeout=5000)
+        qtbot.wait(50)
+        assert _canvas_share(w) >= 0.5, (size, w.graph_view.view.viewport().size())
+        # the code beside the graph, the stepper a strip under it
+        editor = w.panels.dock("editor")
+        stepper = w.panels.dock("stepper")
+        gv = w.graph_view.mapTo(w, w.graph_view.rect().topLeft())
+        assert editor.geometry().right() < gv.x()
+        assert stepper.geometry().top() > gv.y() + w.graph_view.height() - 8
+        assert stepper.height() <= 140
+    finally:
+        w.close()
+
+
+def _run_lesson(qtbot, w, name: str) -> None:
+    with qtbot.waitSignals([w.runFinished, w.graph_view.layoutFinished], timeout=RUN_MS):
+        w.files.open_lesson(LESSONS[name], run=True)
+    assert w.session.trace.error is None
+    qtbot.wait(100)  # (a fit after a canvas resize is posted)
+
+
+def _assert_framed(w: MainWindow) -> None:
+    gv = w.graph_view
+    vp = gv.view.viewport()
+    scene = gv.graph_scene()
+    drawn = scene.itemsBoundingRect()
+    on_screen = gv.view.mapFromScene(drawn).boundingRect()
+    assert QRect(vp.rect()).contains(on_screen), (on_screen, vp.rect())
+    for overlay in (gv.legend, gv.minimap):
+        if overlay.isVisible():
+            assert not overlay.geometry().intersects(on_screen), overlay
+    if gv.message.isVisible():  # the banner, in the viewport's coordinates
+        top_left = vp.mapFrom(gv, gv.message.geometry().topLeft())
+        assert not QRect(top_left, gv.message.size()).intersects(on_screen)
+    if gv.search_bar.isVisible():
+        top_left = vp.mapFrom(gv, gv.search_bar.geometry().topLeft())
+        assert not QRect(top_left, gv.search_bar.size()).intersects(on_screen)
+
+
+def _docks(w: MainWindow) -> dict:
+    """Each dock: shown or not, and where when in front (a tab behind another has no place)."""
+    return {pid: (dock.isVisible(), dock.geometry() if not dock.visibleRegion().isEmpty() else None)
+            for pid, dock in ((pid, w.panels.dock(pid)) for pid in w.panels.ids())}
+
+
+@pytest.mark.parametrize("name", ["01_leaf_vs_nonleaf", "30_checkpoint_mlp"])
+def test_after_a_run_the_graph_is_framed_clear_of_the_overlays(qtbot, window, name):
+    w = window
+    _run_lesson(qtbot, w, name)
+    _assert_framed(w)
+    box_heights = [items[0].sceneBoundingRect().height() * w.graph_view.view.transform().m11()
+                   for items in w.graph_view.graph_scene().node_items.values() if items]
+    assert min(box_heights) >= 20, "boxes big enough to read"
+    w.graph_view.set_legend_shown(True)  # the legend asks for its room
+    w.graph_view.fit()
+    _assert_framed(w)
+    w.session.set_step(w.session.step_count // 2)
+    w.graph_view.fit()
+    _assert_framed(w)
+
+
+def test_stepping_keys_work_with_the_editor_focused(qtbot, window):
+    w = window
+    _run_lesson(qtbot, w, "01_leaf_vs_nonleaf")
+    w.session.set_step(0)
+    w.activateWindow()
+    w.editor.setFocus()
+    qtbot.waitUntil(w.editor.hasFocus, timeout=5000)
+    text = w.editor.toPlainText()
+    cursor = w.editor.textCursor().position()
+    QTest.keyClick(w.editor, Qt.Key_F10)
+    assert w.session.step == 1
+    QTest.keyClick(w.editor, Qt.Key_F10)
+    assert w.session.step == 2
+    QTest.keyClick(w.editor, Qt.Key_F10, Qt.ShiftModifier)
+    assert w.session.step == 1
+    QTest.keyClick(w.editor, Qt.Key_End, Qt.AltModifier)
+    assert w.session.step == w.session.step_count
+    QTest.keyClick(w.editor, Qt.Key_Home, Qt.AltModifier)
+    assert w.session.step == 0
+    assert w.editor.toPlainText() == text and w.editor.textCursor().position() == cursor
+    # listed in the Run menu with their keys; the first hint names the key that works
+    run_menu = [a.objectName() for a in w.chrome.run_menu.actions()]
+    assert {"step_next", "step_back", "step_first", "step_last"} <= set(run_menu)
+    assert w.actions["step_next"].shortcut().toString() == "F10"
+    assert "F10" in w.stepper.step_label.text()
+
+
+def test_presentation_mode_shows_graph_code_and_caption_and_gives_the_layout_back(qtbot, window):
+    w = window
+    _run_lesson(qtbot, w, "01_leaf_vs_nonleaf")
+    docks = _docks(w)
+    font = w.editor.font().pointSizeF()
+    cap = w.graph_view.zoom_cap()
+    w.actions["presentation"].trigger()
+    qtbot.waitUntil(lambda: w.presentation.is_on(), timeout=5000)
+    shown = {pid for pid in w.panels.ids() if w.panels.dock(pid).isVisible()}
+    assert shown == {"editor", "stepper"}
+    assert not w.menuBar().isVisible() and not w.stepper.events.isVisible()
+    assert w.stepper.step_label.isVisible()
+    assert w.editor.font().pointSizeF() >= font * 1.5
+    assert w.graph_view.zoom_cap() >= cap * 1.5  # the graph's text and strokes may grow as much
+    _assert_framed(w)
+    # the stepper's keys are global: a bare → steps even after a click in the code
+    w.session.set_step(0)
+    QTest.keyClick(w.editor, Qt.Key_Right)
+    assert w.session.step == 1
+    QTest.keyClick(w, Qt.Key_Escape)
+    qtbot.waitUntil(lambda: not w.presentation.is_on(), timeout=5000)
+    assert not w.actions["presentation"].isChecked()
+    qtbot.waitUntil(lambda: _docks(w) == docks, timeout=5000)
+    assert w.editor.font().pointSizeF() == font and w.menuBar().isVisible()
+    assert w.graph_view.zoom_cap() == cap
+
+
+def test_reset_layout_gives_back_the_default(qtbot, window):
+    w = window
+    before = _docks(w)
+    w.panels.dock("editor").hide()
+    w.panels.dock("stepper").setFloating(True)
+    w.resizeDocks([w.panels.dock("lessons")], [700], Qt.Horizontal)
+    assert _canvas_share(w) < 0.5 or not w.panels.dock("editor").isVisible()
+    w.actions["reset_layout"].trigger()
+    qtbot.waitUntil(lambda: _docks(w) == before, timeout=5000)
+    assert _canvas_share(w) >= 0.5
+
+
+def test_a_lesson_opens_with_its_text_in_front_and_own_scripts_are_named(qtbot, window):
+    w = window
+    panel = w.lessons_panel
+    w.panels.dock("output").raise_()
+    panel.set_catalog_shown(True)
+    w.files.open_lesson(LESSONS["05_linear_function"], run=False)
+    qtbot.waitUntil(lambda: not w.panels.dock("lessons").visibleRegion().isEmpty(), timeout=5000)
+    assert not panel.tree.isVisible(), "the course list folds away: the text gets the panel"
+    assert panel.text.isVisible() and panel.text.height() > 250
+    assert not panel.own_note.isVisible()
+    w.files.new_file()
+    assert panel.own_note.isVisible()
+    assert "own script" in panel.own_note.text()
+
+
+SLOW = "import time, torch\nx = torch.ones(2, requires_grad=True)\ntime.sleep(2)\n(x * 3).sum().backward()\n"
+
+
+def test_a_slow_run_is_shown_over_the_dimmed_old_graph(qtbot, window):
+    w = window
+    _run_lesson(qtbot, w, "01_leaf_vs_nonleaf")
+    overlay = w.graph_view.running
+    assert not overlay.isVisible()
+    w.files.new_file()
+    w.editor.setPlainText(SLOW)
+    w.actions["run"].trigger()
+    qtbot.waitUntil(overlay.isVisible, timeout=RUN_MS)
+    canvas = w.graph_view.view.geometry()
+    assert overlay.geometry() == canvas, "it covers the canvas"
+    assert "Running" in overlay.title.text() and " s" in overlay.detail.text()
+    assert overlay.stop_btn.isVisible()
+    qtbot.waitUntil(lambda: w.session.trace is not None and not w.worker.is_busy(), timeout=RUN_MS)
+    qtbot.waitUntil(lambda: not overlay.isVisible(), timeout=5000)
+    assert {n.op for n in w.session.graph.nodes} >= {"MulBackward0", "SumBackward0"}
