@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Mapping, Optional
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QInputDialog, QWidget
 
 from autogradviz.engine.trace.model import Note, Trace
@@ -24,6 +24,7 @@ from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.services import settings
 from autogradviz.app.services.worker_process import FAILED, WorkerProcess
 from autogradviz.app.session import TraceSession
+from autogradviz.app.window.error_texts import ErrorTexts
 from autogradviz.app.window.status_bar import WindowStatus
 
 EDITOR_FILE = "<editor>"
@@ -52,6 +53,8 @@ class RunController(QObject):
         self._device = "cpu"  # applied when the worker says what it has (`on_ready`)
         self._got_output = False
         self._env_texts = EnvironmentTexts(self)
+        self._error_texts = ErrorTexts(self)
+        editor.installEventFilter(self)  # a live language switch says the error again
         device_combo.activated.connect(self._device_chosen)  # user choices only
         # Bound methods only: the worker may outlive this window (tests share one),
         # and Qt drops a connection to a deleted receiver, never one to a lambda.
@@ -188,12 +191,9 @@ class RunController(QObject):
         self._session.set_trace(trace, saved_file=saved_file)
         err = trace.error
         if err is not None:
-            explanation = self._env_texts.error_explanation(err) or err.explanation
-            message = f"{err.type}: {err.message}"
-            if explanation:
-                message += "\n\n" + explanation
+            explanation = self.error_explanation(err)
             if saved_file is None or trace.source == self._editor.toPlainText():
-                self._editor.set_error(err.line, message)
+                self._editor.set_error(err.line, self._error_message(err))
             out.append_error(err.type, err.message, err.line, explanation, err.traceback,
                              line_format=self.tr("line {n}"), explanation_label=self.tr("What this means:"))
             for text, href in self._env_texts.error_actions(err):  # e.g. install a missing package
@@ -216,6 +216,24 @@ class RunController(QObject):
             self.runFinished.emit(trace)
         else:
             self._status.update_graph()
+
+    def error_explanation(self, err) -> Optional[str]:
+        """The explanation of the script's error in the UI language (the
+        worker's English for a code this app does not know)."""
+        return (self._env_texts.error_explanation(err) or self._error_texts.explanation(err)
+                or err.explanation)
+
+    def _error_message(self, err) -> str:
+        explanation = self.error_explanation(err)
+        return f"{err.type}: {err.message}" + ("\n\n" + explanation if explanation else "")
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if obj is self._editor and event.type() == QEvent.LanguageChange:
+            trace = self._session.trace
+            err = trace.error if trace is not None else None
+            if err is not None and self._editor.error_line is not None:
+                self._editor.set_error(self._editor.error_line, self._error_message(err))
+        return False
 
     def note_texts(self, trace: Trace) -> list[str]:
         """The trace's notes in the UI language, internal ones left out.
@@ -246,6 +264,10 @@ class RunController(QObject):
         if code in ("output_capped", "output_truncated") and count("total") and (count("cap") or count("kept")):
             return self.tr("The script printed {total} characters; only the first {cap} are kept.").format(
                 total=count("total"), cap=count("cap") or count("kept"))
+        if code == "module_paths_cut" and count("count") and count("parts") and count("chars"):
+            return self.tr("{count} module path(s) in this trace were deeper than {parts} parts or longer than "
+                           "{chars} characters; they are shown cut to that.").format(
+                count=count("count"), parts=count("parts"), chars=count("chars"))
         if code == "nonleaf_grad_read":
             line = params.get("line")
             where = self.tr(" (line {0})").format(line) if isinstance(line, int) else ""

@@ -4,157 +4,157 @@
 <context>
     <name>CheckpointPanel</name>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="155" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="156" />
         <source>Checkpointed segments keep only their inputs; their activations are recomputed in backward when a node needs them. Click a re-run (or use Up/Down) to go to that step.</source>
         <translation>检查点分段只保留输入；其激活值会在反向传播中某个节点需要时重新计算。点击一次重算（或用上/下方向键）即可跳到对应的步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="157" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="158" />
         <source>Each checkpoint call of the script, in call order</source>
         <translation>脚本中的每次 checkpoint 调用，按调用顺序排列</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="158" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="159" />
         <source>Each time backward re-ran a segment, in order. Click to go to that step of the backward run.</source>
         <translation>反向传播每一次重新运行分段的记录，按先后顺序排列。点击可跳到反向传播中的对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="174" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="175" />
         <source>reentrant</source>
         <translation>可重入</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="176" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="177" />
         <source>non-reentrant</source>
         <translation>非可重入</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="181" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="182" />
         <source>1 op</source>
         <translation>1 个操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="181" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="182" />
         <source>{0} ops</source>
         <translation>{0} 个操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="185" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="186" />
         <source>checkpoint {0}</source>
         <translation>检查点 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="189" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="190" />
         <source>line {0}</source>
         <translation>第 {0} 行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="195" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="196" />
         <source>a node that was not captured</source>
         <translation>一个未被捕获的节点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="204" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="205" />
         <source>run #{0}, step {1}</source>
         <translation>第 {0} 次反向传播，第 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="205" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="206" />
         <source>outside a recorded backward</source>
         <translation>不在已记录的反向传播中</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="206" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="207" />
         <source>checkpoint {0} re-ran {1} of {2} ops</source>
         <translation>检查点 {0} 重新运行了 {2} 个操作中的 {1} 个</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="210" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="211" />
         <source>stopped early</source>
         <translation>提前停止</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="211" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="212" />
         <source>needed by {0}</source>
         <translation>由 {0} 触发</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="268" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="269" />
         <source>No segment was re-run: no backward needed their saved tensors.</source>
         <translation>没有分段被重新运行：没有任何反向传播需要它们保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="293" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="294" />
         <source>No checkpoint calls were recorded.</source>
         <translation>没有记录到 checkpoint 调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="301" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="302" />
         <source>Kept: the inputs {0}. Only the inputs are kept; the segment's activations are recomputed in backward.</source>
         <translation>保留：输入 {0}。只保留输入；分段的激活值会在反向传播中重新计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="304" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="305" />
         <source>Kept: no tensor inputs. The segment's activations are recomputed in backward.</source>
         <translation>保留：没有张量输入。分段的激活值会在反向传播中重新计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="307" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="308" />
         <source>preserve_rng_state=False and the segment uses dropout: the re-run draws a new random mask, which may differ from the forward's, so the gradients may not match the forward.</source>
         <translation>preserve_rng_state=False 且分段中使用了 dropout：重新运行时会抽取新的随机掩码，可能与前向传播时的不同，因此梯度可能与前向传播不一致。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="311" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="312" />
         <source>The call raised: {0}</source>
         <translation>调用抛出异常：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="316" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="317" />
         <source>Stopped early: every needed tensor was recovered after {0} of {1} ops.</source>
         <translation>提前停止：运行了 {1} 个操作中的 {0} 个后，所需的张量已全部恢复。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="320" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="321" />
         <source>The re-run raised: {0}</source>
         <translation>重新运行时抛出异常：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="322" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="323" />
         <source>Never re-run: no recorded backward needed its saved tensors.</source>
         <translation>从未重新运行：没有已记录的反向传播需要它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="332" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="333" />
         <source>re-run {0} op</source>
         <translation>第 {0} 次重算的操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="332" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="333" />
         <source>re-run op</source>
         <translation>重算的操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="333" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="334" />
         <source>forward op</source>
         <translation>前向操作</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="344" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="345" />
         <source>— not re-run</source>
         <translation>— 未重新运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="453" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="454" />
         <source>&lt;b&gt;Recomputing checkpoint {0}&lt;/b&gt; ({1}) because {2} needs its saved tensors.</source>
         <translation>&lt;b&gt;正在重新计算检查点 {0}&lt;/b&gt;（{1}），因为 {2} 需要它保存的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="464" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="465" />
         <source>Next: checkpoint {0} is recomputed ({1}) at run #{2}, step {3}, when {4} needs its saved tensors.</source>
         <translation>下一次：在第 {2} 次反向传播的第 {3} 步，{4} 需要保存的张量时，检查点 {0} 将被重新计算（{1}）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/panel.py" line="460" />
+        <location filename="../../app/panels/checkpoint/panel.py" line="461" />
         <source>No more recomputations in the recorded backward runs after this step.</source>
         <translation>在已记录的反向传播中，此步之后不再有重新计算。</translation>
     </message>
@@ -162,7 +162,7 @@
 <context>
     <name>CodeEditor</name>
     <message>
-        <location filename="../../app/panels/editor.py" line="76" />
+        <location filename="../../app/panels/editor.py" line="77" />
         <source>Write PyTorch code here, then press Run (Ctrl+Enter).</source>
         <translation>在这里编写 PyTorch 代码，然后按“运行”（Ctrl+Enter）。</translation>
     </message>
@@ -436,129 +436,129 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../../app/export/dialog.py" line="37" />
-        <location filename="../../app/export/dialog.py" line="170" />
+        <location filename="../../app/export/dialog.py" line="38" />
+        <location filename="../../app/export/dialog.py" line="171" />
         <source>Export graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="41" />
+        <location filename="../../app/export/dialog.py" line="42" />
         <source>PNG image</source>
         <translation>PNG 图片</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="41" />
+        <location filename="../../app/export/dialog.py" line="42" />
         <source>SVG vector image</source>
         <translation>SVG 矢量图</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="42" />
+        <location filename="../../app/export/dialog.py" line="43" />
         <source>PDF document</source>
         <translation>PDF 文档</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="42" />
+        <location filename="../../app/export/dialog.py" line="43" />
         <source>Graphviz DOT source</source>
         <translation>Graphviz DOT 源文件</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="43" />
+        <location filename="../../app/export/dialog.py" line="44" />
         <source>Animated GIF of the backward run</source>
         <translation>反向传播的 GIF 动画</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="51" />
+        <location filename="../../app/export/dialog.py" line="52" />
         <source>Whole graph</source>
         <translation>整张计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="52" />
+        <location filename="../../app/export/dialog.py" line="53" />
         <source>Visible area only</source>
         <translation>仅可见区域</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="65" />
+        <location filename="../../app/export/dialog.py" line="66" />
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="82" />
+        <location filename="../../app/export/dialog.py" line="83" />
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="83" />
+        <location filename="../../app/export/dialog.py" line="84" />
         <source>Scale:</source>
         <translation>缩放：</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="85" />
+        <location filename="../../app/export/dialog.py" line="86" />
         <source>Area:</source>
         <translation>范围：</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="87" />
+        <location filename="../../app/export/dialog.py" line="88" />
         <source>File:</source>
         <translation>文件：</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="90" />
+        <location filename="../../app/export/dialog.py" line="91" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="136" />
+        <location filename="../../app/export/dialog.py" line="137" />
         <source>Animates backward run {0}: {1} frames, one per step.</source>
         <translation>动画展示第 {0} 次反向传播：{1} 帧，每步一帧。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="140" />
-        <location filename="../../app/export/dialog.py" line="239" />
+        <location filename="../../app/export/dialog.py" line="141" />
+        <location filename="../../app/export/dialog.py" line="240" />
         <source>There is no backward run to animate.</source>
         <translation>没有可以制作动画的反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="142" />
+        <location filename="../../app/export/dialog.py" line="143" />
         <source>The graph's structure and positions, without the stepper state.</source>
         <translation>计算图的结构和位置，不含步进状态。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="145" />
+        <location filename="../../app/export/dialog.py" line="146" />
         <source>Exports what the view shows now: backward run {0}, step {1}.</source>
         <translation>导出视图当前显示的内容：第 {0} 次反向传播，第 {1} 步。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="148" />
+        <location filename="../../app/export/dialog.py" line="149" />
         <source>Exports the graph as the view shows it.</source>
         <translation>按视图当前的样子导出计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="169" />
+        <location filename="../../app/export/dialog.py" line="170" />
         <source>{0} files (*.{1})</source>
         <translation>{0} 文件 (*.{1})</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="193" />
+        <location filename="../../app/export/dialog.py" line="194" />
         <source>Choose a file to export to.</source>
         <translation>选择要导出到的文件。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="199" />
+        <location filename="../../app/export/dialog.py" line="200" />
         <source>There is no graph to export yet.</source>
         <translation>还没有可以导出的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="214" />
+        <location filename="../../app/export/dialog.py" line="215" />
         <source>Export cancelled; nothing was written.</source>
         <translation>导出已取消；没有写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="220" />
+        <location filename="../../app/export/dialog.py" line="221" />
         <source>Export failed: {0}</source>
         <translation>导出失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="229" />
+        <location filename="../../app/export/dialog.py" line="230" />
         <source>Wrote {0}.</source>
         <translation>已写入 {0}。</translation>
     </message>
@@ -566,17 +566,17 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>FileController</name>
     <message>
-        <location filename="../../app/window/file_controller.py" line="67" />
+        <location filename="../../app/window/file_controller.py" line="68" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="100" />
+        <location filename="../../app/window/file_controller.py" line="101" />
         <source>Open a script</source>
         <translation>打开脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/file_controller.py" line="101" />
+        <location filename="../../app/window/file_controller.py" line="102" />
         <location filename="../../app/window/file_controller.py" line="150" />
         <source>Python scripts (*.py);;All files (*)</source>
         <translation>Python 脚本 (*.py);;所有文件 (*)</translation>
@@ -661,132 +661,132 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>GradScalerPanel</name>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="104" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="105" />
         <source>Each GradScaler call the script made, in order. Per optimizer the stage goes READY → UNSCALED → STEPPED and back to READY at update(). Left/Right step through the calls.</source>
         <translation>脚本按顺序进行的每一次 GradScaler 调用。每个优化器的阶段依次为 READY → UNSCALED → STEPPED，调用 update() 后回到 READY。用左/右方向键逐个查看调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="107" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="108" />
         <source>iteration</source>
         <translation>迭代</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="107" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="108" />
         <source>loss</source>
         <translation>损失</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="107" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="108" />
         <source>scale</source>
         <translation>缩放系数</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="107" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="108" />
         <source>found inf/NaN</source>
         <translation>发现 inf/NaN</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="108" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="109" />
         <source>step skipped</source>
         <translation>跳过 step</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="108" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="109" />
         <source>grad norm (scaled)</source>
         <translation>梯度范数（缩放后）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="108" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="109" />
         <source>grad norm (unscaled)</source>
         <translation>梯度范数（反缩放后）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="109" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="110" />
         <source>Click a call to see the stages after it and its line in the editor</source>
         <translation>点击一次调用，查看它之后各优化器的阶段，并在编辑器中定位到它所在的行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="157" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="158" />
         <source>line {0}</source>
         <translation>第 {0} 行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="159" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="160" />
         <source>refused: “{0}”</source>
         <translation>被拒绝：“{0}”</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="239" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="240" />
         <source>&lt;b&gt;{0}()&lt;/b&gt; was refused: &lt;span style='color:{1}'&gt;{2}: “{3}”&lt;/span&gt;</source>
         <translation>&lt;b&gt;{0}()&lt;/b&gt; 被拒绝：&lt;span style='color:{1}'&gt;{2}：“{3}”&lt;/span&gt;</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="163" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="164" />
         <source>optimizer.step() skipped</source>
         <translation>跳过了 optimizer.step()</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="165" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="166" />
         <source>scale {0} → {1}</source>
         <translation>缩放系数 {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="167" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="168" />
         <source>× {0}</source>
         <translation>× {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="187" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="188" />
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="187" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="188" />
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="223" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="224" />
         <source>No GradScaler calls were recorded.</source>
         <translation>没有记录到 GradScaler 调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="242" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="243" />
         <source>&lt;b&gt;scale()&lt;/b&gt; multiplied the loss by {0}: every gradient of this backward is {0} times too large until it is unscaled.</source>
         <translation>&lt;b&gt;scale()&lt;/b&gt; 把损失乘以 {0}：这次反向传播得到的每个梯度都放大了 {0} 倍，直到被反缩放为止。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="245" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="246" />
         <source>&lt;b&gt;unscale_()&lt;/b&gt; divided the gradients by {0} (norm {1} → {2}) and checked them for inf/NaN.</source>
         <translation>&lt;b&gt;unscale_()&lt;/b&gt; 把梯度除以 {0}（范数 {1} → {2}），并检查其中是否有 inf/NaN。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="249" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="250" />
         <source>It unscaled the gradients itself first. </source>
         <translation>它先自行对梯度做了反缩放。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="251" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="252" />
         <source>&lt;b&gt;step()&lt;/b&gt; found inf/NaN in the gradients and &lt;b&gt;skipped&lt;/b&gt; optimizer.step(): the parameters did not change.</source>
         <translation>&lt;b&gt;step()&lt;/b&gt; 在梯度中发现了 inf/NaN，于是&lt;b&gt;跳过&lt;/b&gt;了 optimizer.step()：参数没有改变。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="253" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="254" />
         <source>&lt;b&gt;step()&lt;/b&gt; called optimizer.step() with the unscaled gradients.</source>
         <translation>&lt;b&gt;step()&lt;/b&gt; 用反缩放后的梯度调用了 optimizer.step()。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="255" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="256" />
         <source>&lt;b&gt;update()&lt;/b&gt;: a step had inf/NaN gradients, so the scale backs off {0} → {1}.</source>
         <translation>&lt;b&gt;update()&lt;/b&gt;：有一步的梯度出现 inf/NaN，所以缩放系数回退 {0} → {1}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="258" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="259" />
         <source>&lt;b&gt;update()&lt;/b&gt;: enough clean iterations in a row, so the scale grows {0} → {1}.</source>
         <translation>&lt;b&gt;update()&lt;/b&gt;：已连续足够多次迭代没有溢出，所以缩放系数增大 {0} → {1}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/panel.py" line="260" />
+        <location filename="../../app/panels/grad_scaler/panel.py" line="261" />
         <source>&lt;b&gt;update()&lt;/b&gt;: no inf/NaN; clean iterations in a row: {0}.</source>
         <translation>&lt;b&gt;update()&lt;/b&gt;：没有 inf/NaN；连续无溢出的迭代次数：{0}。</translation>
     </message>
@@ -794,12 +794,12 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../app/graph/banner.py" line="181" />
+        <location filename="../../app/graph/banner.py" line="183" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="182" />
+        <location filename="../../app/graph/banner.py" line="184" />
         <source>Stop laying out the graph; the previous picture stays.</source>
         <translation>停止布局计算图；保留之前的画面。</translation>
     </message>
@@ -879,71 +879,71 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>布局：{0}，用时 {1:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="29" />
+        <location filename="../../app/graph/banner.py" line="30" />
         <source>No graph: the last run did not finish (it was stopped, crashed or ran out of time), so the previous graph was cleared. Press Run to try again.</source>
         <translation>没有计算图：上一次运行没有完成（被停止、崩溃或超时），因此清除了之前的图。按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="34" />
+        <location filename="../../app/graph/banner.py" line="35" />
         <source>{0} at line {1}</source>
         <translation>第 {1} 行的 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="38" />
+        <location filename="../../app/graph/banner.py" line="39" />
         <source>No graph: the script stopped with {0} before it built an autograd graph. The Output pane says what went wrong.</source>
         <translation>没有计算图：脚本在构建 autograd 计算图之前因 {0} 停止。“输出”面板说明了出错原因。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="40" />
+        <location filename="../../app/graph/banner.py" line="41" />
         <source>No autograd graph: the script created no tensor that requires grad (try requires_grad=True).</source>
         <translation>没有自动求导计算图：脚本没有创建需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="56" />
+        <location filename="../../app/graph/banner.py" line="57" />
         <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is drawn rolled: its first call, with a loop-back edge marked ×N; its frame's menu unrolls every call.</source>
         <translation>大型计算图（{0} 个节点）：画成 {1} 个框。被调用多次的模块以“卷起”的方式显示：只画第一次调用，并用一条标有 ×N 的回边表示循环；在它的框的右键菜单中可以展开每一次调用。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="77" />
         <location filename="../../app/graph/banner.py" line="78" />
+        <location filename="../../app/graph/banner.py" line="79" />
         <source>Preparing the graph…</source>
         <translation>正在准备计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="79" />
+        <location filename="../../app/graph/banner.py" line="80" />
         <source>Graphviz is placing the boxes…</source>
         <translation>Graphviz 正在摆放方框…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="80" />
+        <location filename="../../app/graph/banner.py" line="81" />
         <source>Reading the Graphviz result…</source>
         <translation>正在读取 Graphviz 的结果…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="81" />
         <location filename="../../app/graph/banner.py" line="82" />
-        <location filename="../../app/graph/banner.py" line="84" />
+        <location filename="../../app/graph/banner.py" line="83" />
+        <location filename="../../app/graph/banner.py" line="85" />
         <source>Placing the boxes…</source>
         <translation>正在摆放方框…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="83" />
+        <location filename="../../app/graph/banner.py" line="84" />
         <source>Ordering the boxes…</source>
         <translation>正在排列方框顺序…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="85" />
+        <location filename="../../app/graph/banner.py" line="86" />
         <source>Drawing the edges…</source>
         <translation>正在绘制连线…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="86" />
+        <location filename="../../app/graph/banner.py" line="87" />
         <source>Drawing the graph…</source>
         <translation>正在绘制计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="88" />
-        <location filename="../../app/graph/banner.py" line="162" />
+        <location filename="../../app/graph/banner.py" line="89" />
+        <location filename="../../app/graph/banner.py" line="164" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
@@ -963,17 +963,17 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="43" />
+        <location filename="../../app/graph/banner.py" line="44" />
         <source>The script stopped with {0}: the graph shows what it had built until then. The Output pane says what went wrong.</source>
         <translation>脚本因 {0} 停止：图中显示的是到那时为止构建的部分。“输出”面板说明了出错原因。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="61" />
+        <location filename="../../app/graph/banner.py" line="62" />
         <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is rolled into one box (×N): click it to see one box per call; click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框。被多次调用的模块合并成一个框（×N）：点击它可按每次调用一个框显示；点击带模块名的框可查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="64" />
+        <location filename="../../app/graph/banner.py" line="65" />
         <source>Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed into one box each. Click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框，每次模块调用折叠成一个框。点击带模块名的框可查看其内部。</translation>
     </message>
@@ -991,292 +991,292 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>InspectorPanel</name>
     <message>
-        <location filename="../../app/panels/inspector.py" line="169" />
+        <location filename="../../app/panels/inspector.py" line="170" />
         <source>Operation</source>
         <translation>运算</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="169" />
+        <location filename="../../app/panels/inspector.py" line="170" />
         <source>Variable</source>
         <translation>变量</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="169" />
+        <location filename="../../app/panels/inspector.py" line="170" />
         <source>Module</source>
         <translation>模块</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="170" />
+        <location filename="../../app/panels/inspector.py" line="171" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="170" />
+        <location filename="../../app/panels/inspector.py" line="171" />
         <source>Shape</source>
         <translation>形状</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="170" />
+        <location filename="../../app/panels/inspector.py" line="171" />
         <source>dtype</source>
         <translation>dtype</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="171" />
+        <location filename="../../app/panels/inspector.py" line="172" />
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="171" />
+        <location filename="../../app/panels/inspector.py" line="172" />
         <source>requires_grad</source>
         <translation>requires_grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="172" />
+        <location filename="../../app/panels/inspector.py" line="173" />
         <source>is_leaf</source>
         <translation>is_leaf</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="172" />
+        <location filename="../../app/panels/inspector.py" line="173" />
         <source>retains_grad</source>
         <translation>retains_grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="173" />
+        <location filename="../../app/panels/inspector.py" line="174" />
         <source>Hooks</source>
         <translation>钩子</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="173" />
+        <location filename="../../app/panels/inspector.py" line="174" />
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="174" />
+        <location filename="../../app/panels/inspector.py" line="175" />
         <source>Line</source>
         <translation>代码行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="177" />
+        <location filename="../../app/panels/inspector.py" line="178" />
         <source>The autograd node: the backward function PyTorch recorded for this operation.</source>
         <translation>自动求导节点：PyTorch 为这个运算记录的反向函数。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="178" />
+        <location filename="../../app/panels/inspector.py" line="179" />
         <source>The name your script gave this tensor (or the parameter name).</source>
         <translation>脚本给这个张量起的名字（或参数名）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="179" />
+        <location filename="../../app/panels/inspector.py" line="180" />
         <source>The nn.Module whose forward produced it.</source>
         <translation>由哪个 nn.Module 的 forward 产生。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="180" />
+        <location filename="../../app/panels/inspector.py" line="181" />
         <source>The line of your script that made this node (for a leaf: where it was made to require grad).</source>
         <translation>脚本中创建这个节点的那一行（叶子节点：让它需要梯度的那一行）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="182" />
+        <location filename="../../app/panels/inspector.py" line="183" />
         <source>Leaf tensors were created by you, not computed; their gradients accumulate into .grad.</source>
         <translation>叶子张量由你创建而不是计算得到；它们的梯度累加到 .grad 中。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="184" />
+        <location filename="../../app/panels/inspector.py" line="185" />
         <source>Non-leaf tensors keep .grad only if you called retain_grad().</source>
         <translation>非叶子张量只有在调用 retain_grad() 后才保留 .grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="190" />
+        <location filename="../../app/panels/inspector.py" line="191" />
         <source>Click a node in the graph to see its details here: operation, variable name, shape, values and — while stepping through backward — the gradient it received and sent.</source>
         <translation>点击图中的节点，在这里查看详情：运算、变量名、形状、数值，以及逐步执行反向传播时它收到和发出的梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="193" />
+        <location filename="../../app/panels/inspector.py" line="194" />
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="194" />
+        <location filename="../../app/panels/inspector.py" line="195" />
         <source>Values</source>
         <translation>数值</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="195" />
+        <location filename="../../app/panels/inspector.py" line="196" />
         <source>The tensor's values as recorded when the script ran.</source>
         <translation>脚本运行时记录下的张量数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="196" />
+        <location filename="../../app/panels/inspector.py" line="197" />
         <source>Gradients at this step</source>
         <translation>这一步的梯度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="197" />
+        <location filename="../../app/panels/inspector.py" line="198" />
         <source>What this node received from its output (grad_outputs) and sent to its inputs (grad_inputs) during backward.</source>
         <translation>反向传播中这个节点从输出收到的梯度（grad_outputs）和发给输入的梯度（grad_inputs）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="199" />
+        <location filename="../../app/panels/inspector.py" line="200" />
         <source>Saved for backward</source>
         <translation>为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="200" />
+        <location filename="../../app/panels/inspector.py" line="201" />
         <source>Tensors and values this operation stored during the forward pass to compute its gradient later.</source>
         <translation>这个运算在前向传播时保存的张量和数值，用于之后计算梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="202" />
+        <location filename="../../app/panels/inspector.py" line="203" />
         <source>Load all values</source>
         <translation>加载全部数值</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="203" />
+        <location filename="../../app/panels/inspector.py" line="204" />
         <source>Only the first values were sent with the trace; fetch all of them from the worker.</source>
         <translation>随记录只发送了前面一部分数值；从工作进程获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="205" />
+        <location filename="../../app/panels/inspector.py" line="206" />
         <source>Rows: leading indices; columns: the last dimension.</source>
         <translation>行：前面的下标；列：最后一个维度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="233" />
+        <location filename="../../app/panels/inspector.py" line="234" />
         <source>leaf tensor (AccumulateGrad)</source>
         <translation>叶子张量（AccumulateGrad）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="234" />
+        <location filename="../../app/panels/inspector.py" line="235" />
         <source>output (backward starts here)</source>
         <translation>输出（反向传播从这里开始）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="234" />
+        <location filename="../../app/panels/inspector.py" line="235" />
         <source>operation (non-leaf)</source>
         <translation>运算（非叶子）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="236" />
+        <location filename="../../app/panels/inspector.py" line="237" />
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="272" />
+        <location filename="../../app/panels/inspector.py" line="273" />
         <source>Showing the first {0} of {1} values.</source>
         <translation>显示前 {0} 个数值，共 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="275" />
+        <location filename="../../app/panels/inspector.py" line="276" />
         <source>All {0} values.</source>
         <translation>全部 {0} 个数值。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="285" />
+        <location filename="../../app/panels/inspector.py" line="286" />
         <source>Loading all values from the worker…</source>
         <translation>正在从工作进程加载全部数值…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="295" />
+        <location filename="../../app/panels/inspector.py" line="296" />
         <source>All {0} values loaded (showing {1}).</source>
         <translation>已加载全部 {0} 个数值（显示 {1} 个）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="299" />
+        <location filename="../../app/panels/inspector.py" line="300" />
         <source>Could not load the values: {0}</source>
         <translation>无法加载数值：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="311" />
+        <location filename="../../app/panels/inspector.py" line="312" />
         <source>not read: {0}</source>
         <translation>未读取：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="325" />
+        <location filename="../../app/panels/inspector.py" line="326" />
         <source>inside a non-reentrant checkpoint segment (reading it would re-run the forward)</source>
         <translation>位于非重入式 checkpoint 段内（读取它会重新运行前向计算）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="327" />
+        <location filename="../../app/panels/inspector.py" line="328" />
         <source>saved with saved_tensors_hooks (reading it would call the unpack hook)</source>
         <translation>通过 saved_tensors_hooks 保存（读取它会调用 unpack 钩子）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="329" />
+        <location filename="../../app/panels/inspector.py" line="330" />
         <source>already freed by an earlier backward</source>
         <translation>已被之前的一次 backward 释放</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="331" />
+        <location filename="../../app/panels/inspector.py" line="332" />
         <source>changed in place after it was captured, before its values were read (activations the script cannot name are read after the script)</source>
         <translation>在被捕获之后、数值被读取之前被原地修改了（脚本中没有变量名的激活值会在脚本结束后才读取）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="340" />
+        <location filename="../../app/panels/inspector.py" line="341" />
         <source> ÷ {0} → {1}</source>
         <translation> ÷ {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="347" />
+        <location filename="../../app/panels/inspector.py" line="348" />
         <source>… and {0} more</source>
-        <translation type="unfinished" />
+        <translation>… 另有 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="357" />
+        <location filename="../../app/panels/inspector.py" line="358" />
         <source>No backward pass was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="363" />
+        <location filename="../../app/panels/inspector.py" line="364" />
         <source>Backward has not started yet (step 0). Step forward to see gradients.</source>
         <translation>反向传播尚未开始（第 0 步）。向前一步即可看到梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="365" />
+        <location filename="../../app/panels/inspector.py" line="366" />
         <source>This node has not run yet at step {0}.</source>
         <translation>到第 {0} 步时这个节点还没有执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="368" />
+        <location filename="../../app/panels/inspector.py" line="369" />
         <source>Ran at step {0}.</source>
         <translation>在第 {0} 步执行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="371" />
+        <location filename="../../app/panels/inspector.py" line="372" />
         <source>This backward started from scaler.scale(loss): every gradient is {0} × the real one (shown after ÷).</source>
         <translation>这次反向传播从 scaler.scale(loss) 开始：每个梯度都是真实梯度的 {0} 倍（÷ 之后是真实值）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="374" />
+        <location filename="../../app/panels/inspector.py" line="375" />
         <source>received grad_outputs[{0}] = {1}</source>
         <translation>收到 grad_outputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="380" />
+        <location filename="../../app/panels/inspector.py" line="381" />
         <source>sent grad_inputs[{0}] = None (that input needs no gradient)</source>
         <translation>发出 grad_inputs[{0}] = None（该输入不需要梯度）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="382" />
+        <location filename="../../app/panels/inspector.py" line="383" />
         <source>sent grad_inputs[{0}] = {1}</source>
         <translation>发出 grad_inputs[{0}] = {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="387" />
+        <location filename="../../app/panels/inspector.py" line="388" />
         <source>&lt;b&gt;.grad&lt;/b&gt; = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt; = {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="390" />
+        <location filename="../../app/panels/inspector.py" line="391" />
         <source>&lt;b&gt;.grad&lt;/b&gt; (retain_grad) = {0}</source>
         <translation>&lt;b&gt;.grad&lt;/b&gt;（retain_grad）= {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="393" />
+        <location filename="../../app/panels/inspector.py" line="394" />
         <source>hook {0} saw {1}</source>
         <translation>钩子 {0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/inspector.py" line="396" />
+        <location filename="../../app/panels/inspector.py" line="397" />
         <source>, returned {0}</source>
         <translation>，返回 {0}</translation>
     </message>
@@ -1626,107 +1626,107 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="299" />
+        <location filename="../../app/window/main_window.py" line="317" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="232" />
+        <location filename="../../app/window/main_window.py" line="233" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="233" />
+        <location filename="../../app/window/main_window.py" line="234" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="298" />
+        <location filename="../../app/window/main_window.py" line="316" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="302" />
+        <location filename="../../app/window/main_window.py" line="320" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="300" />
+        <location filename="../../app/window/main_window.py" line="318" />
         <source>Next / previous step of the backward pass (wherever the focus is)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="301" />
+        <location filename="../../app/window/main_window.py" line="319" />
         <source>First / last step (also Ctrl+Shift+F10 / Ctrl+F10)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="303" />
+        <location filename="../../app/window/main_window.py" line="321" />
         <source>The same, while the graph has the focus</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="304" />
+        <location filename="../../app/window/main_window.py" line="322" />
         <source>Presentation mode (Esc leaves)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="305" />
+        <location filename="../../app/window/main_window.py" line="323" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="306" />
+        <location filename="../../app/window/main_window.py" line="324" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="307" />
+        <location filename="../../app/window/main_window.py" line="325" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="308" />
+        <location filename="../../app/window/main_window.py" line="326" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="309" />
+        <location filename="../../app/window/main_window.py" line="327" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="310" />
+        <location filename="../../app/window/main_window.py" line="328" />
         <source>Open / save a trace</source>
         <translation>打开 / 保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="311" />
+        <location filename="../../app/window/main_window.py" line="329" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="312" />
+        <location filename="../../app/window/main_window.py" line="330" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="318" />
+        <location filename="../../app/window/main_window.py" line="336" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="325" />
+        <location filename="../../app/window/main_window.py" line="343" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="326" />
+        <location filename="../../app/window/main_window.py" line="344" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="327" />
+        <location filename="../../app/window/main_window.py" line="345" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -1880,52 +1880,52 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>ModulesPanel</name>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="107" />
+        <location filename="../../app/panels/modules/panel.py" line="109" />
         <source>{cls} at {path}: output {shape} {dtype}; {params} parameters ({own} of its own, {trainable} trainable); called {calls} times</source>
         <translation>{cls}（{path}）：输出 {shape} {dtype}；{params} 个参数（自身 {own} 个，可训练 {trainable} 个）；调用了 {calls} 次</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="121" />
+        <location filename="../../app/panels/modules/panel.py" line="123" />
         <source>Total params: {total} · trainable: {trainable} · modules: {count}</source>
         <translation>参数总数：{total} · 可训练：{trainable} · 模块：{count}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="123" />
+        <location filename="../../app/panels/modules/panel.py" line="125" />
         <source>No module was called in this run.</source>
         <translation>这次运行没有调用任何模块。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="138" />
+        <location filename="../../app/panels/modules/panel.py" line="140" />
         <source>Calls of {module} and the modules inside it include {n} checkpoint re-run(s) during backward.</source>
         <translation>{module} 及其内部模块的调用次数包含反向传播期间的 {n} 次检查点重算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="141" />
+        <location filename="../../app/panels/modules/panel.py" line="143" />
         <source>torch stopped a re-run early, as soon as it had recomputed every tensor backward needs: a call cut short by that stop (and the calls around it) is not counted, so counts inside {module} differ.</source>
         <translation>torch 在重算出反向传播所需的全部张量后就提前停止了重算：被这次停止中断的调用（以及包住它的调用）不计入，因此 {module} 内部各模块的次数不同。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="159" />
+        <location filename="../../app/panels/modules/panel.py" line="161" />
         <source>Layer (type)</source>
         <translation>层（类型）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="159" />
+        <location filename="../../app/panels/modules/panel.py" line="161" />
         <source>Output shape</source>
         <translation>输出形状</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="159" />
+        <location filename="../../app/panels/modules/panel.py" line="161" />
         <source>Param #</source>
         <translation>参数数量</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="160" />
+        <location filename="../../app/panels/modules/panel.py" line="162" />
         <source>Calls</source>
         <translation>调用次数</translation>
     </message>
     <message>
-        <location filename="../../app/panels/modules/panel.py" line="161" />
+        <location filename="../../app/panels/modules/panel.py" line="163" />
         <source>Every module the script called: its output shape and parameter count (as torchsummary shows them). Click a row to select its node.</source>
         <translation>脚本调用的每个模块：它的输出形状和参数数量（与 torchsummary 显示的一样）。点击一行即可选中它的节点。</translation>
     </message>
@@ -1941,87 +1941,87 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>PackagesDialog</name>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="34" />
+        <location filename="../../app/environments/packages_dialog.py" line="35" />
         <source>Manage Packages</source>
         <translation>管理包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="40" />
+        <location filename="../../app/environments/packages_dialog.py" line="41" />
         <source>Packages of the Python that runs your scripts: {path}</source>
         <translation>运行脚本的 Python 中的包：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="44" />
+        <location filename="../../app/environments/packages_dialog.py" line="45" />
         <source>Filter installed packages, or type a name to install</source>
         <translation>筛选已安装的包，或输入要安装的包名</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="54" />
+        <location filename="../../app/environments/packages_dialog.py" line="55" />
         <source>Install…</source>
         <translation>安装…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="55" />
+        <location filename="../../app/environments/packages_dialog.py" line="56" />
         <source>Install the package named in the field above with pip</source>
         <translation>用 pip 安装上面输入框中的包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="56" />
+        <location filename="../../app/environments/packages_dialog.py" line="57" />
         <source>Uninstall…</source>
         <translation>卸载…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="57" />
+        <location filename="../../app/environments/packages_dialog.py" line="58" />
         <source>Uninstall the selected package with pip</source>
         <translation>用 pip 卸载选中的包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="58" />
+        <location filename="../../app/environments/packages_dialog.py" line="59" />
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="59" />
+        <location filename="../../app/environments/packages_dialog.py" line="60" />
         <source>List the installed packages again</source>
         <translation>重新列出已安装的包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="84" />
+        <location filename="../../app/environments/packages_dialog.py" line="85" />
         <source>Package</source>
         <translation>包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="84" />
+        <location filename="../../app/environments/packages_dialog.py" line="85" />
         <source>Version</source>
         <translation>版本</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="90" />
+        <location filename="../../app/environments/packages_dialog.py" line="91" />
         <source>Reading the installed packages…</source>
         <translation>正在读取已安装的包…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="104" />
+        <location filename="../../app/environments/packages_dialog.py" line="105" />
         <source>Type the name of the package to install in the field above.</source>
         <translation>请在上面的输入框中输入要安装的包名。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="118" />
+        <location filename="../../app/environments/packages_dialog.py" line="119" />
         <source>Scripts cannot run in this Python without {names}.</source>
         <translation>没有 {names}，脚本无法在这个 Python 中运行。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="135" />
+        <location filename="../../app/environments/packages_dialog.py" line="136" />
         <source>The packages could not be listed (exit code {code}).</source>
         <translation>无法列出包（退出码 {code}）。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="143" />
+        <location filename="../../app/environments/packages_dialog.py" line="144" />
         <source>This Python could not be started.</source>
         <translation>无法启动这个 Python。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/packages_dialog.py" line="153" />
+        <location filename="../../app/environments/packages_dialog.py" line="154" />
         <source>{n} of {total} packages shown.</source>
         <translation>显示 {n} / {total} 个包。</translation>
     </message>
@@ -2077,87 +2077,87 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>PreferencesDialog</name>
     <message>
-        <location filename="../../app/environments/preferences.py" line="38" />
+        <location filename="../../app/environments/preferences.py" line="39" />
         <source>Preferences</source>
         <translation>首选项</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="45" />
+        <location filename="../../app/environments/preferences.py" line="46" />
         <source>Python that runs your scripts</source>
         <translation>运行脚本的 Python</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="46" />
+        <location filename="../../app/environments/preferences.py" line="47" />
         <source>This app's own Python</source>
         <translation>本应用自带的 Python</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="51" />
+        <location filename="../../app/environments/preferences.py" line="52" />
         <source>Another Python interpreter (a venv or conda environment that has torch):</source>
         <translation>其他 Python 解释器（装有 torch 的 venv 或 conda 环境）：</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="62" />
+        <location filename="../../app/environments/preferences.py" line="63" />
         <source>Type the path of an interpreter, or pick one of the environments found on this computer</source>
         <translation>输入解释器的路径，或从这台电脑上找到的环境中选择一个</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="66" />
+        <location filename="../../app/environments/preferences.py" line="67" />
         <source>for example ~/miniconda3/envs/torch/bin/python</source>
         <translation>例如 ~/miniconda3/envs/torch/bin/python</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="67" />
+        <location filename="../../app/environments/preferences.py" line="68" />
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="68" />
+        <location filename="../../app/environments/preferences.py" line="69" />
         <source>Choose the interpreter's file</source>
         <translation>选择解释器文件</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="69" />
+        <location filename="../../app/environments/preferences.py" line="70" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="70" />
+        <location filename="../../app/environments/preferences.py" line="71" />
         <source>Start this interpreter once and see whether scripts can run there (torch, CUDA, the worker's packages)</source>
         <translation>启动一次这个解释器，检查脚本能否在其中运行（torch、CUDA、工作进程所需的包）</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="81" />
+        <location filename="../../app/environments/preferences.py" line="82" />
         <source>Install Missing Packages…</source>
         <translation>安装缺少的包…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="82" />
+        <location filename="../../app/environments/preferences.py" line="83" />
         <source>Run pip in this interpreter to install what it lacks</source>
         <translation>在这个解释器中运行 pip，安装它缺少的包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="84" />
+        <location filename="../../app/environments/preferences.py" line="85" />
         <source>Scripts then run with that environment's torch and packages; the app itself is unchanged.</source>
         <translation>之后脚本将使用该环境中的 torch 和包运行；应用本身不变。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="140" />
+        <location filename="../../app/environments/preferences.py" line="141" />
         <source>Choose a Python interpreter</source>
         <translation>选择 Python 解释器</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="141" />
+        <location filename="../../app/environments/preferences.py" line="142" />
         <source>Python interpreter (python* python*.exe);;All files (*)</source>
         <translation>Python 解释器 (python* python*.exe);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="150" />
+        <location filename="../../app/environments/preferences.py" line="151" />
         <source>Type or browse the path of a Python interpreter first.</source>
         <translation>请先输入或浏览选择 Python 解释器的路径。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/preferences.py" line="156" />
+        <location filename="../../app/environments/preferences.py" line="157" />
         <source>Checking {path}… (importing torch can take a few seconds)</source>
         <translation>正在检查 {path}…（导入 torch 可能需要几秒钟）</translation>
     </message>
@@ -2245,130 +2245,135 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="269" />
-        <location filename="../../app/window/run_controller.py" line="294" />
-        <location filename="../../app/window/run_controller.py" line="318" />
+        <location filename="../../app/window/run_controller.py" line="268" />
+        <source>{count} module path(s) in this trace were deeper than {parts} parts or longer than {chars} characters; they are shown cut to that.</source>
+        <translation>此 trace 中有 {count} 个模块路径超过 {parts} 层或长于 {chars} 个字符；显示时已截断到这个长度。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/run_controller.py" line="273" />
+        <location filename="../../app/window/run_controller.py" line="298" />
+        <location filename="../../app/window/run_controller.py" line="322" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="270" />
+        <location filename="../../app/window/run_controller.py" line="274" />
         <source>Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad of leaf tensors (the ones you created with requires_grad=True), so this is None. To keep the gradient of an intermediate tensor, call t.retain_grad() before backward(), or use torch.autograd.grad(output, t).</source>
         <translation>警告{where}：读取了非叶子张量的 .grad。autograd 只把梯度存进叶子张量（你用 requires_grad=True 创建的张量）的 .grad，所以这里是 None。要保留中间张量的梯度，请在 backward() 之前调用 t.retain_grad()，或者使用 torch.autograd.grad(output, t)。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="277" />
+        <location filename="../../app/window/run_controller.py" line="281" />
         <source>torch says "the use_reentrant parameter should be passed explicitly": checkpoint was called without use_reentrant. It then uses the reentrant variant (today's default; torch plans to make leaving it out an error). Pass use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and outputs of any structure and works when no input requires grad; pass use_reentrant=True only to keep the old behaviour on purpose.</source>
         <translation>torch 提示 "the use_reentrant parameter should be passed explicitly"：调用 checkpoint 时没有传入 use_reentrant。此时它使用重入式变体（这是目前的默认行为；torch 计划把不传这个参数变成错误）。请显式传入 use_reentrant=False：这是推荐的变体，它接受关键字参数、任意结构的输出，并且在没有任何输入需要梯度时也能正常工作；只有在有意保留旧行为时才传入 use_reentrant=True。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="285" />
+        <location filename="../../app/window/run_controller.py" line="289" />
         <source>torch says "None of the inputs have requires_grad=True. Gradients will be None": a reentrant checkpoint (use_reentrant=True, or not given) was called with no input that requires grad. It runs the function under no_grad and its result only gets a gradient through its tensor inputs, so nothing inside the segment - not even the parameters of a checkpointed module - gets a gradient from it: their .grad stays None. Make an input require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which records the segment normally.</source>
         <translation>torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：调用重入式 checkpoint（use_reentrant=True，或未指定）时，没有任何输入需要梯度。它在 no_grad 下运行函数，其结果只能通过张量输入获得梯度，因此该段内的任何东西——甚至被 checkpoint 的模块的参数——都不会从它得到梯度：它们的 .grad 仍然是 None。请让某个输入需要梯度（对第一个输入调用 x.requires_grad_()），或者使用 use_reentrant=False，它会正常记录这一段。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="296" />
+        <location filename="../../app/window/run_controller.py" line="300" />
         <source>Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors inside a dict, a list or another object come back detached, so backward never reaches the segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass use_reentrant=False, which keeps the gradient in any output structure.</source>
         <translation>Checkpoint{where}：重入式 checkpoint 返回了一个 {type}，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度都被悄无声息地丢掉了。重入式 checkpoint（use_reentrant=True，或未指定）在 no_grad 下运行函数，只把它直接返回的张量（一个张量，或元组中的各个元素）接入计算图；放在 dict、list 或其他对象里的张量返回时是分离（detached）的，所以反向传播永远到达不了这一段的输入和参数。请返回一个张量或由张量组成的元组，或者传入 use_reentrant=False，它在任何输出结构中都会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="305" />
+        <location filename="../../app/window/run_controller.py" line="309" />
         <source>{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were not read (reading them re-runs the checkpointed forward).</source>
         <translation>有 {n} 个节点位于非重入式 checkpoint 段中：没有读取它们保存的张量（读取会重新运行被 checkpoint 的前向计算）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="308" />
+        <location filename="../../app/window/run_controller.py" line="312" />
         <source>{calls} backward/grad calls; only the first {recorded} were recorded in full.</source>
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="311" />
+        <location filename="../../app/window/run_controller.py" line="315" />
         <source>{n} backward call(s) waited too long for another thread's call to be recorded and ran unrecorded.</source>
         <translation>有 {n} 次 backward 调用等待另一线程的调用记录完毕的时间过长，因此未被记录就直接运行了。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="319" />
+        <location filename="../../app/window/run_controller.py" line="323" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="322" />
+        <location filename="../../app/window/run_controller.py" line="326" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="328" />
+        <location filename="../../app/window/run_controller.py" line="332" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="329" />
-        <location filename="../../app/window/run_controller.py" line="336" />
+        <location filename="../../app/window/run_controller.py" line="333" />
+        <location filename="../../app/window/run_controller.py" line="340" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="330" />
+        <location filename="../../app/window/run_controller.py" line="334" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="335" />
+        <location filename="../../app/window/run_controller.py" line="339" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="337" />
+        <location filename="../../app/window/run_controller.py" line="341" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="343" />
+        <location filename="../../app/window/run_controller.py" line="347" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="345" />
+        <location filename="../../app/window/run_controller.py" line="349" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="351" />
+        <location filename="../../app/window/run_controller.py" line="355" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="351" />
+        <location filename="../../app/window/run_controller.py" line="355" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="362" />
+        <location filename="../../app/window/run_controller.py" line="366" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="373" />
+        <location filename="../../app/window/run_controller.py" line="377" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="375" />
+        <location filename="../../app/window/run_controller.py" line="379" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="378" />
+        <location filename="../../app/window/run_controller.py" line="382" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="381" />
+        <location filename="../../app/window/run_controller.py" line="385" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="382" />
+        <location filename="../../app/window/run_controller.py" line="386" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -2399,188 +2404,188 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="271" />
+        <location filename="../../app/panels/stepper.py" line="272" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="273" />
+        <location filename="../../app/panels/stepper.py" line="274" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="275" />
+        <location filename="../../app/panels/stepper.py" line="276" />
         <source>First: before backward starts (Alt+Home, or Home in the graph)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="276" />
+        <location filename="../../app/panels/stepper.py" line="277" />
         <source>Step back (Shift+F10, or ← in the graph)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="277" />
+        <location filename="../../app/panels/stepper.py" line="278" />
         <source>Step forward: run the next node (F10, or → in the graph)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="278" />
+        <location filename="../../app/panels/stepper.py" line="279" />
         <source>Last: after the whole backward pass (Alt+End, or End in the graph)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="279" />
+        <location filename="../../app/panels/stepper.py" line="280" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="280" />
-        <location filename="../../app/panels/stepper.py" line="570" />
+        <location filename="../../app/panels/stepper.py" line="281" />
+        <location filename="../../app/panels/stepper.py" line="571" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="281" />
+        <location filename="../../app/panels/stepper.py" line="282" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="283" />
+        <location filename="../../app/panels/stepper.py" line="284" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="328" />
+        <location filename="../../app/panels/stepper.py" line="329" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="330" />
+        <location filename="../../app/panels/stepper.py" line="331" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="331" />
+        <location filename="../../app/panels/stepper.py" line="332" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="339" />
+        <location filename="../../app/panels/stepper.py" line="340" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="371" />
+        <location filename="../../app/panels/stepper.py" line="372" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="393" />
+        <location filename="../../app/panels/stepper.py" line="394" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="396" />
+        <location filename="../../app/panels/stepper.py" line="397" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="399" />
+        <location filename="../../app/panels/stepper.py" line="400" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="402" />
+        <location filename="../../app/panels/stepper.py" line="403" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="405" />
+        <location filename="../../app/panels/stepper.py" line="406" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="413" />
+        <location filename="../../app/panels/stepper.py" line="414" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="415" />
+        <location filename="../../app/panels/stepper.py" line="416" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="418" />
+        <location filename="../../app/panels/stepper.py" line="419" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="422" />
+        <location filename="../../app/panels/stepper.py" line="423" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="423" />
+        <location filename="../../app/panels/stepper.py" line="424" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="432" />
+        <location filename="../../app/panels/stepper.py" line="433" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="439" />
+        <location filename="../../app/panels/stepper.py" line="440" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="442" />
+        <location filename="../../app/panels/stepper.py" line="443" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="444" />
+        <location filename="../../app/panels/stepper.py" line="445" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="448" />
+        <location filename="../../app/panels/stepper.py" line="449" />
         <source> (GradScaler: {0} × the real gradient {1})</source>
         <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="471" />
+        <location filename="../../app/panels/stepper.py" line="472" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press {1} to run the first node.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="579" />
+        <location filename="../../app/panels/stepper.py" line="580" />
         <source>Pause (F9, or Space in the graph)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="582" />
+        <location filename="../../app/panels/stepper.py" line="583" />
         <source>Play the backward pass step by step (F9, or Space in the graph)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="478" />
+        <location filename="../../app/panels/stepper.py" line="479" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="482" />
+        <location filename="../../app/panels/stepper.py" line="483" />
         <source>Made by line {0}: {1}</source>
         <translation>由第 {0} 行生成：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="490" />
+        <location filename="../../app/panels/stepper.py" line="491" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="494" />
+        <location filename="../../app/panels/stepper.py" line="495" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
@@ -2588,7 +2593,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="140" />
+        <location filename="../../app/panels/stepper.py" line="141" />
         <source>Step {0} of {1}. Click or drag to move through the backward pass; purple marks: a hook fired; blue dots: retain_grad filled .grad; amber triangles: a checkpoint re-ran its forward.</source>
         <translation>第 {0} 步，共 {1} 步。点击或拖动可在反向传播中移动；紫色标记：钩子被触发；蓝色圆点：retain_grad 填充了 .grad；琥珀色三角：检查点在这里重新运行了前向。</translation>
     </message>
@@ -2596,59 +2601,59 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>TraceFileController</name>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="89" />
+        <location filename="../../app/window/trace_file_controller.py" line="90" />
         <source>There is no trace to save yet: run a script first.</source>
         <translation>还没有可以保存的运行记录：请先运行脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="93" />
+        <location filename="../../app/window/trace_file_controller.py" line="94" />
         <source>Save the trace</source>
         <translation>保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="100" />
+        <location filename="../../app/window/trace_file_controller.py" line="101" />
         <source>Open a saved trace</source>
         <translation>打开已保存的运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="111" />
+        <location filename="../../app/window/trace_file_controller.py" line="112" />
         <source>Saving the trace to {name}…</source>
         <translation>正在把运行记录保存到 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="118" />
+        <location filename="../../app/window/trace_file_controller.py" line="119" />
         <source>Opening the trace {name}…</source>
         <translation>正在打开运行记录 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="121" />
+        <location filename="../../app/window/trace_file_controller.py" line="122" />
         <source>Autograd traces (*.json);;All files (*)</source>
         <translation>自动求导运行记录 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="158" />
+        <location filename="../../app/window/trace_file_controller.py" line="160" />
         <source>Saved the trace to {path}</source>
         <translation>运行记录已保存到 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="168" />
+        <location filename="../../app/window/trace_file_controller.py" line="170" />
         <source>{path} was written by a newer Autograd Visualizer (trace format version {found}; this one reads up to version {known}). Update the app to open it.</source>
         <translation>{path} 由更新版本的 Autograd Visualizer 写入（运行记录格式版本 {found}；本版本最多只能读取版本 {known}）。请更新应用后再打开。</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="172" />
+        <location filename="../../app/window/trace_file_controller.py" line="174" />
         <source>{path} is not an Autograd Visualizer trace ({detail}).</source>
         <translation>{path} 不是 Autograd Visualizer 的运行记录（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="175" />
+        <location filename="../../app/window/trace_file_controller.py" line="177" />
         <source>Could not open {path}:
 {error}</source>
         <translation>无法打开 {path}：
 {error}</translation>
     </message>
     <message>
-        <location filename="../../app/window/trace_file_controller.py" line="178" />
+        <location filename="../../app/window/trace_file_controller.py" line="180" />
         <source>Could not save {path}:
 {error}</source>
         <translation>无法保存 {path}：
@@ -3065,124 +3070,124 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>WindowStatus</name>
     <message>
-        <location filename="../../app/window/status_bar.py" line="108" />
+        <location filename="../../app/window/status_bar.py" line="109" />
         <source>Summarising {nodes} nodes… ({done} done)</source>
         <translation>正在汇总 {nodes} 个节点…（已完成 {done} 个）</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="110" />
+        <location filename="../../app/window/status_bar.py" line="111" />
         <source>Summarising {nodes} nodes…</source>
         <translation>正在汇总 {nodes} 个节点…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="113" />
+        <location filename="../../app/window/status_bar.py" line="114" />
         <source>Summarising {n} tensors… ({done} done)</source>
         <translation>正在汇总 {n} 个张量…（已完成 {done} 个）</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="114" />
+        <location filename="../../app/window/status_bar.py" line="115" />
         <source>Summarising {n} tensors…</source>
         <translation>正在汇总 {n} 个张量…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="116" />
+        <location filename="../../app/window/status_bar.py" line="117" />
         <source>Capturing a graph of {nodes} nodes…</source>
         <translation>正在捕获一个有 {nodes} 个节点的计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="118" />
+        <location filename="../../app/window/status_bar.py" line="119" />
         <source>Building the trace of {nodes} nodes…</source>
         <translation>正在构建 {nodes} 个节点的记录…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="120" />
+        <location filename="../../app/window/status_bar.py" line="121" />
         <source>Sending the trace ({nodes} nodes)…</source>
         <translation>正在发送记录（{nodes} 个节点）…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="121" />
+        <location filename="../../app/window/status_bar.py" line="122" />
         <source>Working…</source>
         <translation>正在处理…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="128" />
+        <location filename="../../app/window/status_bar.py" line="129" />
         <source>Starting the worker (importing torch), then running…</source>
         <translation>正在启动工作进程（导入 torch），随后运行…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="130" />
+        <location filename="../../app/window/status_bar.py" line="131" />
         <source>Waiting for your input in the Output pane (the run timeout is paused)</source>
         <translation>正在等待你在“输出”面板中输入（运行超时已暂停）</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="132" />
+        <location filename="../../app/window/status_bar.py" line="133" />
         <source>Running {s:.1f} s</source>
         <translation>正在运行 {s:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="134" />
+        <location filename="../../app/window/status_bar.py" line="135" />
         <source>Worker starting (importing torch)…</source>
         <translation>工作进程启动中（正在导入 torch）…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="137" />
+        <location filename="../../app/window/status_bar.py" line="138" />
         <source>Worker ready · torch {v}</source>
         <translation>工作进程就绪 · torch {v}</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="137" />
+        <location filename="../../app/window/status_bar.py" line="138" />
         <source>Worker ready</source>
         <translation>工作进程就绪</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="139" />
+        <location filename="../../app/window/status_bar.py" line="140" />
         <source>Worker crashed · restarting</source>
         <translation>工作进程崩溃 · 正在重启</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="141" />
+        <location filename="../../app/window/status_bar.py" line="142" />
         <source>Worker failed to start · press Run to retry</source>
         <translation>工作进程启动失败 · 按“运行”重试</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="143" />
+        <location filename="../../app/window/status_bar.py" line="144" />
         <source>Worker stopped</source>
         <translation>工作进程已停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="151" />
+        <location filename="../../app/window/status_bar.py" line="152" />
         <source>Scripts run with {python}</source>
         <translation>脚本使用 {python} 运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="162" />
+        <location filename="../../app/window/status_bar.py" line="163" />
         <source>No graph</source>
         <translation>无计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="168" />
+        <location filename="../../app/window/status_bar.py" line="169" />
         <source>{n} nodes · {e} edges</source>
         <translation>{n} 个节点 · {e} 条边</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="172" />
+        <location filename="../../app/window/status_bar.py" line="173" />
         <source>Graph {i} of {k}: </source>
         <translation>第 {i} 张图，共 {k} 张：</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="178" />
-        <location filename="../../app/window/status_bar.py" line="206" />
+        <location filename="../../app/window/status_bar.py" line="179" />
+        <location filename="../../app/window/status_bar.py" line="207" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="186" />
-        <location filename="../../app/window/status_bar.py" line="216" />
+        <location filename="../../app/window/status_bar.py" line="187" />
+        <location filename="../../app/window/status_bar.py" line="217" />
         <source>How the graph was laid out</source>
         <translation>计算图的布局方式</translation>
     </message>
     <message>
-        <location filename="../../app/window/status_bar.py" line="199" />
+        <location filename="../../app/window/status_bar.py" line="200" />
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
@@ -3273,68 +3278,68 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>重算时抽到了相同的掩码：torch 恢复了前向时的随机数状态（preserve_rng_state=True），所以梯度与前向一致。</translation>
     </message>
     </context><context><name>CheckpointRegions</name><message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="50" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="52" />
         <source>reentrant</source>
         <translation>可重入</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="50" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="52" />
         <source>non-reentrant</source>
         <translation>非可重入</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="55" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="57" />
         <source>checkpoint {0}</source>
         <translation>检查点 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="145" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="147" />
         <source>Checkpointed segment: in the forward it kept only its {0} input tensor(s), not the activations inside (dashed boxes). Backward re-runs it to make them again.</source>
         <translation>检查点分段：前向时只保留了它的 {0} 个输入张量，没有保存内部的激活值（虚线小框）。反向时会重新运行这一段，把它们再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="148" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="150" />
         <source>Click the title to draw (or hide) the graph its re-run built.</source>
         <translation>点击标题可画出（或隐藏）重算时构建的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="248" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="250" />
         <source>Not stored: {0} (saved for {1}). The checkpoint dropped it after the forward; backward makes it again by re-running the segment.</source>
         <translation>未保存：{0}（原本为 {1} 保存）。检查点在前向之后丢弃了它；反向时重新运行这一段把它再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="318" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="320" />
         <source>This node needs activations the checkpoint did not store: its step triggered the recomputation.</source>
         <translation>这个节点需要检查点没有保存的激活值：正是它这一步触发了重算。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="334" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="336" />
         <source>Recomputing checkpoint {0}: forward again ({1}/{2} ops)</source>
         <translation>重算检查点 {0}：再次前向（{1}/{2} 个算子）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="340" />
-        <location filename="../../app/graph/checkpoint_regions.py" line="348" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="342" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="350" />
         <source>{0} more</source>
         <translation>还有 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="351" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="353" />
         <source>■ stopped early: {0} op(s) of the forward not re-run</source>
         <translation>■ 提前停止：前向中有 {0} 个算子没有重跑</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="354" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="356" />
         <source>Nested backward through the recomputed nodes ({0}/{1})</source>
         <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="361" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="363" />
         <source>Dropout mask: same as the forward's</source>
         <translation>Dropout 掩码：与前向时相同</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="362" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="364" />
         <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
@@ -3620,140 +3625,140 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>检验失败。</translation>
     </message>
     </context><context><name>GraphItems</name><message>
-        <location filename="../../app/graph/items.py" line="42" />
+        <location filename="../../app/graph/items.py" line="43" />
         <location filename="../../app/graph/tensor_labels.py" line="27" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="52" />
+        <location filename="../../app/graph/items.py" line="53" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="266" />
+        <location filename="../../app/graph/items.py" line="267" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="537" />
+        <location filename="../../app/graph/items.py" line="538" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
     </context><context><name>GraphScene</name><message>
-        <location filename="../../app/graph/scene.py" line="75" />
+        <location filename="../../app/graph/scene.py" line="76" />
         <source>operation: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="77" />
+        <location filename="../../app/graph/scene.py" line="78" />
         <source>leaf tensor (requires grad): its gradient accumulates into .grad</source>
         <translation>叶子张量（需要梯度）：梯度累加到 .grad 中</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="79" />
+        <location filename="../../app/graph/scene.py" line="80" />
         <source>output: backward starts here</source>
         <translation>输出：反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="81" />
+        <location filename="../../app/graph/scene.py" line="82" />
         <source>intermediate result (non-leaf): .grad is not kept unless retain_grad()</source>
         <translation>中间结果（非叶子）：除非调用 retain_grad()，否则不保留 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="84" />
+        <location filename="../../app/graph/scene.py" line="85" />
         <source>shape {0}, {1}, {2}</source>
         <translation>形状 {0}，{1}，{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="86" />
+        <location filename="../../app/graph/scene.py" line="87" />
         <source>inside module {0}</source>
         <translation>位于模块 {0} 内</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="88" />
+        <location filename="../../app/graph/scene.py" line="89" />
         <source>R: retain_grad() was called on this tensor</source>
         <translation>R：对这个张量调用了 retain_grad()</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="90" />
+        <location filename="../../app/graph/scene.py" line="91" />
         <source>H: hooks: {0}</source>
         <translation>H：钩子：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="91" />
+        <location filename="../../app/graph/scene.py" line="92" />
         <source>Click for details in the Inspector.</source>
         <translation>点击可在检查器中查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="100" />
+        <location filename="../../app/graph/scene.py" line="105" />
         <source>Module {0}, called {1} times, rolled into one box ({2} nodes). Click to unroll it: one box per call.</source>
         <translation>模块 {0} 被调用了 {1} 次，已合并成一个框（{2} 个节点）。点击展开：每次调用一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="103" />
+        <location filename="../../app/graph/scene.py" line="108" />
         <source>Module {0}, call {1} of {2} ({3} nodes). Click to expand the calls; right-click to roll them back into one box.</source>
         <translation>模块 {0}，第 {1} 次调用（共 {2} 次，{3} 个节点）。点击展开这些调用；右键可把它们重新合并成一个框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="105" />
+        <location filename="../../app/graph/scene.py" line="110" />
         <source>Module {0}: {1} nodes. Click to expand it.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="277" />
+        <location filename="../../app/graph/scene.py" line="282" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="279" />
+        <location filename="../../app/graph/scene.py" line="284" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="511" />
+        <location filename="../../app/graph/scene.py" line="516" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="519" />
+        <location filename="../../app/graph/scene.py" line="524" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="628" />
+        <location filename="../../app/graph/scene.py" line="633" />
         <source>{0}.grad (retained) = </source>
         <translation>{0}.grad（已保留）= </translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="633" />
+        <location filename="../../app/graph/scene.py" line="638" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="635" />
+        <location filename="../../app/graph/scene.py" line="640" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="739" />
         <location filename="../../app/graph/scene.py" line="744" />
+        <location filename="../../app/graph/scene.py" line="749" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="741" />
-        <location filename="../../app/graph/scene.py" line="749" />
+        <location filename="../../app/graph/scene.py" line="746" />
+        <location filename="../../app/graph/scene.py" line="754" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="747" />
+        <location filename="../../app/graph/scene.py" line="752" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="752" />
+        <location filename="../../app/graph/scene.py" line="757" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
@@ -3868,62 +3873,62 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>未测量</translation>
     </message>
     </context><context><name>RankSwitch</name><message>
-        <location filename="../../app/panels/processes.py" line="47" />
+        <location filename="../../app/panels/processes.py" line="48" />
         <source>rank {0}</source>
         <translation>rank {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="49" />
+        <location filename="../../app/panels/processes.py" line="50" />
         <source>main process</source>
         <translation>主进程</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="51" />
+        <location filename="../../app/panels/processes.py" line="52" />
         <source>process {0}</source>
         <translation>进程 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="53" />
+        <location filename="../../app/panels/processes.py" line="54" />
         <source>thread {0}</source>
         <translation>线程 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="60" />
+        <location filename="../../app/panels/processes.py" line="61" />
         <source>step {0}: DDP all-reduced gradient bucket {1} ({2}): this rank's {3}</source>
         <translation>第 {0} 步：DDP 对梯度桶 {1}（{2}）做了 all-reduce：本 rank 的梯度 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="63" />
+        <location filename="../../app/panels/processes.py" line="64" />
         <source> → averaged over all ranks {0}</source>
         <translation> → 所有 rank 平均后 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="90" />
+        <location filename="../../app/panels/processes.py" line="91" />
         <source>Process:</source>
         <translation>进程：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="91" />
+        <location filename="../../app/panels/processes.py" line="92" />
         <source>The script's backward runs came from several processes (DDP ranks, spawned children) or threads: pick one to step through its runs. Switching keeps the same backward call, so you can compare ranks.</source>
         <translation>脚本的反向传播来自多个进程（DDP 的各个 rank、spawn 出的子进程）或线程：选一个，逐步查看它的反向传播。切换时保持同一次 backward 调用，便于比较各个 rank。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="106" />
+        <location filename="../../app/panels/processes.py" line="107" />
         <source>All</source>
         <translation>全部</translation>
     </message>
     <message>
-        <location filename="../../app/panels/processes.py" line="111" />
+        <location filename="../../app/panels/processes.py" line="112" />
         <source>pid {0}, {1} backward run(s)</source>
         <translation>进程号 {0}，{1} 次反向传播</translation>
     </message>
     </context><context><name>RecomputeMarks</name><message>
-        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="39" />
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="40" />
         <source>Checkpoint {0} ({1}) re-ran its forward here: {2} op(s)</source>
         <translation>检查点 {0}（{1}）在这里重新运行了它的前向：{2} 个运算</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="42" />
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="43" />
         <source>(stopped early: every tensor it needed was back)</source>
         <translation>（提前停止：需要的张量都已恢复）</translation>
     </message>
@@ -3978,32 +3983,32 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>迭代（▲/▼：该迭代结束时的 update()）</translation>
     </message>
     </context><context><name>ScalerStateDiagram</name><message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="42" />
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="44" />
         <source>unscale_()</source>
         <translation>unscale_()</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="43" />
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="45" />
         <source>step()</source>
         <translation>step()</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="44" />
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="46" />
         <source>step() — unscales first</source>
         <translation>step() —— 先自行反缩放</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="45" />
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="47" />
         <source>update()</source>
         <translation>update()</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="96" />
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="98" />
         <source>{0} refused</source>
         <translation>{0} 被拒绝</translation>
     </message>
     <message>
-        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="165" />
+        <location filename="../../app/panels/grad_scaler/state_diagram.py" line="167" />
         <source>Optimizer {0}</source>
         <translation>优化器 {0}</translation>
     </message>
@@ -4016,7 +4021,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/panels/why_gradient.py" line="74" />
         <source>… and {0} more inputs</source>
-        <translation type="unfinished" />
+        <translation>… 另有 {0} 个输入</translation>
     </message>
     <message>
         <location filename="../../app/panels/why_gradient.py" line="105" />

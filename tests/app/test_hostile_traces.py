@@ -118,6 +118,8 @@ def test_open_trace_with_a_module_path_of_10000_parts_and_select_every_node(qtbo
     opened = w.session.trace
     deep = [n for n in opened.graphs[0].nodes if n.module and n.module.startswith("m.m")]
     assert deep and all(n.module.count(".") < 64 for n in deep)
+    qtbot.waitUntil(lambda: "module path(s) in this trace were deeper than 64 parts" in w.output.plain_text,
+                    timeout=10_000)
     qtbot.waitUntil(lambda: not w.graph_view.runner.is_running(), timeout=60_000)
     insp = w.panels.widget("inspector")
     w.session.set_step(w.session.step_count)
