@@ -10,9 +10,9 @@ engine's English sentences.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton
 
 from autogradviz.app.graph.style import GraphStyle
@@ -97,13 +97,27 @@ class Banner(QLabel):
         self.setWordWrap(True)
         self._error = True
         self._style: Optional[GraphStyle] = None
+        self._render: Optional[Callable[[], tuple[str, bool]]] = None
         self.hide()
 
-    def show_message(self, text: str, error: bool = True) -> None:
+    def show_message(self, text: str, error: bool = True,
+                     render: Optional[Callable[[], tuple[str, bool]]] = None) -> None:
+        """Show `text`; `render()` -> (text, error) says it again in the UI
+        language after a live switch (without it the text stays as given)."""
         self._error = error
+        self._render = render
         self.setText(text)
         self._restyle()
         self.show()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange and self._render is not None and not self.isHidden():
+            text, error = self._render()
+            if text:
+                self._error = error
+                self.setText(text)
+                self._restyle()
+        super().changeEvent(event)
 
     def set_style(self, style: GraphStyle) -> None:
         self._style = style

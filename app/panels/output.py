@@ -19,6 +19,7 @@ from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCharFormat, QTextCu
 from PySide6.QtWidgets import QDockWidget, QTextBrowser
 
 from autogradviz.app.panels.console_input_line import ConsoleInputLine
+from autogradviz.app.panels.output_colors import recolor
 from autogradviz.app.panels.terminal_text import Style, TerminalText, merge_runs
 from autogradviz.app.theme import colors
 
@@ -69,8 +70,9 @@ class OutputPane(QTextBrowser):
         self._style_input_line()
 
     def set_theme(self, theme: str) -> None:
-        self._theme = theme
+        old, self._theme = self._theme, theme
         self._style_input_line()
+        recolor(self.document(), old, theme, ANSI_COLORS)  # what is shown already, in the new colours
 
     def _style_input_line(self) -> None:
         """The input line stands out in the theme's link colour (it asks for something)."""

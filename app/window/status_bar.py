@@ -207,4 +207,10 @@ class WindowStatus(QObject):
         elif not self._layout_info:
             self.layout_label.setText("")
         else:
+            # the graph view says its last layout again, in the new language
+            view = getattr(self._window, "graph_view", None)
+            info = view.layout_info_text() if hasattr(view, "layout_info_text") else ""
+            if info:
+                self._layout_info = info
+                self.layout_label.setText(info)
             self.layout_label.setToolTip(self.tr("How the graph was laid out"))

@@ -152,6 +152,9 @@ class MemoryProbe(Probe):
         # leaves, without a walk of our own
         self.patches.wrap(recorder_mod, "capture_pending", self._wrap_capture)
         self._handles.append(topt.register_optimizer_step_post_hook(self._after_step))
+        # every optimizer the script makes holds parameters from then on (also
+        # before its first step: a plain tensor given to it is a parameter)
+        self.patches.wrap(topt.Optimizer, "__init__", self._wrap_optimizer_init)
         try:
             self._install_checkpoint()
         except Exception as exc:  # another torch: no segment data, the rest works
@@ -272,6 +275,20 @@ class MemoryProbe(Probe):
             setattr(call, attr, getattr(original, attr, None))
         return call
 
+    def _wrap_optimizer_init(self, original):
+        probe = self
+
+        def __init__(optimizer, *args, **kwargs):
+            original(optimizer, *args, **kwargs)
+            if probe._installed:
+                try:
+                    probe._optimizers.add(optimizer)
+                except Exception as exc:
+                    probe.ctx.internal_error("memory.optimizer", exc)
+
+        __init__.__wrapped__ = original
+        return __init__
+
     def _after_step(self, optimizer, args, kwargs) -> None:
         if not self._installed:
             return
@@ -286,24 +303,39 @@ class MemoryProbe(Probe):
 
     def _parts(self, leaves) -> MemoryParts:
         """Parameters, gradients and optimizer states now (activations are
-        filled from the timeline after the script)."""
+        filled from the timeline after the script). Parameters are what the
+        script's modules and optimizers hold (nn.Parameter, or a tensor in an
+        optimizer's param_groups); any other leaf of the graph that requires grad
+        (an input `x`) and its .grad are counted apart, as other leaves."""
         import torch
 
         params: dict[int, int] = {}
         grads: dict[int, int] = {}
-        tensors = {id(t): t for t in leaves}
+        others: dict[int, int] = {}
+        other_grads: dict[int, int] = {}
+        held = {}
         for opt in list(self._optimizers):
             for group in opt.param_groups:
                 for p in group.get("params", ()):
-                    tensors[id(p)] = p
-        for p in tensors.values():
+                    held[id(p)] = p
+        tensors = dict(held)
+        for t in leaves:
+            tensors.setdefault(id(t), t)
+        for key, p in tensors.items():
+            is_param = key in held or isinstance(p, torch.nn.Parameter)
             st = _storage(p)
             if st is not None:
-                params[st[0]] = st[1]
+                (params if is_param else others)[st[0]] = st[1]
             g = p.grad
             st = _storage(g) if g is not None else None
             if st is not None:
-                grads[st[0]] = st[1]
+                (grads if is_param else other_grads)[st[0]] = st[1]
+        for ptr in list(others):  # a storage shared with a parameter is the parameter's
+            if ptr in params:
+                del others[ptr]
+        for ptr in list(other_grads):
+            if ptr in grads:
+                del other_grads[ptr]
         states: dict[int, int] = {}
         for opt in list(self._optimizers):
             for state in opt.state.values():
@@ -312,7 +344,8 @@ class MemoryProbe(Probe):
                     if st is not None:
                         states[st[0]] = st[1]
         parts = MemoryParts(parameters=sum(params.values()), gradients=sum(grads.values()),
-                            optimizer_states=sum(states.values()))
+                            optimizer_states=sum(states.values()), other_leaves=sum(others.values()),
+                            other_leaf_gradients=sum(other_grads.values()))
         try:
             if self._cuda and torch.cuda.is_initialized():
                 parts.cuda_allocated = int(torch.cuda.memory_allocated())

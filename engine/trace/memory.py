@@ -42,7 +42,9 @@ class MemoryPoint(_Part):
 class MemoryParts(_Part):
     """The four parts of training memory at one moment (bytes)."""
 
-    parameters: int = 0  # leaf tensors requiring grad (graph leaves, optimizers' params)
+    # what the script's modules and optimizers hold: nn.Parameter leaves of the
+    # graph and every tensor in an optimizer's param_groups
+    parameters: int = 0
     gradients: int = 0  # their .grad
     optimizer_states: int = 0  # tensors in every optimizer's `state` seen so far
     activations: int = 0  # held for backward (the timeline's value then)
@@ -50,6 +52,11 @@ class MemoryParts(_Part):
     # used CUDA (null on the CPU).
     cuda_allocated: Optional[int] = None
     cuda_max_allocated: Optional[int] = None
+    # the graph's other leaves that require grad (an input `x` made with
+    # requires_grad=True, not a parameter) and their .grad: not in the four
+    # parts (older traces counted them in parameters and gradients)
+    other_leaves: int = 0
+    other_leaf_gradients: int = 0
 
 
 class MemoryRun(_Part):

@@ -1,7 +1,10 @@
 """Plain-language explanations for the mistakes learners make most often.
 
 `explain(exc)` looks at an exception's type and message (torch's messages are
-stable enough to match on) and returns a short explanation, or None.
+stable enough to match on) and returns a short explanation, or None;
+`explained(exc)` returns it with its code and parameters ("Codes, not prose"
+in docs/architecture.md): the app says it in the learner's language from the
+code, and the English text stays in the trace for other readers.
 `explain_warning(message)` does the same for warnings (reading `.grad` of a
 non-leaf tensor is a UserWarning in torch, not an error), and
 `warning_note(message)` adds the code the app translates the note by.
@@ -19,13 +22,14 @@ from typing import Optional
 
 from autogradviz.engine.worker.missing_module import ENGLISH_IMPORT_NAME, missing_module_error
 
-# (name, pattern, text): the name says which mistake a rule is about; were
-# ErrorInfo to carry a code for the app to translate, it would be this.
-_RULES: list[tuple[str, re.Pattern, str]] = []
+# (code, pattern, text, names): the code says which mistake a rule is about
+# (ErrorInfo.code, translated by the app); `names` name the pattern's groups
+# in ErrorInfo.params (the text's {0}, {1}, ... in that order).
+_RULES: list[tuple[str, re.Pattern, str, tuple]] = []
 
 
-def _rule(key: str, pattern: str, text: str) -> None:
-    _RULES.append((key, re.compile(pattern, re.IGNORECASE | re.DOTALL), text))
+def _rule(key: str, pattern: str, text: str, names: tuple = ()) -> None:
+    _RULES.append((key, re.compile(pattern, re.IGNORECASE | re.DOTALL), text, names))
 
 
 _rule(
@@ -36,6 +40,7 @@ _rule(
     "number of rows of B ({2}). For nn.Linear(in_features, out_features) the last "
     "dimension of the input must be in_features. Print the .shape of both operands; "
     "you may need to transpose one (.T) or change the layer's size.",
+    ("rows_a", "cols_a", "rows_b", "cols_b"),
 )
 _rule(
     "shape_matmul2",
@@ -50,12 +55,14 @@ _rule(
     "shapes up from the right; at dimension {2} one tensor has size {0} and the other "
     "{1}, and sizes must be equal or one of them must be 1. Print both .shape values; "
     "reshape, unsqueeze or transpose one of them so the dimensions line up.",
+    ("size_a", "size_b", "dim"),
 )
 _rule(
     "shape_view",
     r"shape '\[.*\]' is invalid for input of size (\d+)",
     "Shape mismatch in view/reshape: the new shape must contain exactly as many "
     "elements as the tensor has ({0}). Use -1 for the one dimension you want computed.",
+    ("numel",),
 )
 _rule(
     "device",
@@ -131,7 +138,8 @@ _rule(
 )
 _rule(
     "unused_input",
-    r"One of the differentiated Tensors appears to not have been used in the graph",
+    r"(One of the differentiated Tensors|The differentiated Tensor at index \d+) appears to not have been "
+    r"used in the graph",
     "torch.autograd.grad was asked for the gradient with respect to a tensor the "
     "output does not depend on. Check the inputs list, or pass allow_unused=True to "
     "get None for it.",
@@ -203,9 +211,9 @@ OUTPUT_LOSES_GRAD_NOTE = (
 _CHECKPOINT_FILE = os.path.join("torch", "utils", "checkpoint.py")
 
 
-def _checkpoint_kwargs(exc: BaseException) -> Optional[str]:
-    """The explanation of checkpoint's `Unexpected keyword arguments`, when
-    torch's checkpoint or checkpoint_sequential raised it (last frame)."""
+def _checkpoint_kwargs(exc: BaseException) -> Optional[tuple[str, dict, str]]:
+    """(code, params, text) explaining checkpoint's `Unexpected keyword arguments`,
+    when torch's checkpoint or checkpoint_sequential raised it (last frame)."""
     m = re.fullmatch(r"Unexpected keyword arguments: (.*)", str(exc), re.DOTALL)
     if not isinstance(exc, ValueError) or m is None:
         return None
@@ -220,9 +228,10 @@ def _checkpoint_kwargs(exc: BaseException) -> Optional[str]:
     names = [n for n in m.group(1).split(",") if n]
     shown = ", ".join(names)
     if code.co_name == "checkpoint_sequential":
-        return CHECKPOINT_SEQUENTIAL_KWARGS.format(shown)
+        return "checkpoint_sequential_kwargs", {"names": shown}, CHECKPOINT_SEQUENTIAL_KWARGS.format(shown)
     if code.co_name == "checkpoint":
-        return CHECKPOINT_KWARGS.format(shown, names[0] if names else "name")
+        first = names[0] if names else "name"
+        return "checkpoint_kwargs", {"names": shown, "first": first}, CHECKPOINT_KWARGS.format(shown, first)
     return None
 
 
@@ -236,28 +245,48 @@ _rule(
 
 
 def explain(exc: BaseException) -> Optional[str]:
+    found = explained(exc)
+    return found[2] if found is not None else None
+
+
+SYNTAX_TEXT = ("Python could not read this line: check for a missing bracket, colon, "
+               "quote or comma near the marked position.")
+
+
+def explained(exc: BaseException) -> Optional[tuple[str, dict, str]]:
+    """(code, params, English text) for a mistake learners make often, else None.
+    A missing module's code comes from missing_module_error (the runner sets it)."""
     msg = str(exc)
-    text = _checkpoint_kwargs(exc)
-    if text is not None:
-        return text
+    found = _checkpoint_kwargs(exc)
+    if found is not None:
+        return found
     if isinstance(exc, SyntaxError):
-        return ("Python could not read this line: check for a missing bracket, colon, "
-                "quote or comma near the marked position.")
+        return "syntax", {}, SYNTAX_TEXT
     if isinstance(exc, ModuleNotFoundError):
-        found = missing_module_error(exc)
-        return found[2] if found is not None else None
+        missing = missing_module_error(exc)
+        return (missing[0], missing[1], missing[2]) if missing is not None else None
     if isinstance(exc, ImportError):  # e.g. a native library that fails to load: its message says it
-        return ENGLISH_IMPORT_NAME if msg.startswith("cannot import name") else None
+        return ("import_name", {}, ENGLISH_IMPORT_NAME) if msg.startswith("cannot import name") else None
     if isinstance(exc, AttributeError) and "'NoneType'" not in msg:
         return None
-    for key, pat, text in _RULES:
+    for key, pat, text, names in _RULES:
         m = pat.search(msg)
         if m:
+            groups = m.groups()
+            params = {n: _number(g) for n, g in zip(names, groups)}
             try:
-                return text.format(*m.groups())
+                return key, params, text.format(*groups)
             except (IndexError, KeyError):
-                return text
+                return key, params, text
     return None
+
+
+def _number(text: str):
+    """A size from torch's message as an int (the app formats it), else the text."""
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return text
 
 
 def warning_note(message: str) -> Optional[tuple[str, str]]:

@@ -44,8 +44,7 @@ import torch
 from autogradviz.engine.probes.probe_set import ProbeSet, context_for
 from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
 from autogradviz.engine.worker.capture import CaptureState, capture, root_edges
-from autogradviz.engine.worker.explain import explain, warning_note
-from autogradviz.engine.worker.missing_module import missing_module_error
+from autogradviz.engine.worker.explain import explained, warning_note
 from autogradviz.engine.worker.main_module import MainModule
 from autogradviz.engine.worker import os_fork
 from autogradviz.engine.worker.progress import Progress, ProgressCallback
@@ -174,9 +173,11 @@ def _chain(te):
 
 
 def error_info(exc: BaseException, filename: str) -> ErrorInfo:
+    # the explanation as a code the app translates, its English text kept beside it
+    code, params, explanation = explained(exc) or (None, {}, None)
     if isinstance(exc, SyntaxError):
         return ErrorInfo(type=type(exc).__name__, message=exc.msg or str(exc), line=exc.lineno,
-                         explanation=explain(exc),
+                         explanation=explanation, code=code, params=params,
                          traceback="".join(traceback.format_exception_only(type(exc), exc)))
     if isinstance(exc, SystemExit):
         return ErrorInfo(type="SystemExit", message=f"the script called exit({exc.code!r})",
@@ -184,12 +185,9 @@ def error_info(exc: BaseException, filename: str) -> ErrorInfo:
     msg = str(exc)
     if isinstance(exc, KeyError):
         msg = repr(exc.args[0]) if exc.args else ""
-    info = ErrorInfo(type=type(exc).__name__, message=msg, line=_user_line(exc, filename),
-                     explanation=explain(exc), traceback=_format_tb(exc))
-    missing = missing_module_error(exc)  # the app explains and offers to install it
-    if missing is not None:
-        info.code, info.params = missing[0], missing[1]
-    return info
+    # (a missing module's code: the app explains it and offers to install it)
+    return ErrorInfo(type=type(exc).__name__, message=msg, line=_user_line(exc, filename),
+                     explanation=explanation, code=code, params=params, traceback=_format_tb(exc))
 
 
 def device_error(device: str) -> Optional[ErrorInfo]:

@@ -10,10 +10,11 @@ trace: the panel never recomputes what a GradScaler would have done.
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Optional
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QSplitter,
@@ -52,6 +53,10 @@ class GradScalerPanel(QWidget):
         self.intro.setWordWrap(True)
         self.calls = QListWidget(self)
         self.calls.setSelectionMode(QAbstractItemView.SingleSelection)
+        # a refusal's message is long: wrapped in the list, not cut at its right edge
+        self.calls.setWordWrap(True)
+        self.calls.setTextElideMode(Qt.ElideNone)
+        self.calls.setResizeMode(QListWidget.Adjust)
         self.calls.currentRowChanged.connect(self._on_row)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
@@ -106,6 +111,17 @@ class GradScalerPanel(QWidget):
         self._fill_calls()
         self._show(self.index, animate=False)
 
+    def changeEvent(self, event) -> None:
+        """A live language switch re-says everything on screen: the introduction,
+        the table's headers and cells, the calls, the caption and the chart's axes
+        (the stage diagrams paint their words anew)."""
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate()
+            self._fill_table()
+            for d in self.diagrams.values():
+                d.update()
+        super().changeEvent(event)
+
     def set_theme(self, name: str) -> None:
         self._theme = name
         self.chart.set_theme(name)
@@ -140,7 +156,7 @@ class GradScalerPanel(QWidget):
         head = f"{e.scaler}.{e.call}{opt}"
         line = self.tr("line {0}").format(e.line) if e.line else ""
         if e.error is not None:
-            what = self.tr("refused: {0}").format(e.error.message)
+            what = self.tr("refused: “{0}”").format(e.error.message)  # torch's words, quoted
         elif e.call in ("unscale_", "step"):
             what = f"{e.stage_before} → {e.stage_after}"
             if e.skipped:
@@ -220,8 +236,8 @@ class GradScalerPanel(QWidget):
 
     def _caption(self, e) -> str:
         if e.error is not None:
-            return self.tr("<b>{0}()</b> was refused: <span style='color:{1}'>{2}: {3}</span>").format(
-                e.call, colors(self._theme)["error"], e.error.type, e.error.message)
+            return self.tr("<b>{0}()</b> was refused: <span style='color:{1}'>{2}: “{3}”</span>").format(
+                e.call, colors(self._theme)["error"], e.error.type, html.escape(e.error.message))
         if e.call == "scale":
             return self.tr("<b>scale()</b> multiplied the loss by {0}: every gradient of this backward "
                            "is {0} times too large until it is unscaled.").format(_num(e.scale_before))

@@ -27,6 +27,12 @@ ARROWS = (
 )
 
 
+# the widget's height: the stages' row, the update() arc and its label below it,
+# then a refused call's words (REFUSED_Y) and torch's message on the last line
+HEIGHT = 232
+REFUSED_Y = 176.0
+
+
 def tr(text: str) -> str:
     return QCoreApplication.translate("ScalerStateDiagram", text)
 
@@ -57,11 +63,37 @@ class StateDiagram(QWidget):
         self._anim.setDuration(450)
         self._anim.valueChanged.connect(self._on_anim)
         self.colors: Optional[dict] = None
-        self.setMinimumSize(360, 170)
+        self.setMinimumSize(360, HEIGHT)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
 
     def sizeHint(self) -> QSize:
-        return QSize(460, 190)
+        return QSize(460, HEIGHT)
+
+    def text_rects(self) -> dict[str, QRectF]:
+        """Where each caption is painted: every arrow's label ("arrow:KIND"),
+        the refusal under its stage ("refused") and torch's message on the
+        bottom line ("message"). A refusal goes below the update() arc and its
+        label, so no two captions overlap (tests check it)."""
+        fm = self.fontMetrics()
+
+        def around(x: float, y: float, text: str) -> QRectF:  # as wide as its words
+            w = fm.horizontalAdvance(text) + 6
+            return QRectF(x - w / 2, y, w, 18)
+
+        out = {}
+        for a, b, kind in ARROWS:
+            at = self._path(a, b, kind).pointAtPercent(0.5)
+            off = -8 if kind != "update" else 14
+            out["arrow:" + kind] = around(at.x(), at.y() + off - 10, arrow_label(kind))
+        if self.refused is not None:
+            c = self._centres()[self.refused[0]]
+            out["refused"] = around(c.x(), REFUSED_Y, self.refused_text())
+        if self.message:
+            out["message"] = QRectF(8, self.height() - 20, self.width() - 16, 18)
+        return out
+
+    def refused_text(self) -> str:
+        return tr("{0} refused").format(self.refused[1] + "()") if self.refused is not None else ""
 
     def set_colors(self, c: dict) -> None:
         """The theme's colours (app.theme.colors); the palette is the fallback."""
@@ -138,11 +170,8 @@ class StateDiagram(QWidget):
             p.setBrush(Qt.NoBrush)
             p.drawPath(path)
             self._arrow_head(p, path, lit if active else muted)
-            label_at = path.pointAtPercent(0.5)
-            off = -8 if kind != "update" else 14
             p.setPen(lit if active else text)
-            p.drawText(QRectF(label_at.x() - 80, label_at.y() + off - 10, 160, 18), Qt.AlignCenter,
-                       arrow_label(kind))
+            p.drawText(self.text_rects()["arrow:" + kind], Qt.AlignCenter, arrow_label(kind))
             if active and self.progress < 1.0:
                 dot = path.pointAtPercent(self.progress)
                 p.setPen(Qt.NoPen)
@@ -159,8 +188,7 @@ class StateDiagram(QWidget):
             p.setBrush(Qt.NoBrush)
             p.drawPath(path)
             self._arrow_head(p, path, red)
-            p.drawText(QRectF(c.x() - 90, c.y() + 56, 180, 18), Qt.AlignCenter,
-                       tr("{0} refused").format(call + "()"))
+            p.drawText(self.text_rects()["refused"], Qt.AlignCenter, self.refused_text())
         c = self._centres()
         for s in STAGES:
             on = s == self.stage and (self.taken is None or self.progress >= 1.0)
@@ -179,8 +207,7 @@ class StateDiagram(QWidget):
             p.setFont(font)
         if self.message:
             p.setPen(red)
-            p.drawText(QRectF(8, self.height() - 20, self.width() - 16, 18),
-                       Qt.AlignLeft | Qt.AlignVCenter | Qt.TextSingleLine,
+            p.drawText(self.text_rects()["message"], Qt.AlignLeft | Qt.AlignVCenter | Qt.TextSingleLine,
                        self.fontMetrics().elidedText(self.message, Qt.ElideRight, self.width() - 16))
         p.end()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QColor
 
 from autogradviz.app.panels.memory.curve_data import Curve, byte_ticks, human_bytes, stairs
@@ -31,15 +31,24 @@ class _BytesAxis(pg.AxisItem):
 
 
 class _PhaseAxis(pg.AxisItem):
-    """0: start, 1: the backward call, 2: its end."""
+    """0: start, 0 to 1: the forward ops, 1: backward() called, 1 to 2: its steps, 2: its end."""
 
     def tickValues(self, minVal, maxVal, size):
         return [(1.0, [0.0, 1.0, 2.0]), (0.5, [0.5, 1.5])]
 
     def tickStrings(self, values, scale, spacing):
-        names = {0.0: tr("start"), 0.5: tr("forward"), 1.0: tr("backward()"), 1.5: tr("backward"),
-                 2.0: tr("end")}
+        names = {0.0: tr("start"), 0.5: tr("forward ops"), 1.0: tr("backward() called"),
+                 1.5: tr("backward steps"), 2.0: tr("end")}
         return [names.get(round(v * 2) / 2, "") for v in values]
+
+
+def refresh_axes(plot) -> None:
+    """Draw a pyqtgraph plot's axes' tick labels anew (an AxisItem keeps its
+    picture, and with it the words of the language it was drawn in)."""
+    for name in ("left", "bottom"):
+        ax = plot.getAxis(name)
+        ax.picture = None
+        ax.update()
 
 
 class ActivationChart(pg.PlotWidget):
@@ -61,6 +70,14 @@ class ActivationChart(pg.PlotWidget):
         self.legend = None
         self.scene().sigMouseClicked.connect(self._clicked)
         self.set_theme("light")
+
+    def changeEvent(self, event) -> None:
+        """A live language switch: tick labels and the comparison legend's names anew."""
+        if event.type() == QEvent.LanguageChange:
+            refresh_axes(self)
+            self._draw()
+            self.set_cursor(self.cursor_x, self.cursor_y)
+        super().changeEvent(event)
 
     def set_theme(self, name: str) -> None:
         self._c = style_plot(self, self.cursor, name)

@@ -92,6 +92,11 @@ class MemoryPanel(QWidget):
         rv.addWidget(self.parts_title)
         rv.addWidget(self.parts, 1)
         rv.addWidget(self.parts_legend)
+        # the graph's other leaves (an input with requires_grad=True) are not parameters: said apart
+        self.leaves_note = QLabel(right)
+        self.leaves_note.setWordWrap(True)
+        self.leaves_note.hide()
+        rv.addWidget(self.leaves_note)
         right.setMinimumWidth(360)
         # a plain row, not a QSplitter: a splitter reports no height-for-width, so
         # the scroll area below could not know the wrapped texts' real height
@@ -203,6 +208,14 @@ class MemoryPanel(QWidget):
             value = ("&nbsp;" + cd.human_bytes(getattr(last, f)).replace(" ", "&nbsp;")) if last is not None else ""
             items.append(f'<span style="color:{self.parts.color(f)}">■</span>&nbsp;{_unbreakable(part_name(f))}{value}')
         self.parts_legend.setText("&nbsp;&nbsp; ".join(items))
+        others = getattr(last, "other_leaves", 0) if last is not None else 0
+        other_grads = getattr(last, "other_leaf_gradients", 0) if last is not None else 0
+        if others or other_grads:
+            self.leaves_note.setText(self.tr(
+                "Not in the bars: the graph's other leaves that require grad (inputs such as x, not "
+                "parameters of a module or optimizer) hold {leaves}, their gradients {grads}.").format(
+                leaves=cd.human_bytes(others), grads=cd.human_bytes(other_grads)))
+        self.leaves_note.setVisible(bool(others or other_grads))
 
     # -- comparison ---------------------------------------------------------------------------
     def can_compare(self) -> bool:

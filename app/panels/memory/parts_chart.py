@@ -4,9 +4,10 @@ backward, after the optimizer step (a MemoryRun's MemoryParts, drawn as recorded
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtGui import QColor
 
+from autogradviz.app.panels.memory.activation_chart import refresh_axes
 from autogradviz.app.panels.memory.curve_data import byte_ticks, human_bytes
 from autogradviz.app.theme import colors
 
@@ -64,6 +65,13 @@ class PartsChart(pg.PlotWidget):
         self.bars: list = []
         self.notes: list = []  # (moment, TextItem) where nothing was measured
         self.set_theme("light")
+
+    def changeEvent(self, event) -> None:
+        """A live language switch: the moments' names and the notes anew."""
+        if event.type() == QEvent.LanguageChange:
+            refresh_axes(self)
+            self._draw()
+        super().changeEvent(event)
 
     def set_theme(self, name: str) -> None:
         c = colors(name)

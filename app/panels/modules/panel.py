@@ -50,6 +50,12 @@ class ModulesPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.totals)
+        # why a count includes checkpoint re-runs, or stops short of them
+        self.recompute_note = QLabel(self)
+        self.recompute_note.setObjectName("moduleRecomputeNote")
+        self.recompute_note.setWordWrap(True)
+        self.recompute_note.hide()
+        layout.addWidget(self.recompute_note)
         session.traceChanged.connect(self._refill)
         self.retranslate()
 
@@ -115,6 +121,29 @@ class ModulesPanel(QWidget):
         self.totals.setText(self.tr("Total params: {total} · trainable: {trainable} · modules: {count}").format(
             total=f"{total:,}", trainable=f"{trainable:,}", count=len(records)) if records else
             self.tr("No module was called in this run."))
+        self._note_recomputes(trace, records)
+
+    def _note_recomputes(self, trace, records) -> None:
+        """Say when the Calls column counts checkpoint re-runs (torch calls a
+        checkpointed module's forward again during backward), and when a re-run
+        stopped early, so that the modules last in the segment count fewer calls."""
+        lines = []
+        paths = [r.path for r in records]
+        for c in getattr(trace, "checkpoints", None) or []:
+            reruns = len(c.recomputations)
+            fn = c.function or "?"
+            inside = [p for p in paths if p == fn or p.startswith(fn + ".")]
+            if not reruns or not inside:
+                continue
+            text = self.tr("Calls of {module} and the modules inside it include {n} checkpoint re-run(s) "
+                           "during backward.").format(module=fn, n=reruns)
+            if any(r.early_stopped for r in c.recomputations):
+                text += " " + self.tr("torch stopped a re-run early, as soon as it had recomputed every tensor "
+                                      "backward needs: a call cut short by that stop (and the calls around it) is "
+                                      "not counted, so counts inside {module} differ.").format(module=fn)
+            lines.append(text)
+        self.recompute_note.setText("\n".join(lines))
+        self.recompute_note.setVisible(bool(lines))
 
     def _select_node(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         path = item.data(0, _PATH_ROLE)
