@@ -8,25 +8,38 @@ responsive under `while True: print(...)`.
 
 Prints go through a terminal model (terminal_text.py): a line rewritten with
 `\r` or `\b` (a progress bar) shows as its last state and ANSI colours as
-colours, as in a terminal. The line still being written is always the
-document's last block; each flush redraws it and appends what was finished.
+colours, as in a terminal. The line still being written is always at the
+document's end; a flush replaces only what changed in it (from the first
+changed column on) and appends what was finished, so a line written one
+character at a time costs each character once, not the whole line per flush.
+
+Qt lays out a block whole, and a wrapped block's layout grows faster than its
+length (a 1 M-character line took 90 s). So a long line is shown as blocks of
+at most CHUNK characters (a multiple of the columns that fit, so the breaks fall
+where the line wraps anyway); the blocks after the first are marked as
+continuations and copying joins them again (`text_of`).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QMimeData, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QDockWidget, QTextBrowser
 
 from autogradviz.app.panels.console_input_line import ConsoleInputLine
 from autogradviz.app.panels.output_colors import recolor
-from autogradviz.app.panels.terminal_text import Style, TerminalText, merge_runs
+from autogradviz.app.panels.terminal_text import Style, TerminalText
 from autogradviz.app.theme import colors
 
 MAX_BLOCKS = 5000           # lines kept in the pane
 MAX_PLAIN_CHARS = 400_000   # text kept for `plain_text` (tests, copy)
 FLUSH_MS = 50
 MAX_LINES_PER_FLUSH = 800   # lines inserted per flush; older ones in a fast burst are skipped
+CHUNK = 4096                # a longer line is shown as blocks of at most this many characters
+_CONTINUATION = QTextBlockFormat.UserProperty + 1  # block property: this block goes on the line before
+# Characters that QTextCursor.insertText turns into block breaks: shown as U+FFFD,
+# so that the document's blocks stay the pane's lines and chunks.
+_BREAKS = str.maketrans({"\u2029": "\ufffd", "\ufdd0": "\ufffd", "\ufdd1": "\ufffd"})
 # The 16 basic terminal colours (SGR 30-37, 90-97), readable on each theme's background.
 ANSI_COLORS = {
     "light": ["#3b3b3b", "#c62828", "#2e7d32", "#9a6700", "#1f5fbf", "#8e24aa", "#00838f", "#6b6b6b",
@@ -52,6 +65,9 @@ class OutputPane(QTextBrowser):
         self.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
         self.document().setMaximumBlockCount(MAX_BLOCKS)
         self.document().setUndoRedoEnabled(False)
+        # Always there: a scroll bar appearing narrows the text and makes Qt lay
+        # the whole document out again (0.5 s for a 1 M-character line).
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
         self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse
                                      | Qt.TextSelectableByKeyboard)
         self._theme = theme
@@ -59,6 +75,12 @@ class OutputPane(QTextBrowser):
         self._plain_len = 0
         self._pending: list[tuple[str, str]] = []  # (stream, text) not yet shown
         self._terminal = TerminalText()  # the line being written, cursor, colours
+        self._shown_len = 0  # characters of the unfinished line in the document (its last blocks)
+        self._chunk = CHUNK  # characters per block of that line (fixed while it is written)
+        self._new_chunk = CHUNK  # the same for a line that starts now
+        self._line_block = QTextBlockFormat()
+        self._continuation_block = QTextBlockFormat()
+        self._continuation_block.setProperty(_CONTINUATION, True)
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(FLUSH_MS)
@@ -94,6 +116,7 @@ class OutputPane(QTextBrowser):
         self._plain.clear()
         self._plain_len = 0
         self._terminal.clear()
+        self._shown_len = 0
 
     # -- writing ----------------------------------------------------------------
     def _fmt(self, color_key: str, bold: bool = False, href: str | None = None) -> QTextCharFormat:
@@ -158,26 +181,128 @@ class OutputPane(QTextBrowser):
         return fmt
 
     def _write(self, runs: list[tuple[str, QTextCharFormat]],
-               open_line: list[tuple[str, QTextCharFormat]] = ()) -> None:
-        """Replace the last block (the line being written) by `runs` (finished
-        text, kept) and then `open_line` (the new unfinished line)."""
+               open_line: list[tuple[str, QTextCharFormat]] = (), keep: int = 0) -> None:
+        """Replace the unfinished line shown from column `keep` on by `runs`
+        (its rest, then finished lines, each ending in "\\n") and then
+        `open_line` (the new unfinished line, from where `runs` leave off)."""
         bar = self.verticalScrollBar()
         at_end = bar.value() >= bar.maximum() - 4
         cursor = QTextCursor(self.document())
-        cursor.movePosition(QTextCursor.End)
         cursor.beginEditBlock()
-        cursor.movePosition(QTextCursor.StartOfBlock, QTextCursor.KeepAnchor)
-        cursor.removeSelectedText()
+        cursor.setPosition(self._line_position(keep))
+        cursor.movePosition(QTextCursor.End, QTextCursor.KeepAnchor)
+        if cursor.hasSelection():
+            cursor.removeSelectedText()
+            # (blocks merged by the removal may take the last one's format)
+            block = (keep - 1 if keep and keep % self._chunk == 0 else keep) // self._chunk
+            cursor.setBlockFormat(self._continuation_block if block else self._line_block)
+        self._new_chunk = self._chunk_size()  # (for the lines that start now)
+        if not keep:
+            self._chunk = self._new_chunk
+        col = keep
         for text, fmt in runs:
-            cursor.insertText(text, fmt)
-            self._keep_plain(text)
+            col = self._insert(cursor, text, fmt, col)
         for text, fmt in open_line:
-            cursor.insertText(text, fmt)
+            col = self._insert(cursor, text, fmt, col)
+        self._shown_len = col
         cursor.endEditBlock()
         if at_end:
             bar.setValue(bar.maximum())
 
+    def _line_position(self, col: int) -> int:
+        """The document position of column `col` of the unfinished line shown
+        (the separator before it when a block starts there): its blocks are the
+        document's last ones. Found through its block, as Qt counts UTF-16 units."""
+        doc = self.document()
+        end = doc.characterCount() - 1
+        chunk, shown = self._chunk, self._shown_len
+        if col >= shown:
+            return end
+        blocks = max(1, -(-shown // chunk))
+        block = doc.findBlockByNumber(max(0, doc.blockCount() - blocks + col // chunk))
+        if col and col % chunk == 0:
+            return max(0, block.position() - 1)
+        return min(end, block.position() + len(block.text()[:col % chunk].encode("utf-16-le")) // 2)
+
+    def _insert(self, cursor: QTextCursor, text: str, fmt: QTextCharFormat, col: int) -> int:
+        """Insert `text` at column `col` of a line: a long line in blocks of
+        self._chunk characters (continuations), "\\n" as a new line. The column after."""
+        text = text.translate(_BREAKS)
+        head, newline, rest = text.partition("\n")
+        col = self._insert_piece(cursor, head, fmt, col)
+        if not newline:
+            return col
+        cursor.insertBlock(self._line_block, fmt)
+        self._chunk = self._new_chunk
+        body, newline, last = rest.rpartition("\n")
+        if newline:
+            lines = body.split("\n")
+            if max(map(len, lines)) <= self._chunk:  # (short lines, as most are: one call)
+                cursor.insertText(body + "\n", fmt)  # (its blocks take this block's format: a line's)
+            else:
+                for line in lines:
+                    self._insert_piece(cursor, line, fmt, 0)
+                    cursor.insertBlock(self._line_block, fmt)
+        return self._insert_piece(cursor, last, fmt, 0)
+
+    def _insert_piece(self, cursor: QTextCursor, text: str, fmt: QTextCharFormat, col: int) -> int:
+        """Insert `text` (no "\\n") at column `col`: a block break before each
+        column that is a multiple of self._chunk. The column after."""
+        chunk, pos = self._chunk, 0
+        while pos < len(text):
+            if col and col % chunk == 0:
+                cursor.insertBlock(self._continuation_block, fmt)
+            n = min(len(text) - pos, chunk - col % chunk)
+            cursor.insertText(text[pos:pos + n], fmt)
+            pos += n
+            col += n
+        return col
+
+    def _chunk_size(self) -> int:
+        """CHUNK, rounded down to a multiple of the columns that fit in a line
+        (a fixed-pitch font), so that a long line's blocks wrap seamlessly."""
+        width = self.document().textWidth() - 2 * self.document().documentMargin()
+        columns = int(width // max(1, self.fontMetrics().horizontalAdvance("0")))
+        return max(1, CHUNK // columns) * columns if 8 <= columns <= CHUNK else CHUNK
+
+    def text_of(self, start: int = 0, end: int | None = None) -> str:
+        """The document's text from `start` to `end` (positions) as lines: a
+        long line's blocks joined again. Copying uses it."""
+        doc = self.document()
+        end = doc.characterCount() - 1 if end is None else end
+        parts: list = []
+        block = doc.findBlock(start)
+        while block.isValid() and block.position() <= end:
+            if parts and not block.blockFormat().boolProperty(_CONTINUATION):
+                parts.append("\n")
+            text = block.text()
+            units = text.encode("utf-16-le")  # (positions count UTF-16 units)
+            lo, hi = max(0, start - block.position()), min(len(units) // 2, end - block.position())
+            if lo or hi < len(units) // 2:
+                text = units[2 * lo:2 * max(lo, hi)].decode("utf-16-le", "replace")
+            parts.append(text)
+            block = block.next()
+        return "".join(parts)
+
+    def createMimeDataFromSelection(self):  # noqa: N802
+        """Copy: a long line's blocks come back as the one line it is."""
+        mime = super().createMimeDataFromSelection()
+        cursor = self.textCursor()
+        if not cursor.hasSelection():
+            return mime
+        joined = QMimeData()  # (Qt's own fills in its plain text lazily, from the blocks)
+        joined.setHtml(mime.html())  # (colours, for where rich text is pasted)
+        joined.setText(self.text_of(cursor.selectionStart(), cursor.selectionEnd()))
+        return joined
+
+    def _message(self, runs: list[tuple[str, QTextCharFormat]]) -> None:
+        """App text (not the script's) on lines of its own, after the output."""
+        self._keep_plain("".join(text for text, _ in runs))
+        self._write(runs, keep=self._shown_len)
+
     def _keep_plain(self, text: str) -> None:
+        if not text:
+            return
         self._plain.append(text)
         self._plain_len += len(text)
         if self._plain_len > MAX_PLAIN_CHARS:
@@ -186,23 +311,22 @@ class OutputPane(QTextBrowser):
             self._plain_len = len(joined)
 
     def flush(self) -> None:
-        """Write buffered prints now (one insert per run of the same stream)."""
+        """Write buffered prints now: what changed in the unfinished line and
+        the lines finished since the last flush (one insert per run of a style)."""
         self._flush_timer.stop()
         if not self._pending:
             return
-        done, line = [], []
         for stream, text in self._pending:
-            update = self._terminal.feed(stream, text)
-            merge_runs(done, update.done)
-            line = update.line
+            self._terminal.write(stream, text)
         self._pending.clear()
+        change = self._terminal.take()
         formats: dict = {}
 
         def formatted(pieces):
             return [(text, formats.get(style) or formats.setdefault(style, self._output_fmt(style)))
                     for text, style in pieces]
 
-        runs, line = formatted(done), formatted(line)
+        runs, line, keep = formatted(change.done), formatted(change.line), change.keep
         # A script printing very fast: show the newest lines of this batch and say
         # how many were skipped, instead of making the GUI lay out all of them.
         total = sum(t.count("\n") for t, _ in runs)
@@ -220,8 +344,11 @@ class OutputPane(QTextBrowser):
                     text = text.split("\n", skip)[-1]
                     skip = 0
                 kept.append((text, fmt))
-            runs = [marker] + kept
-        self._write(runs, line)
+            runs, keep = [marker] + kept, 0  # (the line shown was among the skipped)
+            self._keep_plain("".join(text for text, _ in runs))
+        else:
+            self._keep_plain(change.finished)
+        self._write(runs, line, keep)
 
     def append_output(self, stream: str, text: str) -> None:
         """Text the script printed (stream "stdout" or "stderr"); shown within 50 ms."""
@@ -234,7 +361,7 @@ class OutputPane(QTextBrowser):
     def _line(self, text: str, color_key: str, bold: bool = False) -> None:
         self.flush()
         self._ensure_newline()
-        self._write([(text + "\n", self._fmt(color_key, bold))])
+        self._message([(text + "\n", self._fmt(color_key, bold))])
 
     def append_info(self, text: str) -> None:
         self._line(text, "info")
@@ -253,7 +380,7 @@ class OutputPane(QTextBrowser):
         runs = [(title + "\n", self._fmt("error", bold=True))]
         if detail:
             runs.append((detail + "\n", self._fmt("info")))
-        self._write(runs)
+        self._message(runs)
 
     def append_error(self, type_: str, message: str, line: int | None,
                      explanation: str | None, traceback: str | None = None,
@@ -269,15 +396,15 @@ class OutputPane(QTextBrowser):
         if explanation:
             text = (explanation_label + " " if explanation_label else "") + explanation
             runs.append((text + "\n", self._fmt("text")))
-        self._write(runs)
+        self._message(runs)
 
     def append_action(self, text: str, href: str) -> None:
         """A link that asks the window to do something (e.g. "install:NAME");
         clicking it emits `actionActivated(href)`."""
         self.flush()
         self._ensure_newline()
-        self._write([("→ ", self._fmt("link")), (text, self._fmt("link", bold=True, href=href)),
-                     ("\n", self._fmt("text"))])
+        self._message([("→ ", self._fmt("link")), (text, self._fmt("link", bold=True, href=href)),
+                       ("\n", self._fmt("text"))])
 
     def _ensure_newline(self) -> None:
         """End the line the script is writing (a message starts on a line of its own)."""

@@ -5,8 +5,15 @@ bars step back with `\\b`; many libraries colour their logs with ANSI SGR
 sequences (`\\x1b[31m`). Appended as plain text these run together or show as
 garbage. `TerminalText` keeps the one line still being written (the text after
 the last newline) as cells with a cursor, the way a terminal does, and hands
-back what changed: text that is finished (ended by a newline) and the line as
-it stands now. The Output pane appends the former and redraws the latter.
+back what changed.
+
+Its cost is linear in the output: `write` and `take` never walk the whole
+unfinished line. `take` hands the Output pane only what changed since the last
+take: how many leading characters of the line shown last time stay as they are
+(`Flush.keep`), then the runs that follow them. A million `print(".", end="")`
+therefore add a million characters once, instead of redrawing an ever longer
+line at every flush (that froze the app for minutes). `feed` is the simple
+form (finished text and the whole line), for callers that redraw everything.
 
 Understood: `\\n` (a new line; as on a terminal in cooked mode it also returns
 to column 0), `\\r`, `\\b`, CSI `m` (SGR: reset, bold, the 8 + 8 basic colours,
@@ -20,6 +27,7 @@ tested on its own (tests/app/test_terminal_text.py).
 from __future__ import annotations
 
 import re
+from itertools import groupby
 from typing import NamedTuple, Optional, Union
 
 Color = Union[int, tuple, None]  # 0-15 (basic palette index), (r, g, b), None: the stream's colour
@@ -30,6 +38,7 @@ _ESCAPE = re.compile(r"\x1b\[([0-9;:?<=>]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x
 # The start of an escape sequence that the next write completes.
 _PARTIAL = re.compile(r"\x1b(?:\[[0-9;:?<=>]*[ -/]*|\][^\x07\x1b]*)?$")
 _CONTROL = re.compile(r"[\r\b\x1b]")
+_LINE_CONTROL = re.compile(r"[\r\n\b]")
 MAX_PARTIAL = 256  # a longer unfinished "sequence" is not one: dropped
 
 
@@ -47,15 +56,29 @@ class Update(NamedTuple):
     line: list
 
 
-def _runs(chars: list, styles: list) -> list:
-    """[(text, Style)] with neighbours of one style joined."""
+class Flush(NamedTuple):
+    """What changed since the last `TerminalText.take`: the first `keep`
+    characters of the line shown then stay as they are; `done` (runs that end
+    that line and every line finished since, each ending in "\\n") and then
+    `line` (runs of the unfinished line) replace the rest of it. `finished` is
+    the plain text of the lines finished since, whole."""
+
+    keep: int
+    done: list
+    line: list
+    finished: str
+
+
+def _runs(chars: list, styles: list, start: int = 0) -> list:
+    """[(text, Style)] of chars[start:], with neighbours of one style joined
+    (grouped at C speed: a 1 M-character line of one style is one join)."""
     runs: list = []
-    for ch, st in zip(chars, styles):
-        if runs and runs[-1][1] == st:
-            runs[-1][0].append(ch)
-        else:
-            runs.append(([ch], st))
-    return [("".join(text), st) for text, st in runs]
+    pos = start
+    for style, group in groupby(styles[start:]):
+        n = len(list(group))
+        runs.append(("".join(chars[pos:pos + n]), style))
+        pos += n
+    return runs
 
 
 def merge_runs(done: list, runs: list) -> None:
@@ -82,67 +105,106 @@ class TerminalText:
         self._fg: Color = None
         self._bold = False
         self._partial = ""
+        # Since the last take(): leading characters of the current line left
+        # untouched (0 once the line shown then was finished: a new line is all
+        # new), that value for the line shown then, runs to add after it, and
+        # the plain text of the lines finished.
+        self._keep = 0
+        self._shown_keep: Optional[int] = None  # None: the line shown is still being written
+        self._done: list = []
+        self._finished: list = []
 
     @property
     def line_text(self) -> str:
         """The unfinished line as it stands."""
         return "".join(self._chars)
 
+    @property
+    def line_length(self) -> int:
+        return len(self._chars)
+
     def has_open_line(self) -> bool:
         return bool(self._chars)
 
     def feed(self, stream: str, text: str) -> Update:
-        """Write `text` (from "stdout" or "stderr"); see `Update`."""
+        """Write `text` (from "stdout" or "stderr"); see `Update`. Walks the
+        whole unfinished line: the Output pane uses `write` and `take`."""
+        self._keep = 0  # (the caller redraws the whole line)
+        if self._shown_keep is not None:
+            self._shown_keep = 0
+        self.write(stream, text)
+        flush = self.take()
+        return Update(flush.done, flush.line)
+
+    def write(self, stream: str, text: str) -> None:
+        """Write `text` (from "stdout" or "stderr"); `take` says what changed."""
         if self._partial:
             text, self._partial = self._partial + text, ""
         partial = _PARTIAL.search(text)
         if partial is not None and partial.start() >= len(text) - MAX_PARTIAL:
             self._partial = text[partial.start():]
             text = text[:partial.start()]
-        done: list = []
         if _CONTROL.search(text) is None and self._col == len(self._chars):
-            self._plain(stream, text, done)
+            self._plain(stream, text)
         else:
             pos = 0
             for m in _ESCAPE.finditer(text):
-                self._text(stream, text[pos:m.start()], done)
+                self._text(stream, text[pos:m.start()])
                 if m.group(2) is not None:
                     self._csi(m.group(1), m.group(2))
                 pos = m.end()
-            self._text(stream, text[pos:].replace("\x1b", ""), done)
-        return Update(done, _runs(self._chars, self._styles))
+            self._text(stream, text[pos:].replace("\x1b", ""))
+
+    def take(self) -> Flush:
+        """What changed since the last take (see `Flush`); the line as it
+        stands is then the one shown. Costs what changed, never the whole line."""
+        keep = self._keep if self._shown_keep is None else self._shown_keep
+        flush = Flush(keep, self._done, _runs(self._chars, self._styles, self._keep), "".join(self._finished))
+        self._keep, self._shown_keep, self._done, self._finished = len(self._chars), None, [], []
+        return flush
 
     # -- writing ----------------------------------------------------------------------
     def _style(self, stream: str) -> Style:
         return Style(stream, self._fg, self._bold)
 
-    def _plain(self, stream: str, text: str, done: list) -> None:
+    def _touch(self, col: int) -> None:
+        """Characters from `col` on change."""
+        if col < self._keep:
+            self._keep = col
+
+    def _end_line(self, rest: str, style: Style) -> None:
+        """The line is finished, followed by `rest` (finished lines of one
+        style, ending in "\\n")."""
+        merge_runs(self._done, _runs(self._chars, self._styles, self._keep) + [(rest, style)])
+        self._finished.append("".join(self._chars) + rest)
+        if self._shown_keep is None:
+            self._shown_keep = self._keep
+        self._chars, self._styles, self._col, self._keep = [], [], 0, 0
+
+    def _plain(self, stream: str, text: str) -> None:
         """Fast path: no control characters and the cursor at the line's end."""
         style = self._style(stream)
         head, newline, tail = text.rpartition("\n")
         if newline:
-            merge_runs(done, _runs(self._chars, self._styles) + [(head + "\n", style)])
-            self._chars, self._styles, self._col = [], [], 0
+            self._end_line(head + "\n", style)
             text = tail
         if text:
             self._chars.extend(text)
             self._styles.extend([style] * len(text))
             self._col = len(self._chars)
 
-    def _text(self, stream: str, text: str, done: list) -> None:
+    def _text(self, stream: str, text: str) -> None:
         """Text without escape sequences, with \\r, \\b and \\n."""
         if not text:
             return
         style = self._style(stream)
         start = 0
-        for i, ch in enumerate(text):
-            if ch not in "\r\n\b":
-                continue
+        for m in _LINE_CONTROL.finditer(text):
+            i, ch = m.start(), m.group()
             self._put(text[start:i], style)
             start = i + 1
             if ch == "\n":
-                merge_runs(done, _runs(self._chars, self._styles) + [("\n", style)])
-                self._chars, self._styles, self._col = [], [], 0
+                self._end_line("\n", style)
             elif ch == "\r":
                 self._col = 0
             else:
@@ -153,6 +215,7 @@ class TerminalText:
         if not text:
             return
         col, chars, styles = self._col, self._chars, self._styles
+        self._touch(col)
         if col > len(chars):  # the cursor was moved right past the end
             chars.extend(" " * (col - len(chars)))
             styles.extend([style] * (col - len(styles)))
@@ -168,6 +231,7 @@ class TerminalText:
         if final == "m" and not params.startswith(("?", "<", "=", ">")):
             self._sgr(numbers or [0])
         elif final == "K":
+            self._touch(self._col if first == 0 else 0)
             if first == 0:
                 del self._chars[self._col:], self._styles[self._col:]
             elif first == 1:

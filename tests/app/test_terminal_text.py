@@ -79,3 +79,25 @@ def test_many_lines_in_one_write_are_one_run():
     update = term.feed("stdout", "".join(f"line {i}\n" for i in range(1000)) + "tail")
     assert len(update.done) == 1 and update.done[0][0].count("\n") == 1000
     assert update.line == [("tail", Style())]
+
+
+def test_take_hands_over_only_what_changed():
+    """The Output pane redraws from `keep` on: a line written a character at a
+    time costs each character once; a rewrite says from where it changed."""
+    term = TerminalText()
+    for i in range(1000):
+        term.write("stdout", ".")
+        flush = term.take()
+        assert flush == (i, [], [(".", Style())], "")
+    term.write("stdout", "\x1b[5D!")  # five back, overwrite one
+    assert term.take() == (995, [], [("!....", Style())], "")
+    term.write("stdout", "\x1b[3D\x1b[K")  # three back (the cursor was after "!"), erase to the end
+    assert term.take() == (993, [], [], "")
+    term.write("stdout", "\rab\nnext\n\x1b[31mopen")  # rewrite, end it, more lines, a new open line
+    flush = term.take()
+    assert flush.keep == 0
+    assert flush.done == [("ab" + "." * 991 + "\nnext\n", Style())]
+    assert flush.line == [("open", Style("stdout", 1, False))]
+    assert flush.finished == "ab" + "." * 991 + "\nnext\n"
+    term.write("stdout", " more\n")  # the open line goes on, then ends
+    assert term.take() == (4, [(" more\n", Style("stdout", 1, False))], [], "open more\n")
