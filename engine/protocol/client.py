@@ -29,7 +29,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from autogradviz.engine.protocol.interpreter import worker_environment
+from autogradviz.engine.protocol.distributions import install_target
+from autogradviz.engine.protocol.interpreter import pip_install_command, worker_environment
 from autogradviz.engine.protocol.process_group import kill_group
 from autogradviz.engine.protocol.messages import (
     DEFAULT_RUN_TIMEOUT_S, DUMP_WAIT_S, KILL_GRACE_S, START_TIMEOUT_S, STDERR_TAIL_BYTES,
@@ -115,6 +116,9 @@ class WorkerClient:
         self._threads: list[threading.Thread] = []
         self._eof = False
         self._keep_trace_json = False  # read by the stdout thread: set per run
+        # The process the last run's script ran in (`started`'s pid: each run
+        # is a fork of the worker, engine/worker/zygote.py).
+        self.run_pid: Optional[int] = None
 
     # -- lifecycle -------------------------------------------------------------
     @property
@@ -274,7 +278,9 @@ class WorkerClient:
             kind = msg.get("type")
             if msg.get("id") != rid:
                 continue
-            if kind == "output":
+            if kind == "started":
+                self.run_pid = msg.get("pid") if isinstance(msg.get("pid"), int) else None
+            elif kind == "output":
                 stream = msg.get("stream", "stdout")
                 text = msg.get("text", "")
                 out.setdefault(stream, []).append(text)
@@ -303,7 +309,8 @@ class WorkerClient:
                 raw = msg.get("trace_json")
                 if trace.error is None:
                     return RunOutcome(trace, "ok", trace_json=raw)
-                return RunOutcome(trace, "error", describe_error(trace.error, filename), trace_json=raw)
+                return RunOutcome(trace, "error", describe_error(trace.error, filename, self.python),
+                                  trace_json=raw)
             elif kind == "protocol_error":
                 trace = self._made_up_trace(filename, device, out, ErrorInfo(
                     type="ProtocolError", message=msg.get("message", "protocol error"),
@@ -513,14 +520,18 @@ def _id_of(line: bytes):
         return None
 
 
-def describe_error(error: ErrorInfo, filename: str) -> str:
-    """One line: `file, line N: Type: first line of the message`."""
+def describe_error(error: ErrorInfo, filename: str, python: Optional[str] = None) -> str:
+    """One line: `file, line N: Type: first line of the message`.
+
+    A missing module of a run in `python` adds the install command, made here
+    from the module name alone (never the trace's own `command` or
+    `distribution`: a trace is data); without `python` (a saved trace) none."""
     first = (error.message or "").strip().splitlines()
     text = f"{error.type}: {first[0]}" if first else error.type
     where = f"{filename}, line {error.line}" if error.line else filename
-    command = (getattr(error, "params", None) or {}).get("command")
-    if getattr(error, "code", None) == "missing_module" and isinstance(command, str):
-        text += f"; install it into the worker's Python with: {command}"
+    target = install_target((getattr(error, "params", None) or {}).get("module"))
+    if getattr(error, "code", None) == "missing_module" and python and target:
+        text += f"; install it into the worker's Python with: {pip_install_command(python, [target])}"
     return f"{where}: {text}"
 
 

@@ -210,14 +210,19 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
                on_output: Optional[Callable[[str, str], None]] = None,
                max_runs: Optional[int] = None, record_steps: bool = True,
                on_progress: Optional[ProgressCallback] = None, no_checkpoint: bool = False,
-               record_values: bool = True) -> ScriptRun:
+               record_values: bool = True, output_fds=None,
+               at_end: Optional[Callable[[], None]] = None) -> ScriptRun:
     """Run `source` as __main__ and trace it. `record_steps=False`: graphs and
     leaf_grads only, no per-step recording (cheaper, for drawing the graph).
     `on_progress(code, params)`: long capture/summarising of big graphs,
     at most about 5 calls a second (codes in progress.py). `no_checkpoint`:
     checkpoint(fn, ...) runs as fn(...) (engine/probes/direct_checkpoint.py).
     `record_values=False`: summaries with shape and dtype only, saved values
-    not read (Trace.values_recorded)."""
+    not read (Trace.values_recorded). `output_fds` (fd_output.FdOutput, a run in
+    its own process): the output is read from fds 1 and 2 and sys.stdout/stderr
+    stay real files on them. `at_end()`: what python does once the main code
+    has ended (run_child.end_of_main: threads waited for, atexit), still
+    recorded, its output still the run's."""
     t0 = time.perf_counter()
     trace = Trace(script=filename, device=device, torch_version=torch.__version__,
                   steps_recorded=record_steps)
@@ -292,8 +297,11 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
                 pass
 
         warnings.showwarning = showwarning
-        sys.stdout = _Stream("stdout", out)
-        sys.stderr = _Stream("stderr", out)
+        if output_fds is not None:  # (python's own files on fds 1/2, read by FdOutput)
+            output_fds.connect(out)
+        else:
+            sys.stdout = _Stream("stdout", out)
+            sys.stderr = _Stream("stderr", out)
         try:
             probes.install()
             with main:
@@ -309,11 +317,15 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
         except BaseException as exc:
             trace.error = error_info(exc, filename)
         finally:
+            if at_end is not None:
+                at_end()
             probes.remove()
             try:
                 sys.stdout.flush()
             except Exception:
                 pass
+            if output_fds is not None:
+                output_fds.sync()
             sys.stdout, sys.stderr = old_out, old_err
             _restore_torch_state(torch_state)
 
@@ -347,9 +359,30 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
                        "for another thread's call to be recorded and ran unrecorded.", calls=recorder.turns.missed)
     for stage, text in recorder.errors + ctx.errors:
         trace.add_note("internal_error", f"internal: {stage}: {text}", stage=stage, error=text)
+    if at_end is not None:  # a run in its own process ends as python's does
+        _clear_main(namespace, output_fds)
     out.finish()
     trace.duration_s = time.perf_counter() - t0
     return ScriptRun(trace, namespace, store, state)
+
+
+def _clear_main(namespace: dict, output_fds) -> None:
+    """What python does to `__main__` at exit, once the trace no longer needs
+    the names: `_x` names first, then the others, set to None, so that the
+    script's `__del__` methods run now and their errors print "Exception
+    ignored in ..." into this run's stderr. (fetch reads the TensorStore.)"""
+    try:
+        for underscore in (True, False):
+            for name in list(namespace):
+                if name != "__builtins__" and name.startswith("_") == underscore \
+                        and not (underscore and name.startswith("__")):
+                    namespace[name] = None
+        import gc
+        gc.collect()
+        if output_fds is not None:
+            output_fds.sync()
+    except Exception:
+        pass
 
 
 def _script_line(filename: str) -> Optional[int]:

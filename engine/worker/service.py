@@ -178,16 +178,26 @@ class Worker:
         self.pgid = None  # our process group (process_group.py), set by main()
         self.last_script: tuple = (None, "<editor>", None)  # source, filename, random state at its start
         self.last_script_io: dict = {}  # its device and the input() lines it read (for re-runs)
+        # In a run's own process (run_child.py): output read from fds 1/2
+        # (fd_output.FdOutput) and what python does after the main code.
+        self.output_fds = None
+        self.at_end = None
 
     # -- start ---------------------------------------------------------------
-    def start(self) -> None:
+    def start(self, cuda_info=None) -> None:
+        """Import torch and send `ready`. `cuda_info()` -> (available, device
+        names) asks without initialising CUDA here (the zygote forks runs:
+        zygote.py); by default torch is asked in this process."""
         import torch
 
         self.torch = torch
         try:
-            self.cuda_available = bool(torch.cuda.is_available())
-            if self.cuda_available:
-                self.cuda_devices = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+            if cuda_info is not None:
+                self.cuda_available, self.cuda_devices = cuda_info()
+            else:
+                self.cuda_available = bool(torch.cuda.is_available())
+                if self.cuda_available:
+                    self.cuda_devices = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
         except Exception:
             self.cuda_available = False
             self.cuda_devices = []
@@ -261,14 +271,17 @@ class Worker:
             self._protocol_error(rid, f"run: 'device' must be \"cpu\" or \"cuda\", not {device!r}")
             return
 
-        # Drop the previous run (its namespace and graphs) before starting anew.
-        self.last_run = None
-        gc.collect()
+        # Drop the previous run (its namespace and graphs) before starting anew
+        # (a run in its own process has none).
+        if self.last_run is not None:
+            self.last_run = None
+            gc.collect()
         from autogradviz.engine.worker.working_folder import WorkingFolder
 
         folder = WorkingFolder(filename)  # the script's folder, or home for unsaved text
         self.last_script = (source, filename, _rng_snapshot())
-        self.channel.send({"type": "started", "id": rid, "cwd": folder.folder})
+        # (pid: the process the script runs in, a fork of the worker: zygote.py)
+        self.channel.send({"type": "started", "id": rid, "cwd": folder.folder, "pid": os.getpid()})
         t0 = time.perf_counter()
 
         from autogradviz.engine.worker.runner import device_error
@@ -284,7 +297,13 @@ class Worker:
         pump = OutputPump(self.channel, rid)
         from autogradviz.engine.worker.console_input import ConsoleInput
 
-        console = ConsoleInput(rid, self.channel.send, self.reader, pump.flush)  # input() asks the client
+        fds = self.output_fds
+
+        def flush_output():  # (the prompt input() wrote, read from fd 1 first)
+            if fds is not None:
+                fds.sync()
+            pump.flush()
+        console = ConsoleInput(rid, self.channel.send, self.reader, flush_output)  # input() asks the client
         self.last_script_io = {"device": device, "inputs": console.answers}
         trace = None
         # As `python SCRIPT` would: argv names the script, and a script on
@@ -303,6 +322,10 @@ class Worker:
                 extra["no_checkpoint"] = True
             if not values:
                 extra["record_values"] = False
+            if fds is not None:
+                extra["output_fds"] = fds
+            if self.at_end is not None:
+                extra["at_end"] = self.at_end
             result = run_script(source, filename=folder.script, device=device,
                                 on_output=console.watching(pump.write),
                                 record_steps=steps, **extra)
@@ -537,20 +560,15 @@ def main(proto_fds=None) -> int:
     except Exception:
         pass
     pgid = _lead_group()
-    _watch_parent()
     channel = Channel(proto_out)
     worker = Worker(channel)
     worker.pgid = pgid
-    worker.start()
-    reader = os.fdopen(proto_in, "rb", buffering=1 << 16)
-    worker.reader = reader
-    for line in reader:
-        if not worker.handle_line(line):
-            break
-    # Don't wait on threads a script may have left running.
-    try:
-        sys.stderr.flush()
-    except Exception:
-        pass
+    # Every run is a fork of this process, as fresh as `python script.py`
+    # (zygote.py): torch and the engine imported once, CUDA never initialised here.
+    from autogradviz.engine.worker.zygote import Zygote, cuda_info, preload
+
+    worker.start(cuda_info=cuda_info)
+    preload()
+    Zygote(worker, proto_in).serve()  # (exits the process: shutdown, end of input)
     os._exit(0)
 

@@ -81,8 +81,9 @@ def test_a_childs_checkpoint_scaler_and_memory_records_are_merged(worker, tmp_pa
     assert trace.error is None, trace.error
     assert trace.stdout == plain.stdout
 
-    parent_run, child_run = sorted(trace.backward_runs, key=lambda r: r.pid != worker.pid)
-    assert parent_run.pid == worker.pid and child_run.pid != worker.pid and child_run.rank == 0
+    main_pid = worker.run_pid  # (the run's own process, a fork of the worker)
+    parent_run, child_run = sorted(trace.backward_runs, key=lambda r: r.pid != main_pid)
+    assert parent_run.pid == main_pid and child_run.pid != main_pid and child_run.rank == 0
     for run, scale in ((parent_run, 1024.0), (child_run, 256.0)):
         grad, scale_after = reference(scale)
         (recorded,) = run.leaf_grads.values()

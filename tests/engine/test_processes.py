@@ -202,7 +202,7 @@ def test_timeout_ends_every_process_the_script_started():
     assert outcome.trace.error is not None and outcome.trace.error.type == "Timeout"
     found = re.search(r"pids (\d+) (\d+)", "".join(printed))
     assert found, "".join(printed)
-    pids = [worker_pid, *map(int, found.groups())]
+    pids = [worker_pid, client.run_pid, *map(int, found.groups())]
     deadline = time.monotonic() + 5
     while any(map(_running, pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -234,8 +234,8 @@ def test_forked_children_recorded(worker):
     for text in ("forked 0 grad [2.0, 2.0]", "forked 1 grad [3.0, 3.0]", "parent [5.0, 5.0]"):
         assert text in trace.stdout
     main, *children = trace.backward_runs
-    assert main.rank is None and main.pid == worker.pid
-    assert [r.rank for r in children] == [0, 1] and worker.pid not in {r.pid for r in children}
+    assert main.rank is None and main.pid == worker.run_pid  # (the run's own process)
+    assert [r.rank for r in children] == [0, 1] and worker.run_pid not in {r.pid for r in children}
     for r in children:
         assert list(r.leaf_grads.values())[0].values == [r.rank + 2.0] * 2
         assert trace.graph(r.graph).id.startswith(f"p{r.pid}.")

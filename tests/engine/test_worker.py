@@ -338,10 +338,12 @@ def test_a_worker_that_dies_is_reported_never_a_hang(how, expect, gone):
 
 
 def test_close_reaps_a_worker_stuck_in_a_thread(gone):
+    # (a daemon thread: a non-daemon one is waited for at the end of the run,
+    # as python does - test_fresh_runs.py)
     client = WorkerClient()
     client.start()
     out = client.run("import threading, time\n"
-                     "threading.Thread(target=lambda: time.sleep(1000)).start()\n", timeout=30)
+                     "threading.Thread(target=lambda: time.sleep(1000), daemon=True).start()\n", timeout=30)
     assert out.status == "ok"
     pid = client.pid
     t0 = time.monotonic()
