@@ -9,8 +9,9 @@
 Qt is imported only by `gui` (and by `export`, which renders offscreen), so
 `autogradviz trace` works on a machine without a display or without PySide6.
 Exit codes: 0 ok, 1 the script raised / timed out / crashed the worker (the
-trace is still written), 2 usage errors and unusable input. Every failure
-prints one clear line on stderr.
+trace is still written), 2 usage errors and unusable input (an `-o` that is a
+FIFO, a device or a socket included), 130 Ctrl+C. Every failure prints one
+clear line on stderr.
 """
 
 from __future__ import annotations
