@@ -13,7 +13,6 @@ import signal
 import tempfile
 import textwrap
 import threading
-import time
 
 import pytest
 
