@@ -46,6 +46,9 @@ class TraceSession(QObject):
     gradientCheckRequested = Signal(dict)
     gradientCheckArrived = Signal(dict)
     gradientCheckProgress = Signal(int, int)  # (loss evaluations done, of how many)
+    # The learner confirmed running this script file again (a saved trace's own
+    # script, for "Check numerically"): the window opens it and runs it.
+    rerunRequested = Signal(str)
     # A panel asks to show a line of the script (a GradScaler call, a node's
     # line): the window scrolls the editor there without taking focus, so the
     # panel keeps its keys.

@@ -20,6 +20,7 @@ from autogradviz.app.environments.texts import INSTALL_SCHEME
 from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.services import settings
 from autogradviz.app.services.worker_process import WorkerProcess
+from autogradviz.engine.protocol.distributions import valid_distribution
 from autogradviz.engine.protocol.interpreter import precheck, same_interpreter
 
 
@@ -109,8 +110,14 @@ class EnvironmentController(QObject):
 
     def install(self, distribution: str) -> None:
         """Offer to install `distribution` into the scripts' interpreter (the
-        missing-module link); on success a fresh worker, and "Run Again"."""
+        missing-module link); on success a fresh worker, and "Run Again".
+        Nothing but a bare package name is offered (never a URL, a path or an
+        option), and nothing runs before the learner presses Install in the
+        dialog, which shows the exact command."""
         from autogradviz.app.environments.install_dialog import InstallDialog
+
+        if not valid_distribution(distribution):
+            return
 
         dialog = InstallDialog(self.worker.python, [distribution], self._window)
         dialog.installed.connect(lambda _names: self.worker.restart())

@@ -9,6 +9,9 @@ command, so nothing happens behind the learner's back.
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
 from typing import Optional
 
 from PySide6.QtCore import Qt, Signal
@@ -17,7 +20,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QPlainTextEdit
                                QVBoxLayout, QWidget)
 
 from autogradviz.app.environments.pip_process import CANCELLED, FAILED_TO_START, PipProcess
-from autogradviz.engine.protocol.interpreter import pip_install_command
+from autogradviz.app.services.text_safety import escaped, plain_label
 
 IDLE, WORKING, DONE, FAILED = "idle", "working", "done", "failed"
 
@@ -42,28 +45,31 @@ class InstallDialog(QDialog):
         self.pip.output.connect(self._append_log)
         self.pip.finished.connect(self._on_finished)
 
-        names = ", ".join(self.distributions)
+        names = escaped(", ".join(self.distributions))  # (a rich label: the names escaped)
         if uninstall:
             self.setWindowTitle(self.tr("Uninstall a Package"))
             heading = self.tr("Uninstall <b>{names}</b> from the Python that runs your scripts?").format(names=names)
-            command = f"{python} -m pip uninstall {' '.join(self.distributions)}"
         else:
             self.setWindowTitle(self.tr("Install a Package"))
             heading = self.tr("Install <b>{names}</b> into the Python that runs your scripts?").format(names=names)
-            command = pip_install_command(python, self.distributions)
+        # exactly what Install runs, word for word, shown before anything runs
+        self.command = PipProcess.command_for(python, self.distributions, uninstall)
+        command = shell_words(self.command)
         self.heading = QLabel(heading, self)
+        self.heading.setTextFormat(Qt.RichText)
         self.heading.setWordWrap(True)
-        self.where = QLabel(self.tr("Python: {path}").format(path=python), self)
+        self.where = plain_label(self, self.tr("Python: {path}").format(path=python))
         self.where.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.where.setWordWrap(True)
-        self.command_label = QLabel(self.tr("The same in a terminal:") + f"<br><code>{_html(command)}</code>", self)
+        self.command_label = QLabel(self.tr("The same in a terminal:") + f"<br><code>{escaped(command)}</code>", self)
+        self.command_label.setTextFormat(Qt.RichText)
         self.command_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.command_label.setWordWrap(True)
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 0)  # pip does not say how far it is: indeterminate
         self.progress.setTextVisible(False)
         self.progress.setVisible(False)
-        self.status = QLabel(self)
+        self.status = plain_label(self)  # it names the packages: plain text
         self.status.setWordWrap(True)
         self.log = QPlainTextEdit(self)
         self.log.setObjectName("pipLog")
@@ -183,5 +189,8 @@ class InstallDialog(QDialog):
         self.accept()
 
 
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def shell_words(command: list[str]) -> str:
+    """`command` as one line a shell reads back as the same words."""
+    if os.name == "nt":
+        return subprocess.list2cmdline(command)
+    return shlex.join(command)

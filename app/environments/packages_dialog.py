@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
                                QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from autogradviz.app.environments.install_dialog import InstallDialog
+from autogradviz.app.services.text_safety import plain, plain_label
 from autogradviz.engine.protocol.interpreter import worker_environment
 
 _LIST_CODE = ("import importlib.metadata as m, json\n"
@@ -37,7 +38,7 @@ class PackagesDialog(QDialog):
         self._proc: Optional[QProcess] = None
         self.pip_dialog: Optional[InstallDialog] = None  # the install/uninstall dialog last opened
 
-        self.where = QLabel(self.tr("Packages of the Python that runs your scripts: {path}").format(path=python), self)
+        self.where = plain_label(self, self.tr("Packages of the Python that runs your scripts: {path}").format(path=python))
         self.where.setWordWrap(True)
         self.where.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.filter_edit = QLineEdit(self)
@@ -50,7 +51,7 @@ class PackagesDialog(QDialog):
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
-        self.status = QLabel(self)
+        self.status = plain(QLabel(self))
         self.install_button = QPushButton(self.tr("Install…"), self)
         self.install_button.setToolTip(self.tr("Install the package named in the field above with pip"))
         self.uninstall_button = QPushButton(self.tr("Uninstall…"), self)

@@ -40,11 +40,20 @@ class PipProcess(QObject):
     def is_running(self) -> bool:
         return self._proc is not None and self._proc.state() != QProcess.NotRunning
 
+    @staticmethod
+    def command_for(python: str, distributions: list[str], uninstall: bool = False) -> list[str]:
+        """The exact command `install` / `uninstall` runs (the dialog shows it before it runs)."""
+        if uninstall:
+            arguments = ["pip", "uninstall", "--yes", "--disable-pip-version-check", *distributions]
+        else:
+            arguments = [*pip_install_arguments(distributions), "--progress-bar", "off"]
+        return [python, "-m", *arguments]
+
     def install(self, python: str, distributions: list[str]) -> None:
-        self._start(python, [*pip_install_arguments(distributions), "--progress-bar", "off"])
+        self._start(python, self.command_for(python, distributions)[2:])
 
     def uninstall(self, python: str, distributions: list[str]) -> None:
-        self._start(python, ["pip", "uninstall", "--yes", "--disable-pip-version-check", *distributions])
+        self._start(python, self.command_for(python, distributions, uninstall=True)[2:])
 
     def cancel(self) -> None:
         if not self.is_running():

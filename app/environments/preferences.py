@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBo
 from autogradviz.app.environments.discovery import find_interpreters
 from autogradviz.app.environments.interpreter_check import InterpreterCheck
 from autogradviz.app.environments.texts import EnvironmentTexts
+from autogradviz.app.services.text_safety import plain
 from autogradviz.engine.protocol.interpreter import MISSING_PACKAGES, InterpreterReport, same_interpreter
 
 
@@ -74,7 +75,7 @@ class PreferencesDialog(QDialog):
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(8)
         self.progress.setVisible(False)
-        self.result = QLabel(box)
+        self.result = plain(QLabel(box))  # the interpreter's own words: plain text
         self.result.setObjectName("interpreterResult")
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextSelectableByMouse)

@@ -15,6 +15,7 @@ from typing import Optional
 from PySide6.QtCore import QObject
 
 from autogradviz.engine.protocol import interpreter as interp
+from autogradviz.engine.protocol.distributions import install_target, valid_module
 from autogradviz.engine.trace.model import ErrorInfo
 
 INSTALL_SCHEME = "install:"
@@ -23,22 +24,37 @@ INSTALL_SCHEME = "install:"
 class EnvironmentTexts(QObject):
     """tr() for the environment feature (one translation context)."""
 
-    def error_explanation(self, error: ErrorInfo) -> Optional[str]:
-        """The explanation of `error` in the UI language, or None (keep the engine's)."""
+    def error_explanation(self, error: ErrorInfo, python: Optional[str] = None) -> Optional[str]:
+        """The explanation of `error` in the UI language, or None (keep the engine's).
+
+        A missing module's package and command are made here from the module
+        name alone, for `python` (the interpreter that ran the script: a live
+        run). Without `python` the error is a saved trace's: it names the
+        module and offers nothing (the trace's `distribution` and `command`
+        are data; a URL there would run someone else's code)."""
         code = getattr(error, "code", None)
         p = getattr(error, "params", None) or {}
-        if code == "missing_module" and all(isinstance(p.get(k), str) for k in ("module", "distribution",
-                                                                                 "python", "command")):
+        if code == "missing_module":
+            module = p.get("module")
+            target = install_target(module)
+            if python is None or target is None:
+                if not valid_module(module):
+                    return self.tr("A module the script imports was not installed where it ran.")
+                return self.tr(
+                    "The module '{module}' was not installed in the Python that recorded this trace. Open "
+                    "its script and run it here: the app then says how to install what is "
+                    "missing.").format(module=module)
+            command = interp.pip_install_command(python, [target])
             text = self.tr(
                 "The module '{module}' is not installed in the Python that runs your scripts ({python}). "
                 "Install the package '{distribution}' into it - with the link below, or in a terminal:\n"
                 "    {command}\n"
                 "then run the script again. (If '{module}' is a file of your own, put it in the "
-                "script's folder.)").format(**{k: p[k] for k in ("module", "distribution", "python", "command")})
+                "script's folder.)").format(module=module, distribution=target, python=python, command=command)
             if p.get("pip") is False:
                 text += " " + self.tr("This Python has no pip: first run {python} -m ensurepip, or install "
                                       "the package with your environment's own tool (conda install).").format(
-                    python=p["python"])
+                    python=python)
             return text
         if code == "missing_submodule" and isinstance(p.get("module"), str) and isinstance(p.get("top"), str):
             return self.tr(
@@ -47,13 +63,14 @@ class EnvironmentTexts(QObject):
                 "expects).").format(module=p["module"], top=p["top"])
         return None
 
-    def error_actions(self, error: ErrorInfo) -> list[tuple[str, str]]:
-        """(link text, href) offered under the error: install a missing package."""
+    def error_actions(self, error: ErrorInfo, live: bool) -> list[tuple[str, str]]:
+        """(link text, href) offered under the error: install a missing
+        package, for a `live` run only (a saved trace offers nothing), the
+        package derived from the module name (`install_target`)."""
         p = getattr(error, "params", None) or {}
-        if getattr(error, "code", None) == "missing_module" and isinstance(p.get("distribution"), str) \
-                and p.get("pip") is not False:
-            return [(self.tr("Install {name} into this Python…").format(name=p["distribution"]),
-                     INSTALL_SCHEME + p["distribution"])]
+        target = install_target(p.get("module"))
+        if live and getattr(error, "code", None) == "missing_module" and target and p.get("pip") is not False:
+            return [(self.tr("Install {name} into this Python…").format(name=target), INSTALL_SCHEME + target)]
         return []
 
     def interpreter_hint(self, python: str) -> str:

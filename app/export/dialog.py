@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBo
                                QProgressBar, QPushButton, QRadioButton, QVBoxLayout, QWidget)
 
 from autogradviz.app.export import render as ex
+from autogradviz.app.services.text_safety import plain
 
 FORMATS = ["png", "svg", "pdf", "dot", "gif"]
 
@@ -70,9 +71,9 @@ class ExportDialog(QDialog):
         pl.addWidget(self.path_edit, 1)
         pl.addWidget(self.browse_btn)
 
-        self.state_label = QLabel(self)
+        self.state_label = plain(QLabel(self))
         self.state_label.setWordWrap(True)
-        self.message = QLabel(self)
+        self.message = plain(QLabel(self))  # file names and errors: plain text
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.progress = QProgressBar(self)

@@ -16,6 +16,7 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton
 
 from autogradviz.app.graph.style import GraphStyle
+from autogradviz.app.services.text_safety import plain
 from autogradviz.app.session import TraceSession
 
 
@@ -94,6 +95,7 @@ class Banner(QLabel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        plain(self)  # it names the script's error: never markup
         self.setWordWrap(True)
         self._error = True
         self._style: Optional[GraphStyle] = None

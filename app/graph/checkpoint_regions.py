@@ -35,6 +35,8 @@ from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 
+from autogradviz.app.services.text_safety import plain_tip
+
 PAD = 8.0
 LABEL_H = 15.0
 CHIP_W, CHIP_H, CHIP_GAP = 14.0, 10.0, 3.0
@@ -245,8 +247,8 @@ class PlaceholderItem(QGraphicsItem):
         self.owner_op = owner_op
         self.style = style
         self.setZValue(3)
-        self.setToolTip(tr("Not stored: {0} (saved for {1}). The checkpoint dropped it after the "
-                           "forward; backward makes it again by re-running the segment.").format(name, owner_op))
+        self.setToolTip(plain_tip(tr("Not stored: {0} (saved for {1}). The checkpoint dropped it after the "
+                               "forward; backward makes it again by re-running the segment.").format(name, owner_op)))
 
     def boundingRect(self) -> QRectF:
         return self._rect.adjusted(-1, -1, 1, 1)

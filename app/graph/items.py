@@ -24,6 +24,7 @@ from autogradviz.engine.trace.tensor_text import number_text as _num
 
 from autogradviz.app.graph.group_text import display_lines
 from autogradviz.app.graph.style import GraphStyle, NodeLook
+from autogradviz.app.services.text_safety import plain_tip
 
 
 def tr(text: str) -> str:
@@ -263,7 +264,7 @@ class GroupFrameItem(QGraphicsItem):
         self.setZValue(0)
         title = group.module + (f" ({group.module_class})" if group.module_class else "")
         self.title = title + (f" ×{group.repeat}" if group.repeat > 1 else "")
-        self.setToolTip(tr("Module {0}. Click the title to collapse it into one box.").format(title))
+        self.setToolTip(plain_tip(tr("Module {0}. Click the title to collapse it into one box.").format(title)))
 
     def boundingRect(self) -> QRectF:
         return self._rect.adjusted(-2, -2, 2, 2)

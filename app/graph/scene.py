@@ -27,6 +27,7 @@ from autogradviz.app.graph.items import (
 )
 from autogradviz.app.graph.style import GraphStyle, NodeLook, style_for
 from autogradviz.app.graph.tensor_labels import named_lines as _named_lines, value_lines
+from autogradviz.app.services.text_safety import escaped, plain_tip
 
 
 def tr(text: str) -> str:
@@ -69,10 +70,10 @@ def event_title(ev: Event, short: bool = False) -> str:
 
 
 def node_tooltip(node: Node, is_root: bool) -> str:
-    parts = []
+    parts = []  # HTML: the trace's strings escaped
     if node.label:
-        parts.append(f"<b>{node.label}</b>")
-    parts.append(tr("operation: {0}").format(node.op))
+        parts.append(f"<b>{escaped(node.label)}</b>")
+    parts.append(tr("operation: {0}").format(escaped(node.op)))
     if node.kind == "leaf":
         parts.append(tr("leaf tensor (requires grad): its gradient accumulates into .grad"))
     elif is_root:
@@ -81,13 +82,13 @@ def node_tooltip(node: Node, is_root: bool) -> str:
         parts.append(tr("intermediate result (non-leaf): .grad is not kept unless retain_grad()"))
     if node.tensor is not None:
         t = node.tensor
-        parts.append(tr("shape {0}, {1}, {2}").format(list(t.shape), t.dtype, t.device))
+        parts.append(tr("shape {0}, {1}, {2}").format(list(t.shape), escaped(t.dtype), escaped(t.device)))
     if node.module:
-        parts.append(tr("inside module {0}").format(node.module))
+        parts.append(tr("inside module {0}").format(escaped(node.module)))
     if node.retains_grad:
         parts.append(tr("R: retain_grad() was called on this tensor"))
     if node.hooks:
-        parts.append(tr("H: hooks: {0}").format(", ".join(node.hooks)))
+        parts.append(tr("H: hooks: {0}").format(escaped(", ".join(node.hooks))))
     parts.append(tr("Click for details in the Inspector."))
     return "<br>".join(parts)
 
@@ -96,6 +97,10 @@ def group_tooltip(grp) -> str:
     """What a collapsed group box is, and what clicking it does."""
     title = grp.module + (f" ({grp.module_class})" if grp.module_class else "")
     n = len(grp.members)
+    return plain_tip(_group_words(title, grp, n))
+
+
+def _group_words(title: str, grp, n: int) -> str:
     if grp.repeat > 1:
         return tr("Module {0}, called {1} times, rolled into one box ({2} nodes). "
                   "Click to unroll it: one box per call.").format(title, grp.repeat, n)
@@ -508,7 +513,7 @@ class GraphScene(QGraphicsScene):
         if not show:
             if label is not None:
                 label.setVisible(False)
-            ei.setToolTip(tr("gradient: {0}").format(summary_text(g)) if g is not None else "")
+            ei.setToolTip(plain_tip(tr("gradient: {0}").format(summary_text(g))) if g is not None else "")
             return
         if label is None:
             label = LabelItem(self.style, "grad")
@@ -516,7 +521,7 @@ class GraphScene(QGraphicsScene):
             self.grad_labels[pos] = label
         text = summary_text(g)
         label.set_lines(value_lines(g), emphasis=is_cur)
-        label.setToolTip(tr("Gradient flowing backward along this edge: {0}").format(text))
+        label.setToolTip(plain_tip(tr("Gradient flowing backward along this edge: {0}").format(text)))
         ei.setToolTip(label.toolTip())
         label.setZValue(6 if is_cur else 5)
         self._place_label(ei, label)
@@ -679,7 +684,7 @@ class GraphScene(QGraphicsScene):
                 self.callouts[nid] = c
             c.kind = kind
             c.set_lines(lines, emphasis=fresh)
-            c.setToolTip("<br>".join(lines))
+            c.setToolTip("<br>".join(escaped(line) for line in lines))
             anchor = items[0]
             c.setVisible(False)  # not an obstacle to itself
             self._place_callout(anchor, c)

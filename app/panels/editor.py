@@ -18,6 +18,7 @@ from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QPolygonF, QT
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from autogradviz.app.panels.highlighter import PythonHighlighter
+from autogradviz.app.services.text_safety import plain_tip
 from autogradviz.app.theme import colors
 
 INDENT = "    "
@@ -412,6 +413,6 @@ def _whole_line(block, color: str) -> QTextEdit.ExtraSelection:
 def _show_tip(event, tip: str, widget) -> None:
     """The marker's message as a tooltip where the mouse is, or none."""
     if tip:
-        QToolTip.showText(event.globalPos(), tip, widget)
+        QToolTip.showText(event.globalPos(), plain_tip(tip), widget)  # the script's error: plain text
     else:
         QToolTip.hideText()

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import html
 import math
+import os
 from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QGroupBox, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QLabel, QMessageBox, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from autogradviz.engine.trace.model import Node, TensorSummary
 from autogradviz.engine.trace.tensor_text import number_text, tensor_html
 
 from autogradviz.app.graph.items import tr as items_tr
+from autogradviz.app.services.text_safety import escaped, message_box
 from autogradviz.app.session import TraceSession
 
 MAX_ELEMENTS = 1000
@@ -73,10 +75,16 @@ class FiniteDiffBox(QGroupBox):
         self.result.setWordWrap(True)
         self.result.setTextFormat(Qt.RichText)
         self.result.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        # A saved trace: no worker ran it, so the check needs its script to run again
+        self.rerun_button = QPushButton(self)
+        self.rerun_button.clicked.connect(self.ask_rerun)
+        self.rerun_button.hide()
+        self.confirm: Optional[QMessageBox] = None  # the "run it again?" question while it is open
         lay = QVBoxLayout(self)
         lay.addWidget(self.button)
         lay.addWidget(self.busy)
         lay.addWidget(self.result)
+        lay.addWidget(self.rerun_button)
         session.gradientCheckArrived.connect(self._on_reply)
         session.gradientCheckProgress.connect(self._on_progress)
         self.retranslate()
@@ -88,6 +96,9 @@ class FiniteDiffBox(QGroupBox):
         self.button.setToolTip(tr("Nudge each element of this leaf up and down by a tiny step, evaluate the "
                                   "loss again (in float64) and compare the slope with autograd's gradient "
                                   "({0}).").format(SHORTCUT))
+        self.rerun_button.setText(tr("Run the script again…"))
+        self.rerun_button.setToolTip(tr("Open this trace's script and run it: the check needs a live run"))
+        self.refresh()
 
     # -- which node --------------------------------------------------------------------------
     def set_node(self, node: Optional[Node]) -> None:
@@ -101,6 +112,12 @@ class FiniteDiffBox(QGroupBox):
     def _eligible(self) -> Optional[str]:
         """None when the check can be made, else why not (translated)."""
         n = self.node
+        if self.session.saved_file:  # the worker never ran this trace: it would re-run another script
+            if self.rerun_script():
+                return tr("This is a saved trace: the check needs its script to run again. Run it again, "
+                          "then check this leaf.")
+            return tr("This is a saved trace and its script is not here: open the script and run it, "
+                      "then check this leaf.")
         if self.session.run is None:
             return tr("No backward run was recorded for this graph.")
         if not n.label:
@@ -111,6 +128,17 @@ class FiniteDiffBox(QGroupBox):
                 numel, MAX_ELEMENTS)
         return None
 
+    def rerun_script(self) -> Optional[str]:
+        """The saved trace's own script file, when it names one that is here."""
+        trace = self.session.trace
+        path = getattr(trace, "script", None) if self.session.saved_file else None
+        if not isinstance(path, str) or not path or not os.path.isabs(path):
+            return None
+        try:
+            return path if os.path.isfile(path) else None
+        except (OSError, ValueError):
+            return None
+
     def refresh(self) -> None:
         n = self.node
         if n is None or n.kind != "leaf":
@@ -119,8 +147,27 @@ class FiniteDiffBox(QGroupBox):
         self.setVisible(True)
         why = self._eligible()
         self.button.setEnabled(why is None and self._waiting is None)
+        self.rerun_button.setVisible(self.rerun_script() is not None)
         if why is not None and self._waiting is None:
-            self.result.setText(why)
+            self.result.setText(escaped(why))
+
+    def ask_rerun(self) -> None:
+        """Ask before running the trace's script (it is code: only the learner starts it)."""
+        path = self.rerun_script()
+        if path is None:
+            return
+        box = message_box(QMessageBox.Question, self, tr("Run the script again"),
+                          tr("Run {path} again? It runs as with Run, and the check then uses that "
+                             "run.").format(path=path), QMessageBox.Yes | QMessageBox.Cancel)
+        box.setDefaultButton(QMessageBox.Cancel)
+        box.finished.connect(lambda _r, b=box, p=path: self._confirmed(b.clickedButton() is b.button(QMessageBox.Yes), p))
+        self.confirm = box
+        box.open()  # window-modal, no nested event loop
+
+    def _confirmed(self, yes: bool, path: str) -> None:
+        self.confirm = None
+        if yes and path == self.rerun_script():
+            self.session.rerunRequested.emit(path)
 
     def _recorded_gradient(self) -> Optional[TensorSummary]:
         """What autograd sent to this leaf in the run: its AccumulateGrad step's
@@ -139,7 +186,7 @@ class FiniteDiffBox(QGroupBox):
     # -- ask and answer ---------------------------------------------------------------------
     def check(self) -> None:
         if self.node is None or self._eligible() is not None or self._waiting is not None:
-            return
+            return  # (a saved trace never asks the worker: it holds another script's run)
         run = self.session.run
         self._autograd = self._recorded_gradient()
         request = {"leaf": self.node.label, "run": run.index}

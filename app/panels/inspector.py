@@ -26,6 +26,7 @@ from autogradviz.engine.trace.tensor_text import tensor_html
 from autogradviz.app.graph.items import summary_text, tr as items_tr, unscaled_summary
 from autogradviz.app.panels.finite_diff import FiniteDiffBox
 from autogradviz.app.panels.why_gradient import WhyGradientBox
+from autogradviz.app.services.text_safety import escaped, plain, plain_tip
 from autogradviz.app.session import TraceSession
 
 MAX_TABLE_CELLS = 10000
@@ -74,7 +75,7 @@ def fill_table(table: QTableWidget, s: Optional[TensorSummary]) -> None:
     for i, v in enumerate(vals):
         it = QTableWidgetItem(_fmt(v))
         it.setFlags(Qt.ItemIsSelectable | Qt.ItemIsEnabled)
-        it.setToolTip(repr(v))
+        it.setToolTip(plain_tip(repr(v)))
         table.setItem(i // cols, i % cols, it)
 
 
@@ -85,7 +86,7 @@ class InspectorPanel(QWidget):
         self._node: Optional[Node] = None
         self._waiting: Optional[str] = None
 
-        self.empty = QLabel(self)
+        self.empty = plain(QLabel(self))
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignTop | Qt.AlignLeft)
 
@@ -99,7 +100,7 @@ class InspectorPanel(QWidget):
         self._field_labels: dict[str, QLabel] = {}
         for key in self._field_names:
             lab = QLabel()
-            val = QLabel()
+            val = plain(QLabel())  # the trace's names, shapes, code: plain text
             val.setTextInteractionFlags(Qt.TextSelectableByMouse)
             val.setWordWrap(True)
             self.form.addRow(lab, val)
@@ -108,7 +109,7 @@ class InspectorPanel(QWidget):
 
         self.values_box = QGroupBox(self.body)
         vl = QVBoxLayout(self.values_box)
-        self.values_note = QLabel()
+        self.values_note = plain(QLabel())
         self.values_note.setWordWrap(True)
         self.values_table = QTableWidget()
         self.values_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
@@ -337,7 +338,7 @@ class InspectorPanel(QWidget):
         if not scale or g is None:
             return ""
         unscaled = unscaled_summary(g, scale)
-        return self.tr(" ÷ {0} → {1}").format(f"{scale:g}", summary_text(unscaled, 16))
+        return self.tr(" ÷ {0} → {1}").format(f"{scale:g}", escaped(summary_text(unscaled, 16)))
 
     def _tensor(self, s) -> str:
         """A gradient as text; a small matrix as rows (engine/trace/tensor_text.py)."""
@@ -390,9 +391,9 @@ class InspectorPanel(QWidget):
             lines.append(self.tr("<b>.grad</b> (retain_grad) = {0}").format(self._tensor(st.retained[n.id])))
         for ev in st.events:
             if ev.node == n.id and ev.kind != "retain_grad":
-                line = self.tr("hook {0} saw {1}").format(html.escape(ev.name or ev.kind),
-                                                          summary_text(ev.received, 16))
+                line = self.tr("hook {0} saw {1}").format(escaped(ev.name or ev.kind),
+                                                          escaped(summary_text(ev.received, 16)))
                 if ev.replaced or ev.returned is not None:
-                    line += self.tr(", returned {0}").format(summary_text(ev.returned, 16))
+                    line += self.tr(", returned {0}").format(escaped(summary_text(ev.returned, 16)))
                 lines.append(line)
         self.grad_label.setText("<br>".join(lines))

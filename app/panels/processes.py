@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolTip, QWidget
 
 from autogradviz.app.graph.items import summary_text
 from autogradviz.app.panels.timeline_overlay import TimelineOverlay
+from autogradviz.app.services.text_safety import plain_tip
 from autogradviz.engine.trace import replay
 
 ALLREDUCE_COLOR = "#2e9d5b"
@@ -196,7 +197,7 @@ class AllReduceMarks(QObject):
                     ([k] if k in self.steps else [])
                 if near:
                     lines = [allreduce_text(s, ev) for s in near for ev in self.steps[s]]
-                    QToolTip.showText(event.globalPos(), "\n".join(lines), self.timeline)
+                    QToolTip.showText(event.globalPos(), plain_tip("\n".join(lines)), self.timeline)
                     return True
         return False
 

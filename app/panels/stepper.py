@@ -28,6 +28,7 @@ from autogradviz.app.panels.checkpoint.recompute_marks import RecomputeMarks
 from autogradviz.app.panels.processes import AllReduceMarks, RankSwitch, allreduce_text
 from autogradviz.app.panels.why_gradient import caption_text
 from autogradviz.app.resources_loader import icon_or_standard as _icon
+from autogradviz.app.services.text_safety import escaped, plain, plain_tip
 from autogradviz.app.session import TraceSession
 
 
@@ -156,7 +157,7 @@ class StepperPanel(QWidget):
 
         self.run_combo = QComboBox(self)
         self.run_combo.currentIndexChanged.connect(self._on_combo)
-        self.run_label = QLabel(self)
+        self.run_label = plain(QLabel(self))
 
         self.first_btn = QToolButton(self)
         self.first_btn.setIcon(_icon("step-first", QStyle.SP_MediaSkipBackward))
@@ -191,7 +192,7 @@ class StepperPanel(QWidget):
         self.step_label.setWordWrap(True)
         self.timeline = Timeline(self)
         self.timeline.scrubbed.connect(self.session.set_step)
-        self.note = QLabel(self)
+        self.note = plain(QLabel(self))  # it may quote the trace
         self.note.setWordWrap(True)
         self.note.hide()
 
@@ -399,7 +400,7 @@ class StepperPanel(QWidget):
                 text += self.tr(" → returned {0}").format(summary_text(ev.returned))
             item = QListWidgetItem(text)
             item.setData(Qt.UserRole, k)
-            item.setToolTip(text + "\n" + self.tr("Click to jump to step {0}").format(k))
+            item.setToolTip(plain_tip(text + "\n" + self.tr("Click to jump to step {0}").format(k)))
             self.events.addItem(item)
         if self.events.count() == 0:
             item = QListWidgetItem(self.tr("No hooks or retain_grad in this backward run."))
@@ -436,7 +437,7 @@ class StepperPanel(QWidget):
         if g is not None:
             for e in g.edges:
                 if e.dst == st.current and 0 <= e.slot < len(step.grad_inputs) and step.grad_inputs[e.slot] is not None:
-                    sent.append(self.tr("{0} → {1}").format(summary_text(step.grad_inputs[e.slot]),
+                    sent.append(self.tr("{0} → {1}").format(escaped(summary_text(step.grad_inputs[e.slot])),
                                                            html.escape(self._node_name(e.src))))
         if sent:
             parts.append(self.tr(" and sent ") + "; ".join(sent))
@@ -446,7 +447,7 @@ class StepperPanel(QWidget):
         if scale and step.grad_outputs and step.grad_outputs[0] is not None:
             first = step.grad_outputs[0]
             parts.append(self.tr(" (GradScaler: {0} × the real gradient {1})").format(
-                f"{scale:g}", summary_text(unscaled_summary(first, scale))))
+                f"{scale:g}", escaped(summary_text(unscaled_summary(first, scale)))))
         return "".join(parts)
 
     def _node_name(self, nid: str) -> str:

@@ -24,6 +24,7 @@ from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.resources_loader import Lesson
 from autogradviz.app.services import settings
 from autogradviz.app.services.autosave import Autosave
+from autogradviz.app.services.text_safety import plain_tip, warn
 from autogradviz.engine.trace.atomic_file import SpecialFileError, write_atomic
 
 APP_NAME = "Autograd Visualizer"
@@ -109,8 +110,7 @@ class FileController(QObject):
         try:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            QMessageBox.warning(self._window, APP_NAME,
-                                self.tr("Could not open {path}:\n{error}").format(path=path, error=exc))
+            warn(self._window, APP_NAME, self.tr("Could not open {path}:\n{error}").format(path=path, error=exc))
             return False
         self._set_text(text)
         self._set_document(os.path.abspath(path), None)
@@ -157,8 +157,8 @@ class FileController(QObject):
         files = settings.recent_files()
         for path in files:
             act = menu.addAction(os.path.basename(path))
-            act.setToolTip(path)
-            act.setStatusTip(path)
+            act.setToolTip(plain_tip(path))
+            act.setStatusTip(path)  # (the status bar shows plain text)
             if self.open_trace is not None and path.lower().endswith(".json"):  # a saved trace
                 act.triggered.connect(lambda _=False, p=path: self.open_trace(p))
             else:
@@ -213,7 +213,7 @@ class FileController(QObject):
         try:
             write_atomic(path, self._editor.toPlainText())
         except OSError as exc:
-            QMessageBox.warning(self._window, APP_NAME, self.tr(
+            warn(self._window, APP_NAME, self.tr(
                 "Could not save {path}: {error}.\nThe file on disk is unchanged, and your text is still "
                 "in the editor.").format(path=path, error=self._write_error(exc)))
             return False

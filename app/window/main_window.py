@@ -165,6 +165,7 @@ class MainWindow(QMainWindow):
         files.lessonOpened.connect(self._on_lesson_opened)
         self.lesson_guide = connect_lesson_browser(self)  # look-at links, reset, progress
         files.runRequested.connect(self.run_script)
+        self.session.rerunRequested.connect(self._rerun_file)
         files.statusMessage.connect(status.show_message)
         runs.busyChanged.connect(act["stop"].setEnabled)
         act["stop"].setEnabled(self.worker.is_busy())
@@ -206,6 +207,12 @@ class MainWindow(QMainWindow):
     @ask_unsaved.setter
     def ask_unsaved(self, ask: Callable[[], str]) -> None:
         self.files.ask_unsaved = ask
+
+    def _rerun_file(self, path: str) -> None:
+        """Open `path` (asking about unsaved text, as Open does) and run it:
+        what "Check numerically" offers for a saved trace, after the learner confirmed."""
+        if self.files.open_file(path):
+            self.run_script()
 
     def run_script(self) -> None:
         self.runs.run_script()

@@ -196,7 +196,7 @@ class RunController(QObject):
                 self._editor.set_error(err.line, self._error_message(err))
             out.append_error(err.type, err.message, err.line, explanation, err.traceback,
                              line_format=self.tr("line {n}"), explanation_label=self.tr("What this means:"))
-            for text, href in self._env_texts.error_actions(err):  # e.g. install a missing package
+            for text, href in self._env_texts.error_actions(err, live=saved_file is None):  # install a missing package
                 out.append_action(text, href)
         for text in self.note_texts(trace):
             out.append_note(text)
@@ -220,8 +220,9 @@ class RunController(QObject):
     def error_explanation(self, err) -> Optional[str]:
         """The explanation of the script's error in the UI language (the
         worker's English for a code this app does not know)."""
-        return (self._env_texts.error_explanation(err) or self._error_texts.explanation(err)
-                or err.explanation)
+        live = self._session.saved_file is None  # a saved trace's error offers no command
+        return (self._env_texts.error_explanation(err, self.worker.python if live else None)
+                or self._error_texts.explanation(err) or err.explanation)
 
     def _error_message(self, err) -> str:
         explanation = self.error_explanation(err)

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar
 
 from autogradviz.app.services.worker_process import CRASHED, FAILED, READY, STARTING, WorkerProcess
+from autogradviz.app.services.text_safety import plain, plain_tip
 from autogradviz.app.session import TraceSession
 
 TICK_MS = 200
@@ -34,7 +35,7 @@ class WindowStatus(QObject):
         self._layout_info = ""
         self._progress: tuple[str, dict] | None = None
         sb = window.statusBar()
-        self.worker_label = QLabel(window)
+        self.worker_label = plain(QLabel(window))  # paths and names: plain text
         self.worker_label.setObjectName("workerLabel")
         self.busy = QProgressBar(window)
         self.busy.setObjectName("busyIndicator")
@@ -43,9 +44,9 @@ class WindowStatus(QObject):
         self.busy.setMaximumHeight(14)
         self.busy.setTextVisible(False)
         self.busy.hide()
-        self.graph_label = QLabel(window)
+        self.graph_label = plain(QLabel(window))
         self.graph_label.setObjectName("graphLabel")
-        self.layout_label = QLabel(window)
+        self.layout_label = plain(QLabel(window))
         self.layout_label.setObjectName("layoutLabel")
         sb.addWidget(self.worker_label)
         sb.addWidget(self.busy)
@@ -148,7 +149,7 @@ class WindowStatus(QObject):
         if progress:
             text += " · " + progress
         self.worker_label.setText(text)
-        self.worker_label.setToolTip(self.tr("Scripts run with {python}").format(python=python))
+        self.worker_label.setToolTip(plain_tip(self.tr("Scripts run with {python}").format(python=python)))
         # (a passing message hides the left-hand widgets; the indicator must
         # not reappear on top of it: it comes back when the message goes)
         message = self._window.statusBar().currentMessage()

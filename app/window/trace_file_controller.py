@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QProgressDialog, QWidget
 
 from autogradviz.engine.trace import codec, replay
 from autogradviz.engine.trace.model import Trace, gc_paused
 
 from autogradviz.app.services import settings
+from autogradviz.app.services.text_safety import plain_label, warn
 from autogradviz.app.session import TraceSession
 
 APP_NAME = "Autograd Visualizer"
@@ -123,7 +124,8 @@ class TraceFileController(QObject):
     # -- the thread ----------------------------------------------------------------------------
     def _start(self, job, work: Callable, label: str) -> None:
         self._busy = True
-        progress = QProgressDialog(label, "", 0, 0, self._window)
+        progress = QProgressDialog("", "", 0, 0, self._window)
+        progress.setLabel(plain_label(progress, label))  # it names the file: plain text
         progress.setCancelButton(None)  # (reading a file is not cancelled half-way)
         progress.setWindowTitle(APP_NAME)
         progress.setMinimumDuration(PROGRESS_AFTER_MS)
@@ -179,4 +181,4 @@ class TraceFileController(QObject):
                 path=path, error=getattr(error, "strerror", None) or error)
         self.failed.emit(text)
         if not self.quiet:
-            QMessageBox.warning(self._window, APP_NAME, text)
+            warn(self._window, APP_NAME, text)

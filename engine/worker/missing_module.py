@@ -8,6 +8,11 @@ which Python the app uses nor that `import cv2` is installed as
 (`ErrorInfo.code` = "missing_module", `ErrorInfo.params`) so the app can
 explain it in the learner's language and offer to run the install itself; the
 English text goes with it for the CLI and other readers of the trace.
+The import-name mapping lives in engine/protocol/distributions.py, because
+the app derives the package it offers from the module name itself (a trace's
+`distribution` and `command` are data, never what it runs); a name that is
+not an import name (a script may raise ModuleNotFoundError with any `name`)
+gets no code at all.
 
 Runs in the worker (it looks at the worker's own interpreter); never imports
 torch or Qt.
@@ -21,54 +26,11 @@ import shlex
 import sys
 from typing import Any, Optional
 
+from autogradviz.engine.protocol.distributions import distribution_for, install_target  # noqa: F401
 from autogradviz.engine.protocol.interpreter import pip_install_command
 
 MISSING_MODULE = "missing_module"
 MISSING_SUBMODULE = "missing_submodule"
-
-# Import names whose pip distribution is called something else. Only the
-# top-level name matters (`import sklearn.linear_model` needs scikit-learn).
-DISTRIBUTIONS: dict[str, str] = {
-    "cv2": "opencv-python",
-    "PIL": "pillow",
-    "sklearn": "scikit-learn",
-    "skimage": "scikit-image",
-    "yaml": "pyyaml",
-    "bs4": "beautifulsoup4",
-    "attr": "attrs",
-    "dateutil": "python-dateutil",
-    "dotenv": "python-dotenv",
-    "Crypto": "pycryptodome",
-    "serial": "pyserial",
-    "usb": "pyusb",
-    "jwt": "PyJWT",
-    "fitz": "PyMuPDF",
-    "OpenGL": "PyOpenGL",
-    "docx": "python-docx",
-    "pptx": "python-pptx",
-    "magic": "python-magic",
-    "gi": "PyGObject",
-    "wx": "wxPython",
-    "mpl_toolkits": "matplotlib",
-    "google.protobuf": "protobuf",
-    "pytorch_lightning": "pytorch-lightning",
-    "torch_geometric": "torch-geometric",
-    "tensorboardX": "tensorboardX",
-    "sentencepiece": "sentencepiece",
-    "Levenshtein": "python-Levenshtein",
-    "lightgbm": "lightgbm",
-    "faiss": "faiss-cpu",
-}
-
-
-def distribution_for(module: str) -> str:
-    """The pip distribution that provides the import name `module` (its
-    top-level part), e.g. "cv2.data" -> "opencv-python"."""
-    if module in DISTRIBUTIONS:
-        return DISTRIBUTIONS[module]
-    top = module.split(".", 1)[0]
-    return DISTRIBUTIONS.get(top, top)
-
 
 ENGLISH_MISSING = (
     "The module {module!r} is not installed in the Python that runs your scripts ({python}). "
@@ -100,14 +62,14 @@ def missing_module_error(exc: BaseException) -> Optional[tuple[str, dict[str, An
     if not isinstance(exc, ModuleNotFoundError):
         return None
     name = exc.name or _name_from_message(str(exc))
-    if not name:
+    if not name or install_target(name) is None:  # not an import name (a script can raise anything)
         return None
     top = name.split(".", 1)[0]
     if top != name and _importable(top):
         return (MISSING_SUBMODULE, {"module": name, "top": top},
                 ENGLISH_SUBMODULE.format(module=name, top=top))
     python = sys.executable or "python"
-    distribution = distribution_for(name)
+    distribution = install_target(name)
     command = pip_install_command(python, [distribution])
     has_pip = _importable("pip")
     params = {"module": top, "distribution": distribution, "python": python, "command": command,

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from autogradviz.app.graph.items import shape_text, summary_text
 from autogradviz.app.panels.checkpoint.masks_view import masks_html
+from autogradviz.app.services.text_safety import plain_tip
 from autogradviz.app.theme import colors
 
 # Op names whose presence in a segment makes a re-run draw random numbers.
@@ -260,7 +261,7 @@ class CheckpointPanel(QWidget):
         self.reruns.clear()
         for ref in self.refs:
             item = QListWidgetItem(self.rerun_text(ref))
-            item.setToolTip(item.text())
+            item.setToolTip(plain_tip(item.text()))
             if self.checkpoints[ref.checkpoint].recomputations[ref.index].error:
                 item.setForeground(red)
             self.reruns.addItem(item)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QToolTip
 
 from autogradviz.app.graph.checkpoint_regions import kind_text
 from autogradviz.app.panels.timeline_overlay import TimelineOverlay
+from autogradviz.app.services.text_safety import plain_tip
 
 RECOMPUTE_COLOR = "#d08a1e"
 
@@ -73,7 +74,7 @@ class RecomputeMarks(QObject):
             elif event.type() == QEvent.ToolTip and self.positions:
                 text = self.text_near(event.pos().x())
                 if text:
-                    QToolTip.showText(event.globalPos(), text, self.timeline)
+                    QToolTip.showText(event.globalPos(), plain_tip(text), self.timeline)
                     return True
         return False
 

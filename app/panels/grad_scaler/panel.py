@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from autogradviz.engine.trace import scaler_replay
 
 from autogradviz.app.panels.grad_scaler.scale_chart import ScaleChart
+from autogradviz.app.services.text_safety import escaped, plain_tip
 from autogradviz.app.theme import colors
 from autogradviz.app.panels.grad_scaler.state_diagram import StateDiagram
 
@@ -173,7 +174,7 @@ class GradScalerPanel(QWidget):
         red = QColor(colors(self._theme)["error"])
         for e in self.events:
             item = QListWidgetItem(self._call_text(e))
-            item.setToolTip(item.text())
+            item.setToolTip(plain_tip(item.text()))
             if e.error is not None or e.skipped:
                 item.setForeground(red)
             self.calls.addItem(item)
@@ -237,7 +238,7 @@ class GradScalerPanel(QWidget):
     def _caption(self, e) -> str:
         if e.error is not None:
             return self.tr("<b>{0}()</b> was refused: <span style='color:{1}'>{2}: “{3}”</span>").format(
-                e.call, colors(self._theme)["error"], e.error.type, html.escape(e.error.message))
+                escaped(e.call), colors(self._theme)["error"], escaped(e.error.type), html.escape(e.error.message))
         if e.call == "scale":
             return self.tr("<b>scale()</b> multiplied the loss by {0}: every gradient of this backward "
                            "is {0} times too large until it is unscaled.").format(_num(e.scale_before))

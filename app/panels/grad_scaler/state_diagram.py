@@ -17,6 +17,8 @@ from PySide6.QtCore import QCoreApplication, QPointF, QRectF, QSize, Qt, QVarian
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPen, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from autogradviz.app.services.text_safety import plain_tip
+
 STAGES = ("READY", "UNSCALED", "STEPPED")
 # (from, to, call label id): every legal transition of one optimizer's stage.
 ARROWS = (
@@ -115,7 +117,7 @@ class StateDiagram(QWidget):
             self._anim.start()
         else:
             self.progress = 1.0
-        self.setToolTip(message)
+        self.setToolTip(plain_tip(message))
         self.update()
 
     def _on_anim(self, value) -> None:

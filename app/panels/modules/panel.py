@@ -14,6 +14,8 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from autogradviz.app.services.text_safety import plain_tip
+
 _PATH_ROLE = Qt.UserRole + 1
 
 
@@ -109,7 +111,7 @@ class ModulesPanel(QWidget):
                 cls=r.class_name, path=r.path, shape=shape, dtype=r.output_dtype or "",
                 params=f"{r.params:,}", own=f"{r.own_params:,}", trainable=f"{r.trainable:,}", calls=r.calls)
             for col in range(self.COLUMNS):
-                item.setToolTip(col, tip)
+                item.setToolTip(col, plain_tip(tip))
             if r.own_params == 0 and r.params:
                 font = QFont(item.font(0))
                 font.setItalic(True)
