@@ -23,6 +23,8 @@ def remove_stale_relay_folders(base: Optional[str] = None) -> None:
     """Remove the relay folders of processes that are gone (a worker killed
     mid-run never closed its relay). Only this user's folders; a folder
     whose process still runs (another worker's live run) is left alone."""
+    if os.name != "posix":
+        return  # (no relay folders there: the relay listens on a named pipe)
     base = base or tempfile.gettempdir()
     try:
         entries = list(os.scandir(base))
