@@ -3,7 +3,9 @@ step to STEP (default: the middle), select the node labelled NODE, grab the wind
 SCRIPT=path opens and runs that script instead of the default lesson; CALL=k
 selects the k-th GradScaler call in its panel; PANEL=id raises that dock (e.g.
 memory, checkpoint, modules) before the grab. W and H set the window size
-(default 1600x1000; the app's own default is 1500x950).
+(default 1600x1000; the app's own default is 1500x950). SWITCH="zh_CN dark"
+switches language and theme live after the run, as a teacher would from the
+View menu (what the switch re-renders in place is what the picture shows).
 
     xvfb-run -a .venv/bin/python docs/make_screenshot.py light|dark OUT.png [en|zh_CN]
 """
@@ -55,6 +57,11 @@ if nid:
             w.session.select_node(node.id)
 if os.environ.get("CALL"):
     w.panels.widget("gradScaler").set_index(int(os.environ["CALL"]))
+if os.environ.get("SWITCH"):
+    to_lang, to_theme = os.environ["SWITCH"].split()
+    w.set_language(to_lang)
+    w.set_theme_mode(to_theme)
+    for _ in range(50): app.processEvents(); time.sleep(0.02)
 if os.environ.get("PANEL"):
     dock = w.panels.dock(os.environ["PANEL"])
     dock.show(); dock.raise_()

@@ -196,47 +196,47 @@
 <context>
     <name>EnvironmentController</name>
     <message>
-        <location filename="../../app/environments/controller.py" line="80" />
+        <location filename="../../app/environments/controller.py" line="81" />
         <source>The Python chosen in Preferences no longer exists: {path}</source>
         <translation>首选项中选择的 Python 已不存在：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/controller.py" line="81" />
+        <location filename="../../app/environments/controller.py" line="82" />
         <source>Scripts run with the app's own Python. Choose another one in Tools ▸ Preferences.</source>
         <translation>脚本改用本应用自带的 Python 运行。可在“工具 ▸ 首选项”中另选一个。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/controller.py" line="90" />
+        <location filename="../../app/environments/controller.py" line="91" />
         <source>Scripts now run with {python}.</source>
         <translation>脚本现在使用 {python} 运行。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/controller.py" line="91" />
+        <location filename="../../app/environments/controller.py" line="92" />
         <source>the app's own Python ({path})</source>
         <translation>本应用自带的 Python（{path}）</translation>
     </message>
     <message>
-        <location filename="../../app/environments/controller.py" line="139" />
+        <location filename="../../app/environments/controller.py" line="146" />
         <source>&amp;Tools</source>
         <translation>工具(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../app/environments/controller.py" line="141" />
+        <location filename="../../app/environments/controller.py" line="148" />
         <source>&amp;Preferences…</source>
         <translation>首选项(&amp;P)…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/controller.py" line="142" />
+        <location filename="../../app/environments/controller.py" line="149" />
         <source>Choose the Python interpreter that runs your scripts</source>
         <translation>选择运行脚本的 Python 解释器</translation>
     </message>
     <message>
-        <location filename="../../app/environments/controller.py" line="143" />
+        <location filename="../../app/environments/controller.py" line="150" />
         <source>Manage &amp;Packages…</source>
         <translation>管理包(&amp;P)…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/controller.py" line="144" />
+        <location filename="../../app/environments/controller.py" line="151" />
         <source>See, install and uninstall the packages of the Python that runs your scripts</source>
         <translation>查看、安装和卸载运行脚本的 Python 中的包</translation>
     </message>
@@ -244,7 +244,17 @@
 <context>
     <name>EnvironmentTexts</name>
     <message>
-        <location filename="../../app/environments/texts.py" line="33" />
+        <location filename="../../app/environments/texts.py" line="42" />
+        <source>A module the script imports was not installed where it ran.</source>
+        <translation>脚本导入的某个模块在它运行的环境中没有安装。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="44" />
+        <source>The module '{module}' was not installed in the Python that recorded this trace. Open its script and run it here: the app then says how to install what is missing.</source>
+        <translation>录制此轨迹的 Python 中没有安装模块“{module}”。请打开它的脚本并在这里运行：应用随后会告诉你如何安装缺少的包。</translation>
+    </message>
+    <message>
+        <location filename="../../app/environments/texts.py" line="49" />
         <source>The module '{module}' is not installed in the Python that runs your scripts ({python}). Install the package '{distribution}' into it - with the link below, or in a terminal:
     {command}
 then run the script again. (If '{module}' is a file of your own, put it in the script's folder.)</source>
@@ -253,84 +263,84 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 然后重新运行脚本。（如果 '{module}' 是你自己的文件，请把它放在脚本所在的文件夹中。）</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="39" />
+        <location filename="../../app/environments/texts.py" line="55" />
         <source>This Python has no pip: first run {python} -m ensurepip, or install the package with your environment's own tool (conda install).</source>
         <translation>这个 Python 没有 pip：请先运行 {python} -m ensurepip，或用环境自己的工具（conda install）安装这个包。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="45" />
+        <location filename="../../app/environments/texts.py" line="61" />
         <source>The package '{top}' is installed, but it has no module '{module}': check the spelling, or whether your version of '{top}' has it (it may be newer or older than the code expects).</source>
         <translation>包 '{top}' 已安装，但其中没有模块 '{module}'：请检查拼写，或确认你安装的 '{top}' 版本是否包含它（可能比代码所需的版本更新或更旧）。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="55" />
+        <location filename="../../app/environments/texts.py" line="73" />
         <source>Install {name} into this Python…</source>
         <translation>把 {name} 安装到这个 Python 中…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="63" />
+        <location filename="../../app/environments/texts.py" line="80" />
         <source>Scripts run with {python}, chosen in Tools ▸ Preferences: check it there (it lists what is missing), or go back to the app's own Python.</source>
         <translation>脚本使用在“工具 ▸ 首选项”中选择的 {python} 运行：请在那里检查它（会列出缺少的内容），或改回本应用自带的 Python。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="71" />
+        <location filename="../../app/environments/texts.py" line="88" />
         <source>CUDA visible: {devices}</source>
         <translation>可见的 CUDA 设备：{devices}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="73" />
+        <location filename="../../app/environments/texts.py" line="90" />
         <source>no CUDA device visible (scripts run on the CPU)</source>
         <translation>看不到 CUDA 设备（脚本在 CPU 上运行）</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="74" />
+        <location filename="../../app/environments/texts.py" line="91" />
         <source>Python {python}, torch {torch}; {cuda}. Scripts can run here.</source>
         <translation>Python {python}，torch {torch}；{cuda}。脚本可以在这里运行。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="77" />
+        <location filename="../../app/environments/texts.py" line="94" />
         <source>There is no file at this path.</source>
         <translation>此路径下没有文件。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="79" />
+        <location filename="../../app/environments/texts.py" line="96" />
         <source>This file cannot be run as Python 3 ({detail}).</source>
         <translation>无法把这个文件当作 Python 3 运行（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="81" />
+        <location filename="../../app/environments/texts.py" line="98" />
         <source>Python {version} is too old: scripts need Python {need} or newer.</source>
         <translation>Python {version} 太旧：脚本需要 Python {need} 或更新版本。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="84" />
+        <location filename="../../app/environments/texts.py" line="101" />
         <source>Python {python} here lacks {missing}, which scripts need to run in it. Install with:
     {command}</source>
         <translation>这里的 Python {python} 缺少 {missing}，脚本要在其中运行需要它们。安装命令：
     {command}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="88" />
+        <location filename="../../app/environments/texts.py" line="105" />
         <source>This Python has no pip: install them with your environment's own tool (conda install).</source>
         <translation>这个 Python 没有 pip：请用环境自己的工具（conda install）安装它们。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="92" />
+        <location filename="../../app/environments/texts.py" line="109" />
         <source>torch {version} is too old: scripts need torch {need} or newer.</source>
         <translation>torch {version} 太旧：脚本需要 torch {need} 或更新版本。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="95" />
+        <location filename="../../app/environments/texts.py" line="112" />
         <source>torch is installed but importing it fails: {detail}</source>
         <translation>torch 已安装，但导入失败：{detail}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="97" />
+        <location filename="../../app/environments/texts.py" line="114" />
         <source>torch works, but the worker cannot start here: {detail}</source>
         <translation>torch 可用，但工作进程无法在这里启动：{detail}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/texts.py" line="99" />
+        <location filename="../../app/environments/texts.py" line="116" />
         <source>The interpreter did not answer within {s} s.</source>
         <translation>解释器在 {s} 秒内没有响应。</translation>
     </message>
@@ -688,7 +698,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/panels/grad_scaler/panel.py" line="109" />
         <source>step skipped</source>
-        <translation>跳过 step</translation>
+        <translation>跳过更新</translation>
     </message>
     <message>
         <location filename="../../app/panels/grad_scaler/panel.py" line="109" />
@@ -1284,132 +1294,132 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>InstallDialog</name>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="47" />
+        <location filename="../../app/environments/install_dialog.py" line="50" />
         <source>Uninstall a Package</source>
         <translation>卸载包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="48" />
+        <location filename="../../app/environments/install_dialog.py" line="51" />
         <source>Uninstall &lt;b&gt;{names}&lt;/b&gt; from the Python that runs your scripts?</source>
         <translation>从运行脚本的 Python 中卸载 &lt;b&gt;{names}&lt;/b&gt;？</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="51" />
+        <location filename="../../app/environments/install_dialog.py" line="53" />
         <source>Install a Package</source>
         <translation>安装包</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="52" />
+        <location filename="../../app/environments/install_dialog.py" line="54" />
         <source>Install &lt;b&gt;{names}&lt;/b&gt; into the Python that runs your scripts?</source>
         <translation>把 &lt;b&gt;{names}&lt;/b&gt; 安装到运行脚本的 Python 中？</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="56" />
+        <location filename="../../app/environments/install_dialog.py" line="61" />
         <source>Python: {path}</source>
         <translation>Python：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="59" />
+        <location filename="../../app/environments/install_dialog.py" line="64" />
         <source>The same in a terminal:</source>
         <translation>在终端中的等效命令：</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="72" />
+        <location filename="../../app/environments/install_dialog.py" line="78" />
         <source>pip's output appears here.</source>
         <translation>pip 的输出会显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="76" />
+        <location filename="../../app/environments/install_dialog.py" line="82" />
         <source>Uninstall</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="76" />
+        <location filename="../../app/environments/install_dialog.py" line="82" />
         <source>Install</source>
         <translation>安装</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="78" />
+        <location filename="../../app/environments/install_dialog.py" line="84" />
         <source>Run pip now, in the background</source>
         <translation>现在在后台运行 pip</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="79" />
+        <location filename="../../app/environments/install_dialog.py" line="85" />
         <source>Run Again</source>
         <translation>重新运行</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="80" />
+        <location filename="../../app/environments/install_dialog.py" line="86" />
         <source>Run the script again, with the new package</source>
         <translation>使用新安装的包重新运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="81" />
+        <location filename="../../app/environments/install_dialog.py" line="87" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="82" />
+        <location filename="../../app/environments/install_dialog.py" line="88" />
         <source>Stop pip (Esc)</source>
         <translation>停止 pip（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="83" />
+        <location filename="../../app/environments/install_dialog.py" line="89" />
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="108" />
+        <location filename="../../app/environments/install_dialog.py" line="114" />
         <source>Running pip… (this can take a while for large packages)</source>
         <translation>正在运行 pip…（大的包可能需要一段时间）</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="118" />
+        <location filename="../../app/environments/install_dialog.py" line="124" />
         <source>Stopping pip…</source>
         <translation>正在停止 pip…</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="139" />
+        <location filename="../../app/environments/install_dialog.py" line="145" />
         <source>Uninstalled {names}.</source>
         <translation>已卸载 {names}。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="141" />
+        <location filename="../../app/environments/install_dialog.py" line="147" />
         <source>Installed {names}. Run the script again to use it.</source>
         <translation>已安装 {names}。重新运行脚本即可使用。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="152" />
+        <location filename="../../app/environments/install_dialog.py" line="158" />
         <source>Try Again</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="154" />
+        <location filename="../../app/environments/install_dialog.py" line="160" />
         <source>Cancelled: pip was stopped. Nothing else was changed.</source>
         <translation>已取消：pip 已停止，其他内容均未改变。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="156" />
+        <location filename="../../app/environments/install_dialog.py" line="162" />
         <source>pip could not be started with this Python (see the log).</source>
         <translation>无法用这个 Python 启动 pip（见日志）。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="159" />
+        <location filename="../../app/environments/install_dialog.py" line="165" />
         <source>pip failed (exit code {code}): the log below says why, often a misspelt name or no network.</source>
         <translation>pip 失败（退出码 {code}）：下面的日志说明了原因，常见的是包名拼错或没有网络。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="165" />
+        <location filename="../../app/environments/install_dialog.py" line="171" />
         <source>This Python has no pip. Add it with {python} -m ensurepip, or install with your environment's own tool (conda install).</source>
         <translation>这个 Python 没有 pip。可用 {python} -m ensurepip 添加，或用环境自己的工具（conda install）安装。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="168" />
+        <location filename="../../app/environments/install_dialog.py" line="174" />
         <source>pip refuses to change this Python: it belongs to your system's package manager (PEP 668). Make a virtual environment with torch (python3 -m venv ~/torch-env, then ~/torch-env/bin/pip install torch) and choose it in Tools ▸ Preferences.</source>
         <translation>pip 拒绝修改这个 Python：它由系统的包管理器管理（PEP 668）。请创建一个装有 torch 的虚拟环境（python3 -m venv ~/torch-env，然后 ~/torch-env/bin/pip install torch），并在“工具 ▸ 首选项”中选择它。</translation>
     </message>
     <message>
-        <location filename="../../app/environments/install_dialog.py" line="172" />
+        <location filename="../../app/environments/install_dialog.py" line="178" />
         <source>pip found no package called {names} for this Python: check the name (the pip name can differ from the import name) or the network.</source>
         <translation>pip 没有为这个 Python 找到名为 {names} 的包：请检查包名（pip 包名可能与导入名不同）或网络。</translation>
     </message>
@@ -1626,107 +1636,107 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="317" />
+        <location filename="../../app/window/main_window.py" line="323" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="233" />
+        <location filename="../../app/window/main_window.py" line="240" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="234" />
+        <location filename="../../app/window/main_window.py" line="241" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="316" />
+        <location filename="../../app/window/main_window.py" line="322" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="320" />
+        <location filename="../../app/window/main_window.py" line="326" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="318" />
+        <location filename="../../app/window/main_window.py" line="324" />
         <source>Next / previous step of the backward pass (wherever the focus is)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="319" />
+        <location filename="../../app/window/main_window.py" line="325" />
         <source>First / last step (also Ctrl+Shift+F10 / Ctrl+F10)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="321" />
+        <location filename="../../app/window/main_window.py" line="327" />
         <source>The same, while the graph has the focus</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="322" />
+        <location filename="../../app/window/main_window.py" line="328" />
         <source>Presentation mode (Esc leaves)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="323" />
+        <location filename="../../app/window/main_window.py" line="329" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="324" />
+        <location filename="../../app/window/main_window.py" line="330" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="325" />
+        <location filename="../../app/window/main_window.py" line="331" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="326" />
+        <location filename="../../app/window/main_window.py" line="332" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="327" />
+        <location filename="../../app/window/main_window.py" line="333" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="328" />
+        <location filename="../../app/window/main_window.py" line="334" />
         <source>Open / save a trace</source>
         <translation>打开 / 保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="329" />
+        <location filename="../../app/window/main_window.py" line="335" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="330" />
+        <location filename="../../app/window/main_window.py" line="336" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="336" />
+        <location filename="../../app/window/main_window.py" line="342" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="343" />
+        <location filename="../../app/window/main_window.py" line="349" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="344" />
+        <location filename="../../app/window/main_window.py" line="350" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="345" />
+        <location filename="../../app/window/main_window.py" line="351" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -2240,140 +2250,140 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="265" />
+        <location filename="../../app/window/run_controller.py" line="266" />
         <source>The script printed {total} characters; only the first {cap} are kept.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="268" />
+        <location filename="../../app/window/run_controller.py" line="269" />
         <source>{count} module path(s) in this trace were deeper than {parts} parts or longer than {chars} characters; they are shown cut to that.</source>
         <translation>此 trace 中有 {count} 个模块路径超过 {parts} 层或长于 {chars} 个字符；显示时已截断到这个长度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="273" />
-        <location filename="../../app/window/run_controller.py" line="298" />
-        <location filename="../../app/window/run_controller.py" line="322" />
+        <location filename="../../app/window/run_controller.py" line="274" />
+        <location filename="../../app/window/run_controller.py" line="299" />
+        <location filename="../../app/window/run_controller.py" line="323" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="274" />
+        <location filename="../../app/window/run_controller.py" line="275" />
         <source>Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad of leaf tensors (the ones you created with requires_grad=True), so this is None. To keep the gradient of an intermediate tensor, call t.retain_grad() before backward(), or use torch.autograd.grad(output, t).</source>
         <translation>警告{where}：读取了非叶子张量的 .grad。autograd 只把梯度存进叶子张量（你用 requires_grad=True 创建的张量）的 .grad，所以这里是 None。要保留中间张量的梯度，请在 backward() 之前调用 t.retain_grad()，或者使用 torch.autograd.grad(output, t)。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="281" />
+        <location filename="../../app/window/run_controller.py" line="282" />
         <source>torch says "the use_reentrant parameter should be passed explicitly": checkpoint was called without use_reentrant. It then uses the reentrant variant (today's default; torch plans to make leaving it out an error). Pass use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and outputs of any structure and works when no input requires grad; pass use_reentrant=True only to keep the old behaviour on purpose.</source>
         <translation>torch 提示 "the use_reentrant parameter should be passed explicitly"：调用 checkpoint 时没有传入 use_reentrant。此时它使用重入式变体（这是目前的默认行为；torch 计划把不传这个参数变成错误）。请显式传入 use_reentrant=False：这是推荐的变体，它接受关键字参数、任意结构的输出，并且在没有任何输入需要梯度时也能正常工作；只有在有意保留旧行为时才传入 use_reentrant=True。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="289" />
+        <location filename="../../app/window/run_controller.py" line="290" />
         <source>torch says "None of the inputs have requires_grad=True. Gradients will be None": a reentrant checkpoint (use_reentrant=True, or not given) was called with no input that requires grad. It runs the function under no_grad and its result only gets a gradient through its tensor inputs, so nothing inside the segment - not even the parameters of a checkpointed module - gets a gradient from it: their .grad stays None. Make an input require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which records the segment normally.</source>
         <translation>torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：调用重入式 checkpoint（use_reentrant=True，或未指定）时，没有任何输入需要梯度。它在 no_grad 下运行函数，其结果只能通过张量输入获得梯度，因此该段内的任何东西——甚至被 checkpoint 的模块的参数——都不会从它得到梯度：它们的 .grad 仍然是 None。请让某个输入需要梯度（对第一个输入调用 x.requires_grad_()），或者使用 use_reentrant=False，它会正常记录这一段。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="300" />
+        <location filename="../../app/window/run_controller.py" line="301" />
         <source>Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors inside a dict, a list or another object come back detached, so backward never reaches the segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass use_reentrant=False, which keeps the gradient in any output structure.</source>
         <translation>Checkpoint{where}：重入式 checkpoint 返回了一个 {type}，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度都被悄无声息地丢掉了。重入式 checkpoint（use_reentrant=True，或未指定）在 no_grad 下运行函数，只把它直接返回的张量（一个张量，或元组中的各个元素）接入计算图；放在 dict、list 或其他对象里的张量返回时是分离（detached）的，所以反向传播永远到达不了这一段的输入和参数。请返回一个张量或由张量组成的元组，或者传入 use_reentrant=False，它在任何输出结构中都会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="309" />
+        <location filename="../../app/window/run_controller.py" line="310" />
         <source>{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were not read (reading them re-runs the checkpointed forward).</source>
         <translation>有 {n} 个节点位于非重入式 checkpoint 段中：没有读取它们保存的张量（读取会重新运行被 checkpoint 的前向计算）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="312" />
+        <location filename="../../app/window/run_controller.py" line="313" />
         <source>{calls} backward/grad calls; only the first {recorded} were recorded in full.</source>
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="315" />
+        <location filename="../../app/window/run_controller.py" line="316" />
         <source>{n} backward call(s) waited too long for another thread's call to be recorded and ran unrecorded.</source>
         <translation>有 {n} 次 backward 调用等待另一线程的调用记录完毕的时间过长，因此未被记录就直接运行了。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="323" />
+        <location filename="../../app/window/run_controller.py" line="324" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="326" />
+        <location filename="../../app/window/run_controller.py" line="327" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="332" />
+        <location filename="../../app/window/run_controller.py" line="333" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="333" />
-        <location filename="../../app/window/run_controller.py" line="340" />
+        <location filename="../../app/window/run_controller.py" line="334" />
+        <location filename="../../app/window/run_controller.py" line="341" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="334" />
+        <location filename="../../app/window/run_controller.py" line="335" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="339" />
+        <location filename="../../app/window/run_controller.py" line="340" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="341" />
+        <location filename="../../app/window/run_controller.py" line="342" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="347" />
+        <location filename="../../app/window/run_controller.py" line="348" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="349" />
+        <location filename="../../app/window/run_controller.py" line="350" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="355" />
+        <location filename="../../app/window/run_controller.py" line="356" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="355" />
+        <location filename="../../app/window/run_controller.py" line="356" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="366" />
+        <location filename="../../app/window/run_controller.py" line="367" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="377" />
+        <location filename="../../app/window/run_controller.py" line="378" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="379" />
+        <location filename="../../app/window/run_controller.py" line="380" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="382" />
+        <location filename="../../app/window/run_controller.py" line="383" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="385" />
+        <location filename="../../app/window/run_controller.py" line="386" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="386" />
+        <location filename="../../app/window/run_controller.py" line="387" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -2663,17 +2673,17 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="169" />
+        <location filename="../../app/session.py" line="172" />
         <source>checkpoint {0} · recomputed</source>
         <translation>检查点 {0} · 重算</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="339" />
+        <location filename="../../app/session.py" line="342" />
         <source>Full values are not available for a saved trace: only the values it holds (up to 64 elements per tensor) were saved. Run the script to fetch every value.</source>
         <translation>已保存的运行记录无法提供完整数值：只保存了记录中包含的数值（每个张量最多 64 个元素）。运行脚本即可获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="369" />
+        <location filename="../../app/session.py" line="372" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -3515,112 +3525,142 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>
     </context><context><name>FiniteDiff</name><message>
-        <location filename="../../app/panels/finite_diff.py" line="85" />
+        <location filename="../../app/panels/finite_diff.py" line="93" />
         <source>Check numerically</source>
         <translation>数值检验</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="86" />
+        <location filename="../../app/panels/finite_diff.py" line="94" />
         <source>Compare with finite differences</source>
         <translation>与有限差分比较</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="88" />
+        <location filename="../../app/panels/finite_diff.py" line="96" />
         <source>Nudge each element of this leaf up and down by a tiny step, evaluate the loss again (in float64) and compare the slope with autograd's gradient ({0}).</source>
         <translation>把这个叶子的每个元素上下各挪动一个极小的步长，重新计算损失（float64），并把斜率与 autograd 的梯度比较（{0}）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="105" />
+        <location filename="../../app/panels/finite_diff.py" line="99" />
+        <source>Run the script again…</source>
+        <translation>再次运行脚本…</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="100" />
+        <source>Open this trace's script and run it: the check needs a live run</source>
+        <translation>打开此轨迹的脚本并运行：检查需要一次实时运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="117" />
+        <source>This is a saved trace: the check needs its script to run again. Run it again, then check this leaf.</source>
+        <translation>这是一个已保存的轨迹：检查需要再次运行它的脚本。请再次运行，然后检查这个叶子。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="119" />
+        <source>This is a saved trace and its script is not here: open the script and run it, then check this leaf.</source>
+        <translation>这是一个已保存的轨迹，而它的脚本不在这里：请打开脚本并运行，然后检查这个叶子。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="122" />
         <source>No backward run was recorded for this graph.</source>
         <translation>这张计算图没有记录到反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="107" />
+        <location filename="../../app/panels/finite_diff.py" line="124" />
         <source>This leaf has no name in the script, so it cannot be found when the script runs again.</source>
         <translation>这个叶子在脚本里没有名字，再次运行脚本时无法找到它。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="110" />
+        <location filename="../../app/panels/finite_diff.py" line="127" />
         <source>This leaf has {0} elements; finite differences are limited to {1}.</source>
         <translation>这个叶子有 {0} 个元素；有限差分最多支持 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="152" />
+        <location filename="../../app/panels/finite_diff.py" line="159" />
+        <source>Run the script again</source>
+        <translation>再次运行脚本</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="160" />
+        <source>Run {path} again? It runs as with Run, and the check then uses that run.</source>
+        <translation>再次运行 {path}？它会像按“运行”一样运行，检查随后使用这次运行的结果。</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/finite_diff.py" line="199" />
         <source>Running the script again and evaluating the loss {0} times…</source>
         <translation>正在再次运行脚本，并计算损失 {0} 次…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="177" />
+        <location filename="../../app/panels/finite_diff.py" line="224" />
         <source>finite differences (float64)</source>
         <translation>有限差分（float64）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="179" />
+        <location filename="../../app/panels/finite_diff.py" line="226" />
         <source>Autograd's gradient for this leaf was not recorded in this run (torch.autograd.grad was not asked for it).</source>
         <translation>本次运行没有记录 autograd 给这个叶子的梯度（调用 torch.autograd.grad 时没有要它）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="183" />
+        <location filename="../../app/panels/finite_diff.py" line="230" />
         <source>autograd</source>
         <translation>autograd</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="185" />
+        <location filename="../../app/panels/finite_diff.py" line="232" />
         <source>they agree</source>
         <translation>两者一致</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="185" />
+        <location filename="../../app/panels/finite_diff.py" line="232" />
         <source>they differ</source>
         <translation>两者不一致</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="186" />
+        <location filename="../../app/panels/finite_diff.py" line="233" />
         <source>largest difference {0} at {1} (relative {2}): {3}</source>
         <translation>最大差值 {0}，位于 {1}（相对差 {2}）：{3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="190" />
+        <location filename="../../app/panels/finite_diff.py" line="237" />
         <source>Warning: evaluating the loss again gave {0}, the script computed {1}; the script may be random or compute through Python numbers.</source>
         <translation>警告：再次计算得到的损失是 {0}，而脚本算出的是 {1}；脚本可能带有随机性，或经由 Python 数值进行计算。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="197" />
+        <location filename="../../app/panels/finite_diff.py" line="244" />
         <source>This leaf has more than {0} elements.</source>
         <translation>这个叶子的元素多于 {0} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="198" />
+        <location filename="../../app/panels/finite_diff.py" line="245" />
         <source>When the script ran again, no tensor had this leaf's name at that backward call.</source>
         <translation>再次运行脚本时，在那次反向传播调用处没有名为该叶子的张量。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="200" />
+        <location filename="../../app/panels/finite_diff.py" line="247" />
         <source>When the script ran again, it did not reach this backward call.</source>
         <translation>再次运行脚本时，没有执行到这次反向传播调用。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="201" />
+        <location filename="../../app/panels/finite_diff.py" line="248" />
         <source>The script raised an error when it ran again.</source>
         <translation>再次运行时脚本抛出了错误。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="202" />
+        <location filename="../../app/panels/finite_diff.py" line="249" />
         <source>The loss does not depend on this leaf through torch operations (it may go through Python numbers such as .item()).</source>
         <translation>损失并不是通过 torch 运算依赖于这个叶子的（可能经过了 .item() 之类的 Python 数值）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="204" />
+        <location filename="../../app/panels/finite_diff.py" line="251" />
         <source>Run the script first.</source>
         <translation>请先运行脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="205" />
+        <location filename="../../app/panels/finite_diff.py" line="252" />
         <source>This leaf has no name.</source>
         <translation>这个叶子没有名字。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/finite_diff.py" line="207" />
+        <location filename="../../app/panels/finite_diff.py" line="254" />
         <source>The check failed.</source>
         <translation>检验失败。</translation>
     </message>
