@@ -1528,102 +1528,102 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>LessonsPanel</name>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="167" />
+        <location filename="../../app/panels/lessons/panel.py" line="168" />
         <source>You are running your own script ({0}), not a lesson. The text below is lesson “{1}”, for reference; open a lesson to follow it again.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="169" />
+        <location filename="../../app/panels/lessons/panel.py" line="170" />
         <source>unsaved</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="201" />
+        <location filename="../../app/panels/lessons/panel.py" line="202" />
         <source>{done} of {total} stepped through</source>
         <translation>已逐步走完 {done} / {total} 课</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="220" />
+        <location filename="../../app/panels/lessons/panel.py" line="221" />
         <source>Not opened yet</source>
         <translation>尚未打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="220" />
+        <location filename="../../app/panels/lessons/panel.py" line="221" />
         <source>Opened</source>
         <translation>已打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="220" />
+        <location filename="../../app/panels/lessons/panel.py" line="221" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="220" />
+        <location filename="../../app/panels/lessons/panel.py" line="221" />
         <source>Stepped through</source>
         <translation>已逐步走完</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="222" />
+        <location filename="../../app/panels/lessons/panel.py" line="223" />
         <source>your edits are kept (Reset lesson restores the original)</source>
         <translation>保留了你的修改（“重置课程”可恢复原文）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="251" />
+        <location filename="../../app/panels/lessons/panel.py" line="252" />
         <source>What to look at</source>
         <translation>要看什么</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="253" />
+        <location filename="../../app/panels/lessons/panel.py" line="254" />
         <source>Run the lesson first, then click an item: the app shows it.</source>
         <translation>先运行本课，再点击一项：应用会把它指给你看。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="255" />
+        <location filename="../../app/panels/lessons/panel.py" line="256" />
         <source>Try this</source>
         <translation>试一试</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="288" />
+        <location filename="../../app/panels/lessons/panel.py" line="289" />
         <source>Search lessons (English or 中文)…</source>
         <translation>搜索课程（中文或 English）…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="289" />
+        <location filename="../../app/panels/lessons/panel.py" line="290" />
         <source>Search titles and texts in both languages</source>
         <translation>在两种语言的标题和正文中搜索</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="290" />
+        <location filename="../../app/panels/lessons/panel.py" line="291" />
         <source>Open in editor</source>
         <translation>在编辑器中打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="291" />
+        <location filename="../../app/panels/lessons/panel.py" line="292" />
         <source>Load this lesson's script into the editor and run it</source>
         <translation>把本课的脚本载入编辑器并运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="292" />
+        <location filename="../../app/panels/lessons/panel.py" line="293" />
         <source>Reset lesson</source>
         <translation>重置课程</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="293" />
+        <location filename="../../app/panels/lessons/panel.py" line="294" />
         <source>Throw away your edits to this lesson and load its original script</source>
         <translation>丢弃你对本课的修改，载入原始脚本</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="294" />
+        <location filename="../../app/panels/lessons/panel.py" line="295" />
         <source>Click a lesson to load and run it. • opened  ▶ run  ✓ stepped through</source>
         <translation>点击课程即可载入并运行。• 已打开  ▶ 已运行  ✓ 已逐步走完</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="295" />
+        <location filename="../../app/panels/lessons/panel.py" line="296" />
         <source>All lessons</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="296" />
+        <location filename="../../app/panels/lessons/panel.py" line="297" />
         <source>Show or fold away the list of lessons above the text</source>
         <translation type="unfinished" />
     </message>
@@ -1744,137 +1744,137 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="156" />
+        <location filename="../../app/panels/memory/panel.py" line="157" />
         <source>No recorded backward run: nothing is held for backward.</source>
         <translation>没有记录到反向传播：没有为反向传播保留任何内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="161" />
+        <location filename="../../app/panels/memory/panel.py" line="162" />
         <source>End of forward</source>
         <translation>前向结束</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="163" />
+        <location filename="../../app/panels/memory/panel.py" line="164" />
         <source>After backward step {k} of {n}</source>
         <translation>反向第 {k} 步之后（共 {n} 步）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="164" />
+        <location filename="../../app/panels/memory/panel.py" line="165" />
         <source>{where}: {bytes} held for backward.</source>
         <translation>{where}：为反向传播保留了 {bytes}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="174" />
+        <location filename="../../app/panels/memory/panel.py" line="175" />
         <source>Activation memory: run a script that calls backward().</source>
         <translation>激活内存：请运行一个调用 backward() 的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="179" />
+        <location filename="../../app/panels/memory/panel.py" line="180" />
         <source>Activations held for backward, run {run}: peak {peak}.</source>
         <translation>为反向传播保留的激活值，第 {run} 次反向：峰值 {peak}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="182" />
+        <location filename="../../app/panels/memory/panel.py" line="183" />
         <source>retain_graph: nothing is freed during this backward.</source>
         <translation>retain_graph：这次反向传播不释放任何内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="184" />
+        <location filename="../../app/panels/memory/panel.py" line="185" />
         <source>(run without checkpoint)</source>
         <translation>（不使用检查点运行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="194" />
+        <location filename="../../app/panels/memory/panel.py" line="195" />
         <source>CUDA allocated {a} (max {m})</source>
         <translation>CUDA 已分配 {a}（最大 {m}）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="215" />
+        <location filename="../../app/panels/memory/panel.py" line="216" />
         <source>Not in the bars: the graph's other leaves that require grad (inputs such as x, not parameters of a module or optimizer) hold {leaves}, their gradients {grads}.</source>
         <translation>未计入柱形：计算图中其他需要梯度的叶子张量（如输入 x，而非模块或优化器的参数）占 {leaves}，它们的梯度占 {grads}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="231" />
+        <location filename="../../app/panels/memory/panel.py" line="232" />
         <source>Run this script again with checkpoint(fn, ...) called as fn(...) and draw both curves ({key})</source>
         <translation>把 checkpoint(fn, ...) 当作 fn(...) 再运行一次这个脚本，并画出两条曲线（{key}）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="234" />
+        <location filename="../../app/panels/memory/panel.py" line="235" />
         <source>This script makes no checkpoint call: there is nothing to compare.</source>
         <translation>这个脚本没有调用 checkpoint：没有可比较的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="236" />
+        <location filename="../../app/panels/memory/panel.py" line="237" />
         <source>Run the script first: the comparison runs the same script again.</source>
         <translation>请先运行脚本：比较会再运行一次同一个脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="243" />
+        <location filename="../../app/panels/memory/panel.py" line="244" />
         <source>Running the script again without checkpoint…</source>
         <translation>正在不使用检查点再次运行脚本…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="248" />
+        <location filename="../../app/panels/memory/panel.py" line="249" />
         <source>Comparison cancelled.</source>
         <translation>比较已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="259" />
+        <location filename="../../app/panels/memory/panel.py" line="260" />
         <source>Without checkpoint the script failed: {type}: {message}</source>
         <translation>不使用检查点时脚本出错：{type}：{message}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="266" />
+        <location filename="../../app/panels/memory/panel.py" line="267" />
         <source>The run without checkpoint timed out after {s} s.</source>
         <translation>不使用检查点的运行在 {s} 秒后超时。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="267" />
+        <location filename="../../app/panels/memory/panel.py" line="268" />
         <source>The worker running the script without checkpoint stopped: {m}</source>
         <translation>运行无检查点脚本的工作进程停止了：{m}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="269" />
+        <location filename="../../app/panels/memory/panel.py" line="270" />
         <source>The run without checkpoint sent an unreadable trace: {m}</source>
         <translation>不使用检查点的运行发回了无法读取的记录：{m}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="278" />
+        <location filename="../../app/panels/memory/panel.py" line="279" />
         <source>The run without checkpoint has no run {run} to compare.</source>
         <translation>不使用检查点的运行中没有可比较的第 {run} 次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="288" />
+        <location filename="../../app/panels/memory/panel.py" line="289" />
         <source>Compare without checkpoint</source>
         <translation>与不使用检查点比较</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="289" />
+        <location filename="../../app/panels/memory/panel.py" line="290" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="290" />
+        <location filename="../../app/panels/memory/panel.py" line="291" />
         <source>Stop the run without checkpoint</source>
         <translation>停止不使用检查点的运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="291" />
+        <location filename="../../app/panels/memory/panel.py" line="292" />
         <source>Bytes of saved tensors held for backward (each storage once). ▲: a checkpoint segment re-run during backward. Click to move to that step.</source>
         <translation>为反向传播保留的已保存张量的字节数（每块存储只计一次）。▲：反向传播中重新运行的检查点分段。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="294" />
+        <location filename="../../app/panels/memory/panel.py" line="295" />
         <source>held for backward</source>
         <translation>为反向保留</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="295" />
+        <location filename="../../app/panels/memory/panel.py" line="296" />
         <source>Training memory: end of forward, after backward, after the optimizer step</source>
         <translation>训练内存：前向结束时、反向之后、优化器更新后</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="297" />
+        <location filename="../../app/panels/memory/panel.py" line="298" />
         <source>Sizes at the last of the three moments recorded</source>
         <translation>所记录的三个时刻中最后一个时刻的大小</translation>
     </message>

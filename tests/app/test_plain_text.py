@@ -295,15 +295,19 @@ def QTextDocument_plain(text: str) -> str:  # noqa: N802
     return doc.toPlainText().replace("\u2029", "\n")
 
 
-def test_a_live_run_with_a_markup_exception_name_shows_it_literally(qtbot, window, fifo):
+def test_a_live_run_with_a_markup_exception_name_shows_it_literally(qtbot, window, fifo, tmp_path):
     w = window
     name = f'<img src="{fifo.path}">{BOLD}Error'
-    w.editor.setPlainText(
+    # the script's own file name is markup too (its folders spell the <img> tag)
+    script = tmp_path / '<img src="' / (fifo.path.lstrip("/") + f'">{BOLD}.py')
+    script.parent.mkdir(parents=True)
+    script.write_text(
         "import torch\n"
         "x = torch.ones(2, requires_grad=True)\n"
         "y = (x * 2).sum()\n"
         f"print({BOLD!r})\n"
-        f"raise type({name!r}, (Exception,), {{}})({LINK!r})\n")
+        f"raise type({name!r}, (Exception,), {{}})({LINK!r})\n", encoding="utf-8")
+    assert w.files.open_file(str(script))
     with qtbot.waitSignal(w.runFinished, timeout=RUN_TIMEOUT_MS) as blocker:
         w.actions["run"].trigger()
     trace = blocker.args[0]

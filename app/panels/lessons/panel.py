@@ -19,6 +19,7 @@ from autogradviz.app import i18n
 from autogradviz.app.panels.lessons import catalog, edits, progress
 from autogradviz.app.panels.lessons.catalog import LessonInfo
 from autogradviz.app.resources_loader import Lesson, icon
+from autogradviz.app.services.text_safety import plain
 
 _LESSON_ROLE = Qt.UserRole + 1
 # Progress level (0-3) -> the mark before a lesson's title
@@ -74,7 +75,7 @@ class LessonsPanel(QWidget):
         self.catalog_button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
         self.catalog_button.toggled.connect(self.set_catalog_shown)
         # Said above the text when the editor holds the learner's own script.
-        self.own_note = QLabel(self)
+        self.own_note = plain(QLabel(self))  # it names the learner's file: plain text
         self.own_note.setObjectName("lessonOwnScriptNote")
         self.own_note.setWordWrap(True)
         self.own_note.setStyleSheet("QLabel { padding: 4px 6px; border-left: 4px solid #1f7a99; }")

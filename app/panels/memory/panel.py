@@ -23,6 +23,7 @@ from autogradviz.app.panels.memory import curve_data as cd
 from autogradviz.app.panels.memory.activation_chart import ActivationChart
 from autogradviz.app.panels.memory.comparison_run import ComparisonRun
 from autogradviz.app.panels.memory.parts_chart import PartsChart, moment_name, part_name, PARTS, MOMENTS
+from autogradviz.app.services.text_safety import plain
 from autogradviz.app.theme import colors
 
 COMPARE_SHORTCUT = "Ctrl+Shift+M"
@@ -57,7 +58,7 @@ class MemoryPanel(QWidget):
         self.progress.setMaximumHeight(12)
         self.progress.setTextVisible(False)
         self.progress.hide()
-        self.result = QLabel(self)
+        self.result = plain(QLabel(self))  # it quotes the script's error: plain text
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextSelectableByMouse)
 
