@@ -182,3 +182,24 @@ def test_check_numerically_on_a_saved_trace_reruns_only_its_own_script_after_ask
     w.session.select_node(_leaf(w.session, "w").id)
     box.refresh()
     assert "not here" in box.result.text() and not box.rerun_button.isVisibleTo(box)
+
+
+def test_the_memory_comparison_is_not_offered_for_a_saved_trace(qtbot, window, tmp_path):
+    """Its re-run is the last live run's request: for a saved trace that is another run's code."""
+    w = window
+    script = tmp_path / "ckpt.py"
+    script.write_text("import torch\nfrom torch.utils.checkpoint import checkpoint\n"
+                      "x = torch.ones(3, requires_grad=True)\n"
+                      "y = checkpoint(lambda t: torch.tanh(t) * 2, x, use_reentrant=False)\n"
+                      "y.sum().backward()\n", encoding="utf-8")
+    assert w.files.open_file(str(script))
+    with qtbot.waitSignal(w.runFinished, timeout=RUN_TIMEOUT_MS):
+        w.actions["run"].trigger()
+    memory = w.panels.widget("memory")
+    assert memory.can_compare()  # a live run: offered
+    saved = tmp_path / "ckpt.trace.json"
+    with qtbot.waitSignal(w.trace_files.traceSaved, timeout=20_000):
+        w.trace_files.save(str(saved))
+    with qtbot.waitSignal(w.trace_files.traceOpened, timeout=30_000):
+        w.trace_files.open(str(saved))
+    assert not memory.can_compare()

@@ -222,6 +222,7 @@ class MemoryPanel(QWidget):
     def can_compare(self) -> bool:
         trace, req = self.trace, self.session.run_request
         return (trace is not None and bool(getattr(trace, "checkpoints", None)) and req is not None
+                and not self.session.saved_file  # a saved trace: the last run's request is another script's
                 and req.get("filename") == trace.script and cd.memory_run(trace, self.session.run_index)
                 is not None)
 
