@@ -128,8 +128,66 @@ def _fields_of(cls) -> tuple:
     return names
 
 
+def _fits(s: TensorSummary) -> bool:
+    """`_check_summary` without the message (the fast pass)."""
+    shape = s.shape
+    if len(shape) > MAX_DIMS:
+        return False
+    p = 1
+    for d in shape:
+        if d < 0:
+            return False
+        p *= d
+    if p > MAX_NUMEL or (s.numel and s.numel != p):
+        return False
+    n = len(s.values)
+    return not n or (n <= MAX_VALUES and n <= p and (s.truncated or n == p))
+
+
+def _all_fit(trace) -> bool:
+    """Every summary fits: the graphs' and runs' (nearly all of a big trace)
+    read directly, the rest walked. No paths kept: when one does not fit,
+    `_check_summaries` walks again to say where."""
+    for g in trace.graphs:
+        for n in g.nodes:
+            if n.tensor is not None and not _fits(n.tensor):
+                return False
+            for sv in n.saved:
+                if sv.tensor is not None and not _fits(sv.tensor):
+                    return False
+                if sv.value.__class__ in (list, dict) and not _walk_fits(sv.value):
+                    return False
+    for run in trace.backward_runs:
+        for st in run.steps:
+            for t in st.grad_outputs:
+                if t is not None and not _fits(t):
+                    return False
+            for t in st.grad_inputs:
+                if t is not None and not _fits(t):
+                    return False
+        for name in _fields_of(run.__class__):
+            if name != "steps" and not _walk_fits(getattr(run, name)):
+                return False
+    for name in _fields_of(trace.__class__):
+        if name not in ("graphs", "backward_runs") and not _walk_fits(getattr(trace, name)):
+            return False
+    return True
+
+
+def _walk_fits(obj) -> bool:
+    c = obj.__class__
+    if not (c is TensorSummary or c is list or c is dict or isinstance(obj, msgspec.Struct)):
+        return True  # (None, a number, a string)
+    try:
+        _check_summaries(obj)
+    except TraceInvalid:
+        return False
+    return True
+
+
 def _check_summaries(trace) -> None:
-    """Every TensorSummary anywhere in the trace (iteratively, each part once)."""
+    """Every TensorSummary anywhere in `trace` (iteratively, each part once),
+    raising TraceInvalid with the path of the first that does not fit."""
     Struct = msgspec.Struct
     stack: list = [(trace, None)]
     pop, push = stack.pop, stack.append
@@ -140,6 +198,11 @@ def _check_summaries(trace) -> None:
         if cls is TensorSummary:
             _check_summary(obj, path)
         elif cls is list:
+            if obj:
+                c0 = obj[0].__class__
+                if (c0 is not TensorSummary and isinstance(obj[0], Struct) and not _fields_of(c0)
+                        and all(v.__class__ is c0 for v in obj)):
+                    continue  # (12,000 memory points: nothing inside can hold a summary)
             for i, v in enumerate(obj):
                 c = v.__class__
                 if c is TensorSummary or c is list or c is dict or isinstance(v, Struct):
@@ -173,10 +236,10 @@ def _check_refs(trace) -> int:
     for gi, g in enumerate(trace.graphs):
         ids = {n.id for n in g.nodes}
         ids_of.setdefault(g.id, ids)
-        for ni, n in enumerate(g.nodes):
-            short = _cut_module(n.module)
-            if short is not None:
-                n.module = short
+        for n in g.nodes:
+            m = n.module
+            if m is not None and (len(m) > MAX_MODULE_CHARS or m.count(".") >= MAX_MODULE_PARTS):
+                n.module = _cut_module(m)
                 cut += 1
         for ei, e in enumerate(g.edges):
             if e.src not in ids or e.dst not in ids:
@@ -208,7 +271,8 @@ def _check_refs(trace) -> int:
 def check_trace(trace):
     """Raise TraceInvalid for a trace that breaks the invariants above; cut
     module paths that are too deep (and say so in a note). Returns `trace`."""
-    _check_summaries(trace)
+    if not _all_fit(trace):
+        _check_summaries(trace)  # (raises, saying where)
     cut = _check_refs(trace)
     if cut:
         trace.add_note("module_paths_cut",
