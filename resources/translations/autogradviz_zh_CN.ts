@@ -1794,87 +1794,87 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>未计入柱形：计算图中其他需要梯度的叶子张量（如输入 x，而非模块或优化器的参数）占 {leaves}，它们的梯度占 {grads}。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="232" />
+        <location filename="../../app/panels/memory/panel.py" line="233" />
         <source>Run this script again with checkpoint(fn, ...) called as fn(...) and draw both curves ({key})</source>
         <translation>把 checkpoint(fn, ...) 当作 fn(...) 再运行一次这个脚本，并画出两条曲线（{key}）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="235" />
+        <location filename="../../app/panels/memory/panel.py" line="236" />
         <source>This script makes no checkpoint call: there is nothing to compare.</source>
         <translation>这个脚本没有调用 checkpoint：没有可比较的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="237" />
+        <location filename="../../app/panels/memory/panel.py" line="238" />
         <source>Run the script first: the comparison runs the same script again.</source>
         <translation>请先运行脚本：比较会再运行一次同一个脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="244" />
+        <location filename="../../app/panels/memory/panel.py" line="245" />
         <source>Running the script again without checkpoint…</source>
         <translation>正在不使用检查点再次运行脚本…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="249" />
+        <location filename="../../app/panels/memory/panel.py" line="250" />
         <source>Comparison cancelled.</source>
         <translation>比较已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="260" />
+        <location filename="../../app/panels/memory/panel.py" line="261" />
         <source>Without checkpoint the script failed: {type}: {message}</source>
         <translation>不使用检查点时脚本出错：{type}：{message}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="267" />
+        <location filename="../../app/panels/memory/panel.py" line="268" />
         <source>The run without checkpoint timed out after {s} s.</source>
         <translation>不使用检查点的运行在 {s} 秒后超时。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="268" />
+        <location filename="../../app/panels/memory/panel.py" line="269" />
         <source>The worker running the script without checkpoint stopped: {m}</source>
         <translation>运行无检查点脚本的工作进程停止了：{m}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="270" />
+        <location filename="../../app/panels/memory/panel.py" line="271" />
         <source>The run without checkpoint sent an unreadable trace: {m}</source>
         <translation>不使用检查点的运行发回了无法读取的记录：{m}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="279" />
+        <location filename="../../app/panels/memory/panel.py" line="280" />
         <source>The run without checkpoint has no run {run} to compare.</source>
         <translation>不使用检查点的运行中没有可比较的第 {run} 次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="289" />
+        <location filename="../../app/panels/memory/panel.py" line="290" />
         <source>Compare without checkpoint</source>
         <translation>与不使用检查点比较</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="290" />
+        <location filename="../../app/panels/memory/panel.py" line="291" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="291" />
+        <location filename="../../app/panels/memory/panel.py" line="292" />
         <source>Stop the run without checkpoint</source>
         <translation>停止不使用检查点的运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="292" />
+        <location filename="../../app/panels/memory/panel.py" line="293" />
         <source>Bytes of saved tensors held for backward (each storage once). ▲: a checkpoint segment re-run during backward. Click to move to that step.</source>
         <translation>为反向传播保留的已保存张量的字节数（每块存储只计一次）。▲：反向传播中重新运行的检查点分段。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="295" />
+        <location filename="../../app/panels/memory/panel.py" line="296" />
         <source>held for backward</source>
         <translation>为反向保留</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="296" />
+        <location filename="../../app/panels/memory/panel.py" line="297" />
         <source>Training memory: end of forward, after backward, after the optimizer step</source>
         <translation>训练内存：前向结束时、反向之后、优化器更新后</translation>
     </message>
     <message>
-        <location filename="../../app/panels/memory/panel.py" line="298" />
+        <location filename="../../app/panels/memory/panel.py" line="299" />
         <source>Sizes at the last of the three moments recorded</source>
         <translation>所记录的三个时刻中最后一个时刻的大小</translation>
     </message>
@@ -2567,7 +2567,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/panels/stepper.py" line="472" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press {1} to run the first node.</source>
-        <translation type="unfinished" />
+        <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 {1} 执行第一个节点。</translation>
     </message>
     <message>
         <location filename="../../app/panels/stepper.py" line="580" />
