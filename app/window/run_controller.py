@@ -25,6 +25,7 @@ from autogradviz.app.services import settings
 from autogradviz.app.services.worker_process import FAILED, WorkerProcess
 from autogradviz.app.session import TraceSession
 from autogradviz.app.window.error_texts import ErrorTexts
+from autogradviz.app.window.output_texts import OutputTexts
 from autogradviz.app.window.status_bar import WindowStatus
 
 EDITOR_FILE = "<editor>"
@@ -54,6 +55,7 @@ class RunController(QObject):
         self._got_output = False
         self._env_texts = EnvironmentTexts(self)
         self._error_texts = ErrorTexts(self)
+        self._said = OutputTexts(output, self)  # our Output lines, said again on a language switch
         editor.installEventFilter(self)  # a live language switch says the error again
         device_combo.activated.connect(self._device_chosen)  # user choices only
         # Bound methods only: the worker may outlive this window (tests share one),
@@ -90,11 +92,12 @@ class RunController(QObject):
         self._editor.clear_error()
         self._editor.clear_stopped_line()
         self._output.clear()
+        self._said.clear()
         self._got_output = False
         run_file = self._script_file() or EDITOR_FILE
-        shown = os.path.basename(run_file) if run_file != EDITOR_FILE else self.tr("untitled.py")
-        self._output.append_info(self.tr("▶ Running {name} on {device}…").format(
-            name=shown, device=self._device.upper()))
+        device = self._device.upper()
+        self._output.append_info(self._said.say(lambda: self.tr("▶ Running {name} on {device}…").format(
+            name=os.path.basename(run_file) if run_file != EDITOR_FILE else self.tr("untitled.py"), device=device)))
         self.worker.timeout_s = settings.run_timeout_s()
         self._session.run_request = {"source": source, "filename": run_file, "device": self._device}
         self.worker.run(source, run_file, self._device)
@@ -157,11 +160,12 @@ class RunController(QObject):
     def _on_working_folder(self, folder: str) -> None:
         """Where the script runs: its own folder, or home for text never saved."""
         if self._script_file():
-            self._output.append_info(self.tr("Working folder: {folder}").format(folder=folder))
+            self._output.append_info(self._said.say(lambda: self.tr("Working folder: {folder}").format(
+                folder=folder)))
         else:
-            self._output.append_info(self.tr(
+            self._output.append_info(self._said.say(lambda: self.tr(
                 "Working folder: {folder} (your home folder: the script is not saved; save it to run it "
-                "in its own folder)").format(folder=folder))
+                "in its own folder)").format(folder=folder)))
 
     def _on_output(self, stream: str, text: str) -> None:
         self._got_output = True
@@ -177,6 +181,7 @@ class RunController(QObject):
         out = self._output
         if saved_file is not None:
             out.clear()
+            self._said.clear()
             self._editor.clear_error()
             self._editor.clear_stopped_line()
             out.append_info(self.tr("Saved trace {path}: recorded from {script} with torch {torch} on {device}. "
@@ -194,23 +199,27 @@ class RunController(QObject):
             explanation = self.error_explanation(err)
             if saved_file is None or trace.source == self._editor.toPlainText():
                 self._editor.set_error(err.line, self._error_message(err))
+            if err.line:  # the link to the line, "(line n)"
+                self._said.say(lambda: "({0})".format(self.tr("line {n}").format(n=err.line)))
+            if explanation:  # (the pane writes the label, a space, the explanation)
+                self._said.say(lambda: self.tr("What this means:") + " " + (self.error_explanation(err) or ""))
             out.append_error(err.type, err.message, err.line, explanation, err.traceback,
                              line_format=self.tr("line {n}"), explanation_label=self.tr("What this means:"))
             for text, href in self._env_texts.error_actions(err, live=saved_file is None):  # install a missing package
                 out.append_action(text, href)
-        for text in self.note_texts(trace):
-            out.append_note(text)
+        for i, text in enumerate(self.note_texts(trace)):
+            out.append_note(self._said.say(lambda i=i, text=text: _nth(self.note_texts(trace), i, text)))
         nodes = sum(len(g.nodes) for g in trace.graphs)
         seconds = f"{trace.duration_s:.2f}" if trace.duration_s is not None else "?"
         if not trace.graphs and err is None:
-            out.append_info(self.tr(
+            out.append_info(self._said.say(lambda: self.tr(
                 "Finished in {s} s. No autograd graph was built: no tensor in the script requires grad "
-                "(try requires_grad=True).").format(s=seconds))
+                "(try requires_grad=True).").format(s=seconds)))
         elif err is None:
-            out.append_success(self.tr(
+            out.append_success(self._said.say(lambda: self.tr(
                 "Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). "
                 "Step through them below the graph.").format(
-                s=seconds, g=len(trace.graphs), n=nodes, r=len(trace.backward_runs)))
+                s=seconds, g=len(trace.graphs), n=nodes, r=len(trace.backward_runs))))
         if saved_file is None:
             self._status.stop_clock()
             self.runFinished.emit(trace)
@@ -393,3 +402,7 @@ class RunController(QObject):
     def _device_chosen(self, index: int) -> None:
         self._device = self._combo.itemData(index) or "cpu"
         settings.put("run/device", self._device)
+
+
+def _nth(items: list, i: int, default):
+    return items[i] if i < len(items) else default

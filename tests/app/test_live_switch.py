@@ -20,13 +20,14 @@ from PySide6.QtGui import QColor, QPalette
 from autogradviz.app import i18n
 from autogradviz.app.services.worker_process import READY
 
-from ui_text_walk import chinese_left, english_left
+from ui_text_walk import chinese_left, cjk, english_left
 
 RUN_TIMEOUT_MS = 60_000
 SWITCH_TIMEOUT_MS = 10_000
 LESSONS = Path(__file__).resolve().parents[2] / "resources" / "lessons"
 
 ERROR_SCRIPT = """import torch
+torch.manual_seed(0)
 x = torch.randn(3, requires_grad=True)
 y = x * 2
 y.retain_grad()
@@ -144,6 +145,41 @@ def test_a_fresh_zh_cn_run_explains_the_error_in_chinese(qtbot, window):
         assert "Shape mismatch in a matrix multiplication" not in text
     finally:
         w.set_language("en")
+
+
+OK_SCRIPT = """import torch
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+(w * w).sum().backward()
+print("w.grad:", w.grad)
+"""
+
+
+def _normal(text: str) -> str:
+    """The pane's text with the run's seconds blanked (they differ between runs)."""
+    import re
+
+    return re.sub(r"\d+\.\d\d", "#", text)
+
+
+@pytest.mark.parametrize("source", [ERROR_SCRIPT, OK_SCRIPT], ids=["error", "finished"])
+def test_output_pane_says_its_own_lines_again_after_a_switch(qtbot, window, source):
+    """Run in English, switch to zh_CN: the pane reads as a fresh zh_CN run of the
+    same script does (the script's own output unchanged); back in English, no Chinese."""
+    w = window
+    _run(qtbot, w, source)
+    english = w.output.toPlainText()
+    w.set_language("zh_CN")
+    try:
+        qtbot.waitUntil(lambda: w.output.toPlainText() != english, timeout=SWITCH_TIMEOUT_MS)
+        qtbot.wait(100)
+        switched = _normal(w.output.toPlainText())
+        _run(qtbot, w, source)
+        fresh = _normal(w.output.toPlainText())
+        assert switched == fresh
+    finally:
+        w.set_language("en")
+    qtbot.waitUntil(lambda: not cjk(w.output.toPlainText()), timeout=SWITCH_TIMEOUT_MS)
+    assert _normal(w.output.toPlainText()) == _normal(english)
 
 
 # -- theme ------------------------------------------------------------------------------------------
