@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional
 
-from PySide6.QtCore import QByteArray, QEvent, Qt
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 
@@ -52,6 +52,7 @@ STATE_VERSION = 3  # 3: canvas first (the code beside the graph, panels in tabs 
 # The stepper strip's height and the code column's share of the window's width
 STRIP_HEIGHT = 96
 CODE_SHARE = 0.31
+LESSON_SHARE = 0.66  # the most of the left column a lesson's text may take from the code
 
 
 class MainWindow(QMainWindow):
@@ -261,9 +262,25 @@ class MainWindow(QMainWindow):
         """A lesson opens with its text in front and the whole pane for it."""
         self.lessons_panel.open_reading(name)
         dock = self.panels.dock("lessons")
-        if not self.presentation.is_on():
-            dock.show()
+        if not self.presentation.is_on() and not dock.isHidden():  # (a panel the learner closed stays closed)
             dock.raise_()
+            QTimer.singleShot(0, self, self._fit_lesson_text)
+
+    def _fit_lesson_text(self) -> None:
+        """Give the lesson tabs the height the text needs (at most `LESSON_SHARE`
+        of the column; the code keeps the rest), when they sit under the code."""
+        lessons, editor = self.panels.dock("lessons"), self.panels.dock("editor")
+        if (lessons.isFloating() or editor.isFloating() or not editor.isVisible() or lessons.isHidden()
+                or self.dockWidgetArea(lessons) != self.dockWidgetArea(editor)
+                or abs(lessons.x() - editor.x()) > 4):
+            return
+        text = self.lessons_panel.text
+        need = int(text.document().size().height()) + 2 * text.frameWidth() + 12
+        missing = need - text.viewport().height()
+        column = lessons.height() + editor.height()
+        grown = min(lessons.height() + missing, int(column * LESSON_SHARE))
+        if missing > 0 and grown > lessons.height():
+            self.resizeDocks([editor, lessons], [column - grown, grown], Qt.Vertical)
 
     # -- texts --------------------------------------------------------------------------
     def retranslate(self) -> None:
@@ -376,6 +393,7 @@ class MainWindow(QMainWindow):
         self.restoreState(self._default_state, STATE_VERSION)
         self.panels.show_all()
         self.apply_default_sizes()
+        QTimer.singleShot(0, self, self._fit_lesson_text)
 
     # -- closing ------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802

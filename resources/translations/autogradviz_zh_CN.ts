@@ -1530,12 +1530,12 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/panels/lessons/panel.py" line="168" />
         <source>You are running your own script ({0}), not a lesson. The text below is lesson “{1}”, for reference; open a lesson to follow it again.</source>
-        <translation type="unfinished" />
+        <translation>你正在运行自己的脚本（{0}），不是课程。下面是课程“{1}”的文字，仅供参考；打开一节课程即可重新跟着学。</translation>
     </message>
     <message>
         <location filename="../../app/panels/lessons/panel.py" line="170" />
         <source>unsaved</source>
-        <translation type="unfinished" />
+        <translation>未保存</translation>
     </message>
     <message>
         <location filename="../../app/panels/lessons/panel.py" line="202" />
@@ -1620,12 +1620,12 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/panels/lessons/panel.py" line="296" />
         <source>All lessons</source>
-        <translation type="unfinished" />
+        <translation>全部课程</translation>
     </message>
     <message>
         <location filename="../../app/panels/lessons/panel.py" line="297" />
         <source>Show or fold away the list of lessons above the text</source>
-        <translation type="unfinished" />
+        <translation>在文字上方显示或收起课程列表</translation>
     </message>
     <message>
         <location filename="../../app/panels/lessons/wiring.py" line="45" />
@@ -1663,22 +1663,22 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/window/main_window.py" line="324" />
         <source>Next / previous step of the backward pass (wherever the focus is)</source>
-        <translation type="unfinished" />
+        <translation>反向传播的下一步 / 上一步（焦点在哪里都可用）</translation>
     </message>
     <message>
         <location filename="../../app/window/main_window.py" line="325" />
         <source>First / last step (also Ctrl+Shift+F10 / Ctrl+F10)</source>
-        <translation type="unfinished" />
+        <translation>第一步 / 最后一步（也可用 Ctrl+Shift+F10 / Ctrl+F10）</translation>
     </message>
     <message>
         <location filename="../../app/window/main_window.py" line="327" />
         <source>The same, while the graph has the focus</source>
-        <translation type="unfinished" />
+        <translation>同上，在图获得焦点时</translation>
     </message>
     <message>
         <location filename="../../app/window/main_window.py" line="328" />
         <source>Presentation mode (Esc leaves)</source>
-        <translation type="unfinished" />
+        <translation>演示模式（按 Esc 退出）</translation>
     </message>
     <message>
         <location filename="../../app/window/main_window.py" line="329" />
@@ -2175,215 +2175,217 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>RunController</name>
     <message>
-        <location filename="../../app/window/run_controller.py" line="144" />
+        <location filename="../../app/window/run_controller.py" line="147" />
         <source>Previous run cancelled.</source>
         <translation>上一次运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="95" />
+        <location filename="../../app/window/run_controller.py" line="100" />
         <source>untitled.py</source>
         <translation>未命名.py</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="96" />
+        <location filename="../../app/window/run_controller.py" line="99" />
         <source>▶ Running {name} on {device}…</source>
         <translation>▶ 正在 {device} 上运行 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="106" />
+        <location filename="../../app/window/run_controller.py" line="109" />
         <source>Nothing is running.</source>
         <translation>没有正在运行的脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="109" />
+        <location filename="../../app/window/run_controller.py" line="112" />
         <source>Run timeout</source>
         <translation>运行超时</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="110" />
+        <location filename="../../app/window/run_controller.py" line="113" />
         <source>Stop a script after this many seconds:</source>
         <translation>脚本运行超过多少秒后停止：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="128" />
+        <location filename="../../app/window/run_controller.py" line="131" />
         <source>The script was running this line when the run timeout stopped it.</source>
         <translation>运行超时使脚本停止时，它正在执行这一行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="130" />
+        <location filename="../../app/window/run_controller.py" line="133" />
         <source>It was running line {n} when it was stopped.</source>
         <translation>停止时脚本正在执行第 {n} 行。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="160" />
+        <location filename="../../app/window/run_controller.py" line="163" />
         <source>Working folder: {folder}</source>
         <translation>工作文件夹：{folder}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="163" />
+        <location filename="../../app/window/run_controller.py" line="167" />
         <source>Working folder: {folder} (your home folder: the script is not saved; save it to run it in its own folder)</source>
         <translation>工作文件夹：{folder}（你的主文件夹：脚本尚未保存；保存后它会在自己所在的文件夹中运行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="182" />
+        <location filename="../../app/window/run_controller.py" line="187" />
         <source>Saved trace {path}: recorded from {script} with torch {torch} on {device}. No worker holds its tensors: only the values saved in it can be shown.</source>
         <translation>已保存的运行记录 {path}：记录自 {script}，torch {torch}，设备 {device}。没有工作进程持有它的张量：只能显示记录中保存的数值。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="198" />
+        <location filename="../../app/window/run_controller.py" line="203" />
+        <location filename="../../app/window/run_controller.py" line="207" />
         <source>line {n}</source>
         <translation>第 {n} 行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="198" />
+        <location filename="../../app/window/run_controller.py" line="205" />
+        <location filename="../../app/window/run_controller.py" line="207" />
         <source>What this means:</source>
         <translation>这是什么意思：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="207" />
+        <location filename="../../app/window/run_controller.py" line="216" />
         <source>Finished in {s} s. No autograd graph was built: no tensor in the script requires grad (try requires_grad=True).</source>
         <translation>用时 {s} 秒完成。没有构建自动求导计算图：脚本中没有需要梯度的张量（试试 requires_grad=True）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="211" />
+        <location filename="../../app/window/run_controller.py" line="220" />
         <source>Finished in {s} s: {g} graph(s), {n} nodes, {r} backward run(s). Step through them below the graph.</source>
         <translation>用时 {s} 秒完成：{g} 张计算图，{n} 个节点，{r} 次反向传播。在计算图下方逐步查看。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="266" />
+        <location filename="../../app/window/run_controller.py" line="275" />
         <source>The script printed {total} characters; only the first {cap} are kept.</source>
         <translation>脚本共输出了 {total} 个字符，只保留了前 {cap} 个。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="269" />
+        <location filename="../../app/window/run_controller.py" line="278" />
         <source>{count} module path(s) in this trace were deeper than {parts} parts or longer than {chars} characters; they are shown cut to that.</source>
         <translation>此 trace 中有 {count} 个模块路径超过 {parts} 层或长于 {chars} 个字符；显示时已截断到这个长度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="274" />
-        <location filename="../../app/window/run_controller.py" line="299" />
-        <location filename="../../app/window/run_controller.py" line="323" />
+        <location filename="../../app/window/run_controller.py" line="283" />
+        <location filename="../../app/window/run_controller.py" line="308" />
+        <location filename="../../app/window/run_controller.py" line="332" />
         <source> (line {0})</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="275" />
+        <location filename="../../app/window/run_controller.py" line="284" />
         <source>Warning{where}: Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad of leaf tensors (the ones you created with requires_grad=True), so this is None. To keep the gradient of an intermediate tensor, call t.retain_grad() before backward(), or use torch.autograd.grad(output, t).</source>
         <translation>警告{where}：读取了非叶子张量的 .grad。autograd 只把梯度存进叶子张量（你用 requires_grad=True 创建的张量）的 .grad，所以这里是 None。要保留中间张量的梯度，请在 backward() 之前调用 t.retain_grad()，或者使用 torch.autograd.grad(output, t)。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="282" />
+        <location filename="../../app/window/run_controller.py" line="291" />
         <source>torch says "the use_reentrant parameter should be passed explicitly": checkpoint was called without use_reentrant. It then uses the reentrant variant (today's default; torch plans to make leaving it out an error). Pass use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and outputs of any structure and works when no input requires grad; pass use_reentrant=True only to keep the old behaviour on purpose.</source>
         <translation>torch 提示 "the use_reentrant parameter should be passed explicitly"：调用 checkpoint 时没有传入 use_reentrant。此时它使用重入式变体（这是目前的默认行为；torch 计划把不传这个参数变成错误）。请显式传入 use_reentrant=False：这是推荐的变体，它接受关键字参数、任意结构的输出，并且在没有任何输入需要梯度时也能正常工作；只有在有意保留旧行为时才传入 use_reentrant=True。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="290" />
+        <location filename="../../app/window/run_controller.py" line="299" />
         <source>torch says "None of the inputs have requires_grad=True. Gradients will be None": a reentrant checkpoint (use_reentrant=True, or not given) was called with no input that requires grad. It runs the function under no_grad and its result only gets a gradient through its tensor inputs, so nothing inside the segment - not even the parameters of a checkpointed module - gets a gradient from it: their .grad stays None. Make an input require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which records the segment normally.</source>
         <translation>torch 提示 "None of the inputs have requires_grad=True. Gradients will be None"：调用重入式 checkpoint（use_reentrant=True，或未指定）时，没有任何输入需要梯度。它在 no_grad 下运行函数，其结果只能通过张量输入获得梯度，因此该段内的任何东西——甚至被 checkpoint 的模块的参数——都不会从它得到梯度：它们的 .grad 仍然是 None。请让某个输入需要梯度（对第一个输入调用 x.requires_grad_()），或者使用 use_reentrant=False，它会正常记录这一段。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="301" />
+        <location filename="../../app/window/run_controller.py" line="310" />
         <source>Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors inside a dict, a list or another object come back detached, so backward never reaches the segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass use_reentrant=False, which keeps the gradient in any output structure.</source>
         <translation>Checkpoint{where}：重入式 checkpoint 返回了一个 {type}，其中的张量都不需要梯度，而某个输入是需要梯度的：它们本应携带的梯度都被悄无声息地丢掉了。重入式 checkpoint（use_reentrant=True，或未指定）在 no_grad 下运行函数，只把它直接返回的张量（一个张量，或元组中的各个元素）接入计算图；放在 dict、list 或其他对象里的张量返回时是分离（detached）的，所以反向传播永远到达不了这一段的输入和参数。请返回一个张量或由张量组成的元组，或者传入 use_reentrant=False，它在任何输出结构中都会保留梯度。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="310" />
+        <location filename="../../app/window/run_controller.py" line="319" />
         <source>{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were not read (reading them re-runs the checkpointed forward).</source>
         <translation>有 {n} 个节点位于非重入式 checkpoint 段中：没有读取它们保存的张量（读取会重新运行被 checkpoint 的前向计算）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="313" />
+        <location filename="../../app/window/run_controller.py" line="322" />
         <source>{calls} backward/grad calls; only the first {recorded} were recorded in full.</source>
         <translation>共有 {calls} 次 backward/grad 调用；只完整记录了前 {recorded} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="316" />
+        <location filename="../../app/window/run_controller.py" line="325" />
         <source>{n} backward call(s) waited too long for another thread's call to be recorded and ran unrecorded.</source>
         <translation>有 {n} 次 backward 调用等待另一线程的调用记录完毕的时间过长，因此未被记录就直接运行了。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="324" />
+        <location filename="../../app/window/run_controller.py" line="333" />
         <source>Warning{where}: </source>
         <translation>警告{where}：</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="327" />
+        <location filename="../../app/window/run_controller.py" line="336" />
         <source>The trace could not be read.</source>
         <translation>无法读取运行记录。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="333" />
+        <location filename="../../app/window/run_controller.py" line="342" />
         <source>The worker process could not be started.</source>
         <translation>无法启动工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="334" />
-        <location filename="../../app/window/run_controller.py" line="341" />
+        <location filename="../../app/window/run_controller.py" line="343" />
+        <location filename="../../app/window/run_controller.py" line="350" />
         <source>It {how}.</source>
         <translation>原因：{how}。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="335" />
+        <location filename="../../app/window/run_controller.py" line="344" />
         <source>Check that torch is installed in this Python (run `autogradviz doctor`), then press Run to try again.</source>
         <translation>请检查当前 Python 中是否安装了 torch（运行 `autogradviz doctor`），然后按“运行”重试。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="340" />
+        <location filename="../../app/window/run_controller.py" line="349" />
         <source>The worker process stopped unexpectedly.</source>
         <translation>工作进程意外停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="342" />
+        <location filename="../../app/window/run_controller.py" line="351" />
         <source>Your code is safe in the editor; a fresh worker is starting.</source>
         <translation>你的代码仍在编辑器中；正在启动新的工作进程。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="348" />
+        <location filename="../../app/window/run_controller.py" line="357" />
         <source>Stopped: the script ran longer than the run timeout ({s} s).</source>
         <translation>已停止：脚本运行超过了运行超时（{s} 秒）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="350" />
+        <location filename="../../app/window/run_controller.py" line="359" />
         <source>Change it in Run ▸ Run Timeout…, or look for an endless loop.</source>
         <translation>可在“运行 ▸ 运行超时…”中修改，或检查是否有死循环。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="356" />
+        <location filename="../../app/window/run_controller.py" line="365" />
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="356" />
+        <location filename="../../app/window/run_controller.py" line="365" />
         <source>The script was ended by Stop.</source>
         <translation>脚本被“停止”结束。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="367" />
+        <location filename="../../app/window/run_controller.py" line="376" />
         <source>The graph could not be laid out.</source>
         <translation>无法布局计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="378" />
+        <location filename="../../app/window/run_controller.py" line="387" />
         <source>Run on the GPU: {names}</source>
         <translation>在 GPU 上运行：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="380" />
+        <location filename="../../app/window/run_controller.py" line="389" />
         <source>CUDA is not available: the worker's torch {v} reports no usable GPU (CPU-only build or no driver).</source>
         <translation>CUDA 不可用：工作进程中的 torch {v} 报告没有可用的 GPU（仅 CPU 版本或没有驱动）。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="383" />
+        <location filename="../../app/window/run_controller.py" line="392" />
         <source>Waiting for the worker to report whether a GPU is available.</source>
         <translation>等待工作进程报告是否有可用的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="386" />
+        <location filename="../../app/window/run_controller.py" line="395" />
         <source>Run on the CPU</source>
         <translation>在 CPU 上运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/run_controller.py" line="387" />
+        <location filename="../../app/window/run_controller.py" line="396" />
         <source>Device the script runs on (its `device` variable)</source>
         <translation>脚本运行的设备（即脚本中的 `device` 变量）</translation>
     </message>
@@ -2393,12 +2395,12 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/graph/running.py" line="101" />
         <source>Running {0}…</source>
-        <translation type="unfinished" />
+        <translation>正在运行 {0}…</translation>
     </message>
     <message>
         <location filename="../../app/graph/running.py" line="102" />
         <source>{0:.1f} s. The graph behind this is from the previous run; the new one appears when the run ends.</source>
-        <translation type="unfinished" />
+        <translation>{0:.1f} 秒。后面的图来自上一次运行；这次运行结束后会显示新图。</translation>
     </message>
     <message>
         <location filename="../../app/graph/running.py" line="111" />
@@ -2408,7 +2410,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/graph/running.py" line="112" />
         <source>Stop the running script (Ctrl+.)</source>
-        <translation type="unfinished" />
+        <translation>停止正在运行的脚本（Ctrl+.）</translation>
     </message>
 </context>
 <context>
@@ -2426,22 +2428,22 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/panels/stepper.py" line="276" />
         <source>First: before backward starts (Alt+Home, or Home in the graph)</source>
-        <translation type="unfinished" />
+        <translation>第一步：反向传播开始之前（Alt+Home，或在图中按 Home）</translation>
     </message>
     <message>
         <location filename="../../app/panels/stepper.py" line="277" />
         <source>Step back (Shift+F10, or ← in the graph)</source>
-        <translation type="unfinished" />
+        <translation>后退一步（Shift+F10，或在图中按 ←）</translation>
     </message>
     <message>
         <location filename="../../app/panels/stepper.py" line="278" />
         <source>Step forward: run the next node (F10, or → in the graph)</source>
-        <translation type="unfinished" />
+        <translation>前进一步：执行下一个节点（F10，或在图中按 →）</translation>
     </message>
     <message>
         <location filename="../../app/panels/stepper.py" line="279" />
         <source>Last: after the whole backward pass (Alt+End, or End in the graph)</source>
-        <translation type="unfinished" />
+        <translation>最后一步：整个反向传播之后（Alt+End，或在图中按 End）</translation>
     </message>
     <message>
         <location filename="../../app/panels/stepper.py" line="280" />
@@ -2572,12 +2574,12 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/panels/stepper.py" line="580" />
         <source>Pause (F9, or Space in the graph)</source>
-        <translation type="unfinished" />
+        <translation>暂停（F9，或在图中按空格）</translation>
     </message>
     <message>
         <location filename="../../app/panels/stepper.py" line="583" />
         <source>Play the backward pass step by step (F9, or Space in the graph)</source>
-        <translation type="unfinished" />
+        <translation>逐步播放反向传播（F9，或在图中按空格）</translation>
     </message>
     <message>
         <location filename="../../app/panels/stepper.py" line="479" />
@@ -2884,72 +2886,72 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/window/chrome.py" line="245" />
         <source>&amp;Reset Layout</source>
-        <translation type="unfinished" />
+        <translation>重置布局(&amp;R)</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="245" />
         <source>Put every panel back where it started, with the graph beside the code</source>
-        <translation type="unfinished" />
+        <translation>把每个面板放回初始位置，图在代码旁边</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="247" />
         <source>&amp;Presentation</source>
-        <translation type="unfinished" />
+        <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="247" />
         <source>For a projector: only the graph, the code and the step caption, drawn larger (Esc leaves)</source>
-        <translation type="unfinished" />
+        <translation>用于投影：只显示图、代码和步骤说明，并放大显示（按 Esc 退出）</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="249" />
         <source>&amp;Next Step</source>
-        <translation type="unfinished" />
+        <translation>下一步(&amp;N)</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="249" />
         <source>Run the next node of the backward pass</source>
-        <translation type="unfinished" />
+        <translation>执行反向传播的下一个节点</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="250" />
         <source>&amp;Previous Step</source>
-        <translation type="unfinished" />
+        <translation>上一步(&amp;P)</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="250" />
         <source>Go back one step of the backward pass</source>
-        <translation type="unfinished" />
+        <translation>反向传播后退一步</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="251" />
         <source>&amp;First Step</source>
-        <translation type="unfinished" />
+        <translation>第一步(&amp;F)</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="251" />
         <source>Before backward starts</source>
-        <translation type="unfinished" />
+        <translation>反向传播开始之前</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="252" />
         <source>&amp;Last Step</source>
-        <translation type="unfinished" />
+        <translation>最后一步(&amp;L)</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="252" />
         <source>After the whole backward pass</source>
-        <translation type="unfinished" />
+        <translation>整个反向传播之后</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="253" />
         <source>&amp;Play / Pause</source>
-        <translation type="unfinished" />
+        <translation>播放 / 暂停(&amp;A)</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="253" />
         <source>Play the backward pass step by step, or pause it</source>
-        <translation type="unfinished" />
+        <translation>逐步播放反向传播，或暂停</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="254" />

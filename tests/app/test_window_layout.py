@@ -189,6 +189,7 @@ def test_a_lesson_opens_with_its_text_in_front_and_own_scripts_are_named(qtbot, 
     qtbot.waitUntil(lambda: not w.panels.dock("lessons").visibleRegion().isEmpty(), timeout=5000)
     assert not panel.tree.isVisible(), "the course list folds away: the text gets the panel"
     assert panel.text.isVisible() and panel.text.height() > 250
+    qtbot.waitUntil(lambda: panel.text.verticalScrollBar().maximum() == 0, timeout=5000)  # all of it in view
     assert not panel.own_note.isVisible()
     w.files.new_file()
     assert panel.own_note.isVisible()
