@@ -33,9 +33,23 @@ class ErrorTexts(QObject):
         if make is None:
             return None
         try:
-            return make(p)
+            text = make(p)
+            if code not in ("syntax", "import_name", "input_eof") and isinstance(p.get("module"), str):
+                text += " " + self._module_note(code, p)
+            return text
         except (KeyError, IndexError, ValueError, TypeError):
             return None
+
+    def _module_note(self, code: str, p: dict) -> str:
+        """The layer the error happened in (the worker read it from the traceback):
+        its path, class and arguments; a Linear given the wrong number of features
+        says what it takes and what it got."""
+        where = {"module": _text(p["module"]), "cls": _text(p.get("module_class", "")),
+                 "args": _text(p.get("module_args", ""))}
+        if code == "shape_matmul" and p.get("module_class") == "Linear":
+            return self.tr("It happened inside {module}, a {cls}({args}): it takes {expected} input features and "
+                           "got {got}.").format(expected=_int(p["rows_b"]), got=_int(p["cols_a"]), **where)
+        return self.tr("It happened inside {module}, a {cls}({args}).").format(**where)
 
     def _texts(self) -> dict:
         return {

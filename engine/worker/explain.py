@@ -289,6 +289,24 @@ def _number(text: str):
         return text
 
 
+# Added to an explanation when the error was raised inside a module's forward
+# (engine/worker/error_module.py gives the params "module", "module_class",
+# "module_args"); a Linear given the wrong number of features says both numbers.
+MODULE_NOTE = "It happened inside {module}, a {cls}({args})."
+MODULE_LINEAR_NOTE = ("It happened inside {module}, a {cls}({args}): it takes {expected} input features and "
+                      "got {got}.")
+
+
+def module_note(code: str, params: dict) -> str:
+    """The English sentence naming the module an error happened in ("" without one)."""
+    if "module" not in params:
+        return ""
+    where = {"module": params["module"], "cls": params.get("module_class", ""), "args": params.get("module_args", "")}
+    if code == "shape_matmul" and params.get("module_class") == "Linear":
+        return MODULE_LINEAR_NOTE.format(expected=params.get("rows_b"), got=params.get("cols_a"), **where)
+    return MODULE_NOTE.format(**where)
+
+
 def warning_note(message: str) -> Optional[tuple[str, str]]:
     """(code, English explanation) for a warning worth a note, else None."""
     if "is not a leaf Tensor is being accessed" in message or (

@@ -44,7 +44,8 @@ import torch
 from autogradviz.engine.probes.probe_set import ProbeSet, context_for
 from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
 from autogradviz.engine.worker.capture import CaptureState, capture, root_edges
-from autogradviz.engine.worker.explain import explained, warning_note
+from autogradviz.engine.worker.error_module import module_of_error
+from autogradviz.engine.worker.explain import explained, module_note, warning_note
 from autogradviz.engine.worker.main_module import MainModule
 from autogradviz.engine.worker import os_fork
 from autogradviz.engine.worker.progress import Progress, ProgressCallback
@@ -172,9 +173,18 @@ def _chain(te):
         te = te.__cause__ or te.__context__
 
 
+# codes about the script as a whole (reading it, importing), never about a layer
+_NOT_IN_A_MODULE = ("syntax", "import_name", "missing_module", "missing_submodule", "input_eof")
+
+
 def error_info(exc: BaseException, filename: str) -> ErrorInfo:
     # the explanation as a code the app translates, its English text kept beside it
     code, params, explanation = explained(exc) or (None, {}, None)
+    if code is not None and code not in _NOT_IN_A_MODULE:
+        where = module_of_error(exc, filename)  # the layer it happened in, with its sizes
+        if where is not None:
+            params = {**params, **where}
+            explanation = f"{explanation} {module_note(code, params)}"
     if isinstance(exc, SyntaxError):
         return ErrorInfo(type=type(exc).__name__, message=exc.msg or str(exc), line=exc.lineno,
                          explanation=explanation, code=code, params=params,

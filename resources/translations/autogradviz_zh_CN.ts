@@ -348,97 +348,107 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>ErrorTexts</name>
     <message>
-        <location filename="../../app/window/error_texts.py" line="42" />
+        <location filename="../../app/window/error_texts.py" line="50" />
+        <source>It happened inside {module}, a {cls}({args}): it takes {expected} input features and got {got}.</source>
+        <translation>出错的位置在 {module}，即 {cls}({args})：它接收 {expected} 个输入特征，却得到了 {got} 个。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="52" />
+        <source>It happened inside {module}, a {cls}({args}).</source>
+        <translation>出错的位置在 {module}，即 {cls}({args})。</translation>
+    </message>
+    <message>
+        <location filename="../../app/window/error_texts.py" line="56" />
         <source>Python could not read this line: check for a missing bracket, colon, quote or comma near the marked position.</source>
         <translation>Python 无法读懂这一行：检查标记位置附近是否缺少括号、冒号、引号或逗号。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="44" />
+        <location filename="../../app/window/error_texts.py" line="58" />
         <source>The module was found, but a name could not be imported from it: check the spelling, or whether the installed version provides it.</source>
         <translation>找到了该模块，但无法从中导入这个名字：检查拼写，或确认已安装的版本是否提供它。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="47" />
+        <location filename="../../app/window/error_texts.py" line="61" />
         <source>Shape mismatch in a matrix multiplication: the left matrix is {ra}x{ca} and the right one is {rb}x{cb}. For A @ B the number of columns of A ({ca}) must equal the number of rows of B ({rb}). For nn.Linear(in_features, out_features) the last dimension of the input must be in_features. Print the .shape of both operands; you may need to transpose one (.T) or change the layer's size.</source>
         <translation>矩阵乘法的形状不匹配：左矩阵是 {ra}x{ca}，右矩阵是 {rb}x{cb}。对 A @ B，A 的列数（{ca}）必须等于 B 的行数（{rb}）。对 nn.Linear(in_features, out_features)，输入的最后一维必须等于 in_features。打印两个操作数的 .shape；可能需要转置其中一个（.T），或修改该层的大小。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="54" />
+        <location filename="../../app/window/error_texts.py" line="68" />
         <source>Shape mismatch in a matrix product: the inner dimensions of the two operands must agree (for A @ B, A.shape[-1] == B.shape[-2]). Print the .shape of both operands.</source>
         <translation>矩阵乘积的形状不匹配：两个操作数的内侧维度必须一致（对 A @ B，要求 A.shape[-1] == B.shape[-2]）。打印两个操作数的 .shape。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="57" />
+        <location filename="../../app/window/error_texts.py" line="71" />
         <source>Shape mismatch: the two tensors cannot be broadcast together. Broadcasting lines shapes up from the right; at dimension {dim} one tensor has size {a} and the other {b}, and sizes must be equal or one of them must be 1. Print both .shape values; reshape, unsqueeze or transpose one of them so the dimensions line up.</source>
         <translation>形状不匹配：这两个张量无法广播到一起。广播从右边开始对齐形状；在第 {dim} 维，一个张量的大小是 {a}，另一个是 {b}，而两者必须相等或其中一个为 1。打印两个 .shape；用 reshape、unsqueeze 或转置调整其中一个，使各维对齐。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="63" />
+        <location filename="../../app/window/error_texts.py" line="77" />
         <source>Shape mismatch in view/reshape: the new shape must contain exactly as many elements as the tensor has ({n}). Use -1 for the one dimension you want computed.</source>
         <translation>view/reshape 的形状不匹配：新形状的元素个数必须与张量的元素个数（{n}）完全相同。想让某一维自动算出时，把它写成 -1。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="66" />
+        <location filename="../../app/window/error_texts.py" line="80" />
         <source>Device mismatch: the tensors in this operation live on different devices (for example one on the CPU and one on the GPU). An operation needs all its tensors on the same device: move them with .to(device) (the script's predefined `device` variable), and move the model too with model.to(device).</source>
         <translation>设备不匹配：这个运算中的张量位于不同的设备上（例如一个在 CPU、一个在 GPU）。一个运算的所有张量必须在同一设备上：用 .to(device) 移动它们（脚本预定义的 `device` 变量），并用 model.to(device) 把模型也移过去。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="71" />
+        <location filename="../../app/window/error_texts.py" line="85" />
         <source>Dtype mismatch: the tensors in this operation have different data types (for example float32 and float64, or float and long). Most operations need matching dtypes: convert one with .float(), .double() or .to(other.dtype). Note that torch.tensor([1, 2]) makes integers while torch.tensor([1., 2.]) makes floats, and numpy arrays become float64.</source>
         <translation>数据类型不匹配：这个运算中的张量类型不同（例如 float32 与 float64，或浮点与 long）。大多数运算要求类型一致：用 .float()、.double() 或 .to(other.dtype) 转换其中一个。注意 torch.tensor([1, 2]) 得到整数，torch.tensor([1., 2.]) 得到浮点数，而 numpy 数组会变成 float64。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="76" />
+        <location filename="../../app/window/error_texts.py" line="90" />
         <source>Only floating-point (or complex) tensors can require gradients: gradients are fractional values. Create the tensor as float (torch.tensor([1., 2.]) or .float()) before setting requires_grad=True.</source>
         <translation>只有浮点（或复数）张量才能需要梯度：梯度是带小数的值。先把张量建成浮点类型（torch.tensor([1., 2.]) 或 .float()），再设置 requires_grad=True。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="80" />
+        <location filename="../../app/window/error_texts.py" line="94" />
         <source>In-place operation on a leaf tensor that requires grad: autograd must keep a leaf's value as it was, so ops like x += 1, x.add_(1) or x[0] = 0 are not allowed on it. To update parameters by hand, do it inside `with torch.no_grad():` (as optimizers do); otherwise write x = x + 1 to make a new tensor.</source>
         <translation>对需要梯度的叶子张量做了原地操作：autograd 必须保留叶子张量原来的值，因此不允许对它执行 x += 1、x.add_(1) 或 x[0] = 0 之类的操作。要手动更新参数，请在 `with torch.no_grad():` 中进行（优化器就是这样做的）；否则写成 x = x + 1，生成一个新张量。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="85" />
+        <location filename="../../app/window/error_texts.py" line="99" />
         <source>A tensor that autograd saved for the backward pass was changed in place afterwards (for example with +=, .add_(), .relu_() or an index assignment), so the gradient can no longer be computed correctly. Use the out-of-place version (x = x + 1) or clone() the tensor before modifying it.</source>
         <translation>autograd 为反向传播保存的一个张量之后被原地修改了（例如用 +=、.add_()、.relu_() 或索引赋值），因此梯度再也无法正确计算。请改用非原地的写法（x = x + 1），或在修改前先 clone() 该张量。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="90" />
+        <location filename="../../app/window/error_texts.py" line="104" />
         <source>Backward through the same graph twice: the first backward() freed the values the graph saved, to save memory. If you really need a second pass, call the first one as backward(retain_graph=True). In a training loop, this usually means part of the graph is reused across iterations: recompute the forward pass (the loss) inside the loop, or .detach() the tensor carried over.</source>
         <translation>对同一张计算图做了两次反向传播：第一次 backward() 为了节省内存，已经释放了图中保存的值。如果确实需要第二次，请把第一次写成 backward(retain_graph=True)。在训练循环中，这通常说明图的一部分被跨迭代重复使用了：在循环内重新计算前向（损失），或对带到下一轮的张量调用 .detach()。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="96" />
+        <location filename="../../app/window/error_texts.py" line="110" />
         <source>backward() on a tensor with more than one element: backward() without an argument only works for a single number (a scalar), such as a loss. Reduce the tensor first (y.sum().backward() or y.mean().backward()), or pass the gradient explicitly: y.backward(torch.ones_like(y)).</source>
         <translation>对含多个元素的张量调用了 backward()：不带参数的 backward() 只适用于单个数（标量），例如损失。先把张量归约（y.sum().backward() 或 y.mean().backward()），或显式传入梯度：y.backward(torch.ones_like(y))。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="100" />
+        <location filename="../../app/window/error_texts.py" line="114" />
         <source>This tensor is not part of an autograd graph: nothing it depends on has requires_grad=True (or it was computed under torch.no_grad() or after .detach()), so it has no grad_fn and there is nothing to differentiate. Create the inputs you want gradients for with requires_grad=True, e.g. torch.randn(3, requires_grad=True), and compute from them with grad enabled.</source>
         <translation>这个张量不在任何 autograd 计算图中：它所依赖的张量都没有 requires_grad=True（或它是在 torch.no_grad() 下、或 .detach() 之后算出的），所以它没有 grad_fn，没有可求导的东西。请用 requires_grad=True 创建需要梯度的输入，例如 torch.randn(3, requires_grad=True)，并在启用梯度时用它们计算。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="105" />
+        <location filename="../../app/window/error_texts.py" line="119" />
         <source>torch.autograd.grad was asked for the gradient with respect to a tensor the output does not depend on. Check the inputs list, or pass allow_unused=True to get None for it.</source>
         <translation>torch.autograd.grad 被要求对一个输出并不依赖的张量求梯度。检查输入列表，或传入 allow_unused=True，让它对该张量返回 None。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="108" />
+        <location filename="../../app/window/error_texts.py" line="122" />
         <source>Something is None where a tensor was expected. If it is a .grad: .grad is only filled for leaf tensors that require grad (created by you with requires_grad=True), and only after backward() ran. For an intermediate tensor, call t.retain_grad() before backward().</source>
         <translation>这里本应是张量，却是 None。如果是 .grad：只有需要梯度的叶子张量（你用 requires_grad=True 创建的）才会填入 .grad，而且要在 backward() 运行之后。对中间张量，请在 backward() 之前调用 t.retain_grad()。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="112" />
+        <location filename="../../app/window/error_texts.py" line="126" />
         <source>input() found no line to read: the input ended. `autogradviz trace` and `export` run a script without a console, so input() gets end of input there; in the app, type the line in the Output pane's input box (Ctrl+D there ends the input). Put the values in the script to run it anywhere.</source>
         <translation>input() 没有读到任何一行：输入已经结束。`autogradviz trace` 和 `export` 在没有控制台的情况下运行脚本，因此那里的 input() 只会读到输入结束；在应用中，请在“输出”面板的输入框里键入这一行（在那里按 Ctrl+D 结束输入）。若要在任何地方都能运行，请把这些值直接写进脚本。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="117" />
+        <location filename="../../app/window/error_texts.py" line="131" />
         <source>torch.utils.checkpoint.checkpoint was given keyword argument(s) it would have to pass on to the checkpointed function ({names}), and the reentrant variant cannot: it is built on a torch.autograd.Function, which takes only positional arguments. Reentrant is what use_reentrant=True selects, and also what checkpoint does today when use_reentrant is not given. Fix it in one of three ways: pass use_reentrant=False (the recommended variant, which hands keyword arguments on); pass the values positionally, checkpoint(fn, x, value, use_reentrant=True); or bind them first, checkpoint(functools.partial(fn, {first}=value), x, ...). If {names} was meant as an option of checkpoint itself, check its spelling.</source>
         <translation>torch.utils.checkpoint.checkpoint 收到了需要转交给被检查点函数的关键字参数（{names}），而可重入变体做不到：它基于 torch.autograd.Function，只接受位置参数。use_reentrant=True 选择的就是可重入变体；未给出 use_reentrant 时，checkpoint 目前也使用它。有三种改法：传入 use_reentrant=False（推荐的变体，会转交关键字参数）；按位置传值，checkpoint(fn, x, value, use_reentrant=True)；或先绑定，checkpoint(functools.partial(fn, {first}=value), x, ...)。如果 {names} 本意是 checkpoint 自己的选项，请检查拼写。</translation>
     </message>
     <message>
-        <location filename="../../app/window/error_texts.py" line="127" />
+        <location filename="../../app/window/error_texts.py" line="141" />
         <source>torch.utils.checkpoint.checkpoint_sequential was given keyword argument(s) it does not know ({names}). Its only options are use_reentrant and preserve_rng_state: each segment receives just the output of the previous one, so there is nothing to pass keyword arguments to. Check the spelling, or bind such values into the modules or functions (functools.partial) before passing them.</source>
         <translation>torch.utils.checkpoint.checkpoint_sequential 收到了它不认识的关键字参数（{names}）。它只有 use_reentrant 和 preserve_rng_state 两个选项：每一段只接收上一段的输出，没有地方可以转交关键字参数。请检查拼写，或在传入之前把这些值绑定到模块或函数中（functools.partial）。</translation>
     </message>
@@ -1943,7 +1953,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>OutputPane</name>
     <message>
-        <location filename="../../app/panels/output.py" line="335" />
+        <location filename="../../app/panels/output.py" line="336" />
         <source>… {n} lines skipped (printed faster than they can be shown) …</source>
         <translation>… 跳过了 {n} 行（打印速度超过了显示速度）…</translation>
     </message>

@@ -32,6 +32,11 @@ CASES = {
                                 "y.sum().backward()\nprint(y.grad.shape)\n",
     "unused input": "import torch\nx = torch.randn(3, requires_grad=True)\nz = torch.randn(3, requires_grad=True)\n"
                     "torch.autograd.grad((x * 2).sum(), [x, z])\n",
+    "a Linear inside a Sequential": "import torch\nmodel = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU())\n"
+                                    "model(torch.ones(2, 3))\n",
+    "inside a module of the script's own": "import torch\nclass Net(torch.nn.Module):\n"
+                                           "    def forward(self, x):\n        return x + torch.ones(5)\n"
+                                           "net = Net()\nnet(torch.ones(3))\n",
     "syntax": "x = (1,\n",
     "import name": "from os import no_such_name_here\n",
     "input at end of input": "raise EOFError('EOF when reading a line')\n",
@@ -77,3 +82,24 @@ def test_the_matmul_sizes_are_the_messages(qapp, errors):
     err = errors["shape mismatch (matmul)"]
     assert err.code == "shape_matmul"
     assert err.params == {"rows_a": 2, "cols_a": 3, "rows_b": 4, "cols_b": 5}
+
+
+def test_an_error_inside_a_module_names_the_module_with_its_sizes(qapp, errors):
+    """torch says "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x8)"; the
+    explanation adds which layer: model.0, a Linear(in_features=4, ...) that got 3."""
+    err = errors["a Linear inside a Sequential"]
+    assert err.params["module"] == "model.0"
+    assert err.params["module_class"] == "Linear"
+    assert err.params["module_args"].startswith("in_features=4, out_features=8")
+    assert err.explanation.endswith("It happened inside model.0, a Linear(in_features=4, out_features=8, "
+                                    "bias=True): it takes 4 input features and got 3.")
+    texts = ErrorTexts()
+    i18n.set_language("zh_CN", save=False)
+    try:
+        zh = texts.explanation(err)
+    finally:
+        i18n.set_language("en", save=False)
+    assert "model.0" in zh and "Linear(in_features=4, out_features=8, bias=True)" in zh
+    assert "接收 4 个输入特征，却得到了 3 个" in zh
+    own = errors["inside a module of the script's own"]
+    assert (own.params["module"], own.params["module_class"]) == ("net", "Net")
