@@ -1,6 +1,6 @@
 """Output pane under output without newlines: end to end through the app's worker.
 
-    python benchmarks/bench_output.py [--only dots,progress,saved] [--limit SECONDS]
+    python benchmarks/bench_output.py [--only dots,progress,saved] [--limit SECONDS] [--repeats N]
 
 Each workload runs in the real worker through the app's `WorkerProcess`, its
 prints go to a shown `OutputPane` exactly as the run controller sends them, and
@@ -17,7 +17,7 @@ timer on the GUI thread measures the longest freeze of the event loop meanwhile.
    (reading and decoding on the controller's thread, then the output pane).
 
 Targets: each live workload shown within 5 s with no event-loop freeze over
-0.5 s; the saved trace shown in under 1 s. `--limit` gives up on a workload
+0.5 s; the saved trace shown in under 1 s (the median of --repeats openings). `--limit` gives up on a workload
 after that many seconds (reported as not finished; the target is missed).
 Uses offscreen Qt when no display is set, and private settings/data folders.
 """
@@ -163,7 +163,8 @@ def bench_saved(limit_s: float):
         app.processEvents(QEventLoop.AllEvents, 5)
     w.output.repaint()
     seconds = time.perf_counter() - t0 if opened else None
-    ok = bool(opened) and "\n" + EXPECTED["dots"] + "\n" in w.output.plain_text
+    shown = w.output.text_of() if hasattr(w.output, "text_of") else w.output.document().toPlainText()
+    ok = bool(opened) and "\n" + EXPECTED["dots"] + "\n" in shown
     w.close()
     return seconds, ok
 
@@ -171,7 +172,8 @@ def bench_saved(limit_s: float):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="dots,progress,saved")
-    parser.add_argument("--limit", type=float, default=120.0, help="give up on a live workload after this")
+    parser.add_argument("--limit", type=float, default=120.0, help="give up on a workload after this")
+    parser.add_argument("--repeats", type=int, default=3, help="times the saved trace is opened")
     args = parser.parse_args(argv)
     targets = Targets()
     only = set(args.only.split(","))
@@ -188,8 +190,12 @@ def main(argv=None) -> int:
         targets.check(f"{name} responsive", gap < GAP_TARGET_S,
                       f"longest freeze {gap * 1000:.0f} ms, target < {GAP_TARGET_S * 1000:.0f} ms")
     if "saved" in only:
-        seconds, ok = bench_saved(args.limit)
-        shown = f"{seconds:.2f} s" if seconds is not None else f"not finished after {args.limit:.0f} s"
+        tries = [bench_saved(args.limit) for _ in range(args.repeats)]
+        ok = all(right for _, right in tries)
+        times = sorted(t for t, _ in tries if t is not None)
+        seconds = times[len(times) // 2] if len(times) == len(tries) else None  # the median
+        shown = f"{seconds:.2f} s (median of {len(tries)})" if seconds is not None else \
+            f"not finished after {args.limit:.0f} s"
         print(f"saved: Open Trace -> 1 M-character line shown {shown}; text {'right' if ok else 'WRONG'}",
               flush=True)
         targets.check("saved trace shown", seconds is not None and seconds < SAVED_TARGET_S and ok,

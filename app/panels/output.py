@@ -14,8 +14,9 @@ changed column on) and appends what was finished, so a line written one
 character at a time costs each character once, not the whole line per flush.
 
 Qt lays out a block whole, and a wrapped block's layout grows faster than its
-length (a 1 M-character line took 90 s). So a long line is shown as blocks of
-at most CHUNK characters (a multiple of the columns that fit, so the breaks fall
+length (a 1 M-character line took 90 s: each visual line looks for a word
+boundary in the rest of the block). So a long line is shown as blocks of at
+most CHUNK characters (a multiple of the columns that fit, so the breaks fall
 where the line wraps anyway); the blocks after the first are marked as
 continuations and copying joins them again (`text_of`).
 """
@@ -35,7 +36,7 @@ MAX_BLOCKS = 5000           # lines kept in the pane
 MAX_PLAIN_CHARS = 400_000   # text kept for `plain_text` (tests, copy)
 FLUSH_MS = 50
 MAX_LINES_PER_FLUSH = 800   # lines inserted per flush; older ones in a fast burst are skipped
-CHUNK = 4096                # a longer line is shown as blocks of at most this many characters
+CHUNK = 1024                # a longer line is shown as blocks of at most this many characters
 _CONTINUATION = QTextBlockFormat.UserProperty + 1  # block property: this block goes on the line before
 # Characters that QTextCursor.insertText turns into block breaks: shown as U+FFFD,
 # so that the document's blocks stay the pane's lines and chunks.
