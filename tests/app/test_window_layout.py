@@ -114,6 +114,29 @@ def test_after_a_run_the_graph_is_framed_clear_of_the_overlays(qtbot, window, na
     _assert_framed(w)
 
 
+# a tall chain (a fit is limited by the canvas's height), then an error: the banner
+ERROR_AFTER_GRAPH = ("import torch\nx = torch.ones(3, requires_grad=True)\n"
+                     "y = (((((((x * 2).exp() + 1).sin() * 3).cos() - 2).tanh() * 4).sigmoid() + 5).log())\n"
+                     "z = y.sum()\nz.backward()\nraise ValueError('after the graph')\n")
+
+
+def test_a_graph_under_an_error_banner_is_framed_below_it(qtbot, window):
+    w = window
+    _run_lesson(qtbot, w, "01_leaf_vs_nonleaf")
+    w.files.new_file()
+    w.editor.setPlainText(ERROR_AFTER_GRAPH)
+    with qtbot.waitSignal(w.runFinished, timeout=RUN_MS):
+        w.actions["run"].trigger()
+    assert w.session.trace.error is not None and w.graph_view.banner_text()
+    scene = w.graph_view.graph_scene()
+    qtbot.waitUntil(lambda: {n.id for n in w.session.graph.nodes} <= set(scene.node_items), timeout=RUN_MS)
+    qtbot.wait(200)
+    _assert_framed(w)
+    w.graph_view.show_search()  # the find bar takes its row too
+    qtbot.wait(100)
+    _assert_framed(w)
+
+
 def test_stepping_keys_work_with_the_editor_focused(qtbot, window):
     w = window
     _run_lesson(qtbot, w, "01_leaf_vs_nonleaf")
