@@ -9,8 +9,9 @@ prefixes quadratic (8 GB). So `check_trace` (called by codec.decode_trace
 and codec.trace_from_builtins, i.e. on every load) makes sure that:
 
 - every TensorSummary's shape has non-negative sizes whose product is its
-  `numel` (when written: readers fall back to the shape's product), and its `values` are no more than `numel` (all of them when not
-  `truncated`) and at most MAX_VALUES;
+  `numel` (when written: readers fall back to the shape's product), and
+  its `values` are no more than `numel` (all of them when not `truncated`,
+  or none: a dtype the worker could not read) and at most MAX_VALUES;
 - every edge joins two nodes of its graph, with `slot` and `input_nr` in
   0..MAX_SLOT; every run names a graph of the trace and every step a node of
   that graph (or "", a node the worker could not name);
@@ -21,8 +22,10 @@ A broken summary or reference is refused (TraceInvalid, one line naming
 where); a module path that is too deep is cut to its first parts (the
 trace then holds a note saying so): a deep model is still a real run.
 
-The walk is iterative (no recursion, whatever the nesting) and touches each
-part once. Plain data: no torch, no Qt.
+The check is one pass over the graphs and runs (about 30 ms for a 9,000-node,
+17 MB trace) plus an iterative walk of the rest (no recursion, whatever the
+nesting); the walk that keeps paths runs only to say where a file is broken.
+Plain data: no torch, no Qt.
 """
 
 from __future__ import annotations

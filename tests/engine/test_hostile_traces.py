@@ -120,8 +120,8 @@ def _limit_memory():
 def _export(path, out, *extra) -> subprocess.CompletedProcess:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     return subprocess.run([sys.executable, "-m", "autogradviz", "export", str(path), "-o", str(out),
-                           "--step", "1", "--layout", "layered", *extra], capture_output=True, text=True, timeout=CLI_TIMEOUT,
-                          env=env, preexec_fn=_limit_memory)
+                           "--step", "1", "--layout", "layered", *extra], capture_output=True, text=True,
+                          timeout=CLI_TIMEOUT, env=env, preexec_fn=_limit_memory)
 
 
 @pytest.mark.parametrize("kind", sorted(REFUSED))
