@@ -19,7 +19,8 @@ from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
 import autogradviz.resources as _res
-from autogradviz.app.lesson_comments import translate
+from autogradviz.app.lesson_text.comments import translate
+from autogradviz.app.lesson_text.numbers import course_numbers, renumber
 
 RESOURCES = Path(_res.__file__).resolve().parent
 ICONS = RESOURCES / "icons"
@@ -101,16 +102,22 @@ class Lesson:
 
     @property
     def source(self) -> str:
-        return self.path.read_text(encoding="utf-8")
+        """The script as the learner sees it: lesson numbers in course order."""
+        return self._numbered(self.path.read_text(encoding="utf-8"))
+
+    def _numbered(self, text: str) -> str:
+        return renumber(text, course_numbers(self.path.parent))
 
     def source_for(self, language: str = "en") -> str:
         """The script with its comments in `language` (their translations are
-        in NAME.json, see app/lesson_comments.py), else the English one."""
+        in NAME.json, see app/lesson_text/comments.py), else the English one."""
         if language == "en":
             return self.source
         table = self.metadata().get("comments", {})
         table = table.get(language) if isinstance(table, dict) else None
-        return translate(self.source, table if isinstance(table, dict) else {})
+        # The translations are keyed by the file's own comments: swap first, then number.
+        raw = self.path.read_text(encoding="utf-8")
+        return self._numbered(translate(raw, table if isinstance(table, dict) else {}))
 
     def metadata(self) -> dict:
         """NAME.json (chapter, "look" and "try" items), {} when absent or unreadable."""
@@ -125,7 +132,7 @@ class Lesson:
         for lang in (language, "en"):
             md = self.path.with_name(f"{self.name}.{lang}.md")
             if md.exists():
-                return md.read_text(encoding="utf-8")
+                return self._numbered(md.read_text(encoding="utf-8"))
         return ""
 
     def title(self, language: str = "en") -> str:

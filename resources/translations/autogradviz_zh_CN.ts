@@ -1538,102 +1538,102 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>LessonsPanel</name>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="168" />
+        <location filename="../../app/panels/lessons/panel.py" line="174" />
         <source>You are running your own script ({0}), not a lesson. The text below is lesson “{1}”, for reference; open a lesson to follow it again.</source>
         <translation>你正在运行自己的脚本（{0}），不是课程。下面是课程“{1}”的文字，仅供参考；打开一节课程即可重新跟着学。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="170" />
+        <location filename="../../app/panels/lessons/panel.py" line="176" />
         <source>unsaved</source>
         <translation>未保存</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="202" />
-        <source>{done} of {total} stepped through</source>
-        <translation>已逐步走完 {done} / {total} 课</translation>
+        <location filename="../../app/panels/lessons/panel.py" line="222" />
+        <source>{total} lessons: {stepped} stepped through, {run} run, {opened} opened</source>
+        <translation>共 {total} 课：{stepped} 课已逐步看完，{run} 课已运行，{opened} 课已打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="221" />
+        <location filename="../../app/panels/lessons/panel.py" line="228" />
         <source>Not opened yet</source>
         <translation>尚未打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="221" />
+        <location filename="../../app/panels/lessons/panel.py" line="228" />
         <source>Opened</source>
         <translation>已打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="221" />
+        <location filename="../../app/panels/lessons/panel.py" line="228" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="221" />
+        <location filename="../../app/panels/lessons/panel.py" line="228" />
         <source>Stepped through</source>
         <translation>已逐步走完</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="223" />
+        <location filename="../../app/panels/lessons/panel.py" line="230" />
         <source>your edits are kept (Reset lesson restores the original)</source>
         <translation>保留了你的修改（“重置课程”可恢复原文）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="252" />
+        <location filename="../../app/panels/lessons/panel.py" line="259" />
         <source>What to look at</source>
         <translation>要看什么</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="254" />
+        <location filename="../../app/panels/lessons/panel.py" line="261" />
         <source>Run the lesson first, then click an item: the app shows it.</source>
         <translation>先运行本课，再点击一项：应用会把它指给你看。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="256" />
+        <location filename="../../app/panels/lessons/panel.py" line="263" />
         <source>Try this</source>
         <translation>试一试</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="289" />
+        <location filename="../../app/panels/lessons/panel.py" line="296" />
         <source>Search lessons (English or 中文)…</source>
         <translation>搜索课程（中文或 English）…</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="290" />
+        <location filename="../../app/panels/lessons/panel.py" line="297" />
         <source>Search titles and texts in both languages</source>
         <translation>在两种语言的标题和正文中搜索</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="291" />
+        <location filename="../../app/panels/lessons/panel.py" line="298" />
         <source>Open in editor</source>
         <translation>在编辑器中打开</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="292" />
+        <location filename="../../app/panels/lessons/panel.py" line="299" />
         <source>Load this lesson's script into the editor and run it</source>
         <translation>把本课的脚本载入编辑器并运行</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="293" />
+        <location filename="../../app/panels/lessons/panel.py" line="300" />
         <source>Reset lesson</source>
         <translation>重置课程</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="294" />
+        <location filename="../../app/panels/lessons/panel.py" line="301" />
         <source>Throw away your edits to this lesson and load its original script</source>
         <translation>丢弃你对本课的修改，载入原始脚本</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="295" />
+        <location filename="../../app/panels/lessons/panel.py" line="302" />
         <source>Click a lesson to load and run it. • opened  ▶ run  ✓ stepped through</source>
         <translation>点击课程即可载入并运行。• 已打开  ▶ 已运行  ✓ 已逐步走完</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="296" />
+        <location filename="../../app/panels/lessons/panel.py" line="303" />
         <source>All lessons</source>
         <translation>全部课程</translation>
     </message>
     <message>
-        <location filename="../../app/panels/lessons/panel.py" line="297" />
+        <location filename="../../app/panels/lessons/panel.py" line="304" />
         <source>Show or fold away the list of lessons above the text</source>
         <translation>在文字上方显示或收起课程列表</translation>
     </message>
@@ -1646,107 +1646,107 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="323" />
+        <location filename="../../app/window/main_window.py" line="325" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="240" />
+        <location filename="../../app/window/main_window.py" line="241" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="241" />
+        <location filename="../../app/window/main_window.py" line="242" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="322" />
+        <location filename="../../app/window/main_window.py" line="324" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="326" />
+        <location filename="../../app/window/main_window.py" line="328" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="324" />
+        <location filename="../../app/window/main_window.py" line="326" />
         <source>Next / previous step of the backward pass (wherever the focus is)</source>
         <translation>反向传播的下一步 / 上一步（焦点在哪里都可用）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="325" />
+        <location filename="../../app/window/main_window.py" line="327" />
         <source>First / last step (also Ctrl+Shift+F10 / Ctrl+F10)</source>
         <translation>第一步 / 最后一步（也可用 Ctrl+Shift+F10 / Ctrl+F10）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="327" />
+        <location filename="../../app/window/main_window.py" line="329" />
         <source>The same, while the graph has the focus</source>
         <translation>同上，在图获得焦点时</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="328" />
+        <location filename="../../app/window/main_window.py" line="330" />
         <source>Presentation mode (Esc leaves)</source>
         <translation>演示模式（按 Esc 退出）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="329" />
+        <location filename="../../app/window/main_window.py" line="331" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="330" />
+        <location filename="../../app/window/main_window.py" line="332" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="331" />
+        <location filename="../../app/window/main_window.py" line="333" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="332" />
+        <location filename="../../app/window/main_window.py" line="334" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="333" />
+        <location filename="../../app/window/main_window.py" line="335" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="334" />
+        <location filename="../../app/window/main_window.py" line="336" />
         <source>Open / save a trace</source>
         <translation>打开 / 保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="335" />
+        <location filename="../../app/window/main_window.py" line="337" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="336" />
+        <location filename="../../app/window/main_window.py" line="338" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="342" />
+        <location filename="../../app/window/main_window.py" line="344" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="349" />
+        <location filename="../../app/window/main_window.py" line="351" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="350" />
+        <location filename="../../app/window/main_window.py" line="352" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="351" />
+        <location filename="../../app/window/main_window.py" line="353" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -3421,118 +3421,118 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>不支持的格式 {0!r}：请使用 {1} 之一</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="109" />
+        <location filename="../../app/export/render.py" line="111" />
         <source>the picture is too large to render ({0} x {1} px)</source>
         <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="127" />
+        <location filename="../../app/export/render.py" line="129" />
         <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
         <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="131" />
+        <location filename="../../app/export/render.py" line="133" />
         <source>cannot write {0}: saving the PNG failed</source>
         <translation>无法写入 {0}：保存 PNG 失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="143" />
+        <location filename="../../app/export/render.py" line="146" />
         <source>nothing to export: no graph is shown</source>
         <translation>没有可导出的内容：当前没有显示计算图</translation>
     </message>
     <message>
         <location filename="../../app/export/render.py" line="148" />
-        <location filename="../../app/export/render.py" line="179" />
+        <location filename="../../app/export/render.py" line="178" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="159" />
+        <location filename="../../app/export/render.py" line="158" />
         <source>op: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="160" />
+        <location filename="../../app/export/render.py" line="159" />
         <source>label: {0}</source>
         <translation>名称：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="161" />
+        <location filename="../../app/export/render.py" line="160" />
         <source>shape: {0}</source>
         <translation>形状：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="162" />
+        <location filename="../../app/export/render.py" line="161" />
         <source>module: {0}</source>
         <translation>模块：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="163" />
+        <location filename="../../app/export/render.py" line="162" />
         <source>line {0}: {1}</source>
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="164" />
+        <location filename="../../app/export/render.py" line="163" />
         <source>backward starts here</source>
         <translation>反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="165" />
+        <location filename="../../app/export/render.py" line="164" />
         <source>{0}: {1} calls, the first one drawn; the loop-back edge feeds each call the last</source>
         <translation>{0}：调用 {1} 次，只画出第一次；回环边把每次调用的结果送给下一次</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="176" />
+        <location filename="../../app/export/render.py" line="175" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="187" />
+        <location filename="../../app/export/render.py" line="186" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="259" />
+        <location filename="../../app/export/render.py" line="258" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="282" />
+        <location filename="../../app/export/render.py" line="291" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="289" />
+        <location filename="../../app/export/render.py" line="297" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="290" />
+        <location filename="../../app/export/render.py" line="298" />
         <source>step {0} of {1} · recomputing checkpoint {2} ({3}/{4})</source>
         <translation>第 {0} 步，共 {1} 步 · 正在重算检查点 {2}（{3}/{4}）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="320" />
+        <location filename="../../app/export/render.py" line="328" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="322" />
+        <location filename="../../app/export/render.py" line="330" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="344" />
+        <location filename="../../app/export/render.py" line="352" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="348" />
+        <location filename="../../app/export/render.py" line="356" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="351" />
+        <location filename="../../app/export/render.py" line="359" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
     </message>

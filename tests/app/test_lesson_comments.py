@@ -1,9 +1,9 @@
 """A lesson's script in another language: comments and docstrings swapped,
-nothing else (app/lesson_comments.py)."""
+nothing else (app/lesson_text/comments.py)."""
 
 from __future__ import annotations
 
-from autogradviz.app.lesson_comments import comments, translate
+from autogradviz.app.lesson_text.comments import comments, translate
 
 SOURCE = '''x = "# not a comment"  # a comment
 def f():

@@ -26,7 +26,7 @@ import torch
 
 from torch_aborts import until_torch_keeps_its_ranks
 
-from autogradviz.app.lesson_comments import comments, translate
+from autogradviz.app.lesson_text.comments import comments, translate
 from autogradviz.engine.protocol.client import WorkerClient
 from autogradviz.engine.trace.find import locate
 

@@ -2,19 +2,19 @@
 "try this" items, and search over both languages.
 
 A lesson's chapter comes from its metadata file (NAME.json, "chapter"); a
-lesson without one gets its chapter from its number (30-39: the checkpoint
-lessons, "memory and speed"; 20-29: mixed precision; 40-49: parallel; else
-autograd basics), so lessons added without metadata still find a place.
+lesson without one gets its chapter from its file number (app/lesson_text/numbers.py),
+so lessons added without metadata still find a place. Titles and texts come
+numbered in course order (1, 2, 3 … as the chapters teach them).
 Plain data and tr() texts; no widgets here.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP
 
+from autogradviz.app.lesson_text.numbers import CHAPTER_IDS, chapter_of, file_number
 from autogradviz.app.resources_loader import Lesson, lessons
 
 CONTEXT = "LessonChapters"
@@ -27,7 +27,7 @@ CHAPTERS: list[tuple[str, str]] = [
     ("precision", QT_TRANSLATE_NOOP("LessonChapters", "Mixed precision")),
     ("parallel", QT_TRANSLATE_NOOP("LessonChapters", "Parallel")),
 ]
-_BY_NUMBER = [(range(20, 30), "precision"), (range(30, 40), "memory"), (range(40, 50), "parallel")]
+assert tuple(c for c, _ in CHAPTERS) == CHAPTER_IDS  # one order for titles and numbers
 
 
 def chapter_title(chapter: str) -> str:
@@ -35,8 +35,8 @@ def chapter_title(chapter: str) -> str:
 
 
 def lesson_number(lesson: Lesson) -> int | None:
-    m = re.match(r"(\d+)", lesson.name)
-    return int(m.group(1)) if m else None
+    """The number in the lesson's file name (not the one the learner sees)."""
+    return file_number(lesson.name)
 
 
 @dataclass(frozen=True)
@@ -97,16 +97,14 @@ def _items(raw, with_target: bool) -> tuple[Item, ...]:
 
 def info(lesson: Lesson) -> LessonInfo:
     meta = lesson.metadata()
-    chapter = meta.get("chapter")
-    if chapter not in dict(CHAPTERS):
-        number = lesson_number(lesson)
-        chapter = next((c for r, c in _BY_NUMBER if number is not None and number in r), "basics")
+    chapter = chapter_of(lesson.name, meta)
     return LessonInfo(lesson=lesson, chapter=chapter, look=_items(meta.get("look"), True),
                       tries=_items(meta.get("try"), False))
 
 
 def course() -> list[tuple[str, list[LessonInfo]]]:
-    """[(chapter id, its lessons in number order)] for the chapters that have lessons."""
+    """[(chapter id, its lessons in file-number order)] for the chapters that have
+    lessons: the course order that app/lesson_text/numbers.py numbers 1, 2, 3 …"""
     infos = [info(lesson) for lesson in lessons()]
     return [(cid, [i for i in infos if i.chapter == cid]) for cid, _ in CHAPTERS
             if any(i.chapter == cid for i in infos)]

@@ -26,6 +26,12 @@ _LESSON_ROLE = Qt.UserRole + 1
 _MARKS = ["", "•", "▶", "✓"]
 
 
+def chapter_share(levels: list[int]) -> int:
+    """How far a chapter got, in percent: each lesson counts a third when opened,
+    two thirds when run and whole when stepped through (the three marks)."""
+    return round(100 * sum(levels) / (3 * len(levels))) if levels else 0
+
+
 class LessonsPanel(QWidget):
     lessonActivated = Signal(object)  # Lesson to open in the editor (and run)
     lookRequested = Signal(dict)      # a "what to look at" target
@@ -199,22 +205,23 @@ class LessonsPanel(QWidget):
         self.select(keep or (self.lessons[0].name if self.lessons else ""))
 
     def _refresh_marks(self) -> None:
-        done_word = self.tr("{done} of {total} stepped through")
         for i in range(self.tree.topLevelItemCount()):
             chapter = self.tree.topLevelItem(i)
-            done = 0
+            levels = []
             for j in range(chapter.childCount()):
                 item = chapter.child(j)
                 name = item.data(0, _LESSON_ROLE)
                 lvl = progress.level(name)
-                done += lvl == 3
+                levels.append(lvl)
                 mark = _MARKS[lvl]
                 title = item.data(0, Qt.UserRole)
                 item.setText(0, f"{title}  {mark}" if mark else title)  # (after: the numbers stay aligned)
                 item.setToolTip(0, self._progress_words(name))
-            total = chapter.childCount()
-            chapter.setText(0, f"{catalog.chapter_title(chapter.data(0, Qt.UserRole))}  {done}/{total}")
-            chapter.setToolTip(0, done_word.format(done=done, total=total))
+            share = chapter_share(levels)
+            chapter.setText(0, f"{catalog.chapter_title(chapter.data(0, Qt.UserRole))}  {share} %")
+            chapter.setToolTip(0, self.tr("{total} lessons: {stepped} stepped through, {run} run, {opened} opened")
+                               .format(total=len(levels), stepped=levels.count(3), run=levels.count(2),
+                                       opened=levels.count(1)))
 
     def _progress_words(self, name: str) -> str:
         lvl = progress.level(name)
