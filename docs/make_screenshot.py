@@ -2,7 +2,7 @@
 step to STEP (default: the middle), select the node labelled NODE, grab the window.
 SCRIPT=path opens and runs that script instead of the default lesson; CALL=k
 selects the k-th GradScaler call in its panel; PANEL=id raises that dock (e.g.
-memory, checkpoint, modules) before the grab. W and H set the window size
+memory, checkpoint, modules) before the grab; PRESENT=1 grabs presentation mode. W and H set the window size
 (default 1600x1000; the app's own default is 1500x950). SWITCH="zh_CN dark"
 switches language and theme live after the run, as a teacher would from the
 View menu (what the switch re-renders in place is what the picture shows).
@@ -62,6 +62,8 @@ if os.environ.get("SWITCH"):
     w.set_language(to_lang)
     w.set_theme_mode(to_theme)
     for _ in range(50): app.processEvents(); time.sleep(0.02)
+if os.environ.get("PRESENT"):  # View ▸ Presentation (F11)
+    w.presentation.set_on(True)
 if os.environ.get("PANEL"):
     dock = w.panels.dock(os.environ["PANEL"])
     dock.show(); dock.raise_()

@@ -52,7 +52,8 @@ STATE_VERSION = 3  # 3: canvas first (the code beside the graph, panels in tabs 
 # The stepper strip's height and the code column's share of the window's width
 STRIP_HEIGHT = 96
 CODE_SHARE = 0.31
-LESSON_SHARE = 0.66  # the most of the left column a lesson's text may take from the code
+LESSON_SHARE = 0.66  # the most of the left column a lesson's text may take from the code,
+CODE_MIN_LINES = 16  # leaving the code at least this many lines
 
 
 class MainWindow(QMainWindow):
@@ -268,7 +269,7 @@ class MainWindow(QMainWindow):
 
     def _fit_lesson_text(self) -> None:
         """Give the lesson tabs the height the text needs (at most `LESSON_SHARE`
-        of the column; the code keeps the rest), when they sit under the code."""
+        of the column, and the code keeps `CODE_MIN_LINES`), when they sit under the code."""
         lessons, editor = self.panels.dock("lessons"), self.panels.dock("editor")
         if (lessons.isFloating() or editor.isFloating() or not editor.isVisible() or lessons.isHidden()
                 or self.dockWidgetArea(lessons) != self.dockWidgetArea(editor)
@@ -278,7 +279,8 @@ class MainWindow(QMainWindow):
         need = int(text.document().size().height()) + 2 * text.frameWidth() + 12
         missing = need - text.viewport().height()
         column = lessons.height() + editor.height()
-        grown = min(lessons.height() + missing, int(column * LESSON_SHARE))
+        code_min = self.editor.fontMetrics().lineSpacing() * CODE_MIN_LINES + 60  # (+ title, scrollbar)
+        grown = min(lessons.height() + missing, int(column * LESSON_SHARE), column - code_min)
         if missing > 0 and grown > lessons.height():
             self.resizeDocks([editor, lessons], [column - grown, grown], Qt.Vertical)
 

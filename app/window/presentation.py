@@ -16,7 +16,8 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow
 
 SCALE = 1.6
-KEPT = ("editor", "stepper")  # the panels a presentation shows (with the graph)
+KEPT = ("editor", "stepper")
+CODE_SHARE = 0.36  # of the screen's width; the graph takes the rest  # the panels a presentation shows (with the graph)
 
 
 class Presentation(QObject):
@@ -70,6 +71,10 @@ class Presentation(QObject):
             for sc in self._keys:
                 sc.setEnabled(True)
             w.showFullScreen()
+            screen = w.screen().geometry() if w.screen() else w.geometry()
+            w.resizeDocks([w.panels.dock("editor")], [int(screen.width() * CODE_SHARE)], Qt.Horizontal)
+            caption = w.stepper.step_label.fontMetrics().lineSpacing() * 3 + 16
+            w.resizeDocks([w.panels.dock("stepper")], [caption], Qt.Vertical)
             w.graph_view.set_presentation(True, SCALE)
             w.graph_view.view.setFocus()
         else:
