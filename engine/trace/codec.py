@@ -79,7 +79,7 @@ class TraceDecodeError(ValueError):
     """The data is not a readable trace (not JSON, not a trace, wrong types)."""
 
 
-TOO_DEEP = "nested too deeply to be a trace (JSON arrays or objects inside each other beyond what a parser follows)"
+TOO_DEEP = "nested too deeply to be a trace: JSON arrays or objects inside each other beyond what a parser follows"
 
 
 class TraceVersionError(TraceDecodeError):
