@@ -38,13 +38,16 @@ import time
 TRACE_SENT = b"t"
 
 
-def run_child(worker, req: dict, requests_fd: int, status_fd: int, real_stderr: int,
-              pipes: dict) -> None:
-    """The forked child's whole life (never returns): the run, then its follow-ups.
-    `pipes`: {1: (r, w), 2: (r, w)}, its fds 1 and 2 (fd_output.FdOutput)."""
+def run_child(worker, requests_fd: int, status_fd: int, real_stderr: int, pipes: dict) -> None:
+    """The forked child's whole life (never returns): made ready before its run
+    is asked for (the zygote keeps one such spare, so that Run does not wait
+    for a fork), then the run request (the first line on `requests_fd`), the
+    run, and its follow-ups. `pipes`: {1: (r, w), 2: (r, w)}, its fds 1 and 2
+    (fd_output.FdOutput)."""
     code = 0
     try:
         _as_fresh_process(real_stderr)
+        from autogradviz.engine.protocol.messages import decode_message
         from autogradviz.engine.worker.fd_output import FdOutput
 
         output = FdOutput(pipes)
@@ -54,7 +57,10 @@ def run_child(worker, req: dict, requests_fd: int, status_fd: int, real_stderr: 
         worker.reader = os.fdopen(requests_fd, "rb", buffering=1 << 16)
         worker.output_fds = output
         worker.at_end = end_of_main
-        worker.handle_run(req)
+        line = worker.reader.readline()
+        if not line:  # the zygote ended without a run for us
+            os._exit(0)
+        worker.handle_run(decode_message(line.strip()))
         output.connect(None)  # what leftover threads and processes print later goes nowhere
         os.write(status_fd, TRACE_SENT)
         for line in worker.reader:

@@ -39,6 +39,7 @@ import os
 import select
 import signal
 import sys
+from typing import Optional
 
 from autogradviz.engine.protocol.messages import ProtocolDecodeError, decode_message
 from autogradviz.engine.worker.fd_output import read_left
@@ -127,6 +128,9 @@ class Zygote:
         self.child_status = None  # fd: TRACE_SENT from it
         self.trace_sent = False
         self.dying: set = set()  # ended run children not yet reaped
+        # A run child forked ahead, waiting for its run request: Run does not
+        # wait for a fork. (pid, requests fd, status fd, output pipes)
+        self.spare: Optional[tuple] = None
         self.run_id = None
         self.output_pipes: list = []  # read ends of the run child's fds 1 and 2 (a copy)
         self.real_stderr = os.dup(2)
@@ -161,6 +165,11 @@ class Zygote:
                 self._read_status()
             self._check_child()
             self._reap_dying()
+            if self.spare is None:
+                try:
+                    self._fork_spare()  # (the next run's, while this one runs on another core)
+                except OSError:
+                    pass  # (no process to spare now: the run request forks, or says why)
             if self.proto_in in ready:
                 try:
                     data = os.read(self.proto_in, 1 << 16)
@@ -180,7 +189,7 @@ class Zygote:
             req = None
         kind = req.get("type") if isinstance(req, dict) else None
         if kind == "run":
-            self._start_run(req)
+            self._start_run(req, line)
         elif kind == "shutdown":
             self._exit(0)
         elif self.child is not None and self.child_requests is not None:
@@ -194,8 +203,25 @@ class Zygote:
             self.worker.handle_line(line)  # no run: answered here
 
     # -- run children -----------------------------------------------------------------
-    def _start_run(self, req: dict) -> None:
+    def _start_run(self, req: dict, line: bytes) -> None:
         self._end_child()
+        for _attempt in range(2):
+            if self.spare is None:
+                self._fork_spare()
+            pid, req_w, status_r, output_pipes = self.spare
+            self.spare = None
+            try:
+                _write_all(req_w, line.strip() + b"\n")  # (the spare's first line: its run)
+                break
+            except OSError:  # the spare died meanwhile: another one
+                self._drop(pid, [req_w, status_r] + [r for _s, r in output_pipes])
+        self.output_pipes = output_pipes
+        self.run_id = req.get("id")
+        self.child, self.child_requests, self.child_status = pid, req_w, status_r
+        self.trace_sent = False
+
+    def _fork_spare(self) -> None:
+        """Fork the next run child now; it waits for its run request (run_child.py)."""
         req_r, req_w = os.pipe()
         status_r, status_w = os.pipe()
         pipes = {1: os.pipe(), 2: os.pipe()}
@@ -203,23 +229,40 @@ class Zygote:
             sys.stderr.flush()
         except Exception:
             pass
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (req_r, req_w, status_r, status_w, *pipes[1], *pipes[2]):
+                os.close(fd)
+            raise
         if pid == 0:
             signal.set_wakeup_fd(-1)
-            for fd in (self.proto_in, req_w, status_r, self._wake_r, self._wake_w):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            run_child(self.worker, req, req_r, status_w, self.real_stderr, pipes)  # never returns
+            theirs = [self.proto_in, req_w, status_r, self._wake_r, self._wake_w,
+                      self.child_requests, self.child_status] + [r for _s, r in self.output_pipes]
+            for fd in theirs:  # (the zygote's and the running child's: never a spare's)
+                if fd is not None:
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+            run_child(self.worker, req_r, status_w, self.real_stderr, pipes)  # never returns
         os.close(req_r)
         os.close(status_w)
         for r, w in pipes.values():
             os.close(w)
-        self.output_pipes = [("stdout", pipes[1][0]), ("stderr", pipes[2][0])]
-        self.run_id = req.get("id")
-        self.child, self.child_requests, self.child_status = pid, req_w, status_r
-        self.trace_sent = False
+        self.spare = (pid, req_w, status_r, [("stdout", pipes[1][0]), ("stderr", pipes[2][0])])
+
+    def _drop(self, pid: int, fds: list) -> None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self.dying.add(pid)
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def _read_status(self) -> None:
         try:
@@ -257,7 +300,7 @@ class Zygote:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-        _kill_group_members()
+        _kill_group_members(keep=self.spare[0] if self.spare else None)
         self.dying.add(pid)
         self._forget_child()
 
@@ -333,12 +376,22 @@ class Zygote:
         os._exit(code)
 
 
-def _kill_group_members() -> None:
-    """SIGKILL the other processes of our group (what runs left behind)."""
-    from autogradviz.engine.worker.service import _end_group
+def _kill_group_members(keep: Optional[int] = None) -> None:
+    """SIGKILL the other processes of our group (what runs left behind), but `keep`."""
+    from autogradviz.engine.worker.service import _end_group, _group_members
 
     try:
-        _end_group()
+        if keep is None:
+            _end_group()
+            return
+        if os.getpgid(0) != os.getpid():
+            return
+        for pid in _group_members():
+            if pid != keep:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
     except Exception:
         pass
 
