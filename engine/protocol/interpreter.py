@@ -36,6 +36,9 @@ WORKER_REQUIREMENTS = {"torch": "torch", "msgspec": "msgspec"}
 MIN_PYTHON = (3, 10)
 MIN_TORCH = (2, 2)
 CHECK_TIMEOUT_S = 120.0
+# The quick check (no torch import, ~0.1 s) gives up much sooner: a Python that
+# takes this long only to list its packages is not one to run scripts with.
+QUICK_CHECK_TIMEOUT_S = 20.0
 _MARK = "AUTOGRADVIZ-CHECK "
 
 # Problem codes (InterpreterReport.problem)
@@ -62,6 +65,7 @@ class InterpreterReport:
     cuda_devices: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)   # pip distributions
     has_pip: bool = False
+    timeout_s: Optional[float] = None  # how long the check waited, when it timed out
 
     @property
     def ok(self) -> bool:
@@ -194,7 +198,7 @@ done()
 """
 
 
-def check_interpreter(python: str, timeout: float = CHECK_TIMEOUT_S, full: bool = True) -> InterpreterReport:
+def check_interpreter(python: str, timeout: Optional[float] = None, full: bool = True) -> InterpreterReport:
     """Start `python` once and find out whether the worker can run there.
     `full` imports torch there (seconds) for CUDA and a working torch; without
     it only what is installed is looked at (~0.1 s: the CLI, whose worker
@@ -203,10 +207,13 @@ def check_interpreter(python: str, timeout: float = CHECK_TIMEOUT_S, full: bool 
     if early is not None:
         return early
     argv, env = check_command(python, full)
+    if timeout is None:
+        timeout = CHECK_TIMEOUT_S if full else QUICK_CHECK_TIMEOUT_S
+    report = InterpreterReport(python=python)  # what the failures below fill in
     try:
         proc = subprocess.run(argv, capture_output=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        report.problem = TIMED_OUT
+        report.problem, report.timeout_s = TIMED_OUT, timeout
         return report
     except OSError as exc:
         report.problem, report.detail = NOT_RUNNABLE, exc.strerror or str(exc)
@@ -304,5 +311,5 @@ def describe(report: InterpreterReport) -> str:
     if report.problem == ENGINE_FAILED:
         return f"{py}: the worker cannot start there ({report.detail})"
     if report.problem == TIMED_OUT:
-        return f"{py}: did not answer within {CHECK_TIMEOUT_S:g} s"
+        return f"{py}: did not answer within {report.timeout_s or CHECK_TIMEOUT_S:g} s"
     return f"{py}: {report.problem} {report.detail}".strip()

@@ -145,3 +145,27 @@ def test_import_errors_that_are_not_a_missing_package():
     # a native library failing to load says so itself: no misleading advice
     error = run_script("raise ImportError('libfoo.so.1: cannot open shared object file')\n").trace.error
     assert error.explanation is None and error.code is None
+
+
+def test_an_interpreter_that_cannot_start_or_never_answers_is_one_line(tmp_path, cli):
+    """A file marked executable that the system cannot execute (exec format error)
+    and a "python" that hangs: one line and exit 2, never a traceback (the timeout
+    and OSError branches of the check once used a report they never made)."""
+    from autogradviz.engine.protocol.interpreter import TIMED_OUT, check_interpreter, describe
+
+    script = tmp_path / "s.py"
+    script.write_text(SCRIPT)
+    garbage = tmp_path / "garbage-python"
+    garbage.write_bytes(b"\x7fELF\x00not really a program")
+    garbage.chmod(0o755)
+    r = cli("trace", script, "--python", garbage, timeout=60)
+    assert r.returncode == 2, r.stderr
+    line = _one_line(r.stderr)
+    assert str(garbage) in line and "Traceback" not in r.stderr
+
+    hanging = tmp_path / "hanging-python"
+    hanging.write_text("#!/bin/sh\nexec sleep 60\n")
+    hanging.chmod(0o755)
+    report = check_interpreter(str(hanging), timeout=1.0, full=False)
+    assert report.problem == TIMED_OUT
+    assert describe(report).endswith("did not answer within 1 s")
