@@ -49,6 +49,7 @@ import weakref
 from typing import Optional
 
 from autogradviz.engine.probes.base import FEATURE_ORDER, Probe
+from autogradviz.engine.worker.beneath_modes import beneath_modes
 from autogradviz.engine.trace.memory import (MemoryParts, MemoryPoint, MemoryRecord, MemoryRun,
                                              SegmentMemory)
 
@@ -259,7 +260,7 @@ class MemoryProbe(Probe):
                         leaves = local.leaves
                         index = _run_of(probe.ctx.trace.backward_runs, runs, local.graph)
                         if index is not None and leaves is not None:
-                            probe._calls.append(_Call(index, retain, local.before, probe._parts(leaves),
+                            probe._calls.append(_Call(index, retain, local.before, beneath_modes(probe._parts)(leaves),
                                                       [weakref.ref(t) for t in leaves]))
                         local.leaves = local.before = None
                     except Exception as exc:

@@ -14,6 +14,7 @@ from typing import Optional
 
 from autogradviz.engine.probes import registry
 from autogradviz.engine.probes.base import ProbeContext
+from autogradviz.engine.worker.beneath_modes import beneath_modes
 
 
 def context_for(recorder, progress=None) -> ProbeContext:
@@ -65,6 +66,7 @@ class ProbeSet:
                 self.ctx.internal_error(f"{name}.remove", exc)
             self.removed.append((name, probe))
 
+    @beneath_modes
     def contribute(self) -> None:
         """Each removed probe, in install order, adds its fields to the trace."""
         for name, probe in reversed(self.removed):

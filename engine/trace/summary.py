@@ -41,3 +41,6 @@ class TensorSummary(_Part):
     id: Optional[str] = None
     requires_grad: Optional[bool] = None
     is_leaf: Optional[bool] = None
+    # a tensor with symbolic sizes (torch.compile's dynamic shapes): each
+    # size as text (`s0`, `8`); `shape` is then empty and there are no values
+    sizes_text: Optional[list[str]] = None

@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterable, Optional
 import torch
 
 from autogradviz.engine.trace.model import Edge, Graph, Node, SavedValue, gc_paused
+from autogradviz.engine.worker.beneath_modes import beneath_modes
 from autogradviz.engine.worker.progress import NO_PROGRESS, TICK_MASK
 from autogradviz.engine.worker.names import MAX_CONTAINER_ITEMS, Names
 from autogradviz.engine.worker.summarize import Summarizer
@@ -113,10 +114,9 @@ def _plain_value(v, depth: int = 0):
     if isinstance(v, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
         return str(v)
     if isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool)):
-        try:
-            return int(v) if isinstance(v, torch.SymInt) else float(v) if isinstance(v, torch.SymFloat) else bool(v)
-        except Exception:
-            return str(v)
+        # symbolic (torch.compile's dynamic shapes): text, never int(v) -
+        # that would specialise the compiled graph on the value
+        return str(v)
     if isinstance(v, (list, tuple)) and depth < 3:
         return [_plain_value(x, depth + 1) for x in v[:MAX_CONTAINER_ITEMS]]
     if isinstance(v, complex):
@@ -380,6 +380,7 @@ def root_edges(tensors) -> list[tuple[Any, int, Any]]:
     return out
 
 
+@beneath_modes
 def capture(state: CaptureState, roots: list[tuple[Any, int, Any]], names: Names,
             origin: str = "backward", reuse: bool = True) -> tuple[Graph, NodeIds]:
     """Capture the graph reachable from `roots` (see root_edges), as trace
@@ -389,6 +390,7 @@ def capture(state: CaptureState, roots: list[tuple[Any, int, Any]], names: Names
     return g, ids
 
 
+@beneath_modes
 def capture_pending(state: CaptureState, roots: list[tuple[Any, int, Any]], names: Names,
                     origin: str = "backward", reuse: bool = True) -> tuple[Graph, NodeIds, CapturedGraph]:
     """Capture the graph reachable from `roots` for a backward call that is

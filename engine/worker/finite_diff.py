@@ -248,7 +248,8 @@ def rerun_tape(source: str, filename: str, target: int, rng_state: Optional[dict
     saved_argv, saved_path, saved_stdin = sys.argv, list(sys.path), sys.stdin
     sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
     sys.stdin = io.StringIO("".join(inputs))
-    sys.argv = [filename]  # as the recorded run had them (engine/worker/service.py)
+    # as the recorded run had them (engine/worker/service.py: the file's name alone)
+    sys.argv = [os.path.basename(filename) if os.path.isfile(filename) else filename]
     if os.path.isfile(filename):
         sys.path.insert(0, os.path.dirname(os.path.abspath(filename)))
     try:

@@ -24,6 +24,7 @@ from typing import Optional
 import torch
 
 from autogradviz.engine.trace.model import Event
+from autogradviz.engine.worker.beneath_modes import beneath_modes
 
 
 def hook_name(hook) -> str:
@@ -60,6 +61,7 @@ def node_id(act, target) -> Optional[str]:
     return act.leaf_ids.get(target[1])
 
 
+@beneath_modes
 def before_user(summ, tensors) -> list:
     """What a user hook is about to receive: [(tensor, version, summary)]
     (summaries made now, before the hook can change anything in place)."""
@@ -74,6 +76,7 @@ def before_user(summ, tensors) -> list:
     return out
 
 
+@beneath_modes
 def after_user(act, seen: list) -> None:
     """A gradient the user's hook changed in place: steps recorded so far
     keep the summary from before the change."""

@@ -16,6 +16,9 @@ import torch
 from torch.nn.modules import module as _nn_module
 
 from autogradviz.engine.trace.modules import ModuleRecord
+from autogradviz.engine.worker.module_tracker import own_global_hook, release_global_hook
+
+_is_compiling = torch.compiler.is_compiling
 
 
 def _first_tensor(output):
@@ -39,13 +42,17 @@ class ModuleTable:
 
     def install(self) -> None:
         self._handle = _nn_module.register_module_forward_hook(self._post)
+        own_global_hook(self._handle)  # (torch.compile does not warn about it)
 
     def remove(self) -> None:
         if self._handle is not None:
+            release_global_hook(self._handle)
             self._handle.remove()
             self._handle = None
 
     def _post(self, module, _args, output):
+        if _is_compiling():  # Dynamo traces this hook: nothing of ours in its graph
+            return None
         try:
             path = self._path_of(module)
             record = self._records.get(path)

@@ -32,6 +32,7 @@ import torch
 from torch.nn.modules import module as _nn_module
 
 _get_seq = torch._C._autograd._get_sequence_nr
+_is_compiling = torch.compiler.is_compiling
 
 
 def namespace_module_paths(namespace: dict) -> tuple[dict[int, str], dict[int, str], list]:
@@ -89,6 +90,41 @@ def namespace_module_paths(namespace: dict) -> tuple[dict[int, str], dict[int, s
     return mod_paths, param_names, keep
 
 
+# Ids of the global module hooks the recorder registered (ModuleTracker,
+# module_table.ModuleTable): torch.compile(module) warns when global module
+# hooks exist ("...fire an extra time for the OptimizedModule"); ours must
+# not count (the script's own still do), as under python.
+_OWN_HOOK_IDS: set = set()
+_saved_has_any_global_hook = None
+
+
+def _has_any_global_hook() -> bool:
+    """torch's `_has_any_global_hook`, without the recorder's hooks."""
+    m = _nn_module
+    return any(k not in _OWN_HOOK_IDS for d in (
+        m._global_backward_pre_hooks, m._global_backward_hooks, m._global_forward_pre_hooks,
+        m._global_forward_hooks, getattr(m, "_global_forward_hooks_always_called", ()),
+        getattr(m, "_global_forward_hooks_with_kwargs", ())) for k in d)
+
+
+def own_global_hook(handle) -> None:
+    """Count the global module hook behind `handle` as ours (see above);
+    `release_global_hook` when it is removed."""
+    global _saved_has_any_global_hook
+    if _saved_has_any_global_hook is None and hasattr(_nn_module, "_has_any_global_hook"):
+        _saved_has_any_global_hook = _nn_module._has_any_global_hook
+        _nn_module._has_any_global_hook = _has_any_global_hook
+    _OWN_HOOK_IDS.add(handle.id)
+
+
+def release_global_hook(handle) -> None:
+    global _saved_has_any_global_hook
+    _OWN_HOOK_IDS.discard(handle.id)
+    if not _OWN_HOOK_IDS and _saved_has_any_global_hook is not None:
+        _nn_module._has_any_global_hook = _saved_has_any_global_hook
+        _saved_has_any_global_hook = None
+
+
 class ModuleTracker:
     """Installs global module hooks; answers module_of(node) afterwards."""
 
@@ -112,9 +148,12 @@ class ModuleTracker:
     def install(self) -> None:
         self._handles.append(_nn_module.register_module_forward_pre_hook(self._pre))
         self._handles.append(_nn_module.register_module_forward_hook(self._post, always_call=True))
+        for h in self._handles:
+            own_global_hook(h)
 
     def remove(self) -> None:
         for h in self._handles:
+            release_global_hook(h)
             try:
                 h.remove()
             except Exception:
@@ -173,6 +212,8 @@ class ModuleTracker:
         return p
 
     def _pre(self, module, args):
+        if _is_compiling():  # Dynamo traces this hook: nothing of ours in its graph
+            return None
         try:
             path = self._path_of(module)
             cls = type(module).__name__
@@ -194,6 +235,8 @@ class ModuleTracker:
         return self._calls
 
     def _post(self, module, args, output):
+        if _is_compiling():
+            return None
         if self._on_output is not None:
             self._on_output(output)
         try:

@@ -59,6 +59,7 @@ import torch
 
 from autogradviz.engine.probes.base import BackwardPosition
 from autogradviz.engine.trace.model import MAX_RECORDED_RUNS, BackwardRun, ErrorInfo, Event, Step, Trace, gc_paused
+from autogradviz.engine.worker.beneath_modes import beneath_modes
 from autogradviz.engine.worker.capture import CaptureState, capture_pending, estimate_bytes, root_edges
 from autogradviz.engine.worker.hook_events import error_text as _error_text
 from autogradviz.engine.worker.module_tracker import namespace_module_paths
@@ -72,6 +73,7 @@ from autogradviz.engine.worker.run_tags import Turns, in_backward, tag_run
 DEFER_BYTES = 256 * 1024 * 1024
 
 _current_node = torch._C._current_autograd_node
+_is_compiling = torch.compiler.is_compiling
 # Our own entry in every node's post-hook dict (each node has its own dict).
 _OWN_KEY = -(2 ** 62) + 7
 
@@ -79,7 +81,7 @@ _OWN_KEY = -(2 ** 62) + 7
 class _Active:
     """The backward call being recorded right now."""
 
-    __slots__ = ("raw", "ids", "events", "_leaf_ids", "nodes", "failure", "changed", "run")
+    __slots__ = ("raw", "ids", "events", "_leaf_ids", "nodes", "failure", "changed", "run", "fills")
 
     def __init__(self, ids, nodes, run=None):
         self.run = run  # its BackwardRun
@@ -92,6 +94,9 @@ class _Active:
         self.failure: Optional[dict] = None
         # gradients a user hook changed in place: (len(raw) then, tensor, summary before)
         self.changed: list = []
+        # producer node -> ((slot, AccumulateGrad node), ...): gradients our
+        # hook did not hold (see _stealable), read from the leaf's step
+        self.fills: dict = {}
 
     @property
     def leaf_ids(self) -> dict:
@@ -201,8 +206,10 @@ class Recorder:
     def call(self, kind, fn, root_args, roots_arg, args, kwargs):
         """`fn(*root_args, *args, **kwargs)` (the real backward/grad), recorded.
         Calls from several threads are recorded one at a time (run_tags.Turns)."""
-        if getattr(self._tls, "busy", False) or (self.active is not None and in_backward()):
-            # Nested (Tensor.backward -> autograd.backward, or a call from a hook).
+        if getattr(self._tls, "busy", False) or (self.active is not None and in_backward()) or _is_compiling():
+            # Nested (Tensor.backward -> autograd.backward, or a call from a
+            # hook), or torch.compile's own (AOTAutograd traces the joint
+            # graph with autograd.grad on fake tensors): not the script's.
             return fn(*root_args, *args, **kwargs)
         with self.turns.take() as mine:
             if not mine:  # another thread's call held the recorder too long
@@ -262,6 +269,7 @@ class Recorder:
             if gc_was:
                 gc.enable()
 
+    @beneath_modes
     def _prepare(self, kind, roots_arg, args, kwargs):
         roots = root_edges(roots_arg)
         if not roots:
@@ -281,9 +289,18 @@ class Recorder:
         tag_run(run, self.default_rank)
         act = _Active(ids, nodes, run)
         app = act.raw.append
+        drop = {}
+        if self.record_steps:
+            act.fills = fills = _stealable(cap)
+            drop = {n: frozenset(slot for slot, _ in v) for n, v in fills.items()}
 
         def post(grad_inputs, grad_outputs):  # ours, on every node
-            app((_current_node(), grad_inputs, grad_outputs))
+            n = _current_node()
+            if drop:
+                d = drop.get(n)
+                if d is not None:  # (not held: AccumulateGrad steals it, as without us)
+                    grad_inputs = tuple(None if i in d else x for i, x in enumerate(grad_inputs))
+            app((n, grad_inputs, grad_outputs))
 
         post._agv_own = True
         if not self.record_steps:
@@ -313,6 +330,7 @@ class Recorder:
             self._own_hooks = outer
         return own
 
+    @beneath_modes
     def _finish(self, run, g, cap, act, result, kind, exc, args, kwargs):
         """After the real call: what the script could change from now on is
         read at once (leaves' .grad, retain_grad fills, autograd.grad's
@@ -328,7 +346,8 @@ class Recorder:
         plain = (exc is None and kind == "backward" and self.record_steps and not act.events
                  and not act.changed and act.failure is None and not _gives_tensors(args, kwargs))
         if plain:
-            self._pending_runs.append((run, raw, ids))
+            _read_stolen(cap, raw, step_of, req)
+            self._pending_runs.append((run, raw, ids, act.fills))
             self._pending_bytes += _estimate_grad_bytes(raw)
         else:
             self.state.materialize(cap)
@@ -385,7 +404,7 @@ class Recorder:
         if self._pending_bytes + self.state.pending_bytes > self.defer_bytes:
             self.finalize()  # memory first: no more held until the script ends
 
-    def _steps(self, run, act, raw, ids) -> None:
+    def _steps(self, run, act, raw, ids, pending_fills=None) -> None:
         """run.steps from what our post-hooks saw (summaries queued)."""
         if act is not None and act.changed:
             self._freeze_changed(act)
@@ -397,9 +416,13 @@ class Recorder:
                 phase.tick(k)
             steps.append(Step(k, nid, sgo, sgi))
             k += 1
+        fills = act.fills if act is not None else pending_fills
+        if fills:
+            _fill_stolen(fills, raw, steps)
         if act is not None and act.changed:
             self._apply_changed(act, steps)
 
+    @beneath_modes
     def finalize(self) -> None:
         """Build everything that waited (graphs' trace objects, saved
         activations' summaries, plain runs' steps) and fill the summaries.
@@ -409,8 +432,8 @@ class Recorder:
             self.state.materialize()
             pending, self._pending_runs = self._pending_runs, []
             self._pending_bytes = 0
-            for run, raw, ids in pending:  # (plain runs: no hook changed a gradient)
-                self._steps(run, None, raw, ids)
+            for run, raw, ids, fills in pending:  # (plain runs: no hook changed a gradient)
+                self._steps(run, None, raw, ids, fills)
             self.summ.flush()
 
     # -- gradients changed in place by a user hook ---------------------------
@@ -456,6 +479,80 @@ class Recorder:
         steps.append(Step(len(steps), fail["node"], list(fail["grad_outputs"]), list(fail["grad_inputs"]),
                           fail["error"]))
 
+
+
+def _stealable(cap) -> dict:
+    """Where AccumulateGrad would steal the gradient: a leaf whose .grad is
+    None, without hooks of its own, fed by one edge of the graph. The engine
+    then hands the producer's gradient to AccumulateGrad, which makes it the
+    leaf's .grad without a copy when nobody else holds it - our post-hook on
+    the producer must not hold it (a copy would show in the script's dispatch
+    modes and x.grad would be another tensor). Returns {producer node:
+    ((slot, AccumulateGrad node), ...)}; the step of the producer gets the
+    value the leaf's step saw (the same tensor)."""
+    nodes, nexts = cap.order, cap.nexts
+    if nexts is None or not cap.leaf_indices:
+        return {}
+    fed: dict = {}
+    for i in cap.leaf_indices:
+        n = nodes[i]
+        try:
+            var = n.variable
+            if var.grad is None and not var._backward_hooks:
+                fed[n] = 0
+        except Exception:
+            pass
+    if not fed:
+        return {}
+    found = []
+    for i, nf in enumerate(nexts):
+        slot = 0
+        for m, _ in nf:
+            if m is not None and m in fed:
+                fed[m] += 1
+                found.append((i, slot, m))
+            slot += 1
+    out: dict = {}
+    for i, slot, m in found:
+        if fed[m] == 1:
+            out.setdefault(nodes[i], []).append((slot, m))
+    return out
+
+
+def _read_stolen(cap, raw, step_of, req) -> None:
+    """A plain run's steps wait for finalize, but a gradient AccumulateGrad
+    stole is the leaf's .grad now: the script may change it in place (the
+    next backward adds into it). Such steps get its summary now."""
+    nodes = cap.order
+    for i in cap.leaf_indices:
+        n = nodes[i]
+        k = step_of.get(n)
+        if k is None:
+            continue
+        try:
+            node, gi, go = raw[k]
+            g0 = go[0] if go else None
+            grad = n.variable.grad
+            # (stolen: the .grad is a detached alias of what the node received)
+            if g0 is not None and grad is not None and (g0 is grad or g0.data_ptr() == grad.data_ptr()):
+                raw[k] = (node, gi, (req(go[0], snapshot=True), *go[1:]))
+        except Exception:
+            pass
+
+
+def _fill_stolen(fills: dict, raw: list, steps: list) -> None:
+    """The producer's gradients our hook did not hold (see _stealable): the
+    value its AccumulateGrad received."""
+    where = {e[0]: k for k, e in enumerate(raw)}
+    for producer, slots in fills.items():
+        k = where.get(producer)
+        if k is None:
+            continue
+        gi = steps[k].grad_inputs
+        for slot, acc in slots:
+            j = where.get(acc)
+            if j is not None and slot < len(gi) and steps[j].grad_outputs:
+                gi[slot] = steps[j].grad_outputs[0]
 
 
 def _failure_from_traceback(exc, act: _Active, summ) -> Optional[dict]:

@@ -48,6 +48,7 @@ from autogradviz.engine.worker.error_module import module_of_error
 from autogradviz.engine.worker.explain import explained, module_note, warning_note
 from autogradviz.engine.worker.main_module import MainModule
 from autogradviz.engine.worker import os_fork
+from autogradviz.engine.worker.beneath_modes import beneath_modes
 from autogradviz.engine.worker.progress import Progress, ProgressCallback
 from autogradviz.engine.worker.recorder import Recorder
 from autogradviz.engine.worker.recorder import user_line as _user_line
@@ -415,6 +416,7 @@ def _restore_torch_state(state) -> None:
         pass
 
 
+@beneath_modes  # (the script's Tensor subclasses see none of our reads)
 def _namespace_graphs(recorder: Recorder, state: CaptureState, namespace: dict) -> None:
     names = recorder.names(None)
     roots = []

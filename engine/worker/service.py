@@ -306,10 +306,11 @@ class Worker:
         console = ConsoleInput(rid, self.channel.send, self.reader, flush_output)  # input() asks the client
         self.last_script_io = {"device": device, "inputs": console.answers}
         trace = None
-        # As `python SCRIPT` would: argv names the script, and a script on
-        # disk can import the modules next to it.
+        # As `cd FOLDER && python SCRIPT.py` would (the way the app runs a
+        # script: in its folder): argv[0] is the file's name alone, and a
+        # script on disk can import the modules next to it.
         saved_argv, saved_path = sys.argv, list(sys.path)
-        sys.argv = [filename]
+        sys.argv = [os.path.basename(filename) if os.path.isfile(filename) else filename]
         folder.__enter__()
         saved_stdin, sys.stdin = sys.stdin, console
         try:

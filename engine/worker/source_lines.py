@@ -43,6 +43,7 @@ import functools
 import linecache
 import sys
 import threading
+from types import FunctionType
 from typing import Optional
 
 import torch
@@ -55,6 +56,82 @@ _getframe = sys._getframe
 _get_ident = threading.get_ident
 # Ways to make a leaf that requires grad, apart from a factory's keyword.
 _REQUIRES_GRAD_SETTERS = (_Tensor.requires_grad_, _Tensor.requires_grad.__set__)
+
+
+_is_compiling = torch.compiler.is_compiling
+_NoSubclassTF = torch._C.DisableTorchFunctionSubclass
+_handle_torch_function_code = getattr(torch.overrides.handle_torch_function, "__code__", None)
+
+
+def _template1(f, a, k): return f(*a)  # noqa: E704 (one line: every instruction on it)
+
+
+def _template2(f, a, k): return f(*a, **k)  # noqa: E704
+
+
+_TEMPLATES = (_template1.__code__, _template2.__code__)
+# (caller's code, its instruction offset, kwargs given) -> trampoline
+_trampolines: dict = {}
+_TRAMPOLINE_CODES: set = set()
+
+
+def _caller_call(func, args, kwargs):
+    """`func(*args, **kwargs)` called from a frame that warnings take for
+    the caller's: a warning torch raises inside the call (a C++ TORCH_WARN
+    is attributed to the innermost Python frame, `warnings.warn(...,
+    stacklevel=2)` in a torch function to the frame above it) names the
+    script's file and line, counts in the script module's
+    `__warningregistry__` and is filtered by its module name, as under
+    python - not this handler. The trampoline is a one-line function whose
+    code carries the caller's file name, line and name and runs in the
+    caller's globals; one per call site (made once, cached)."""
+    f = _getframe(2)
+    if f.f_code is _handle_torch_function_code:
+        # a Python-level torch function: handle_torch_function <- the
+        # function (or its wrapper) <- its caller
+        f = f.f_back
+        if f is not None:
+            f = f.f_back
+    if f is None:
+        return func(*args, **kwargs) if kwargs else func(*args)
+    key = (f.f_code, f.f_lasti, bool(kwargs))
+    tramp = _trampolines.get(key)
+    if tramp is None:
+        tramp = _make_trampoline(f, bool(kwargs))
+        _trampolines[key] = tramp
+    return tramp(func, args, kwargs)
+
+
+def _make_trampoline(frame, with_kwargs: bool):
+    co = frame.f_code
+    tpl = _TEMPLATES[1 if with_kwargs else 0]
+    try:
+        code = tpl.replace(co_filename=co.co_filename, co_firstlineno=frame.f_lineno or 1,
+                           co_name=co.co_name, co_qualname=getattr(co, "co_qualname", co.co_name))
+    except (TypeError, ValueError):  # (before 3.11: no co_qualname)
+        code = tpl.replace(co_filename=co.co_filename, co_firstlineno=frame.f_lineno or 1, co_name=co.co_name)
+    _TRAMPOLINE_CODES.add(code)
+    return FunctionType(code, frame.f_globals)
+
+
+def _drop_trampoline(exc: BaseException) -> None:
+    """The trampoline's frame out of the traceback (the script's line would
+    show twice): this handler's entry is first, then _caller_call's, then
+    the trampoline's."""
+    tb = exc.__traceback__
+    for _ in range(2):
+        nxt = tb.tb_next if tb is not None else None
+        if nxt is None:
+            return
+        if nxt.tb_frame.f_code in _TRAMPOLINE_CODES:
+            tb.tb_next = nxt.tb_next
+            return
+        tb = nxt
+
+
+def is_trampoline(frame) -> bool:
+    """`frame` is one of our trampolines (not the script's own frame)."""
+    return frame.f_code in _TRAMPOLINE_CODES
 
 
 class SourceLines(TorchFunctionMode):
@@ -101,6 +178,8 @@ class SourceLines(TorchFunctionMode):
 
         @functools.wraps(apply_func)
         def apply(cls, *args, **kwargs):
+            if _is_compiling():  # (Dynamo traces it: a plain call)
+                return apply_func(cls, *args, **kwargs)
             n = _len()
             if not n or _at(n - 1) is not mode:
                 return apply_func(cls, *args, **kwargs)
@@ -129,6 +208,7 @@ class SourceLines(TorchFunctionMode):
             self._handle.remove()
             self._handle = None
         self.__exit__(None, None, None)
+        _trampolines.clear()  # (they hold the script's code and globals)
 
     def paused(self, fn):
         """`fn` wrapped to run with this mode off the stack (when it is on top):
@@ -152,12 +232,20 @@ class SourceLines(TorchFunctionMode):
 
     # -- the mode ---------------------------------------------------------------
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        if _is_compiling():
+            # Dynamo traces this handler: it sees a plain call and puts
+            # nothing of ours in the graph (no graph break, no warning)
+            return func(*args, **kwargs) if kwargs else func(*args)
         orig = self.originals.get(func)
         while orig is not None:  # a probe's wrapper: it already ran once
             func = orig
             orig = self.originals.get(func)
         s0 = _get_seq()
-        out = func(*args, **kwargs) if kwargs else func(*args)
+        try:
+            out = _caller_call(func, args, kwargs)
+        except BaseException as e:
+            _drop_trampoline(e)
+            raise
         s1 = _get_seq()
         if s1 != s0:
             self._note(s0, s1)
@@ -196,7 +284,9 @@ class SourceLines(TorchFunctionMode):
 
     def _leaf(self, t) -> None:
         try:
-            if t.requires_grad and t.grad_fn is None and t not in self.leaves:
+            with _NoSubclassTF():  # (a Tensor subclass that logs its calls sees none of ours)
+                new = t.requires_grad and t.grad_fn is None and t not in self.leaves
+            if new:
                 line = self._script_line()
                 if line is not None:
                     self.leaves[t] = line

@@ -27,6 +27,7 @@ from typing import Any, Optional
 import torch
 
 from autogradviz.engine.trace.model import MAX_INLINE_VALUES, TensorSummary
+from autogradviz.engine.worker.beneath_modes import beneath_modes
 from autogradviz.engine.worker.progress import NO_PROGRESS, TICK_MASK
 
 # Memory the store may keep alive for later fetches (bytes).
@@ -227,6 +228,19 @@ def _fill_large(s: TensorSummary, t, kind: str) -> None:
     s.values = vals
 
 
+def _symbolic_summary(t, meta) -> TensorSummary:
+    """A tensor with symbolic sizes (torch.compile's dynamic shapes, a fake
+    tensor): its sizes as text in `sizes_text` (`s0`, `8`), `shape` empty
+    and no values - never int() of a size (it would specialise the graph)."""
+    s = TensorSummary([], meta[0], meta[1], [], True, 0)
+    try:
+        s.sizes_text = [str(d) for d in t.shape]
+        s.requires_grad = bool(t.requires_grad)
+    except Exception:
+        pass
+    return s
+
+
 class Summarizer:
     """Queues tensors for summarising; `flush()` fills the queued summaries."""
 
@@ -266,6 +280,8 @@ class Summarizer:
                 m = self._meta_of(dt, dev)
             shape = t.shape
             numel = t.numel()
+            if type(numel) is not int:  # symbolic sizes (a tensor torch.compile traces)
+                return _symbolic_summary(t, m)
             s = TensorSummary([*shape], m[0], m[1], [], numel > MAX_INLINE_VALUES, numel,
                               None, None, None, None, None, t.requires_grad, t.is_leaf)
             if queue:
@@ -350,8 +366,8 @@ class Summarizer:
             # unchanged (or summed into a leaf) is summarised once.
             res = []
             for x in tensors:
-                if x is None:
-                    res.append(None)
+                if x is None or type(x) is TensorSummary:  # (read already: recorder._read_stolen)
+                    res.append(x)
                     continue
                 e = get(id(x))
                 if e is not None and e[1] == x._version:
@@ -391,6 +407,7 @@ class Summarizer:
         except Exception:
             pass
 
+    @beneath_modes
     def flush(self) -> None:
         """Fill every queued summary. Tensors of the same shape, dtype and
         device (the gradients of an unrolled loop, typically) are stacked and

@@ -258,7 +258,8 @@ def test_script_sees_its_argv_and_imports_its_neighbours(tmp_path, cli):
     script = _write(tmp_path, "main.py", "import sys\nimport helper\nprint(sys.argv, helper.VALUE)\n")
     r = cli("trace", script)  # run from another folder
     assert r.returncode == 0, r.stderr
-    assert Trace.from_json(r.stdout).stdout == f"[{str(script)!r}] 42\n"
+    # as `cd folder && python main.py`: the script runs in its folder (issue 21)
+    assert Trace.from_json(r.stdout).stdout == "['main.py'] 42\n"
 
 
 def test_worker_dies_with_a_killed_cli(tmp_path, gone):

@@ -1,0 +1,213 @@
+"""The recorder is invisible to the script (issue 21): warnings, argv, the
+script's own modes and Tensor subclasses, and torch.compile behave as under
+`python script.py`.
+
+Each test runs the same script twice: in a plain `python` subprocess (what
+to expect, obtained here) and in a real worker (WorkerClient), from a file
+on disk in a folder of its own, as the app runs a saved script (in its
+folder: `cd folder && python script.py`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def _script(tmp_path, source: str, name: str = "script.py") -> str:
+    folder = tmp_path / "sub"
+    folder.mkdir(exist_ok=True)
+    path = folder / name
+    path.write_text(source, encoding="utf-8")
+    return str(path)
+
+
+def plain_python(path: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """`cd folder && python script.py`."""
+    return subprocess.run([sys.executable, os.path.basename(path)], capture_output=True, text=True,
+                          cwd=os.path.dirname(path), timeout=timeout)
+
+
+def traced(worker, path: str, timeout: float = 300):
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    out = worker.run(source, filename=path, timeout=timeout)
+    assert out.status == "ok", out.message
+    return out.trace
+
+
+def step_ops(trace, run) -> list:
+    ops = {n.id: n.op for g in trace.graphs if g.id == run.graph for n in g.nodes}
+    return [ops[s.node] for s in run.steps]
+
+
+WARNINGS = '''\
+import os, sys, warnings
+import torch
+import torch.nn.functional as F
+print(sys.argv[0], os.path.basename(os.getcwd()))
+with open(os.path.join(os.path.dirname(sys.argv[0]), "data.txt")) as f:
+    print(f.read())
+x = torch.ones(3, requires_grad=True)
+a = torch.tensor(x)
+b = torch.tensor(x)
+for i in range(3):
+    c = torch.tensor(x)
+s = F.softmax(x)
+def helper():
+    warnings.warn("from the script")
+helper()
+helper()
+(a.sum() + s.sum() + x.sum()).backward()
+print(x.grad)
+'''
+
+
+def test_warnings_name_the_scripts_lines_and_argv_is_the_file_name(worker, tmp_path):
+    path = _script(tmp_path, WARNINGS)
+    (tmp_path / "sub" / "data.txt").write_text("the data", encoding="utf-8")
+    expected = plain_python(path)
+    assert expected.returncode == 0, expected.stderr
+    assert "script.py:9: UserWarning: To copy construct" in expected.stderr  # (a second line: shown again)
+    trace = traced(worker, path)
+    assert trace.stdout == expected.stdout
+    assert trace.stderr == expected.stderr
+    assert "source_lines" not in trace.stderr
+
+
+MODES = '''\
+import sys, torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.overrides import TorchFunctionMode
+
+class LogDispatch(TorchDispatchMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        print("dispatch", func)
+        return func(*args, **(kwargs or {}))
+
+class LogFunction(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        print("function", getattr(func, "__name__", func))
+        return func(*args, **(kwargs or {}))
+
+class Logging(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        print("called", getattr(func, "__name__", func))
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+x = torch.ones(3, requires_grad=True)
+w = torch.full((3,), 2.0, requires_grad=True)
+loss = (x * w).sum()
+with LogDispatch(), LogFunction():
+    loss.backward()
+print(x.grad, w.grad)
+print("refcount", sys.getrefcount(x))
+
+z = torch.ones(3).as_subclass(Logging).requires_grad_()
+y = (z * 3).sum()
+y.backward()
+print(z.grad)
+'''
+
+
+def test_the_scripts_modes_and_subclass_see_no_recorder_reads(worker, tmp_path):
+    path = _script(tmp_path, MODES)
+    expected = plain_python(path)
+    assert expected.returncode == 0, expected.stderr
+    # under python AccumulateGrad steals the gradient (a detach, no copy)
+    assert "aten.copy_" not in expected.stdout and "dispatch aten.detach.default" in expected.stdout
+    trace = traced(worker, path)
+    assert trace.stdout == expected.stdout
+    assert trace.stderr == expected.stderr
+    ops = [step_ops(trace, run) for run in trace.backward_runs]
+    assert ops[0] == ["SumBackward0", "MulBackward0", "AccumulateGrad", "AccumulateGrad"]
+    # the gradient torch stole is still the step's value
+    mul = trace.backward_runs[0].steps[1]
+    assert [g.values for g in mul.grad_inputs] == [[2.0, 2.0, 2.0], [1.0, 1.0, 1.0]]
+
+
+STEAL_TWICE = '''\
+import torch
+x = torch.ones(3, requires_grad=True)
+for i in range(2):
+    (x * (i + 2)).sum().backward()
+print(x.grad)
+'''
+
+
+def test_a_stolen_gradient_summed_into_later_keeps_its_steps_value(worker, tmp_path):
+    trace = traced(worker, _script(tmp_path, STEAL_TWICE))
+    assert trace.stdout == "tensor([5., 5., 5.])\n"
+    firsts = [run.steps[1].grad_inputs[0].values for run in trace.backward_runs]
+    assert firsts == [[2.0, 2.0, 2.0], [3.0, 3.0, 3.0]]
+
+
+# torch.compile: one script for the cases (compiling is slow). Under python
+# the reference prints each backward's steps (post-hooks on every node, in
+# the order the engine runs them); the recorded run must show the same.
+COMPILED = '''\
+import torch
+torch.manual_seed(0)
+BACKWARD
+
+x = torch.ones(3, requires_grad=True)
+f = torch.compile(lambda t: (t * 2).sum())
+y = f(x)
+backward(y)
+print(x.grad)
+
+model = torch.nn.Linear(8, 1)
+cmodel = torch.compile(model)
+for n in (4, 5):
+    loss = cmodel(torch.ones(n, 8)).sum()
+    backward(loss)
+print("ok", model.weight.grad.sum().item())
+
+net = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh(), torch.nn.Linear(3, 1))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+step = torch.compile(lambda inp: net(inp).pow(2).mean())
+for i in range(3):
+    opt.zero_grad()
+    loss = step(torch.arange(8.0).reshape(2, 4) / (i + 1))
+    backward(loss)
+    opt.step()
+    print(round(loss.item(), 6), [round(v, 6) for v in net[0].weight.grad.flatten().tolist()])
+'''
+PLAIN_BACKWARD = "def backward(t):\n    t.backward()\n"
+REFERENCE_BACKWARD = '''\
+import sys
+def backward(t):
+    seen, stack, order = set(), [t.grad_fn], []
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        n.register_hook(lambda gi, go, n=n: order.append(n.name()))
+        stack.extend(m for m, _ in n.next_functions)
+    t.backward()
+    print("STEPS", order, file=sys.stderr)
+'''
+
+
+@pytest.mark.slow
+def test_torch_compile_runs_as_under_python(worker, tmp_path):
+    reference = plain_python(_script(tmp_path, COMPILED.replace("BACKWARD", REFERENCE_BACKWARD), "ref.py"))
+    assert reference.returncode == 0, reference.stderr
+    steps = [eval(line[len("STEPS "):]) for line in reference.stderr.splitlines() if line.startswith("STEPS ")]
+    assert len(steps) == 6 and all("CompiledFunctionBackward" in s for s in steps)
+    path = _script(tmp_path, COMPILED.replace("BACKWARD", PLAIN_BACKWARD))
+    expected = plain_python(path)
+    assert expected.returncode == 0, expected.stderr
+    trace = traced(worker, path)
+    assert trace.error is None
+    assert trace.stdout == expected.stdout == reference.stdout
+    assert trace.stderr == expected.stderr  # no Dynamo or global-hook warnings of ours
+    assert [step_ops(trace, run) for run in trace.backward_runs] == steps
+    # the compiled node is labelled with the script's line of the call
+    compiled = [n for g in trace.graphs for n in g.nodes if n.op == "CompiledFunctionBackward"]
+    assert compiled and all(n.line is not None for n in compiled)
