@@ -93,7 +93,7 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--layout", choices=["auto", "graphviz", "layered"], default="auto",
                         dest="layout_engine", help="layout engine (default: auto)")
     parser.add_argument("--scale", type=_positive, default=2.0,
-                        help="PNG pixels per point (default 2); GIF frames use at most 1")
+                        help="PNG and GIF pixels per point (default 2; GIF frames at most 1600 px a side)")
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--timeout", type=_positive, default=60.0, metavar="S",
                         help="stop the script after S seconds (default 60)")
@@ -307,8 +307,9 @@ def _export_trace(trace, args, fmt: str) -> int:
         if fmt == "dot":
             _write_dot_without_qt(graph, layout, args.output, args.theme)
             return 0
-        # (checkpoint regions are placed by the scene: a graph with any goes through Qt)
-        if fmt == "svg" and not any(c.graph == graph.id for c in getattr(trace, "checkpoints", None) or []):
+        # (checkpoint regions are placed by the scene: a graph with any goes through Qt;
+        # so does a step: its labels and callouts are placed by the scene, as on the screen)
+        if fmt == "svg" and args.step is None and not any(c.graph == graph.id for c in getattr(trace, "checkpoints", None) or []):
             _write_svg_without_qt(trace, graph, layout, run, args)
             return 0
         _ensure_qapp()

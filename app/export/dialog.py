@@ -253,7 +253,7 @@ class ExportDialog(QDialog):
             QCoreApplication.processEvents(QEventLoop.AllEvents, 20)
 
         try:
-            return ex.write_gif(copy, trace, run, path, rect, scale=min(self.scale_box.value(), 1.0),
+            return ex.write_gif(copy, trace, run, path, rect, scale=self.scale_box.value(),
                                 progress=progress, cancelled=lambda: self._cancel)
         finally:
             copy.clear()

@@ -75,8 +75,10 @@ def content_rect(scene, layout: Optional[LayoutResult] = None) -> QRectF:
     rect = QRectF()
     if lay is not None:
         rect = QRectF(0, 0, max(lay.width, 1.0), max(lay.height, 1.0))
+    # every item drawn, children included: callouts and gradient labels are
+    # children of the layer, whose own rect is empty (they were cut off)
     for item in scene.items():
-        if item.isVisible() and item.parentItem() is None:
+        if item.isVisible() and not item.boundingRect().isEmpty():
             rect = rect.united(item.sceneBoundingRect())
     if rect.isEmpty():
         rect = QRectF(0, 0, 10, 10)
@@ -133,20 +135,17 @@ def write_png(scene, path: str, rect: Optional[QRectF] = None, scale: float = 2.
 
 
 def write_svg(scene, path: str, rect: Optional[QRectF] = None, title: str = "") -> ExportInfo:
-    """A semantic SVG (engine/layout/svg_export.py: a g.node with a title per
-    box, a g.edge per edge, CSS classes, real text) of the scene's graph at its
-    step, written from the layout rather than painted. `rect`: the part of the
+    """A semantic SVG of what the scene shows at its step, written by walking
+    its items (scene_svg.py: a g.node with a title per box, a g.edge per edge,
+    g.label per gradient label and callout, CSS classes, real text), so it is
+    the same drawing as the screen, PNG and PDF. `rect`: the part of the
     scene to show (default: all of it)."""
-    from autogradviz.engine.layout.svg_export import svg_source
+    from autogradviz.app.export.scene_svg import scene_svg
 
     if scene.graph is None or scene.layout is None:
         raise ExportError(tr("nothing to export: no graph is shown"))
     rect = rect if rect is not None else content_rect(scene)
-    view = (rect.x(), rect.y(), rect.width(), rect.height())
-    overlay = getattr(scene, "checkpoint_overlay", None)  # checkpoint regions, "not stored" chips
-    text = svg_source(scene.graph, scene.layout, theme=scene.style.name, state=scene.state,
-                      title=title or tr("Autograd graph"), view=view,
-                      overlays=overlay.svg_overlays() if overlay is not None else (), words=svg_words())
+    text = scene_svg(scene, rect, title=title or tr("Autograd graph"), words=svg_words())
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
@@ -277,13 +276,22 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
     frames = []
     s_used = scale
     try:
+        # one rectangle for every frame, holding each frame's callouts: the
+        # picture does not shift between frames, and nothing is cut off
+        r = rect
+        if r is None:
+            for k, phase in order:
+                scene.apply_step(replay.state_at(trace, run_index, k))
+                if overlay is not None:
+                    overlay.show_frame(phase)
+                fr = content_rect(scene)
+                r = fr if r is None else r.united(fr)
         for i, (k, phase) in enumerate(order):
             if cancelled is not None and cancelled():
                 raise ExportCancelled(tr("export cancelled"))
             scene.apply_step(replay.state_at(trace, run_index, k))
             if overlay is not None:
                 overlay.show_frame(phase)
-            r = rect if rect is not None else content_rect(scene)
             img, s_used = render_image(scene, r, scale, max_side=max_side,
                                        max_pixels=max_side * max_side)
             caption = tr("step {0} of {1}").format(k, n) if phase is None else \
@@ -346,6 +354,6 @@ def export_scene(scene, path: str, fmt: Optional[str] = None, *, rect: Optional[
     if f == "gif":
         if trace is None:
             raise ExportError(tr("a GIF needs the trace of a backward run"))
-        return write_gif(scene, trace, run_index, path, rect, scale=min(scale, 1.0),
+        return write_gif(scene, trace, run_index, path, rect, scale=scale,
                          progress=progress, cancelled=cancelled)
     raise ExportError(tr("unsupported format {0!r}").format(f))  # pragma: no cover

@@ -202,9 +202,9 @@ def test_atomic_write_on_failure(scene_and_trace, tmp_path, monkeypatch, exc):
         raise exc
 
     monkeypatch.setattr(scene, "render", boom)
-    # (SVG is written from the layout, not rendered: fail its writer the same way)
-    from autogradviz.engine.layout import svg_export
-    monkeypatch.setattr(svg_export, "svg_source", boom)
+    # (SVG is written from the scene's items, not rendered: fail its writer the same way)
+    from autogradviz.app.export import scene_svg
+    monkeypatch.setattr(scene_svg, "scene_svg", boom)
     with pytest.raises(type(exc)):
         ex.export_scene(scene, str(out))
     assert out.read_text() == "old"
