@@ -140,7 +140,8 @@ def test_import_errors_that_are_not_a_missing_package():
     from autogradviz.engine.worker.runner import run_script
 
     error = run_script("from torch import no_such_name\n").trace.error
-    assert error.type == "ImportError" and error.code is None
+    # explained (a code the app translates), but nothing to install
+    assert error.type == "ImportError" and error.code == "import_name"
     assert "a name could not be imported" in error.explanation
     # a native library failing to load says so itself: no misleading advice
     error = run_script("raise ImportError('libfoo.so.1: cannot open shared object file')\n").trace.error
