@@ -184,9 +184,17 @@ class MainWindow(QMainWindow):
         # a run longer than a second: the canvas says so over the dimmed old graph
         runs.busyChanged.connect(self._on_busy)
         gv.running.stopRequested.connect(self.stop_script)
+        # a node clicked in the graph: its details in front (the Inspector is a tab under the code)
+        gv.graph_scene().nodeClicked.connect(lambda _node: self._bring_forward("inspector"))
         # the lesson text says when the editor holds the learner's own script
         files.documentChanged.connect(
             lambda: self.lessons_panel.set_own_script(files.lesson is None, files.display_name()))
+
+    def _bring_forward(self, panel_id: str) -> None:
+        """Raise a shown dock that sits behind another tab (a closed one stays closed)."""
+        dock = self.panels.dock(panel_id)
+        if not dock.isHidden() and dock.visibleRegion().isEmpty() and not self.presentation.is_on():
+            dock.raise_()
 
     def _on_busy(self, busy: bool) -> None:
         if busy:

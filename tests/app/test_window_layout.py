@@ -137,6 +137,19 @@ def test_a_graph_under_an_error_banner_is_framed_below_it(qtbot, window):
     _assert_framed(w)
 
 
+def test_a_click_on_a_node_brings_the_inspector_forward(qtbot, window):
+    w = window
+    _run_lesson(qtbot, w, "01_leaf_vs_nonleaf")
+    inspector = w.panels.dock("inspector")
+    assert inspector.visibleRegion().isEmpty(), "behind the lesson text at first"
+    gv = w.graph_view
+    item = next(items[0] for items in gv.graph_scene().node_items.values() if items)
+    pos = gv.view.mapFromScene(item.sceneBoundingRect().center())
+    QTest.mouseClick(gv.view.viewport(), Qt.LeftButton, Qt.NoModifier, pos)
+    qtbot.waitUntil(lambda: not inspector.visibleRegion().isEmpty(), timeout=5000)
+    assert w.session.selected_node is not None
+
+
 def test_stepping_keys_work_with_the_editor_focused(qtbot, window):
     w = window
     _run_lesson(qtbot, w, "01_leaf_vs_nonleaf")
