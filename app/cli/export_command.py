@@ -77,8 +77,17 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a Python script to run, or a trace written by `autogradviz trace`")
     parser.add_argument("-o", "--output", required=True, metavar="OUT",
                         help="output file; the format comes from its extension "
-                             "(.png .svg .pdf .dot .gif) unless --format is given")
-    parser.add_argument("--format", choices=["png", "svg", "pdf", "dot", "gif"], default=None)
+                             "(.png .svg .pdf .dot .gif .html: an interactive web page of the run) "
+                             "unless --format is given")
+    parser.add_argument("--format", choices=["png", "svg", "pdf", "dot", "gif", "html"], default=None)
+    parser.add_argument("--steps", choices=["all"], default=None,
+                        help="every step of the run: OUT a folder (one PNG, or SVG with --format svg, "
+                             "per step) or OUT.pdf (a handout: one page per step with its caption, "
+                             "rule and code)")
+    parser.add_argument("--lang", choices=["en", "zh_CN"], default="en",
+                        help="language of captions, rules and titles (default en)")
+    parser.add_argument("--caption", action="store_true",
+                        help="write the step and its rule under the picture (PNG, SVG)")
     parser.add_argument("--run", type=_nonneg_int, default=None, metavar="K",
                         help="which backward run (0 = the first); default 0 when the script called backward")
     parser.add_argument("--step", type=_nonneg_int, default=None, metavar="N",
@@ -102,8 +111,8 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _needs_steps(args) -> bool:
     """A GIF or a --step picture shows backward steps; anything else is the plain graph."""
-    gif = (args.format or "").lower() == "gif" or args.output.lower().endswith(".gif")
-    return gif or args.step is not None
+    fmt = (args.format or os.path.splitext(args.output)[1].lstrip(".")).lower()
+    return fmt in ("gif", "html") or args.step is not None or getattr(args, "steps", None) is not None
 
 
 def _load_trace(args) -> tuple[Optional[object], int, Optional[str]]:
@@ -217,14 +226,22 @@ def export_command(args) -> int:
     t0 = time.perf_counter()
     _timing("arguments parsed")
     out = args.output
-    fmt = (args.format or os.path.splitext(out)[1].lstrip(".")).lower()
-    if fmt not in ("png", "svg", "pdf", "dot", "gif"):
-        _err(f"cannot tell the format of {out!r}: use a .png, .svg, .pdf, .dot or .gif name, or --format")
+    folder = getattr(args, "steps", None) == "all" and (out.endswith(("/", os.sep)) or os.path.isdir(out))
+    fmt = (args.format or ("png" if folder else os.path.splitext(out)[1].lstrip("."))).lower()
+    if fmt not in ("png", "svg", "pdf", "dot", "gif", "html"):
+        _err(f"cannot tell the format of {out!r}: use a .png, .svg, .pdf, .dot, .gif or .html name, "
+             "or --format")
         return 2
+    if getattr(args, "steps", None) == "all" and not (folder and fmt in ("png", "svg")) and fmt != "pdf":
+        _err("--steps all writes a folder of PNG/SVG (OUT ending in /) or a PDF handout (OUT.pdf)")
+        return 2
+    args.folder = folder
     from autogradviz.app.export.files import ExportError, check_writable
 
     try:  # (before the script runs: a FIFO, a device, a missing folder... one line, exit 2)
-        check_writable(out)
+        # (a folder of slides is made if missing: its parent must take it)
+        check_writable(os.path.join(out, "step-001." + fmt) if folder and os.path.isdir(out)
+                       else (out.rstrip("/" + os.sep) + ".tmp" if folder else out))
     except ExportError as exc:
         _err(str(exc))
         return 2
@@ -268,7 +285,7 @@ def _pick(trace, args) -> tuple[Optional[object], Optional[int], Optional[str]]:
     if run is not None and run >= len(runs):
         return None, None, f"--run {run}: the trace has {len(runs)} backward run(s) (0..{len(runs) - 1})"
     if run is None and runs and (args.step is not None or args.format == "gif"
-                                 or args.output.lower().endswith(".gif")):
+                                 or args.output.lower().endswith((".gif", ".html"))):
         run = 0
     if run is None and runs:
         run = 0
@@ -294,6 +311,9 @@ def _export_trace(trace, args, fmt: str) -> int:
     if fmt == "gif" and run is None:
         _err("a GIF animates a backward run, and the script made no backward call")
         return 1
+    if (fmt == "html" or getattr(args, "steps", None)) and run is None:
+        _err("a web page or --steps all shows a backward run, and the script made no backward call")
+        return 1
     try:
         layout = layout_graph(graph, LayoutOptions(engine=args.layout_engine, group=args.group,
                                                    rolled_view=getattr(args, "rolled", "box")))
@@ -309,10 +329,13 @@ def _export_trace(trace, args, fmt: str) -> int:
             return 0
         # (checkpoint regions are placed by the scene: a graph with any goes through Qt;
         # so does a step: its labels and callouts are placed by the scene, as on the screen)
-        if fmt == "svg" and args.step is None and not any(c.graph == graph.id for c in getattr(trace, "checkpoints", None) or []):
+        if fmt == "svg" and args.step is None and not getattr(args, "steps", None) and not any(c.graph == graph.id for c in getattr(trace, "checkpoints", None) or []):
             _write_svg_without_qt(trace, graph, layout, run, args)
             return 0
         _ensure_qapp()
+        if getattr(args, "lang", "en") != "en":
+            from autogradviz.app import i18n
+            i18n.set_language(args.lang, save=False)
         from autogradviz.app.export import render as ex
         from autogradviz.app.graph.scene import GraphScene
         from autogradviz.app.graph.style import style_for
@@ -324,8 +347,19 @@ def _export_trace(trace, args, fmt: str) -> int:
         _timing("scene built")
         if args.step is not None and run is not None:
             scene.apply_step(replay.state_at(trace, run, args.step))
-        info = ex.export_scene(scene, args.output, fmt, scale=args.scale, trace=trace,
-                               run_index=run or 0, theme=args.theme)
+        caption = ()
+        if getattr(args, "caption", False) and args.step is not None and run is not None:
+            from autogradviz.app.export.captions import caption_lines, session_for
+            caption = caption_lines(session_for(trace, run), args.step)
+        if getattr(args, "steps", None) == "all":
+            from autogradviz.app.export import steps as slides
+            if args.folder:
+                info = slides.write_step_folder(scene, trace, run, args.output, fmt, scale=args.scale)
+            else:
+                info = slides.write_handout(scene, trace, run, args.output)
+        else:
+            info = ex.export_scene(scene, args.output, fmt, scale=args.scale, trace=trace,
+                                   run_index=run or 0, theme=args.theme, caption=caption)
         for note in info.notes:
             print(f"{PROG}: note: {note}", file=sys.stderr, flush=True)
         return 0

@@ -15,14 +15,15 @@ import os
 from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, Signal
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
                                QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QRadioButton, QVBoxLayout, QWidget)
 
 from autogradviz.app.export import render as ex
 from autogradviz.app.services.text_safety import plain
 
-FORMATS = ["png", "svg", "pdf", "dot", "gif"]
+FORMATS = ["png", "svg", "pdf", "dot", "gif", "html"]
+RUN_FORMATS = ("gif", "html")  # they show a whole backward run
 
 
 class ExportDialog(QDialog):
@@ -41,7 +42,8 @@ class ExportDialog(QDialog):
         self.format_box = QComboBox(self)
         labels = {"png": self.tr("PNG image"), "svg": self.tr("SVG vector image"),
                   "pdf": self.tr("PDF document"), "dot": self.tr("Graphviz DOT source"),
-                  "gif": self.tr("Animated GIF of the backward run")}
+                  "gif": self.tr("Animated GIF of the backward run"),
+                  "html": self.tr("Web page of the backward run (interactive)")}
         for key in FORMATS:
             self.format_box.addItem(labels[key], key)
         self.scale_box = QDoubleSpinBox(self)
@@ -49,6 +51,9 @@ class ExportDialog(QDialog):
         self.scale_box.setSingleStep(0.5)
         self.scale_box.setValue(2.0)
         self.scale_box.setSuffix(" \u00d7")
+        self.every_step = QCheckBox(self.tr("Every step: a folder of pictures (PNG, SVG) or a PDF "
+                                            "handout, one page per step"), self)
+        self.caption = QCheckBox(self.tr("Caption under the picture: the step and its rule"), self)
         self.whole = QRadioButton(self.tr("Whole graph"), self)
         self.visible = QRadioButton(self.tr("Visible area only"), self)
         self.whole.setChecked(True)
@@ -86,6 +91,8 @@ class ExportDialog(QDialog):
         self.area_label = QLabel(self.tr("Area:"), self)
         form.addRow(self.area_label, area_row)
         form.addRow(self.tr("File:"), path_row)
+        form.addRow("", self.every_step)
+        form.addRow("", self.caption)
 
         self.buttons = QDialogButtonBox(self)
         self.export_btn = self.buttons.addButton(self.tr("Export"), QDialogButtonBox.AcceptRole)
@@ -121,6 +128,8 @@ class ExportDialog(QDialog):
     def _update_controls(self) -> None:
         fmt = self.current_format()
         self.scale_box.setEnabled(fmt in ("png", "gif"))
+        self.every_step.setEnabled(fmt in ("png", "svg", "pdf") and self._has_run())
+        self.caption.setEnabled(fmt in ("png", "svg") and self._has_run())
         self.area_label.setEnabled(fmt != "dot")
         self.whole.setEnabled(fmt != "dot")
         self.visible.setEnabled(fmt != "dot")
@@ -131,12 +140,17 @@ class ExportDialog(QDialog):
                 self.path_edit.setText(base + "." + fmt)
         run = getattr(self.session, "run_index", -1)
         step = getattr(self.session, "step", 0)
-        if fmt == "gif":
+        if fmt in RUN_FORMATS:
             if self._has_run():
                 n = len(self.session.trace.backward_runs[run].steps)
-                self.state_label.setText(self.tr("Animates backward run {0}: {1} frames, "
-                                                 "one per step.")
-                                         .format(run + 1, n))
+                if fmt == "html":
+                    self.state_label.setText(self.tr("One file stepping through backward run {0} "
+                                                     "({1} steps); it opens in any browser, offline.")
+                                             .format(run + 1, n))
+                else:
+                    self.state_label.setText(self.tr("Animates backward run {0}: {1} frames, "
+                                                     "one per step.")
+                                             .format(run + 1, n))
             else:
                 self.state_label.setText(self.tr("There is no backward run to animate."))
         elif fmt == "dot":
@@ -147,7 +161,7 @@ class ExportDialog(QDialog):
                                              "step {1}.").format(run + 1, step))
         else:
             self.state_label.setText(self.tr("Exports the graph as the view shows it."))
-        self.export_btn.setEnabled(not self._busy and (fmt != "gif" or self._has_run()))
+        self.export_btn.setEnabled(not self._busy and (fmt not in RUN_FORMATS or self._has_run()))
 
     def _restore(self) -> None:
         s = QSettings()
@@ -205,12 +219,17 @@ class ExportDialog(QDialog):
         self.message.clear()
         self._update_controls()
         try:
-            if fmt == "gif":
-                info = self._export_gif(scene, path, rect)
+            if fmt in RUN_FORMATS or (self.every_step.isChecked() and self.every_step.isEnabled()):
+                info = self._export_run(scene, path, rect, fmt)
             else:
                 theme = getattr(getattr(scene, "style", None), "name", "light")
+                caption = ()
+                if self.caption.isChecked() and self.caption.isEnabled():
+                    from autogradviz.app.export.captions import caption_lines, session_for
+                    caption = caption_lines(session_for(self.session.trace, self.session.run_index),
+                                            self.session.step)
                 info = ex.export_scene(scene, path, fmt, rect=rect, scale=self.scale_box.value(),
-                                       theme=theme)
+                                       theme=theme, caption=caption)
         except ex.ExportCancelled:
             self._fail(self.tr("Export cancelled; nothing was written."))
             return None
@@ -231,7 +250,9 @@ class ExportDialog(QDialog):
         self.exported.emit(path)
         return info
 
-    def _export_gif(self, scene, path: str, rect):
+    def _export_run(self, scene, path: str, rect, fmt: str):
+        """A whole backward run (GIF, web page, a folder of slides, a PDF
+        handout), drawn on a private copy of the scene."""
         from autogradviz.app.graph.scene import GraphScene
 
         trace = self.session.trace
@@ -252,9 +273,21 @@ class ExportDialog(QDialog):
             self.progress.setValue(k)
             QCoreApplication.processEvents(QEventLoop.AllEvents, 20)
 
+        stop = lambda: self._cancel  # noqa: E731
         try:
-            return ex.write_gif(copy, trace, run, path, rect, scale=self.scale_box.value(),
-                                progress=progress, cancelled=lambda: self._cancel)
+            if fmt == "gif":
+                return ex.write_gif(copy, trace, run, path, rect, scale=self.scale_box.value(),
+                                    progress=progress, cancelled=stop)
+            if fmt == "html":
+                from autogradviz.app.export.webpage import write_webpage
+                return write_webpage(copy, trace, run, path, progress=progress, cancelled=stop)
+            from autogradviz.app.export import steps as slides
+            if fmt == "pdf":
+                return slides.write_handout(copy, trace, run, path, progress=progress, cancelled=stop)
+            folder = os.path.splitext(path)[0]  # slides/step-001.png ... beside the name given
+            return slides.write_step_folder(copy, trace, run, folder, fmt, scale=self.scale_box.value(),
+                                            captions=self.caption.isChecked(), progress=progress,
+                                            cancelled=stop)
         finally:
             copy.clear()
             copy.deleteLater()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from PySide6.QtCore import QCoreApplication, QMarginsF, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
@@ -32,7 +32,7 @@ __all__ = ["ExportError", "ExportCancelled", "ExportInfo", "atomic_path", "check
            "export_scene", "write_png", "write_svg", "write_pdf", "write_dot", "write_gif",
            "content_rect", "format_of", "FORMATS"]
 
-FORMATS = ("png", "svg", "pdf", "dot", "gif")
+FORMATS = ("png", "svg", "pdf", "dot", "gif", "html")
 MARGIN = 16.0  # points of background around the picture
 MAX_IMAGE_SIDE = 32000  # px; QImage/PNG readers choke beyond this
 MAX_IMAGE_PIXELS = 120_000_000  # ~480 MB of RGBA
@@ -121,9 +121,13 @@ def render_image(scene, rect: QRectF, scale: float, max_side: int = MAX_IMAGE_SI
     return img, s
 
 
-def write_png(scene, path: str, rect: Optional[QRectF] = None, scale: float = 2.0) -> ExportInfo:
+def write_png(scene, path: str, rect: Optional[QRectF] = None, scale: float = 2.0,
+              caption: Sequence[str] = ()) -> ExportInfo:
+    """`caption`: lines drawn under the picture (captions.py: the step and its rule)."""
     rect = rect if rect is not None else content_rect(scene)
     img, s = render_image(scene, rect, scale)
+    if caption:
+        img = _captioned(scene, img, list(caption), s)
     info = ExportInfo(path, "png", img.width(), img.height(), scale=s)
     if s < scale - 1e-9:
         info.notes.append(tr("scaled down to {0:.3g} so the image stays under {1} px a side").format(
@@ -134,7 +138,8 @@ def write_png(scene, path: str, rect: Optional[QRectF] = None, scale: float = 2.
     return info
 
 
-def write_svg(scene, path: str, rect: Optional[QRectF] = None, title: str = "") -> ExportInfo:
+def write_svg(scene, path: str, rect: Optional[QRectF] = None, title: str = "",
+              caption: Sequence[str] = ()) -> ExportInfo:
     """A semantic SVG of what the scene shows at its step, written by walking
     its items (scene_svg.py: a g.node with a title per box, a g.edge per edge,
     g.label per gradient label and callout, CSS classes, real text), so it is
@@ -145,7 +150,7 @@ def write_svg(scene, path: str, rect: Optional[QRectF] = None, title: str = "") 
     if scene.graph is None or scene.layout is None:
         raise ExportError(tr("nothing to export: no graph is shown"))
     rect = rect if rect is not None else content_rect(scene)
-    text = scene_svg(scene, rect, title=title or tr("Autograd graph"), words=svg_words())
+    text = scene_svg(scene, rect, title=title or tr("Autograd graph"), words=svg_words(), caption=caption)
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
@@ -218,22 +223,37 @@ def _qimage_to_pil(img: QImage):
 CAPTION_PX = 20  # a strip under each GIF frame saying which step it shows
 
 
-def _captioned(scene, img: QImage, text: str) -> QImage:
-    """`img` with a caption strip below it. The caption also keeps two steps
+def _captioned(scene, img: QImage, text, scale: float = 1.0) -> QImage:
+    """`img` with a caption strip below it (`text`: a line, or a list of
+    lines), at the picture's scale. The caption also keeps two steps
     that look alike (inside one collapsed group) from being merged into one
     frame by the GIF writer, so frames == steps."""
-    out = QImage(img.width(), img.height() + CAPTION_PX, QImage.Format_ARGB32_Premultiplied)
+    from PySide6.QtGui import QFontMetricsF
+
+    lines = [text] if isinstance(text, str) else list(text)
+    row = CAPTION_PX * max(scale, 0.25)
+    st = getattr(scene, "style", None)
+    font = None
+    width = img.width()
+    if st is not None:
+        font = st.small_font()
+        font.setPixelSize(max(1, round(st.small_font_size * 1.2 * max(scale, 0.25))))
+        if len(lines) > 1:  # a caption is never cut off: the picture widens for it
+            fm = QFontMetricsF(font)
+            width = max(width, int(max(fm.horizontalAdvance(t) for t in lines) + 14 * scale))
+    out = QImage(min(width, MAX_IMAGE_SIDE), int(round(img.height() + row * len(lines) + 4 * scale)),
+                 QImage.Format_ARGB32_Premultiplied)
     out.fill(_background(scene))
     p = QPainter(out)
     try:
         p.drawImage(0, 0, img)
-        st = getattr(scene, "style", None)
         if st is not None:
             p.setPen(QColor(st.text))
-            p.setFont(st.small_font())
+            p.setFont(font)
         p.setRenderHint(QPainter.TextAntialiasing, True)
-        p.drawText(QRectF(6, img.height(), max(1, img.width() - 12), CAPTION_PX),
-                   int(Qt.AlignLeft | Qt.AlignVCenter), text)
+        for i, line in enumerate(lines):
+            p.drawText(QRectF(6 * scale, img.height() + i * row, max(1, out.width() - 12 * scale), row),
+                       int(Qt.AlignLeft | Qt.AlignVCenter), line)
     finally:
         p.end()
     return out
@@ -297,7 +317,7 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
             caption = tr("step {0} of {1}").format(k, n) if phase is None else \
                 tr("step {0} of {1} · recomputing checkpoint {2} ({3}/{4})").format(
                     k + 1, n, phase.number, phase.sub + 1, phase.subs)
-            img = _captioned(scene, img, caption)
+            img = _captioned(scene, img, caption, s_used)
             frames.append(_qimage_to_pil(img))
             if progress is not None:
                 progress(i + 1, len(order))
@@ -334,7 +354,8 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
 
 def export_scene(scene, path: str, fmt: Optional[str] = None, *, rect: Optional[QRectF] = None,
                  scale: float = 2.0, trace: Optional[Trace] = None, run_index: int = 0,
-                 theme: str = "light", progress=None, cancelled=None) -> ExportInfo:
+                 theme: str = "light", progress=None, cancelled=None,
+                 caption: Sequence[str] = ()) -> ExportInfo:
     """Write what `scene` shows (its current step state) to `path`.
 
     `rect` (scene coordinates) selects a part, e.g. the visible area; default:
@@ -342,9 +363,9 @@ def export_scene(scene, path: str, fmt: Optional[str] = None, *, rect: Optional[
     f = format_of(path, fmt)
     check_writable(path)
     if f == "png":
-        return write_png(scene, path, rect, scale)
+        return write_png(scene, path, rect, scale, caption=caption)
     if f == "svg":
-        return write_svg(scene, path, rect)
+        return write_svg(scene, path, rect, caption=caption)
     if f == "pdf":
         return write_pdf(scene, path, rect)
     if f == "dot":
@@ -356,4 +377,9 @@ def export_scene(scene, path: str, fmt: Optional[str] = None, *, rect: Optional[
             raise ExportError(tr("a GIF needs the trace of a backward run"))
         return write_gif(scene, trace, run_index, path, rect, scale=scale,
                          progress=progress, cancelled=cancelled)
+    if f == "html":
+        if trace is None:
+            raise ExportError(tr("a web page needs the trace of a backward run"))
+        from autogradviz.app.export.webpage import write_webpage
+        return write_webpage(scene, trace, run_index, path, progress=progress, cancelled=cancelled)
     raise ExportError(tr("unsupported format {0!r}").format(f))  # pragma: no cover

@@ -16,7 +16,7 @@ Every string from the script goes through engine/layout/escape.py.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QFontMetricsF
@@ -28,6 +28,7 @@ from autogradviz.engine.layout.escape import xml_text as _x
 from autogradviz.engine.layout.svg_export import TITLE_WORDS, _arrow, _id, _n, _node_title, _path
 
 LABEL_KINDS = ("grad", "callout", "hook")
+CAPTION_LINE = 14.0  # px per caption line under the picture
 
 
 def _c(colour) -> str:
@@ -42,7 +43,7 @@ def style_sheet(st) -> str:
     rules = [
         f"text{{font-family:'{st.font_family}',sans-serif;font-size:{f}px;fill:{_c(st.text)};"
         "dominant-baseline:central}",
-        ".node text{text-anchor:middle}", ".node text.name{font-weight:bold}",
+        ".node text{text-anchor:middle}", ".caption text{font-size:11px}", ".node text.name{font-weight:bold}",
         f".label text{{font-size:{s}px}}", ".label text.first{font-weight:bold}",
     ]
     for cls, look in (("leaf", st.leaf), ("leaf.special", st.leaf_special), ("op", st.op),
@@ -206,7 +207,7 @@ def label_line_height(scene) -> float:
 
 
 def scene_svg(scene, rect: QRectF, title: str = "", words: Optional[dict] = None,
-              with_state: bool = True, with_labels: bool = True) -> str:
+              with_state: bool = True, with_labels: bool = True, caption: Sequence[str] = ()) -> str:
     """The SVG text of `scene` within `rect` (scene coordinates).
     `with_state`/`with_labels` False: the plain graph (the web page adds the
     per-step classes and labels itself)."""
@@ -216,6 +217,8 @@ def scene_svg(scene, rect: QRectF, title: str = "", words: Optional[dict] = None
     nodes = {n.id: n for n in graph.nodes} if graph is not None else {}
     roots = set(graph.roots) if graph is not None else set()
     vx, vy, vw, vh = rect.x(), rect.y(), rect.width(), rect.height()
+    cap_h = CAPTION_LINE * len(caption) + (6 if caption else 0)
+    pic_h, vh = vh, vh + cap_h
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" class="autograd-graph theme-{_x(st.name)}" '
@@ -260,5 +263,9 @@ def scene_svg(scene, rect: QRectF, title: str = "", words: Optional[dict] = None
             lh = label_line_height(scene)
             for owner, lab in visible_labels(scene):
                 app(label_svg(label_data(lab), owner, lh))
+    if caption:  # the step and its rule, under the picture
+        app('<g class="caption">' + "".join(
+            f'<text x="{_n(vx + 6)}" y="{_n(vy + pic_h + 3 + (i + 0.5) * CAPTION_LINE)}" '
+            f'xml:space="preserve">{_x(line)}</text>' for i, line in enumerate(caption)) + "</g>")
     app("</svg>")
     return "\n".join(out) + "\n"

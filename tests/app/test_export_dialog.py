@@ -111,3 +111,26 @@ def test_format_switch_updates_extension(dialog, tmp_path):
     dialog.set_format("pdf")
     assert dialog.path_edit.text().endswith("x.pdf")
     assert not dialog.scale_box.isEnabled()
+
+
+def test_web_page_handout_and_slides_from_the_dialog(qtbot, dialog, view, tmp_path):
+    """File > Export: the web page, the PDF handout (one page per step) and a
+    folder of slides with captions, all of the current backward run."""
+    n = len(view.session.trace.backward_runs[view.session.run_index].steps)
+    dialog.set_format("html")
+    info = dialog.export_to(str(tmp_path / "run.html"))
+    assert info is not None, dialog.message.text()
+    text = (tmp_path / "run.html").read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and '<script type="application/json" id="steps">' in text
+    dialog.set_format("pdf")
+    dialog.every_step.setChecked(True)
+    info = dialog.export_to(str(tmp_path / "handout.pdf"))
+    assert info is not None and info.frames == n, dialog.message.text()
+    assert (tmp_path / "handout.pdf").read_bytes().startswith(b"%PDF")
+    dialog.set_format("svg")
+    dialog.caption.setChecked(True)
+    info = dialog.export_to(str(tmp_path / "slides.svg"))
+    assert info is not None, dialog.message.text()
+    files = sorted(os.listdir(tmp_path / "slides"))
+    assert len(files) == n and files[0] == "step-001.svg"
+    assert 'class="caption"' in (tmp_path / "slides" / files[-1]).read_text(encoding="utf-8")

@@ -1,0 +1,241 @@
+"""A backward run as ONE self-contained web page: the screen's drawing, stepped in any browser.
+
+The page holds the scene's SVG (scene_svg.py, the plain graph: every box,
+edge, frame and region as on the screen) and, per step, what the scene
+changes at that step - node states (current, done, pending), edge states
+(gradient, current), the gradient labels and callouts as the scene placed
+them, and the caption with the rule (captions.py) - taken from the same
+scene after `apply_step`, so it is the same drawing, not a second renderer.
+A small inline script toggles the classes and writes the labels with
+`textContent` (never markup); next/previous/play, the arrow keys, a slider;
+a click on a box shows its details (its title). No network: no external
+script, font or image, and a Content-Security-Policy that allows none.
+
+The step data is JSON inside `<script type="application/json">`, with `<`,
+`>`, `&` and the line separators escaped, so no string from a script can end
+the script element; everything else goes through the XML/HTML escaping of
+engine/layout/escape.py.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Callable, Optional
+
+from PySide6.QtCore import QRectF
+
+from autogradviz.app.export import render as ex
+from autogradviz.app.export.captions import caption_lines, session_for, tr
+from autogradviz.app.export.files import ExportCancelled, ExportError, atomic_path
+from autogradviz.app.export.scene_svg import (edge_classes, label_data, node_classes, scene_svg,
+                                              visible_labels)
+from autogradviz.engine.layout.escape import xml_text
+from autogradviz.engine.layout.svg_export import _id
+from autogradviz.engine.trace import replay
+
+_PAGE_CSS = """
+body{margin:0;font-family:'DejaVu Sans',sans-serif;background:BG;color:FG}
+#bar{position:sticky;top:0;display:flex;gap:6px;align-items:center;padding:6px 10px;background:BG;
+ border-bottom:1px solid #8888;z-index:2}
+#bar button{font-size:14px;min-width:36px}
+#step{flex:1}
+#caption{white-space:pre-wrap;font-size:13px;padding:6px 10px;border-bottom:1px solid #8888}
+#details{white-space:pre-wrap;font-size:12px;padding:6px 10px;min-height:1em}
+#graph svg{display:block;max-width:100%;height:auto}
+.node{cursor:pointer}
+.node.picked .box{stroke-dasharray:4 2;stroke-width:2.4}
+"""
+
+_SCRIPT = r"""
+(function(){
+"use strict";
+var D = JSON.parse(document.getElementById("steps").textContent);
+var svg = document.querySelector("#graph svg");
+var NS = "http://www.w3.org/2000/svg";
+var layer = document.createElementNS(NS, "g");
+layer.setAttribute("id", "labels");
+svg.appendChild(layer);
+var byId = {};
+svg.querySelectorAll(".node,.edge").forEach(function(g){ byId[g.id] = g; });
+var base = {};
+Object.keys(byId).forEach(function(id){ base[id] = byId[id].getAttribute("class"); });
+var STATES = ["current", "done", "pending", "grad"];
+var cur = -1, timer = null;
+var slider = document.getElementById("step");
+slider.max = String(D.steps.length - 1);
+function classes(id, state){
+  var cls = base[id].split(" ").filter(function(c){ return STATES.indexOf(c) < 0; });
+  if (state) { cls = cls.concat(state.split(" ")); }
+  byId[id].setAttribute("class", cls.join(" "));
+}
+function label(l){
+  var g = document.createElementNS(NS, "g");
+  g.setAttribute("class", "label " + l[0] + (l[6] ? " fresh" : ""));
+  g.setAttribute("data-for", l[7]);
+  var t = document.createElementNS(NS, "title");
+  t.textContent = l[5].join("\n");
+  g.appendChild(t);
+  var r = document.createElementNS(NS, "rect");
+  r.setAttribute("x", l[1]); r.setAttribute("y", l[2]);
+  r.setAttribute("width", l[3]); r.setAttribute("height", l[4]); r.setAttribute("rx", "4");
+  g.appendChild(r);
+  l[5].forEach(function(line, i){
+    var tx = document.createElementNS(NS, "text");
+    tx.setAttribute("x", l[1] + 5);
+    tx.setAttribute("y", l[2] + 2 + (i + 0.5) * D.lh);
+    tx.setAttribute("xml:space", "preserve");
+    if (i === 0) { tx.setAttribute("class", "first"); }
+    tx.textContent = line;
+    g.appendChild(tx);
+  });
+  layer.appendChild(g);
+}
+function show(k){
+  k = Math.max(0, Math.min(D.steps.length - 1, k));
+  var state = {};
+  for (var i = 0; i <= k; i++) {
+    var ch = D.steps[i].c;
+    for (var id in ch) { if (Object.prototype.hasOwnProperty.call(ch, id)) { state[id] = ch[id]; } }
+  }
+  Object.keys(byId).forEach(function(id){ classes(id, state[id] || ""); });
+  while (layer.firstChild) { layer.removeChild(layer.firstChild); }
+  D.steps[k].l.forEach(label);
+  document.getElementById("caption").textContent = D.steps[k].t.join("\n");
+  slider.value = String(k);
+  cur = k;
+  document.body.setAttribute("data-step", String(k));
+}
+function play(){
+  if (timer) { clearInterval(timer); timer = null; return; }
+  if (cur >= D.steps.length - 1) { show(0); }
+  timer = setInterval(function(){
+    if (cur >= D.steps.length - 1) { clearInterval(timer); timer = null; return; }
+    show(cur + 1);
+  }, 900);
+}
+document.getElementById("prev").onclick = function(){ show(cur - 1); };
+document.getElementById("next").onclick = function(){ show(cur + 1); };
+document.getElementById("first").onclick = function(){ show(0); };
+document.getElementById("last").onclick = function(){ show(D.steps.length - 1); };
+document.getElementById("play").onclick = play;
+slider.oninput = function(){ show(parseInt(slider.value, 10)); };
+document.addEventListener("keydown", function(e){
+  if (e.key === "ArrowRight") { show(cur + 1); e.preventDefault(); }
+  else if (e.key === "ArrowLeft") { show(cur - 1); e.preventDefault(); }
+  else if (e.key === "Home") { show(0); } else if (e.key === "End") { show(D.steps.length - 1); }
+  else if (e.key === " ") { play(); e.preventDefault(); }
+});
+svg.addEventListener("click", function(e){
+  var g = e.target.closest ? e.target.closest(".node") : null;
+  svg.querySelectorAll(".node.picked").forEach(function(n){ n.classList.remove("picked"); });
+  var box = document.getElementById("details");
+  if (!g) { box.textContent = ""; return; }
+  g.classList.add("picked");
+  var t = g.querySelector("title");
+  box.textContent = t ? t.textContent : "";
+});
+show(D.start);
+if (location.hash === "#walk") {
+  var seen = [];
+  for (var k = 0; k < D.steps.length; k++) {
+    show(k);
+    var lit = [];
+    svg.querySelectorAll(".node.current").forEach(function(n){ lit.push(n.getAttribute("data-node") || n.id); });
+    seen.push(lit.sort().join(","));
+  }
+  var pre = document.createElement("pre");
+  pre.id = "walk";
+  pre.textContent = JSON.stringify(seen);
+  document.body.appendChild(pre);
+}
+})();
+"""
+
+
+def _json_for_html(data) -> str:
+    """JSON that cannot end its <script> element nor start a comment/CDATA."""
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))  # (a lone surrogate stays an escape)
+    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _state_of(scene, roots: set) -> dict:
+    """Per svg id: the state classes the scene shows now ("" for none)."""
+    out = {}
+    for item in scene.key_items.values():
+        cls = node_classes(item, roots).split()
+        out[_id("node-", item.key)] = " ".join(c for c in cls if c in ("current", "done", "pending"))
+    for ei in scene.edge_items:
+        cls = edge_classes(ei).split()
+        out[f"edge-{ei.pos_index}"] = " ".join(c for c in cls if c in ("current", "grad"))
+    return out
+
+
+def write_webpage(scene, trace, run: int, path: str, title: str = "",
+                  progress: Optional[Callable[[int, int], None]] = None,
+                  cancelled: Optional[Callable[[], bool]] = None) -> ex.ExportInfo:
+    """One HTML file stepping through backward run `run` (step 0 to the last)."""
+    from autogradviz.app.export.scene_svg import label_line_height
+
+    if scene.graph is None or scene.layout is None:
+        raise ExportError(tr("nothing to export: no graph is shown"))
+    if not (0 <= run < len(trace.backward_runs)):
+        raise ExportError(tr("no backward run {0} to export (the trace has {1})").format(
+            run, len(trace.backward_runs)))
+    n = replay.step_count(trace, run)
+    session = session_for(trace, run)
+    roots = set(scene.graph.roots)
+    old = scene.state
+    steps, prev, rect = [], {}, None
+    try:
+        for k in range(0, n + 1):
+            if cancelled is not None and cancelled():
+                raise ExportCancelled(tr("export cancelled"))
+            scene.apply_step(replay.state_at(trace, run, k))
+            now = _state_of(scene, roots)
+            changed = {i: v for i, v in now.items() if prev.get(i, "") != v}
+            prev = now
+            labels = []
+            for owner, lab in visible_labels(scene):
+                d = label_data(lab)
+                labels.append([d["kind"], d["x"], d["y"], d["w"], d["h"], d["lines"], d["fresh"], owner])
+            steps.append({"c": changed, "l": labels, "t": caption_lines(session, k)})
+            r = ex.content_rect(scene)
+            rect = r if rect is None else rect.united(r)
+            if progress is not None:
+                progress(k + 1, n + 1)
+        scene.apply_step(None)
+        svg = scene_svg(scene, rect or QRectF(0, 0, 10, 10), title=title, words=ex.svg_words(),
+                        with_state=False, with_labels=False)
+    finally:
+        scene.apply_step(old)
+    svg = svg.split("?>", 1)[1].lstrip() if svg.startswith("<?xml") else svg
+    data = {"steps": steps, "start": min(1, n), "lh": round(label_line_height(scene), 2)}
+    st = scene.style
+    css = _PAGE_CSS.replace("BG", st.background.name()).replace("FG", st.text.name())
+    page_title = title or tr("Autograd graph: backward run {0}").format(run + 1)
+    html = "".join([
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">",
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+        f"<title>{xml_text(page_title)}</title><style>{css}</style></head><body>",
+        "<div id=\"bar\">",
+        f"<button id=\"first\" title=\"{xml_text(tr('First step (Home)'))}\">\u23ee</button>",
+        f"<button id=\"prev\" title=\"{xml_text(tr('Previous step (Left arrow)'))}\">\u25c0</button>",
+        f"<button id=\"play\" title=\"{xml_text(tr('Play / pause (Space)'))}\">\u25b6\u2016</button>",
+        f"<button id=\"next\" title=\"{xml_text(tr('Next step (Right arrow)'))}\">\u25b6</button>",
+        f"<button id=\"last\" title=\"{xml_text(tr('Last step (End)'))}\">\u23ed</button>",
+        f"<input id=\"step\" type=\"range\" min=\"0\" value=\"0\" "
+        f"aria-label=\"{xml_text(tr('Step'))}\"></div>",
+        "<div id=\"caption\" aria-live=\"polite\"></div>",
+        f"<div id=\"graph\">{svg}</div>",
+        f"<div id=\"details\" title=\"{xml_text(tr('Click a box for its details'))}\"></div>",
+        f"<script type=\"application/json\" id=\"steps\">{_json_for_html(data)}</script>",
+        f"<script>{_SCRIPT}</script></body></html>\n",
+    ])
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(html)
+    return ex.ExportInfo(path, "html", int(round(rect.width())) if rect else 0,
+                         int(round(rect.height())) if rect else 0, frames=n + 1)
