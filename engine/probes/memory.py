@@ -139,8 +139,10 @@ class MemoryProbe(Probe):
 
         ctx.state.on_saved = self._on_saved
         self._installed = True
-        try:  # (asked once: is_available() costs about a millisecond)
-            self._cuda = bool(torch.cuda.is_available())
+        try:  # (is_available() would initialise CUDA in every run's process, which a
+            # fork of the worker must not need; contribute reads the CUDA figures
+            # only when the script itself initialised CUDA)
+            self._cuda = bool(torch.backends.cuda.is_built())
         except Exception:
             self._cuda = False
         # (positions of retain_graph and create_graph in each signature)
