@@ -29,7 +29,7 @@ from autogradviz.app.export.captions import caption_lines, session_for, tr
 from autogradviz.app.export.files import ExportCancelled, ExportError, atomic_path
 from autogradviz.app.export.scene_svg import (edge_classes, label_data, node_classes, scene_svg,
                                               visible_labels)
-from autogradviz.engine.layout.escape import xml_text
+from autogradviz.engine.layout.escape import clean, xml_text
 from autogradviz.engine.layout.svg_export import _id
 from autogradviz.engine.trace import replay
 
@@ -152,9 +152,22 @@ if (location.hash === "#walk") {
 """
 
 
+def _cleaned(v):
+    """Every string as escape.clean makes it (control characters as Control
+    Pictures, a lone surrogate as U+FFFD), as in the SVG: a page holds no
+    string a browser cannot encode."""
+    if isinstance(v, str):
+        return clean(v)
+    if isinstance(v, dict):
+        return {clean(k): _cleaned(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_cleaned(x) for x in v]
+    return v
+
+
 def _json_for_html(data) -> str:
     """JSON that cannot end its <script> element nor start a comment/CDATA."""
-    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))  # (a lone surrogate stays an escape)
+    text = json.dumps(_cleaned(data), ensure_ascii=False, separators=(",", ":"))
     return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
@@ -214,6 +227,10 @@ def write_webpage(scene, trace, run: int, path: str, title: str = "",
     st = scene.style
     css = _PAGE_CSS.replace("BG", st.background.name()).replace("FG", st.text.name())
     page_title = title or tr("Autograd graph: backward run {0}").format(run + 1)
+    w = {k: xml_text(v) for k, v in (
+        ("first", tr("First step (Home)")), ("prev", tr("Previous step (Left arrow)")),
+        ("play", tr("Play / pause (Space)")), ("next", tr("Next step (Right arrow)")),
+        ("last", tr("Last step (End)")), ("step", tr("Step")), ("details", tr("Click a box for its details")))}
     html = "".join([
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">",
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -221,16 +238,16 @@ def write_webpage(scene, trace, run: int, path: str, title: str = "",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         f"<title>{xml_text(page_title)}</title><style>{css}</style></head><body>",
         "<div id=\"bar\">",
-        f"<button id=\"first\" title=\"{xml_text(tr('First step (Home)'))}\">\u23ee</button>",
-        f"<button id=\"prev\" title=\"{xml_text(tr('Previous step (Left arrow)'))}\">\u25c0</button>",
-        f"<button id=\"play\" title=\"{xml_text(tr('Play / pause (Space)'))}\">\u25b6\u2016</button>",
-        f"<button id=\"next\" title=\"{xml_text(tr('Next step (Right arrow)'))}\">\u25b6</button>",
-        f"<button id=\"last\" title=\"{xml_text(tr('Last step (End)'))}\">\u23ed</button>",
+        f"<button id=\"first\" title=\"{w['first']}\">\u23ee</button>",
+        f"<button id=\"prev\" title=\"{w['prev']}\">\u25c0</button>",
+        f"<button id=\"play\" title=\"{w['play']}\">\u25b6\u2016</button>",
+        f"<button id=\"next\" title=\"{w['next']}\">\u25b6</button>",
+        f"<button id=\"last\" title=\"{w['last']}\">\u23ed</button>",
         f"<input id=\"step\" type=\"range\" min=\"0\" value=\"0\" "
-        f"aria-label=\"{xml_text(tr('Step'))}\"></div>",
+        f"aria-label=\"{w['step']}\"></div>",
         "<div id=\"caption\" aria-live=\"polite\"></div>",
         f"<div id=\"graph\">{svg}</div>",
-        f"<div id=\"details\" title=\"{xml_text(tr('Click a box for its details'))}\"></div>",
+        f"<div id=\"details\" title=\"{w['details']}\"></div>",
         f"<script type=\"application/json\" id=\"steps\">{_json_for_html(data)}</script>",
         f"<script>{_SCRIPT}</script></body></html>\n",
     ])

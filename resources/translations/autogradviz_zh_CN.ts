@@ -170,7 +170,12 @@
 <context>
     <name>CodeGraphLink</name>
     <message>
-        <location filename="../../app/panels/code_link/link.py" line="79" />
+        <location filename="../../app/panels/code_link/link.py" line="93" />
+        <source>Recomputing checkpoint {0}: backward runs this segment's forward again (op {1} of {2})</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/panels/code_link/link.py" line="101" />
         <source>Backward step {0} of {1}: {2} computes the gradient of this line's operation</source>
         <translation>反向传播第 {0} 步（共 {1} 步）：{2} 正在计算这一行运算的梯度</translation>
     </message>
@@ -456,129 +461,149 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../../app/export/dialog.py" line="38" />
-        <location filename="../../app/export/dialog.py" line="171" />
+        <location filename="../../app/export/dialog.py" line="39" />
+        <location filename="../../app/export/dialog.py" line="185" />
         <source>Export graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="42" />
+        <location filename="../../app/export/dialog.py" line="43" />
         <source>PNG image</source>
         <translation>PNG 图片</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="42" />
+        <location filename="../../app/export/dialog.py" line="43" />
         <source>SVG vector image</source>
         <translation>SVG 矢量图</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="43" />
+        <location filename="../../app/export/dialog.py" line="44" />
         <source>PDF document</source>
         <translation>PDF 文档</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="43" />
+        <location filename="../../app/export/dialog.py" line="44" />
         <source>Graphviz DOT source</source>
         <translation>Graphviz DOT 源文件</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="44" />
+        <location filename="../../app/export/dialog.py" line="45" />
         <source>Animated GIF of the backward run</source>
         <translation>反向传播的 GIF 动画</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="52" />
+        <location filename="../../app/export/dialog.py" line="46" />
+        <source>Web page of the backward run (interactive)</source>
+        <translation>反向传播的网页（可交互）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/dialog.py" line="54" />
+        <source>Every step: a folder of pictures (PNG, SVG) or a PDF handout, one page per step</source>
+        <translation>每一步：一个图片文件夹（PNG、SVG），或 PDF 讲义，每步一页</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/dialog.py" line="56" />
+        <source>Caption under the picture: the step and its rule</source>
+        <translation>图下说明：这一步及其规则</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/dialog.py" line="57" />
         <source>Whole graph</source>
         <translation>整张计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="53" />
+        <location filename="../../app/export/dialog.py" line="58" />
         <source>Visible area only</source>
         <translation>仅可见区域</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="66" />
+        <location filename="../../app/export/dialog.py" line="71" />
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="83" />
+        <location filename="../../app/export/dialog.py" line="88" />
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="84" />
+        <location filename="../../app/export/dialog.py" line="89" />
         <source>Scale:</source>
         <translation>缩放：</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="86" />
+        <location filename="../../app/export/dialog.py" line="91" />
         <source>Area:</source>
         <translation>范围：</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="88" />
+        <location filename="../../app/export/dialog.py" line="93" />
         <source>File:</source>
         <translation>文件：</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="91" />
+        <location filename="../../app/export/dialog.py" line="98" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="137" />
+        <location filename="../../app/export/dialog.py" line="147" />
+        <source>One file stepping through backward run {0} ({1} steps); it opens in any browser, offline.</source>
+        <translation>一个文件，逐步演示第 {0} 次反向传播（共 {1} 步）；任何浏览器都能离线打开。</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/dialog.py" line="151" />
         <source>Animates backward run {0}: {1} frames, one per step.</source>
         <translation>动画展示第 {0} 次反向传播：{1} 帧，每步一帧。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="141" />
-        <location filename="../../app/export/dialog.py" line="240" />
+        <location filename="../../app/export/dialog.py" line="155" />
+        <location filename="../../app/export/dialog.py" line="261" />
         <source>There is no backward run to animate.</source>
         <translation>没有可以制作动画的反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="143" />
+        <location filename="../../app/export/dialog.py" line="157" />
         <source>The graph's structure and positions, without the stepper state.</source>
         <translation>计算图的结构和位置，不含步进状态。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="146" />
+        <location filename="../../app/export/dialog.py" line="160" />
         <source>Exports what the view shows now: backward run {0}, step {1}.</source>
         <translation>导出视图当前显示的内容：第 {0} 次反向传播，第 {1} 步。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="149" />
+        <location filename="../../app/export/dialog.py" line="163" />
         <source>Exports the graph as the view shows it.</source>
         <translation>按视图当前的样子导出计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="170" />
+        <location filename="../../app/export/dialog.py" line="184" />
         <source>{0} files (*.{1})</source>
         <translation>{0} 文件 (*.{1})</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="194" />
+        <location filename="../../app/export/dialog.py" line="208" />
         <source>Choose a file to export to.</source>
         <translation>选择要导出到的文件。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="200" />
+        <location filename="../../app/export/dialog.py" line="214" />
         <source>There is no graph to export yet.</source>
         <translation>还没有可以导出的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="215" />
+        <location filename="../../app/export/dialog.py" line="234" />
         <source>Export cancelled; nothing was written.</source>
         <translation>导出已取消；没有写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="221" />
+        <location filename="../../app/export/dialog.py" line="240" />
         <source>Export failed: {0}</source>
         <translation>导出失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/dialog.py" line="230" />
+        <location filename="../../app/export/dialog.py" line="249" />
         <source>Wrote {0}.</source>
         <translation>已写入 {0}。</translation>
     </message>
@@ -1646,107 +1671,107 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="325" />
+        <location filename="../../app/window/main_window.py" line="333" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="241" />
+        <location filename="../../app/window/main_window.py" line="249" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="242" />
+        <location filename="../../app/window/main_window.py" line="250" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="324" />
+        <location filename="../../app/window/main_window.py" line="332" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="328" />
+        <location filename="../../app/window/main_window.py" line="336" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="326" />
+        <location filename="../../app/window/main_window.py" line="334" />
         <source>Next / previous step of the backward pass (wherever the focus is)</source>
         <translation>反向传播的下一步 / 上一步（焦点在哪里都可用）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="327" />
+        <location filename="../../app/window/main_window.py" line="335" />
         <source>First / last step (also Ctrl+Shift+F10 / Ctrl+F10)</source>
         <translation>第一步 / 最后一步（也可用 Ctrl+Shift+F10 / Ctrl+F10）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="329" />
+        <location filename="../../app/window/main_window.py" line="337" />
         <source>The same, while the graph has the focus</source>
         <translation>同上，在图获得焦点时</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="330" />
+        <location filename="../../app/window/main_window.py" line="338" />
         <source>Presentation mode (Esc leaves)</source>
         <translation>演示模式（按 Esc 退出）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="331" />
+        <location filename="../../app/window/main_window.py" line="339" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="332" />
+        <location filename="../../app/window/main_window.py" line="340" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="333" />
+        <location filename="../../app/window/main_window.py" line="341" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="334" />
+        <location filename="../../app/window/main_window.py" line="342" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="335" />
+        <location filename="../../app/window/main_window.py" line="343" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="336" />
+        <location filename="../../app/window/main_window.py" line="344" />
         <source>Open / save a trace</source>
         <translation>打开 / 保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="337" />
+        <location filename="../../app/window/main_window.py" line="345" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="338" />
+        <location filename="../../app/window/main_window.py" line="346" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="344" />
+        <location filename="../../app/window/main_window.py" line="352" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="351" />
+        <location filename="../../app/window/main_window.py" line="359" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="352" />
+        <location filename="../../app/window/main_window.py" line="360" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="353" />
+        <location filename="../../app/window/main_window.py" line="361" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -2426,188 +2451,188 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="272" />
+        <location filename="../../app/panels/stepper.py" line="284" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="274" />
+        <location filename="../../app/panels/stepper.py" line="286" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="276" />
+        <location filename="../../app/panels/stepper.py" line="288" />
         <source>First: before backward starts (Alt+Home, or Home in the graph)</source>
         <translation>第一步：反向传播开始之前（Alt+Home，或在图中按 Home）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="277" />
+        <location filename="../../app/panels/stepper.py" line="289" />
         <source>Step back (Shift+F10, or ← in the graph)</source>
         <translation>后退一步（Shift+F10，或在图中按 ←）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="278" />
+        <location filename="../../app/panels/stepper.py" line="290" />
         <source>Step forward: run the next node (F10, or → in the graph)</source>
         <translation>前进一步：执行下一个节点（F10，或在图中按 →）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="279" />
+        <location filename="../../app/panels/stepper.py" line="291" />
         <source>Last: after the whole backward pass (Alt+End, or End in the graph)</source>
         <translation>最后一步：整个反向传播之后（Alt+End，或在图中按 End）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="280" />
+        <location filename="../../app/panels/stepper.py" line="292" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="281" />
-        <location filename="../../app/panels/stepper.py" line="571" />
+        <location filename="../../app/panels/stepper.py" line="293" />
+        <location filename="../../app/panels/stepper.py" line="583" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="282" />
+        <location filename="../../app/panels/stepper.py" line="294" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="284" />
+        <location filename="../../app/panels/stepper.py" line="296" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="329" />
+        <location filename="../../app/panels/stepper.py" line="341" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="331" />
+        <location filename="../../app/panels/stepper.py" line="343" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="332" />
+        <location filename="../../app/panels/stepper.py" line="344" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="340" />
+        <location filename="../../app/panels/stepper.py" line="352" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="372" />
+        <location filename="../../app/panels/stepper.py" line="384" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="394" />
+        <location filename="../../app/panels/stepper.py" line="406" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="397" />
+        <location filename="../../app/panels/stepper.py" line="409" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="400" />
+        <location filename="../../app/panels/stepper.py" line="412" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="403" />
+        <location filename="../../app/panels/stepper.py" line="415" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="406" />
+        <location filename="../../app/panels/stepper.py" line="418" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="414" />
+        <location filename="../../app/panels/stepper.py" line="426" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="416" />
+        <location filename="../../app/panels/stepper.py" line="428" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="419" />
+        <location filename="../../app/panels/stepper.py" line="431" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="423" />
+        <location filename="../../app/panels/stepper.py" line="435" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="424" />
+        <location filename="../../app/panels/stepper.py" line="436" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="433" />
+        <location filename="../../app/panels/stepper.py" line="445" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="440" />
+        <location filename="../../app/panels/stepper.py" line="452" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="443" />
+        <location filename="../../app/panels/stepper.py" line="455" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="445" />
+        <location filename="../../app/panels/stepper.py" line="457" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="449" />
+        <location filename="../../app/panels/stepper.py" line="461" />
         <source> (GradScaler: {0} × the real gradient {1})</source>
         <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="472" />
+        <location filename="../../app/panels/stepper.py" line="484" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press {1} to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 {1} 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="580" />
+        <location filename="../../app/panels/stepper.py" line="592" />
         <source>Pause (F9, or Space in the graph)</source>
         <translation>暂停（F9，或在图中按空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="583" />
+        <location filename="../../app/panels/stepper.py" line="595" />
         <source>Play the backward pass step by step (F9, or Space in the graph)</source>
         <translation>逐步播放反向传播（F9，或在图中按空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="479" />
+        <location filename="../../app/panels/stepper.py" line="491" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="483" />
+        <location filename="../../app/panels/stepper.py" line="495" />
         <source>Made by line {0}: {1}</source>
         <translation>由第 {0} 行生成：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="491" />
+        <location filename="../../app/panels/stepper.py" line="503" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="495" />
+        <location filename="../../app/panels/stepper.py" line="507" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
@@ -2615,7 +2640,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>Timeline</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="141" />
+        <location filename="../../app/panels/stepper.py" line="153" />
         <source>Step {0} of {1}. Click or drag to move through the backward pass; purple marks: a hook fired; blue dots: retain_grad filled .grad; amber triangles: a checkpoint re-ran its forward.</source>
         <translation>第 {0} 步，共 {1} 步。点击或拖动可在反向传播中移动；紫色标记：钩子被触发；蓝色圆点：retain_grad 填充了 .grad；琥珀色三角：检查点在这里重新运行了前向。</translation>
     </message>
@@ -3300,68 +3325,63 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>重算时抽到了相同的掩码：torch 恢复了前向时的随机数状态（preserve_rng_state=True），所以梯度与前向一致。</translation>
     </message>
     </context><context><name>CheckpointRegions</name><message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="52" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="55" />
         <source>reentrant</source>
         <translation>可重入</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="52" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="55" />
         <source>non-reentrant</source>
         <translation>非可重入</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="57" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="60" />
         <source>checkpoint {0}</source>
         <translation>检查点 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="147" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="158" />
         <source>Checkpointed segment: in the forward it kept only its {0} input tensor(s), not the activations inside (dashed boxes). Backward re-runs it to make them again.</source>
         <translation>检查点分段：前向时只保留了它的 {0} 个输入张量，没有保存内部的激活值（虚线小框）。反向时会重新运行这一段，把它们再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="150" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="161" />
         <source>Click the title to draw (or hide) the graph its re-run built.</source>
         <translation>点击标题可画出（或隐藏）重算时构建的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="250" />
-        <source>Not stored: {0} (saved for {1}). The checkpoint dropped it after the forward; backward makes it again by re-running the segment.</source>
-        <translation>未保存：{0}（原本为 {1} 保存）。检查点在前向之后丢弃了它；反向时重新运行这一段把它再算出来。</translation>
-    </message>
-    <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="320" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="304" />
         <source>This node needs activations the checkpoint did not store: its step triggered the recomputation.</source>
         <translation>这个节点需要检查点没有保存的激活值：正是它这一步触发了重算。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="336" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="320" />
         <source>Recomputing checkpoint {0}: forward again ({1}/{2} ops)</source>
         <translation>重算检查点 {0}：再次前向（{1}/{2} 个算子）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="342" />
-        <location filename="../../app/graph/checkpoint_regions.py" line="350" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="326" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="334" />
         <source>{0} more</source>
         <translation>还有 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="353" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="337" />
         <source>■ stopped early: {0} op(s) of the forward not re-run</source>
         <translation>■ 提前停止：前向中有 {0} 个算子没有重跑</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="356" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="340" />
         <source>Nested backward through the recomputed nodes ({0}/{1})</source>
         <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="363" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="347" />
         <source>Dropout mask: same as the forward's</source>
         <translation>Dropout 掩码：与前向时相同</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="364" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="348" />
         <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
@@ -3387,6 +3407,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     </message>
     <message>
         <location filename="../../app/export/files.py" line="72" />
+        <location filename="../../app/export/steps.py" line="48" />
         <source>cannot write {0}: {1}</source>
         <translation>无法写入 {0}：{1}</translation>
     </message>
@@ -3426,115 +3447,232 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>图片太大，无法渲染（{0} x {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="129" />
+        <location filename="../../app/export/render.py" line="133" />
         <source>scaled down to {0:.3g} so the image stays under {1} px a side</source>
         <translation>已缩小到 {0:.3g}，使图片每边不超过 {1} 像素</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="133" />
+        <location filename="../../app/export/render.py" line="137" />
         <source>cannot write {0}: saving the PNG failed</source>
         <translation>无法写入 {0}：保存 PNG 失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="146" />
+        <location filename="../../app/export/render.py" line="151" />
+        <location filename="../../app/export/webpage.py" line="194" />
         <source>nothing to export: no graph is shown</source>
         <translation>没有可导出的内容：当前没有显示计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="148" />
-        <location filename="../../app/export/render.py" line="178" />
+        <location filename="../../app/export/render.py" line="153" />
+        <location filename="../../app/export/render.py" line="183" />
         <source>Autograd graph</source>
         <translation>自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="158" />
+        <location filename="../../app/export/render.py" line="163" />
         <source>op: {0}</source>
         <translation>运算：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="159" />
+        <location filename="../../app/export/render.py" line="164" />
         <source>label: {0}</source>
         <translation>名称：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="160" />
+        <location filename="../../app/export/render.py" line="165" />
         <source>shape: {0}</source>
         <translation>形状：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="161" />
+        <location filename="../../app/export/render.py" line="166" />
         <source>module: {0}</source>
         <translation>模块：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="162" />
+        <location filename="../../app/export/render.py" line="167" />
         <source>line {0}: {1}</source>
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="163" />
+        <location filename="../../app/export/render.py" line="168" />
         <source>backward starts here</source>
         <translation>反向传播从这里开始</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="164" />
+        <location filename="../../app/export/render.py" line="169" />
         <source>{0}: {1} calls, the first one drawn; the loop-back edge feeds each call the last</source>
         <translation>{0}：调用 {1} 次，只画出第一次；回环边把每次调用的结果送给下一次</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="175" />
+        <location filename="../../app/export/render.py" line="180" />
         <source>scaled to {0:.3g} to fit the largest PDF page</source>
         <translation>已缩放到 {0:.3g} 以适应最大的 PDF 页面</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="186" />
+        <location filename="../../app/export/render.py" line="191" />
+        <location filename="../../app/export/steps.py" line="113" />
         <source>cannot write {0}: the PDF writer failed to start</source>
         <translation>无法写入 {0}：PDF 写入器启动失败</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="258" />
+        <location filename="../../app/export/render.py" line="278" />
         <source>no backward run {0} to animate (the trace has {1})</source>
         <translation>没有可用于动画的第 {0} 次反向传播（记录中共有 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="291" />
+        <location filename="../../app/export/render.py" line="311" />
+        <location filename="../../app/export/steps.py" line="55" />
+        <location filename="../../app/export/steps.py" line="119" />
+        <location filename="../../app/export/webpage.py" line="206" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="297" />
+        <location filename="../../app/export/render.py" line="317" />
         <source>step {0} of {1}</source>
         <translation>第 {0} 步，共 {1} 步</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="298" />
+        <location filename="../../app/export/render.py" line="318" />
         <source>step {0} of {1} · recomputing checkpoint {2} ({3}/{4})</source>
         <translation>第 {0} 步，共 {1} 步 · 正在重算检查点 {2}（{3}/{4}）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="328" />
+        <location filename="../../app/export/render.py" line="348" />
         <source>{0} steps: {1} frames, evenly sampled</source>
         <translation>{0} 步：均匀抽取 {1} 帧</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="330" />
+        <location filename="../../app/export/render.py" line="350" />
         <source>frames scaled down to {0:.3g} (at most {1} px a side)</source>
         <translation>帧已缩小到 {0:.3g}（每边最多 {1} 像素）</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="352" />
+        <location filename="../../app/export/render.py" line="373" />
         <source>there is no graph to export</source>
         <translation>没有可导出的计算图</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="356" />
+        <location filename="../../app/export/render.py" line="377" />
         <source>a GIF needs the trace of a backward run</source>
         <translation>GIF 需要一次反向传播的记录</translation>
     </message>
     <message>
-        <location filename="../../app/export/render.py" line="359" />
+        <location filename="../../app/export/render.py" line="382" />
+        <source>a web page needs the trace of a backward run</source>
+        <translation>网页需要一次反向传播的追踪记录</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="385" />
         <source>unsupported format {0!r}</source>
         <translation>不支持的格式 {0!r}</translation>
+    </message>
+    </context><context><name>ExportCaption</name><message>
+        <location filename="../../app/export/captions.py" line="44" />
+        <source>Step 0 of {0}: backward has not started.</source>
+        <translation>第 0 步，共 {0} 步：反向传播尚未开始。</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/captions.py" line="49" />
+        <source>Step {0} of {1}: {2} ran</source>
+        <translation>第 {0} 步，共 {1} 步：执行了 {2}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/captions.py" line="51" />
+        <source> — backward is complete.</source>
+        <translation> — 反向传播完成。</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/captions.py" line="72" />
+        <source>Made by line {0}: {1}</source>
+        <translation>由第 {0} 行生成：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/captions.py" line="76" />
+        <source>Rule:</source>
+        <translation>规则：</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/files.py" line="72" />
+        <location filename="../../app/export/steps.py" line="48" />
+        <source>cannot write {0}: {1}</source>
+        <translation>无法写入 {0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="151" />
+        <location filename="../../app/export/webpage.py" line="194" />
+        <source>nothing to export: no graph is shown</source>
+        <translation>没有可导出的内容：当前没有显示计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="191" />
+        <location filename="../../app/export/steps.py" line="113" />
+        <source>cannot write {0}: the PDF writer failed to start</source>
+        <translation>无法写入 {0}：PDF 写入器启动失败</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/render.py" line="311" />
+        <location filename="../../app/export/steps.py" line="55" />
+        <location filename="../../app/export/steps.py" line="119" />
+        <location filename="../../app/export/webpage.py" line="206" />
+        <source>export cancelled</source>
+        <translation>导出已取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/steps.py" line="32" />
+        <location filename="../../app/export/webpage.py" line="196" />
+        <source>no backward run {0} to export (the trace has {1})</source>
+        <translation>没有可导出的第 {0} 次反向传播（追踪记录中共有 {1} 次）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/steps.py" line="43" />
+        <source>a folder of slides is PNG or SVG, not {0}</source>
+        <translation>幻灯片文件夹只能是 PNG 或 SVG，不能是 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/steps.py" line="106" />
+        <source>Autograd handout</source>
+        <translation>自动求导讲义</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/webpage.py" line="229" />
+        <source>Autograd graph: backward run {0}</source>
+        <translation>自动求导图：第 {0} 次反向传播</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/webpage.py" line="231" />
+        <source>First step (Home)</source>
+        <translation>第一步（Home）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/webpage.py" line="231" />
+        <source>Previous step (Left arrow)</source>
+        <translation>上一步（左方向键）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/webpage.py" line="232" />
+        <source>Play / pause (Space)</source>
+        <translation>播放 / 暂停（空格）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/webpage.py" line="232" />
+        <source>Next step (Right arrow)</source>
+        <translation>下一步（右方向键）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/webpage.py" line="233" />
+        <source>Last step (End)</source>
+        <translation>最后一步（End）</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/webpage.py" line="233" />
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <location filename="../../app/export/webpage.py" line="233" />
+        <source>Click a box for its details</source>
+        <translation>点击一个方框查看详情</translation>
     </message>
     </context><context><name>FiniteDiff</name><message>
         <location filename="../../app/panels/finite_diff.py" line="93" />
@@ -3693,7 +3831,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="538" />
+        <location filename="../../app/graph/items.py" line="570" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -3758,59 +3896,60 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="282" />
+        <location filename="../../app/graph/scene.py" line="278" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="284" />
+        <location filename="../../app/graph/scene.py" line="280" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="516" />
+        <location filename="../../app/graph/scene.py" line="525" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="524" />
+        <location filename="../../app/graph/scene.py" line="533" />
+        <location filename="../../app/graph/scene.py" line="538" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="633" />
+        <location filename="../../app/graph/scene.py" line="566" />
         <source>{0}.grad (retained) = </source>
         <translation>{0}.grad（已保留）= </translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="638" />
+        <location filename="../../app/graph/scene.py" line="571" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="640" />
+        <location filename="../../app/graph/scene.py" line="573" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="744" />
-        <location filename="../../app/graph/scene.py" line="749" />
+        <location filename="../../app/graph/scene.py" line="677" />
+        <location filename="../../app/graph/scene.py" line="682" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="746" />
-        <location filename="../../app/graph/scene.py" line="754" />
+        <location filename="../../app/graph/scene.py" line="679" />
+        <location filename="../../app/graph/scene.py" line="687" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="752" />
+        <location filename="../../app/graph/scene.py" line="685" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="757" />
+        <location filename="../../app/graph/scene.py" line="690" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
@@ -3974,48 +4113,73 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <source>pid {0}, {1} backward run(s)</source>
         <translation>进程号 {0}，{1} 次反向传播</translation>
     </message>
+    </context><context><name>RecomputeItems</name><message>
+        <location filename="../../app/graph/recompute_items.py" line="35" />
+        <source>{0} · recomputed</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/recompute_items.py" line="37" />
+        <source>{0} · used, freed</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/recompute_items.py" line="38" />
+        <source>{0} · not stored</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/recompute_items.py" line="62" />
+        <source>Not stored: {0} (saved for {1}). The checkpoint dropped it after the forward; backward makes it again by re-running the segment, reads it, and frees it.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/recompute_items.py" line="112" />
+        <source>Re-running now: this node's operation runs again inside backward, making the tensors the checkpoint did not store.</source>
+        <translation type="unfinished" />
+    </message>
     </context><context><name>RecomputeMarks</name><message>
-        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="40" />
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="42" />
         <source>Checkpoint {0} ({1}) re-ran its forward here: {2} op(s)</source>
         <translation>检查点 {0}（{1}）在这里重新运行了它的前向：{2} 个运算</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="43" />
+        <location filename="../../app/panels/checkpoint/recompute_marks.py" line="45" />
         <source>(stopped early: every tensor it needed was back)</source>
         <translation>（提前停止：需要的张量都已恢复）</translation>
     </message>
     </context><context><name>RecomputePhase</name><message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="29" />
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="30" />
         <source>a node</source>
         <translation>某个节点</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="31" />
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="32" />
         <source>&lt;b&gt;Step {0} of {1} · recomputing checkpoint {2}&lt;/b&gt; ({3}): </source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步 · 正在重算检查点 {2}&lt;/b&gt;（{3}）：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="35" />
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="36" />
         <source>{0} needs activations the checkpoint did not store, so torch runs the segment's forward again ({1} ops).</source>
         <translation>{0} 需要检查点没有保存的激活值，所以 torch 再次运行这一段的前向（{1} 个算子）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="38" />
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="39" />
         <source>re-running op {0} of {1}: &lt;code&gt;{2}&lt;/code&gt;.</source>
         <translation>正在重跑第 {0} 个算子，共 {1} 个：&lt;code&gt;{2}&lt;/code&gt;。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="41" />
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="42" />
         <source>stopped early after {0} of the forward's {1} ops: every tensor the segment needed was recovered.</source>
         <translation>在前向 {1} 个算子中的第 {0} 个之后提前停止：这一段需要的张量都已恢复。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="45" />
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="46" />
         <source>nested backward through the recomputed nodes, step {0} of {1}: {2} ran.</source>
         <translation>在重算出的节点上进行嵌套反向，第 {0} 步，共 {1} 步：{2} 已运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/checkpoint/phase_text.py" line="48" />
+        <location filename="../../app/panels/checkpoint/phase_text.py" line="49" />
         <source>&lt;b&gt;The re-run drew a different Dropout mask&lt;/b&gt; (preserve_rng_state=False): the gradient no longer matches the forward.</source>
         <translation>&lt;b&gt;重算时抽到了不同的 Dropout 掩码&lt;/b&gt;（preserve_rng_state=False）：梯度不再对应那次前向。</translation>
     </message>
