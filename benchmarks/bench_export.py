@@ -20,7 +20,9 @@ no larger than torchviz's. 1,000-step RNN: a finished SVG in under 10 s
 Runs alternate (ours, torchviz, torchviz, ours, ...) and the ratio is the
 median of per-pair ratios, since the load of a shared machine drifts; the
 phases of our run come from the CLI's AUTOGRADVIZ_TIMINGS lines.
-Run: .venv/bin/python benchmarks/bench_export.py [--repeat N] [--only gpt2|rnn]
+The web page of the GPT-2 run (`-o run.html`): under 2 MB, and Chromium shows
+it (navigation start to the first step drawn) in under 2 s.
+Run: .venv/bin/python benchmarks/bench_export.py [--repeat N] [--only gpt2|rnn|page]
 """
 
 from __future__ import annotations
@@ -207,11 +209,41 @@ def bench(name, source, tmp, repeat, extra=()):
                 size=size, tv_size=tv_size)
 
 
+def bench_page(source: str, tmp: str) -> dict:
+    """The web page of the run (`-o run.html`) and the SVG at its last step:
+    sizes, export wall time, and how long headless Chromium takes from
+    navigation start to a page showing its first step (the page's own
+    performance.now(), `#timing`); None where /usr/bin/chromium is missing."""
+    script = os.path.join(tmp, "page_src.py")
+    with open(script, "w", encoding="utf-8") as f:
+        f.write(source)
+    trace = os.path.join(tmp, "page.json")
+    subprocess.run([sys.executable, "-m", "autogradviz", "trace", script, "-o", trace], check=True,
+                   capture_output=True, timeout=600)
+    page, svg = os.path.join(tmp, "run.html"), os.path.join(tmp, "last.svg")
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "autogradviz", "export", trace, "-o", page, "--group", "none"],
+                   check=True, capture_output=True, timeout=600)
+    page_s = time.perf_counter() - t0
+    subprocess.run([sys.executable, "-m", "autogradviz", "export", trace, "-o", svg, "--group", "none",
+                    "--step", "100000"], check=True, capture_output=True, timeout=600)
+    load_ms = None
+    if os.path.exists("/usr/bin/chromium"):
+        with tempfile.TemporaryDirectory() as prof:
+            p = subprocess.run(["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                                "--no-first-run", "--disable-background-networking", "--disable-sync",
+                                "--disable-component-update", f"--user-data-dir={prof}", "--dump-dom",
+                                "file://" + page + "#timing"], capture_output=True, text=True, timeout=120)
+        m = re.search(r'<pre id="timing">(\d+)</pre>', p.stdout)
+        load_ms = int(m.group(1)) if m else None
+    return dict(page=os.path.getsize(page), page_s=page_s, svg=os.path.getsize(svg), load_ms=load_ms)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5,
                     help="pairs of runs (ours, torchviz) per workload (default 5)")
-    ap.add_argument("--only", choices=["gpt2", "rnn"], default=None)
+    ap.add_argument("--only", choices=["gpt2", "rnn", "page"], default=None)
     args = ap.parse_args()
     from bench_layout import RNN, gpt2_script
 
@@ -222,6 +254,8 @@ def main() -> int:
             results["gpt2"] = bench("gpt2_small", gpt2_script(), tmp, args.repeat, ("--group", "none"))
         if args.only in (None, "rnn"):
             results["rnn"] = bench("rnn_1000", RNN.format(steps=1000), tmp, args.repeat)
+        if args.only in (None, "page"):
+            results["page"] = bench_page(gpt2_script(), tmp)
     print()
     targets = Targets()
     if "gpt2" in results:
@@ -245,6 +279,18 @@ def main() -> int:
         print(f"RNN 1000 steps SVG: ours {ours:.2f} s (median), valid={ok} (target < 10 s)"
               "; torchviz: " + ("RecursionError" if tv_rc == 3 else f"exit {tv_rc}, {tv:.2f} s"))
         targets.check("RNN 1000 steps SVG < 10 s", ok and ours < 10, f"{ours:.2f} s, valid={ok}")
+    if "page" in results:
+        r = results["page"]
+        load = f"{r['load_ms']} ms" if r["load_ms"] is not None else "n/a (no /usr/bin/chromium)"
+        print(f"GPT-2-small web page: {r['page'] / 1e6:.2f} MB, written in {r['page_s']:.2f} s; loads in "
+              f"Chromium in {load}; SVG at the last step {r['svg'] / 1e3:.0f} KB")
+        targets.check("GPT-2-small web page under 2 MB", r["page"] < 2_000_000, f"{r['page']} bytes")
+        if r["load_ms"] is not None:
+            targets.check("GPT-2-small web page loads in a browser in under 2 s", r["load_ms"] < 2000, load)
+        if "gpt2" in results and results["gpt2"]["tv_size"]:
+            tv = results["gpt2"]["tv_size"]
+            targets.check("GPT-2-small SVG at the last step (labels, callouts) no larger than torchviz's",
+                          r["svg"] <= tv, f"{r['svg']} vs {tv} bytes")
     return targets.exit_code()
 
 

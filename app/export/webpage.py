@@ -135,6 +135,12 @@ svg.addEventListener("click", function(e){
   box.textContent = t ? t.textContent : "";
 });
 show(D.start);
+if (location.hash === "#timing") {  // (benchmarks: ms from navigation start to a stepped page)
+  var tm = document.createElement("pre");
+  tm.id = "timing";
+  tm.textContent = String(Math.round(performance.now()));
+  document.body.appendChild(tm);
+}
 if (location.hash === "#walk") {
   var seen = [];
   for (var k = 0; k < D.steps.length; k++) {
@@ -172,16 +178,43 @@ def _json_for_html(data) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
+def _node_state(item, roots: set) -> str:
+    return " ".join(c for c in node_classes(item, roots).split() if c in ("current", "done", "pending"))
+
+
+def _edge_state(ei) -> str:
+    return " ".join(c for c in edge_classes(ei).split() if c in ("current", "grad"))
+
+
 def _state_of(scene, roots: set) -> dict:
     """Per svg id: the state classes the scene shows now ("" for none)."""
-    out = {}
-    for item in scene.key_items.values():
-        cls = node_classes(item, roots).split()
-        out[_id("node-", item.key)] = " ".join(c for c in cls if c in ("current", "done", "pending"))
-    for ei in scene.edge_items:
-        cls = edge_classes(ei).split()
-        out[f"edge-{ei.pos_index}"] = " ".join(c for c in cls if c in ("current", "grad"))
+    out = {_id("node-", item.key): _node_state(item, roots) for item in scene.key_items.values()}
+    out.update({f"edge-{ei.pos_index}": _edge_state(ei) for ei in scene.edge_items})
     return out
+
+
+def _touched(scene, old, new) -> tuple[list, list]:
+    """The node and edge items `apply_step` may restyle going from state
+    `old` to `new` (the same rule as GraphScene.apply_step): a big graph's
+    page is built from these, not from every item at every step."""
+    so = old.status if old is not None else {}
+    sn = new.status if new is not None else {}
+    nodes = []
+    for nid in {k for k in set(so) | set(sn) if so.get(k) != sn.get(k)}:
+        nodes.extend(scene.node_items.get(nid, ()))
+        for table in (scene.group_boxes, scene.stand_in_items):
+            if nid in table:
+                nodes.append(table[nid])
+    eo = old.edge_grads if old is not None else {}
+    en = new.edge_grads if new is not None else {}
+    edges = []
+    for t in set(eo) | set(en):
+        if eo.get(t) is not en.get(t):
+            edges.extend(scene.trace_edge_items.get(t, ()))
+    for nid in {getattr(old, "current", None), getattr(new, "current", None)} - {None}:
+        for item in scene.node_items.get(nid, ()):
+            edges.extend(scene.in_edges.get(item.key, ()))
+    return nodes, edges
 
 
 def write_webpage(scene, trace, run: int, path: str, title: str = "",
@@ -199,22 +232,29 @@ def write_webpage(scene, trace, run: int, path: str, title: str = "",
     session = session_for(trace, run)
     roots = set(scene.graph.roots)
     old = scene.state
-    steps, prev, rect = [], {}, None
+    steps = []
     try:
+        scene.apply_step(None)
+        prev = _state_of(scene, roots)  # the plain graph: what the page's SVG shows
+        rect = ex.content_rect(scene)
+        old_state = None
         for k in range(0, n + 1):
             if cancelled is not None and cancelled():
                 raise ExportCancelled(tr("export cancelled"))
-            scene.apply_step(replay.state_at(trace, run, k))
-            now = _state_of(scene, roots)
+            state = replay.state_at(trace, run, k)
+            scene.apply_step(state)
+            nodes, edges = _touched(scene, old_state, state)
+            old_state = state
+            now = {_id("node-", it.key): _node_state(it, roots) for it in nodes}
+            now.update({f"edge-{ei.pos_index}": _edge_state(ei) for ei in edges})
             changed = {i: v for i, v in now.items() if prev.get(i, "") != v}
-            prev = now
+            prev.update(changed)
             labels = []
             for owner, lab in visible_labels(scene):
                 d = label_data(lab)
                 labels.append([d["kind"], d["x"], d["y"], d["w"], d["h"], d["lines"], d["fresh"], owner])
+                rect = rect.united(lab.sceneBoundingRect())  # (labels are all that grows the picture)
             steps.append({"c": changed, "l": labels, "t": caption_lines(session, k)})
-            r = ex.content_rect(scene)
-            rect = r if rect is None else rect.united(r)
             if progress is not None:
                 progress(k + 1, n + 1)
         scene.apply_step(None)
