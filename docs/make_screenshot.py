@@ -1,7 +1,8 @@
 """Screenshot driver for the README: open the app on the default lesson, run it,
 step to STEP (default: the middle), select the node labelled NODE, grab the window.
 SCRIPT=path opens and runs that script instead of the default lesson; CALL=k
-selects the k-th GradScaler call in its panel; PANEL=id raises that dock (e.g.
+selects the k-th GradScaler call in its panel; PHASE=k shows frame k of the first checkpoint
+recompute phase (after STEP); PANEL=id raises that dock (e.g.
 memory, checkpoint, modules) before the grab; PRESENT=1 grabs presentation mode. W and H set the window size
 (default 1600x1000; the app's own default is 1500x950). SWITCH="zh_CN dark"
 switches language and theme live after the run, as a teacher would from the
@@ -55,6 +56,10 @@ if nid:
     for node in w.session.graph.nodes:
         if node.label == nid:
             w.session.select_node(node.id)
+if os.environ.get("PHASE"):  # PHASE=k: frame k of the first checkpoint recompute phase
+    first = w.session.recompute.phase_steps()[:1]
+    if first:
+        w.session.recompute.enter(first[0], int(os.environ["PHASE"]))
 if os.environ.get("CALL"):
     w.panels.widget("gradScaler").set_index(int(os.environ["CALL"]))
 if os.environ.get("SWITCH"):

@@ -3,9 +3,10 @@ and the recompute phase.
 
 A checkpointed segment looks like any other part of the grad_fn graph; what
 makes it different is what it did *not* keep. Each segment of the shown graph
-gets a labelled region around its nodes ("checkpoint 1 · non-reentrant ·
-model.blocks.0"), and every activation it did not store gets a dashed, greyed
-placeholder chip beside the node that will need it:
+gets a labelled region around exactly its nodes ("checkpoint 1 ·
+non-reentrant · model.blocks.0"; `region_shape`), and every activation it did
+not store gets a ghost of the missing tensor ("mat1 · not stored",
+recompute_items.py) beside the node that will need it:
 
 - non-reentrant: the saved tensors of the segment's nodes that torch replaced
   by checkpoint placeholders (the recorder marked them `skipped_code ==
@@ -15,9 +16,12 @@ placeholder chip beside the node that will need it:
   (`Recomputation.graph`), the activations torch had to make again.
 
 During the recompute phase (recompute_frames.PhaseFrame) the region of the
-checkpoint being re-run is lit, its trigger node ringed, and a panel beside it
-lists the ops re-running (done, current, not re-run after an early stop) and,
-for reentrant, the nested backward through the recomputed nodes.
+checkpoint being re-run is lit, its trigger node ringed, the node the op
+re-running now makes again glows amber (`lit_node`), the ghosts fill in as
+their tensors are made again and empty once backward read them
+(`follow_step`, at every step and frame), and a panel beside it lists the
+ops re-running (done, current, not re-run after an early stop) and, for
+reentrant, the nested backward through the recomputed nodes.
 
 The overlay is built from the scene's own items after each build
 (`GraphScene.checkpoint_overlay`, from `GraphScene.trace`), so the view, the
@@ -32,15 +36,14 @@ from __future__ import annotations
 from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 
-from autogradviz.app.services.text_safety import plain_tip
+from autogradviz.app.graph.recompute_frames import fill_states
+from autogradviz.app.graph.recompute_items import GHOST_GAP, GHOST_H, PlaceholderItem, RerunItem, ghost_width
 
 PAD = 8.0
 LABEL_H = 15.0
-CHIP_W, CHIP_H, CHIP_GAP = 14.0, 10.0, 3.0
-CHIPS_PER_ROW = 6
 MAX_PANEL_LINES = 14
 
 
@@ -65,10 +68,11 @@ def _colors(style) -> tuple[QColor, QColor]:
     return (QColor("#4db6ac") if dark else QColor("#00796b")), QColor(style.text)
 
 
-def not_stored(trace, checkpoint) -> list[tuple[str, str, str]]:
-    """(node id the placeholder sits beside, saved name, owner op) for each
-    activation the segment did not store (see the module docstring)."""
-    out: list[tuple[str, str, str]] = []
+def not_stored(trace, checkpoint) -> list[tuple[str, str, str, str]]:
+    """(node id the placeholder sits beside, saved name, owner op, owner node
+    id) for each activation the segment did not store (see the module
+    docstring; a reentrant segment's owners are nodes of its inner graph)."""
+    out: list[tuple[str, str, str, str]] = []
     try:
         g = trace.graph(checkpoint.graph) if checkpoint.graph else None
     except KeyError:
@@ -79,7 +83,7 @@ def not_stored(trace, checkpoint) -> list[tuple[str, str, str]]:
     if checkpoint.kind == "non_reentrant":
         for n in g.nodes:
             if n.id in wanted:
-                out.extend((n.id, sv.name, n.op) for sv in n.saved if sv.skipped_code == "checkpoint")
+                out.extend((n.id, sv.name, n.op, n.id) for sv in n.saved if sv.skipped_code == "checkpoint")
         return out
     inner = next((r.graph for r in checkpoint.recomputations if r.graph), None)
     anchor = checkpoint.nodes[0] if checkpoint.nodes else None
@@ -90,41 +94,47 @@ def not_stored(trace, checkpoint) -> list[tuple[str, str, str]]:
     except KeyError:
         return out
     for n in ig.nodes:
-        out.extend((anchor, sv.name, n.op) for sv in n.saved if sv.tensor is not None)
+        out.extend((anchor, sv.name, n.op, n.id) for sv in n.saved if sv.tensor is not None)
     return out
 
 
-def hull(points: list[QPointF]) -> list[QPointF]:
-    """The convex hull of `points`, counter-clockwise (monotone chain)."""
-    pts = sorted({(p.x(), p.y()) for p in points})
-    if len(pts) < 3:
-        return [QPointF(x, y) for x, y in pts]
+def region_shape(boxes: list[QRectF], links: list[QPainterPath], avoid: list[QRectF]) -> QPainterPath:
+    """The outline around exactly the segment: its padded boxes and the
+    edges between them (stroked as wide as the padding), joined into one
+    blob, minus every box outside the segment (with a margin).
 
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower: list = []
-    for q in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], q) <= 0:
-            lower.pop()
-        lower.append(q)
-    upper: list = []
-    for q in reversed(pts):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], q) <= 0:
-            upper.pop()
-        upper.append(q)
-    return [QPointF(x, y) for x, y in lower[:-1] + upper[:-1]]
+    Graphviz places a segment among the rest of the graph, often along a
+    diagonal and around the leaves it uses (`x`, the weights), so a
+    rectangle, or the convex hull, would take in nodes that are not part of
+    it; this shape follows the segment and, by the subtraction, contains
+    no outside box whatever the layout did."""
+    path = QPainterPath()
+    path.setFillRule(Qt.WindingFill)
+    for b in boxes:
+        path.addRoundedRect(b.adjusted(-PAD, -PAD, PAD, PAD), PAD, PAD)
+    if links:
+        stroker = QPainterPathStroker()
+        stroker.setWidth(2 * PAD)
+        stroker.setCapStyle(Qt.RoundCap)
+        stroker.setJoinStyle(Qt.RoundJoin)
+        for link in links:
+            path.addPath(stroker.createStroke(link))
+    path = path.simplified()
+    if avoid:
+        holes = QPainterPath()
+        holes.setFillRule(Qt.WindingFill)
+        for r in avoid:
+            holes.addRoundedRect(r.adjusted(-4, -4, 4, 4), 4, 4)
+        path = path.subtracted(holes.simplified())
+    return path
 
 
 class RegionItem(QGraphicsItem):
-    """The frame of one checkpoint segment, with its title above it.
+    """The frame of one checkpoint segment, with its title above it: the
+    outline around exactly its boxes (`region_shape`)."""
 
-    The frame is the convex hull of the segment's boxes (each padded), not
-    their bounding rectangle: Graphviz lays the segment out among the rest
-    of the graph, often along a diagonal, and a rectangle would take in
-    nodes that are not part of it."""
-
-    def __init__(self, number: int, checkpoint, boxes: list[QRectF], style):
+    def __init__(self, number: int, checkpoint, boxes: list[QRectF], style,
+                 links: Optional[list[QPainterPath]] = None, avoid: Optional[list[QRectF]] = None):
         super().__init__()
         self.number = number
         self.checkpoint = checkpoint
@@ -137,8 +147,9 @@ class RegionItem(QGraphicsItem):
         self._rect = QRectF(padded[0])
         for b in padded[1:]:
             self._rect = self._rect.united(b)
-        self._poly = QPolygonF(hull([c for b in padded for c in
-                                     (b.topLeft(), b.topRight(), b.bottomLeft(), b.bottomRight())]))
+        self._shape = region_shape(boxes, list(links or ()), list(avoid or ()))
+        self._poly = self._shape.toFillPolygon()
+        self._rect = self._rect.united(self._shape.boundingRect())
         top = min(padded, key=lambda b: (b.top(), b.left()))
         self._title_at = QPointF(top.left(), top.top())
         self._padded = padded
@@ -164,6 +175,10 @@ class RegionItem(QGraphicsItem):
         w = self.label_rect().width()
         spots = [QPointF(top.left(), top.top()), QPointF(top.right() - w, top.top()),
                  QPointF(bottom.left(), bottom.bottom() + LABEL_H + 2)]
+        # then farther up or down, and sideways (a long title, e.g. in zh_CN, beside an outside leaf)
+        spots += [QPointF(x, y) for k in (1, 2, 3) for y in (top.top() - k * (LABEL_H + 4),
+                                                              bottom.bottom() + LABEL_H + 2 + k * (LABEL_H + 4))
+                  for x in (top.left(), top.right() - w, top.left() - w / 2, top.right() - w / 2)]
         for spot in spots:
             tab = QRectF(spot.x(), spot.y() - LABEL_H, w, LABEL_H)
             if not any(tab.intersects(r) for r in avoid):
@@ -180,8 +195,12 @@ class RegionItem(QGraphicsItem):
         return QRectF(self._title_at.x(), self._title_at.y() - LABEL_H - 4, self._rect.width(), LABEL_H)
 
     def frame_polygon(self) -> QPolygonF:
-        """The frame itself (see the class docstring)."""
+        """The frame as one polygon (the SVG export draws it)."""
         return QPolygonF(self._poly)
+
+    def frame_path(self) -> QPainterPath:
+        """The frame itself (see `region_shape`)."""
+        return QPainterPath(self._shape)
 
     def label_rect(self) -> QRectF:
         fm = QFontMetricsF(self.style.small_font(bold=True))
@@ -221,7 +240,7 @@ class RegionItem(QGraphicsItem):
         painter.setPen(pen)
         pen.setJoinStyle(Qt.RoundJoin)
         painter.setPen(pen)
-        painter.drawPolygon(self._poly)
+        painter.drawPath(self._shape)
         lr = self.label_rect()
         tab = QColor(self.style.current) if self.active else color
         painter.setBrush(QBrush(tab))
@@ -235,37 +254,6 @@ class RegionItem(QGraphicsItem):
         if not self.expandable():
             return self.title
         return ("▾ " if self.expanded else "▸ ") + self.title
-
-
-class PlaceholderItem(QGraphicsItem):
-    """One activation the checkpoint did not store: a dashed, greyed chip."""
-
-    def __init__(self, rect: QRectF, name: str, owner_op: str, style):
-        super().__init__()
-        self._rect = rect
-        self.name = name
-        self.owner_op = owner_op
-        self.style = style
-        self.setZValue(3)
-        self.setToolTip(plain_tip(tr("Not stored: {0} (saved for {1}). The checkpoint dropped it after the "
-                               "forward; backward makes it again by re-running the segment.").format(name, owner_op)))
-
-    def boundingRect(self) -> QRectF:
-        return self._rect.adjusted(-1, -1, 1, 1)
-
-    def paint(self, painter: QPainter, option, widget=None) -> None:
-        grey = QColor(self.style.text)
-        grey.setAlpha(120)
-        painter.setRenderHint(QPainter.Antialiasing, True)
-        painter.setBrush(QBrush(QColor(self.style.background)))
-        painter.setPen(QPen(grey, 1.0, Qt.DashLine))
-        painter.drawRoundedRect(self._rect, 2, 2)
-        painter.drawLine(self._rect.bottomLeft() + _pt(2, -2), self._rect.topRight() + _pt(-2, 2))
-
-
-def _pt(x, y):
-    from PySide6.QtCore import QPointF
-    return QPointF(x, y)
 
 
 class PhasePanelItem(QGraphicsItem):
@@ -380,6 +368,7 @@ class CheckpointOverlay:
         self.placeholders: dict[str, list[PlaceholderItem]] = {}
         self.ring: Optional[RingItem] = None
         self.panel: Optional[PhasePanelItem] = None
+        self.rerun: Optional[RerunItem] = None
         self.frame = None
         # (checkpoint id) -> None: set by the view, toggles a reentrant
         # checkpoint's inner graph (a click on its region's title)
@@ -403,29 +392,71 @@ class CheckpointOverlay:
                     boxes.append(gi.sceneBoundingRect())
             if not boxes:
                 continue
-            chips = not_stored(trace, c)
-            self.placeholders[c.id] = items = []
-            for k, (nid, name, op) in enumerate(chips):
-                box = self._box_of(nid)
-                if box is None:
-                    continue
-                j = sum(1 for x in chips[:k] if x[0] == nid)
-                row, col = divmod(j, CHIPS_PER_ROW)
-                r = QRectF(box.right() + CHIP_GAP + col * (CHIP_W + CHIP_GAP),
-                           box.top() + row * (CHIP_H + CHIP_GAP), CHIP_W, CHIP_H)
-                chip = PlaceholderItem(r, name, op, sc.style)
-                sc.addItem(chip)
-                items.append(chip)
-                boxes.append(r)
-            region = RegionItem(number, c, boxes, sc.style)
+            outside = [drawn_box(items[0]) for nid, items in sc.node_items.items()
+                       if items and nid not in inside]
+            self.placeholders[c.id] = items = self._ghosts(trace, c, outside)
+            boxes += [g._rect for g in items]
+            keys = {it.key for nid in members for it in sc.node_items.get(nid, ())}
+            links = [ei.mapToScene(ei.path()) for ei in sc.edge_items
+                     if ei.ledge.src in keys and ei.ledge.dst in keys]
+            region = RegionItem(number, c, boxes, sc.style, links, outside)
             region.place_title([items[0].sceneBoundingRect() for nid, items in sc.node_items.items()
-                                if items and nid not in inside])
+                                if items and nid not in inside] + [g._rect for g in items])
             region.overlay = self
             region.expanded = any(n in sc.node_items for n in inner)
             sc.addItem(region)
             self.regions[c.id] = region
         if self.frame is not None:  # a rebuild (theme) during the phase
             self.show_frame(self.frame)
+        else:
+            self.follow_step()
+
+    def _ghosts(self, trace, c, outside: list[QRectF]) -> list[PlaceholderItem]:
+        """The "not stored" ghosts of checkpoint `c`, stacked beside the node
+        that needs them: on its right, or on its left where the right side
+        would cover a box outside the segment."""
+        sc = self.scene
+        by_anchor: dict[str, list] = {}
+        for nid, name, op, owner in not_stored(trace, c):
+            by_anchor.setdefault(nid, []).append((name, op, owner))
+        taken = [drawn_box(items[0]) for items in sc.node_items.values() if items]
+        out: list[PlaceholderItem] = []
+        for nid, chips in by_anchor.items():
+            box = self._box_of(nid)
+            if box is None:
+                continue
+            w = max(ghost_width(sc.style, name) for name, _, _ in chips)
+            h = len(chips) * (GHOST_H + GHOST_GAP) - GHOST_GAP
+            top = box.center().y() - h / 2
+            spots = [QRectF(box.right() + 6, top, w, h), QRectF(box.left() - 6 - w, top, w, h)]
+            spot = next((r for r in spots if not any(r.intersects(o) for o in taken if o != box)), spots[0])
+            for j, (name, op, owner) in enumerate(chips):
+                r = QRectF(spot.left(), spot.top() + j * (GHOST_H + GHOST_GAP), w, GHOST_H)
+                ghost = PlaceholderItem(r, name, op, sc.style, owner)
+                sc.addItem(ghost)
+                out.append(ghost)
+            taken.append(spot)
+        return out
+
+    def avoid_rects(self) -> list[QRectF]:
+        """What labels keep off: the regions' title tabs and the ghosts."""
+        return ([r.mapRectToScene(r.label_rect()) for r in self.regions.values()]
+                + [g.sceneBoundingRect() for v in self.placeholders.values() for g in v])
+
+    def follow_step(self) -> None:
+        """Fill or empty the ghosts for the scene's replay state and the
+        recompute frame shown (recompute_frames.fill_states)."""
+        trace = getattr(self.scene, "trace", None)
+        state = getattr(self.scene, "state", None)
+        if trace is None or not self.placeholders:
+            return
+        for c in getattr(trace, "checkpoints", None) or []:
+            ghosts = self.placeholders.get(c.id)
+            if not ghosts:
+                continue
+            fills = fill_states(trace, c, state, self.frame)
+            for g in ghosts:
+                g.set_fill(fills.get(g.owner, "empty"))
 
     def svg_overlays(self) -> list:
         """The regions and "not stored" chips as semantic SVG shapes
@@ -446,9 +477,9 @@ class CheckpointOverlay:
         sc = self.scene
         items = sc.node_items.get(nid)
         if items:
-            return items[0].sceneBoundingRect()
+            return drawn_box(items[0])
         g = sc.group_boxes.get(nid)
-        return g.sceneBoundingRect() if g is not None else None
+        return drawn_box(g) if g is not None else None
 
     # -- the recompute phase ----------------------------------------------------------------------
     def show_frame(self, frame) -> None:
@@ -457,11 +488,17 @@ class CheckpointOverlay:
         sc = self.scene
         for cid, region in self.regions.items():
             region.set_active(frame is not None and cid == frame.checkpoint)
-        _remove(self.ring, self.panel)
-        self.ring = self.panel = None
+        _remove(self.ring, self.panel, self.rerun)
+        self.ring = self.panel = self.rerun = None
         self._light_inner(frame)
+        self.follow_step()
         if frame is None or sc.layer is None:
             return
+        lit = self.lit_node()
+        lit_box = self._box_of(lit) if lit is not None else None
+        if lit_box is not None:
+            self.rerun = RerunItem(lit_box, sc.style, lit)
+            sc.addItem(self.rerun)
         region = self.regions.get(frame.checkpoint)
         box = self._box_of(frame.trigger) if frame.trigger else None
         if box is not None:
@@ -472,10 +509,22 @@ class CheckpointOverlay:
             self.panel = PhasePanelItem(sc.style)
             self.panel.set_lines(phase_lines(frame), anchor)
             sc.addItem(self.panel)
-            if frame.sub == 0:  # entering the phase: bring region and panel into sight
-                whole = anchor.united(self.panel.sceneBoundingRect())
-                for view in sc.views():
-                    view.ensureVisible(whole, 20, 20)
+            whole = anchor.united(self.panel.sceneBoundingRect())  # in sight (scrolls only when not)
+            for view in sc.views():
+                view.ensureVisible(whole, 20, 20)
+
+    def lit_node(self) -> Optional[str]:
+        """The node lit as re-running now: the one the current op makes
+        again, or, where that node is not drawn (a reentrant segment's inner
+        graph folded into its CheckpointFunctionBackward box), the drawn
+        node standing for it; None between ops."""
+        f = self.frame
+        nid = f.current_node if f is not None else None
+        if nid is None or self._box_of(nid) is not None:
+            return nid
+        region = self.regions.get(f.checkpoint)
+        nodes = region.checkpoint.nodes if region is not None else []
+        return nodes[0] if f.kind == "reentrant" and nodes else None
 
     def _light_inner(self, frame) -> None:
         """The nested backward on a drawn inner graph: its nodes done /
@@ -497,17 +546,24 @@ class CheckpointOverlay:
 
     def clear(self) -> None:
         """Take every item of the overlay off the scene (a new build comes)."""
-        _remove(self.ring, self.panel, *self.regions.values(),
+        _remove(self.ring, self.panel, self.rerun, *self.regions.values(),
                 *(c for v in self.placeholders.values() for c in v))
-        self.regions, self.placeholders, self.ring, self.panel = {}, {}, None, None
+        self.regions, self.placeholders, self.ring, self.panel, self.rerun = {}, {}, None, None, None
         self._lit_inner = []
 
     def set_style(self, style) -> None:
         for item in [*self.regions.values(), *(c for v in self.placeholders.values() for c in v),
-                     self.ring, self.panel]:
+                     self.ring, self.panel, self.rerun]:
             if item is not None:
                 item.style = style
                 item.update()
+
+
+def drawn_box(item) -> QRectF:
+    """A node item's box as drawn, in scene coordinates (its bounding
+    rectangle also holds the glow and badges, and overlaps its neighbours')."""
+    r = getattr(item, "_rect", None)
+    return item.mapRectToScene(r) if r is not None else item.sceneBoundingRect()
 
 
 def _graph_nodes(trace, graph_id: str) -> list:

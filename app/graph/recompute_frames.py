@@ -48,6 +48,12 @@ class PhaseFrame:
     masks_equal: Optional[bool]  # Dropout masks of the re-run equal the forward's (None: no masks)
     sub: int  # this frame's position among the recomputation's frames
     subs: int  # how many frames the recomputation has
+    # beside `ops`: the node each op makes again (Recomputation.op_nodes;
+    # non-reentrant: in the run's graph, reentrant: in `inner_graph`)
+    op_nodes: tuple = ()
+    # early stop: the node of the forward op during whose saving torch
+    # stopped (its tensors were the last it recovered; that op is not in `ops`)
+    stop_node: Optional[str] = None
 
     @property
     def phase(self) -> str:
@@ -61,6 +67,60 @@ class PhaseFrame:
     @property
     def current_op(self) -> Optional[str]:
         return self.ops[self.op_index - 1] if 0 < self.op_index <= len(self.ops) else None
+
+    @property
+    def current_node(self) -> Optional[str]:
+        """The node the op re-running now makes again (None: between ops,
+        or an op that made no captured node)."""
+        if self.phase == "stopped":
+            return self.stop_node
+        if self.phase != "rerun" or not 0 < self.op_index <= len(self.op_nodes):
+            return None
+        return self.op_nodes[self.op_index - 1]
+
+    def remade(self) -> set:
+        """Nodes whose tensors the re-run has made again so far."""
+        done = {n for n in self.op_nodes[:self.op_index] if n is not None}
+        if self.stop_node is not None and (self.stopped or self.inner_index > 0):
+            done.add(self.stop_node)
+        return done
+
+
+def fill_states(trace, checkpoint, state, frame) -> dict[str, str]:
+    """{owner node id: "empty" | "filled" | "used"} for the nodes whose saved
+    tensors `checkpoint` did not store, at replay `state` (and recompute
+    `frame`, or None): empty until a re-run made them again, filled from the
+    op that made them until the backward step that reads them ran, then used
+    (torch frees them). Non-reentrant owners are nodes of the run's graph;
+    reentrant ones of the re-run's inner graph, read by its nested backward."""
+    out: dict[str, str] = {}
+    if state is None:
+        return out
+    reruns = [r for r in checkpoint.recomputations if r.run == state.run and r.step is not None]
+    if frame is not None and frame.checkpoint == checkpoint.id and frame.step == state.step:
+        done_inner = set(frame.inner_nodes[:frame.inner_index])
+        for n in frame.remade():
+            out[n] = "used" if n in done_inner else "filled"
+        return out
+    past = [r for r in reruns if r.step < state.step]
+    if not past:
+        return out
+    r = past[-1]
+    for n in [*(getattr(r, "op_nodes", None) or ()), stop_node(checkpoint, r)]:
+        if n is None:
+            continue
+        if checkpoint.kind == "reentrant":
+            out[n] = "used"  # the nested backward read them inside step r.step
+        else:
+            out[n] = "filled" if state.status.get(n, "pending") == "pending" else "used"
+    return out
+
+
+def stop_node(checkpoint, r) -> Optional[str]:
+    """Where re-run `r` stopped early: the node whose saves completed the set
+    (the forward op after the last re-run one; docs/trace-format.md)."""
+    made = getattr(checkpoint, "forward_op_nodes", None) or ()
+    return made[len(r.ops)] if r.early_stopped and len(r.ops) < len(made) else None
 
 
 def masks_equal(checkpoint, recomputation) -> Optional[bool]:
@@ -98,7 +158,8 @@ def frames_of(trace, checkpoint, number: int, r) -> list[PhaseFrame]:
     base = dict(checkpoint=checkpoint.id, number=number, kind=checkpoint.kind, function=checkpoint.function,
                 step=r.step, trigger=r.trigger, ops=tuple(r.ops), forward_ops=tuple(checkpoint.forward_ops),
                 early_stopped=r.early_stopped, inner_graph=r.graph, inner_nodes=inner_nodes,
-                inner_ops=inner_ops, masks_equal=same, subs=len(plan))
+                inner_ops=inner_ops, masks_equal=same, subs=len(plan),
+                op_nodes=tuple(getattr(r, "op_nodes", None) or ()), stop_node=stop_node(checkpoint, r))
     return [PhaseFrame(op_index=o, stopped=s, inner_index=i, sub=k, **base) for k, (o, s, i) in enumerate(plan)]
 
 

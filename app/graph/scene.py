@@ -461,6 +461,7 @@ class GraphScene(QGraphicsScene):
         ordered = sorted(touched_edges, key=lambda e: (self._edge_grad(e, new_eg)[1] is not None, e.pos_index))
         for ei in ordered:
             self._update_edge(ei, new_eg, cur, many)
+        self.checkpoint_overlay.follow_step()  # "not stored" ghosts filled / emptied
 
     def _edges_under_callouts(self) -> list:
         """Edges whose visible gradient label intersects a visible callout."""
@@ -602,7 +603,7 @@ class GraphScene(QGraphicsScene):
 
     def _region_titles(self) -> list[QRectF]:
         """The title tabs of the checkpoint regions: labels keep off them."""
-        return [r.mapRectToScene(r.label_rect()) for r in self.checkpoint_overlay.regions.values()]
+        return self.checkpoint_overlay.avoid_rects()  # (and the "not stored" ghosts)
 
     def _under_overlays(self) -> list[QRectF]:
         """The scene under the widgets drawn over the views (the legend, the

@@ -57,6 +57,7 @@ class Timeline(QWidget):
         super().__init__(parent)
         self.n = 0
         self.step = 0
+        self.sub = 0.0  # inside a checkpoint recompute phase: how far towards step + 1 (0..1)
         self.hook_steps: set[int] = set()
         self.event_steps: set[int] = set()
         self.setMinimumHeight(34)
@@ -77,6 +78,17 @@ class Timeline(QWidget):
         if k != self.step:
             self.step = k
             self.update()
+
+    def set_sub(self, fraction: float) -> None:
+        """Move the handle between the ticks of `step` and `step + 1` (a
+        recompute phase's frames: panels/checkpoint/phase_text.py)."""
+        if fraction != self.sub:
+            self.sub = fraction
+            self.update()
+
+    def position(self) -> float:
+        """Where the handle is, in steps (a fraction inside a recompute phase)."""
+        return self.step + self.sub
 
     def _x(self, k: int) -> float:
         w = self.width() - 20
@@ -101,7 +113,7 @@ class Timeline(QWidget):
         accent = QColor("#e6007a")
         done = pal.color(QPalette.Highlight)
         p.setPen(QPen(done, 4))
-        p.drawLine(10, int(mid), int(self._x(self.step)), int(mid))
+        p.drawLine(10, int(mid), int(self._x(self.position())), int(mid))
         dense = self.n > (self.width() - 20) / 3
         for k in range(self.n + 1):
             if dense and k not in self.event_steps and k not in (0, self.n) and k % max(1, self.n // 50):
@@ -119,7 +131,7 @@ class Timeline(QWidget):
             p.setPen(Qt.NoPen)
             p.setBrush(QColor("#1f7a99"))
             p.drawEllipse(QRectF(x - 3, mid - 15, 6, 6))
-        x = self._x(self.step)
+        x = self._x(self.position())
         p.setPen(QPen(accent.darker(130), 1.5))
         p.setBrush(accent)
         p.drawEllipse(QRectF(x - 6, mid - 6, 12, 12))

@@ -376,14 +376,17 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
         for dn in list(out.nodes):
             if dn.kind not in ("op",) or dn.node is None:
                 continue
-            for j, sv in enumerate(nodes[dn.node].saved):
-                if sv.tensor is None and sv.value is None:
-                    continue
-                lines = tm.saved_lines(sv.name, sv.tensor, sv.value)
-                w, h = tm.box_size(lines)
-                k = f"{dn.node}#saved{j}"
-                out.nodes.append(DrawNode(k, "saved", dn.node, lines, w, h, group=dn.group))
-                out.edges.append(DrawEdge(k, dn.key, []))
+            # one small box per owner, its tensors one under the other: boxes
+            # side by side would turn the graph into a wide strip; the
+            # non-tensor attributes (alpha, strides) stay in the Inspector
+            lines = [line for sv in nodes[dn.node].saved if sv.tensor is not None
+                     for line in tm.saved_lines(sv.name, sv.tensor)]
+            if not lines:
+                continue
+            w, h = tm.box_size(lines)
+            k = f"{dn.node}#saved"
+            out.nodes.append(DrawNode(k, "saved", dn.node, lines, w, h, group=dn.group))
+            out.edges.append(DrawEdge(k, dn.key, []))
 
     if group == "auto" and large and collapsed is None and (coll or rolled_paths):
         n_boxes = len(out.nodes)

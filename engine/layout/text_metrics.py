@@ -14,6 +14,9 @@ from typing import Optional
 
 from autogradviz.engine.layout.code_label import code_label
 from autogradviz.engine.trace.model import Node, TensorSummary
+from autogradviz.engine.trace.tensor_text import complete, number_text, tensor_lines
+
+SAVED_VALUES = 4  # a saved tensor's box shows up to this many numbers
 
 FONT_FAMILY = "DejaVu Sans"
 FONT_SIZE = 10.0  # points; app/graph/style.py, GraphStyle.font_size
@@ -80,12 +83,16 @@ def group_lines(module: str, module_class: Optional[str], n_nodes: int, repeat: 
 
 
 def saved_lines(name: str, t: Optional[TensorSummary], value=None) -> list[str]:
-    lines = [clip(name)]
+    """A saved tensor's lines: its name with shape and dtype, then the value
+    read (up to SAVED_VALUES numbers, a matrix row per line; else its norm)."""
     s = shape_line(t)
-    if s:
-        lines.append(s)
-    elif value is not None:
-        lines.append(clip(repr(value)))
+    if not s:
+        return [clip(name)] + ([clip(repr(value))] if value is not None else [])
+    lines = [clip(f"{name} {s}")]
+    if complete(t, SAVED_VALUES):
+        lines.extend(clip(v) for v in tensor_lines(t, SAVED_VALUES))
+    elif t.norm is not None:
+        lines.append(clip("\u2016\u00b7\u2016 " + number_text(t.norm)))
     return lines
 
 

@@ -62,6 +62,11 @@ class CheckpointProbe(Probe):
         # per record: (first, end) autograd sequence numbers of its forward
         self._ranges: list[tuple[int, int]] = []
         self._threads: list[int] = []  # per record: the thread that called it
+        # per record: the sequence number current when each forward op reached
+        # dispatch; per recomputation (record, re-run, numbers): the same for
+        # its ops (op_nodes, see _map_op_nodes)
+        self._forward_seqs: list[list[int]] = []
+        self._rerun_seqs: list[tuple] = []
         self._local = threading.local()
         self._installed = False
         self._tracker = None
@@ -92,6 +97,10 @@ class CheckpointProbe(Probe):
             self._map_nodes()
         except Exception as exc:  # the records stay, without their nodes
             self.ctx.internal_error("checkpoint.nodes", exc)
+        try:
+            self._map_op_nodes()
+        except Exception as exc:  # the re-runs stay, without their nodes
+            self.ctx.internal_error("checkpoint.op_nodes", exc)
         trace.checkpoints = list(self.records)
         for line, kind in self.lost_grad:
             where = f" (line {line})" if line is not None else ""
@@ -154,12 +163,14 @@ class CheckpointProbe(Probe):
                          preserve_rng_state=bool(kwargs.get("preserve_rng_state", True)))
         probe = self
         calls = [0]
+        self._forward_seqs.append([])
+        seqs = self._forward_seqs[-1]
 
         def observed(*a, **k):
             n = calls[0]
             calls[0] += 1
             if n == 0:  # the original forward
-                log = _OpLog(rec.masks)
+                log = _OpLog(rec.masks, seqs)
                 try:
                     with log:
                         return function(*a, **k)
@@ -204,7 +215,9 @@ class CheckpointProbe(Probe):
         local = self._local
         local.inner = None
         local.recomputing = getattr(local, "recomputing", 0) + 1
-        log = _OpLog(r.masks)
+        seqs: list[int] = []
+        self._rerun_seqs.append((rec, r, seqs, _get_seq()))
+        log = _OpLog(r.masks, seqs)
         stopped = False
         try:
             with log:
@@ -311,6 +324,45 @@ class CheckpointProbe(Probe):
                     j -= 1
 
 
+    def _map_op_nodes(self) -> None:
+        """Each re-run's `op_nodes`: the node each re-run op makes again.
+
+        An op's autograd wrapper makes its node (taking the next sequence
+        number) before the op reaches dispatch, where the op log notes the
+        number current then: a number above the previous op's names the node
+        this op made (that number minus one); an equal one: the op made none.
+        Non-reentrant re-runs repeat the forward's ops in order, so op i
+        refills what the forward's op i made (in the segment's graph);
+        reentrant re-runs make new nodes, captured in their inner graph."""
+        by_seq: dict[int, dict[str, str]] = {}
+        for cap in self.ctx.state.captures:
+            gid = cap.graph.id
+            for node in cap.order:
+                try:
+                    by_seq.setdefault(node._sequence_nr(), {})[gid] = cap.ids[node]
+                except Exception:
+                    continue
+
+        def nodes_of(seqs: list[int], start: int, gid: Optional[str]) -> list[Optional[str]]:
+            out: list[Optional[str]] = []
+            prev = start
+            for seq in seqs:
+                made = seq > prev
+                out.append(by_seq.get(seq - 1, {}).get(gid) if made and gid else None)
+                prev = seq
+            return out
+
+        for k, (rec, seqs) in enumerate(zip(self.records, self._forward_seqs)):
+            rec.forward_op_nodes = nodes_of(seqs, self._ranges[k][0], rec.graph)
+        for rec, r, seqs, start in self._rerun_seqs:
+            if rec.kind == "reentrant":
+                r.op_nodes = nodes_of(seqs, start, r.graph)
+                continue
+            made = rec.forward_op_nodes
+            r.op_nodes = [made[i] if i < len(made) and i < len(rec.forward_ops) and op == rec.forward_ops[i]
+                          else None for i, op in enumerate(r.ops)]
+
+
 class _OpLog:
     """A TorchDispatchMode (made on first use: importing this module needs no
     torch) that lists the aten ops run inside it and changes nothing; the
@@ -318,12 +370,12 @@ class _OpLog:
 
     _mode_class = None
 
-    def __init__(self, masks: Optional[list] = None):
+    def __init__(self, masks: Optional[list] = None, seqs: Optional[list] = None):
         cls = _OpLog._mode_class
         if cls is None:
             cls = _OpLog._mode_class = _make_mode_class()
         self.funcs: list = []
-        self.mode = cls(self.funcs, masks)
+        self.mode = cls(self.funcs, masks, seqs)
 
     def __enter__(self):
         self.mode.__enter__()
@@ -343,6 +395,7 @@ def _make_mode_class():
     from autogradviz.engine.probes.checkpoint_masks import is_mask_op, mask_record
 
     detach = torch.ops.aten.detach.default
+    get_seq = torch._C._autograd._get_sequence_nr
     random_ops = set()
     for packet in (torch.ops.aten.bernoulli_, torch.ops.aten.bernoulli, torch.ops.aten.native_dropout):
         for overload in packet.overloads():
@@ -351,14 +404,17 @@ def _make_mode_class():
                 random_ops.add(op)
 
     class OpLogMode(TorchDispatchMode):
-        def __init__(self, funcs, masks):
+        def __init__(self, funcs, masks, seqs):
             super().__init__()
             self.funcs = funcs
             self.masks = masks
+            self.seqs = seqs
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             if func is not detach:  # checkpoint's own bookkeeping
                 self.funcs.append(func)
+                if self.seqs is not None:  # (the node this op made, if any: _map_op_nodes)
+                    self.seqs.append(get_seq())
             out = func(*args, **(kwargs or {}))
             if func in random_ops and self.masks is not None:
                 try:

@@ -67,6 +67,13 @@ class Recomputation(_Part):
     # node (reentrant). None when that node was not captured.
     trigger: Optional[str] = None
     ops: list[str] = msgspec.field(default_factory=list)  # aten ops re-run, in order
+    # Beside `ops`, one entry per op: the node whose tensors that op makes
+    # again - non-reentrant: the node (in Checkpoint.graph) the same op of the
+    # forward made, whose saved-tensor placeholders it refills; reentrant: the
+    # node (in `graph`) the re-run made. None where the op made no captured
+    # node (a view torch does not record, an op on tensors without grad).
+    # Empty in traces made before it existed: the app then lights no node.
+    op_nodes: list[Optional[str]] = msgspec.field(default_factory=list)
     # Non-reentrant: torch stopped the re-run early, once every tensor the
     # segment had saved was recovered, and fewer ops ran than in the forward
     # (the rest of `forward_ops` never ran again).
@@ -97,6 +104,9 @@ class Checkpoint(_Part):
     # summarised at the call.
     inputs: list[Optional[TensorSummary]] = msgspec.field(default_factory=list)
     forward_ops: list[str] = msgspec.field(default_factory=list)
+    # Beside `forward_ops`: the node (in `graph`) each op made, None where it
+    # made no captured node (see Recomputation.op_nodes). Empty in older traces.
+    forward_op_nodes: list[Optional[str]] = msgspec.field(default_factory=list)
     # torch restores the forward's RNG state for each re-run (Dropout draws the
     # same mask again); False: the re-run draws new random numbers.
     preserve_rng_state: bool = True

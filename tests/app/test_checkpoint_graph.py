@@ -13,9 +13,7 @@ import torch
 from PIL import Image
 
 from autogradviz.app.export import render as ex
-from PySide6.QtCore import Qt
-
-from autogradviz.app.graph.checkpoint_regions import region_title
+from autogradviz.app.graph.checkpoint_regions import drawn_box, region_title
 from autogradviz.app.graph.recompute_frames import MAX_OP_FRAMES
 
 from test_graph_support import wait_layout
@@ -96,7 +94,7 @@ def test_non_reentrant_region_placeholders_phase_and_exports(window, qtbot, tmp_
     # the region holds every drawn node of the segment, inside its frame
     # (the hull around them) and not only its bounding rectangle
     for nid in c.nodes:
-        assert _inside(region, scene.node_items[nid][0].sceneBoundingRect())
+        assert _inside(region, drawn_box(scene.node_items[nid][0]))
     # ...and no node outside the segment has its centre inside the frame
     # its title covers no node outside it
     outside = [items[0].sceneBoundingRect() for nid, items in scene.node_items.items() if nid not in c.nodes]
@@ -104,8 +102,7 @@ def test_non_reentrant_region_placeholders_phase_and_exports(window, qtbot, tmp_
     ops = {n.id for n in tr_.graph(c.graph).nodes if n.kind != "leaf"}
     for nid, items in scene.node_items.items():
         if nid not in c.nodes and nid in ops:
-            assert not region.frame_polygon().containsPoint(items[0].sceneBoundingRect().center(),
-                                                          Qt.OddEvenFill), nid
+            assert not region.frame_path().contains(drawn_box(items[0]).center()), nid
 
     # placeholders: one per tensor the block saves, counted by torch here
     def block():
@@ -222,7 +219,7 @@ def test_reentrant_node_expands_into_its_inner_graph(window, qtbot):
     assert region.expanded
     for n in inner.nodes:
         (item,) = scene.node_items[n.id]
-        assert _inside(region, item.sceneBoundingRect())
+        assert _inside(region, drawn_box(item))
     # the nested backward lights the inner nodes in the recorded order
     w.session.recompute.enter(r.step, 0)
     while w.session.recompute.frame is not None:
@@ -236,11 +233,8 @@ def test_reentrant_node_expands_into_its_inner_graph(window, qtbot):
 
 
 def _inside(region, rect) -> bool:
-    """Every corner of `rect` within the region's frame."""
-    poly = region.frame_polygon()
-    return region.frame_rect().contains(rect) and all(
-        poly.containsPoint(p, Qt.OddEvenFill) for p in (rect.topLeft(), rect.topRight(),
-                                                        rect.bottomLeft(), rect.bottomRight()))
+    """All of `rect` within the region's frame (the outline, not its bounding rectangle)."""
+    return region.frame_rect().contains(rect) and region.frame_path().contains(rect)
 
 
 def test_cli_export_draws_the_regions(tmp_path):

@@ -6,7 +6,8 @@ with what torch is doing inside the step: which node needs the activations
 the checkpoint did not store, which op of the segment is re-running, where
 an early stop cut the re-run short, the nested backward of a reentrant
 checkpoint, and whether the re-run's Dropout mask matches the forward's.
-One hook in the stepper (`attach`), so the stepper stays about steps.
+One hook in the stepper (`attach`), so the stepper stays about steps; it also
+moves the timeline's handle through the phase's sub-ticks (RecomputePhase.fraction).
 """
 
 from __future__ import annotations
@@ -56,8 +57,11 @@ def attach(stepper) -> None:
 
     def show(frame) -> None:
         if frame is None:
+            stepper.timeline.set_sub(0.0)
             stepper._on_step(session.step)
             return
+        # the slider's handle walks the phase's sub-ticks (recompute_marks.py)
+        stepper.timeline.set_sub(session.recompute.fraction())
         stepper.step_label.setText(phase_text(session, frame))
         stepper.back_btn.setEnabled(True)
         stepper.first_btn.setEnabled(True)

@@ -4,8 +4,10 @@ The recompute happens inside one backward step (between session steps
 `step` and `step + 1`, see app/graph/recompute_frames.py), so a learner
 scrubbing the timeline would not know where to look: each recomputation of
 the shown run gets a mark half-way between those two ticks, with a tooltip
-naming the checkpoint and how many ops it re-ran. Pure overlay: it reads
-`Trace.checkpoints` and draws nothing when the run had no recompute.
+naming the checkpoint and how many ops it re-ran. Between the two ticks,
+one amber sub-tick per frame of the recompute phase (the handle walks them).
+Pure overlay: it reads `Trace.checkpoints` and draws nothing when the run
+had no recompute.
 """
 
 from __future__ import annotations
@@ -88,3 +90,13 @@ class _Overlay(TimelineOverlay):
         for pos in self.marks.positions:
             x = tl._x(pos)
             p.drawPolygon([QPointF(x - 5, y - 4), QPointF(x + 5, y - 4), QPointF(x, y + 4)])
+        # a sub-tick per recompute frame between the trigger step's tick and
+        # the next: the handle walks them (RecomputePhase.fraction)
+        mid = self.height() / 2 + 2
+        phase = self.marks.session.recompute
+        p.setPen(QPen(color, 1.4))
+        for step in phase.phase_steps():
+            frames = phase.frames_at(step)
+            for i in range(len(frames)):
+                x = tl._x(step + (i + 1) / (len(frames) + 1))
+                p.drawLine(QPointF(x, mid + 7), QPointF(x, mid + 11))  # (below the handle)

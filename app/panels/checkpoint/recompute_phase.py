@@ -45,6 +45,14 @@ class RecomputePhase(QObject):
         frames = self._frames.get(self.session.step, ())
         return frames[self._pos] if self._pos < len(frames) else None
 
+    def fraction(self) -> float:
+        """Where the frame shown sits between its step's tick and the next
+        one (0: no phase): the timeline's handle and sub-ticks use it."""
+        frames = self._frames.get(self.session.step, ())
+        if self._pos is None or not frames:
+            return 0.0
+        return (self._pos + 1) / (len(frames) + 1)
+
     def frames_at(self, step: int) -> list[PhaseFrame]:
         """The frames between session step `step` and `step + 1`."""
         return list(self._frames.get(step, ()))

@@ -7,6 +7,8 @@ program:
 
 - stepping the backward pass puts the editor's step arrow (gutter arrow and
   tint) on the forward line whose operation the current step differentiates;
+  during a checkpoint recompute frame, on the segment's line re-running (or
+  the `checkpoint(...)` call: a module's ops have no line of the script's);
 - selecting a node (a click, the find bar) moves the editor's cursor to its
   line, without taking the focus from the graph;
 - the line under the editor's cursor rings, in the graph, every node it made
@@ -38,6 +40,7 @@ class CodeGraphLink(QObject):
         session.graphChanged.connect(lambda _gid: self._refresh())
         session.runChanged.connect(lambda _i: self._show_step())
         session.stepChanged.connect(lambda _k: self._show_step())
+        session.recompute.changed.connect(lambda _f: self._show_step())
         session.nodeSelected.connect(self._on_node_selected)
         editor.cursorPositionChanged.connect(self._light_cursor_line)
         editor.document().contentsChanged.connect(self._on_edited)
@@ -70,7 +73,26 @@ class CodeGraphLink(QObject):
         self._show_step()
         self._light_cursor_line()
 
+    def recompute_line(self, frame) -> Optional[int]:
+        """During a checkpoint recompute frame: the line of the segment's op
+        re-running now where the trace has it, else the `checkpoint(...)` call."""
+        trace = self.session.trace
+        cps = getattr(trace, "checkpoints", None) or []
+        c = cps[frame.number - 1] if 0 < frame.number <= len(cps) else None
+        node = self.session.node(frame.current_node) if frame.current_node and frame.kind != "reentrant" else None
+        if node is not None and node.line is not None:
+            return node.line
+        return c.line if c is not None else None
+
     def _show_step(self) -> None:
+        frame = self.session.recompute.frame if self._in_sync else None
+        if frame is not None:
+            line = self.recompute_line(frame)
+            if line is not None:
+                self.editor.set_step_line(line, self.tr(
+                    "Recomputing checkpoint {0}: backward runs this segment's forward again "
+                    "(op {1} of {2})").format(frame.number, frame.op_index, len(frame.ops)))
+                return
         state = self.session.state
         node = self.session.node(state.current) if state is not None and self._in_sync else None
         if node is None or node.line is None:
