@@ -46,6 +46,9 @@ FLUSH_INTERVAL_S = 0.05
 # Up to this many writes per FLUSH_INTERVAL_S are sent at once (so the last
 # prints before a crash are not lost); past it, output is batched.
 SENDS_PER_INTERVAL = 20
+# "1" in the worker's environment: runs in the worker's own process, one after
+# the other, as before the zygote (main()); for benchmarks only.
+IN_PROCESS_ENV = "AUTOGRADVIZ_WORKER_IN_PROCESS"
 # A trace with at least this many nodes is announced (`progress`, code
 # "encoding") before it is encoded and sent: the GUI can say what it waits for.
 PROGRESS_MIN_NODES = 1000
@@ -566,10 +569,27 @@ def main(proto_fds=None) -> int:
     worker.pgid = pgid
     # Every run is a fork of this process, as fresh as `python script.py`
     # (zygote.py): torch and the engine imported once, CUDA never initialised here.
-    from autogradviz.engine.worker.zygote import Zygote, cuda_info, preload
+    # Without fork (Windows), or with IN_PROCESS_ENV set (benchmarks/bench_run_start.py
+    # measures the two side by side), every run runs in this one process.
+    in_process = os.environ.pop(IN_PROCESS_ENV, None) == "1" or not hasattr(os, "fork")
+    if not in_process:
+        from autogradviz.engine.worker.zygote import Zygote, cuda_info, preload
 
-    worker.start(cuda_info=cuda_info)
-    preload()
-    Zygote(worker, proto_in).serve()  # (exits the process: shutdown, end of input)
+        worker.start(cuda_info=cuda_info)
+        preload()
+        Zygote(worker, proto_in).serve()  # (exits the process: shutdown, end of input)
+        os._exit(0)
+    _watch_parent()
+    worker.start()
+    reader = os.fdopen(proto_in, "rb", buffering=1 << 16)
+    worker.reader = reader
+    for line in reader:
+        if not worker.handle_line(line):
+            break
+    # Don't wait on threads a script may have left running.
+    try:
+        sys.stderr.flush()
+    except Exception:
+        pass
     os._exit(0)
 
