@@ -40,6 +40,7 @@ from typing import Any, Optional, Union
 
 import msgspec
 
+from autogradviz.engine.trace import short_floats
 from autogradviz.engine.trace.model import FORMAT, VERSION, TensorSummary, Trace, gc_paused
 from autogradviz.engine.trace.validate import TraceInvalid, check_trace
 
@@ -146,6 +147,8 @@ class _Swaps:
 
     def __init__(self):
         self.undo: list = []
+        # (summary, values, min, max) before _shorten_trace, put back last
+        self.summaries: list = []
 
     def set(self, obj, name: str, value) -> None:
         self.undo.append((obj, name, getattr(obj, name)))
@@ -155,6 +158,9 @@ class _Swaps:
         for obj, name, old in reversed(self.undo):
             setattr(obj, name, old)
         self.undo.clear()
+        for s, values, mn, mx in self.summaries:
+            s.values, s.min, s.max = values, mn, mx
+        self.summaries.clear()
 
 
 def _swap_summary(s: Optional[TensorSummary], swaps: _Swaps) -> None:
@@ -175,50 +181,145 @@ def _swap_summary(s: Optional[TensorSummary], swaps: _Swaps) -> None:
         swaps.set(s, "values", encode_nonfinite(s.values))
 
 
+def _summaries(trace: Trace):
+    """Every tensor summary of `trace` (a shared one as often as it is
+    shared; None where a place holds none). One list for the non-finite swap,
+    the shortening and the widening after a read, so that the reader widens
+    exactly what the writer shortened."""
+    for g in trace.graphs:
+        for n in g.nodes:
+            yield n.tensor
+            for sv in n.saved:
+                yield sv.tensor
+    for run in trace.backward_runs:
+        for st in run.steps:
+            yield from st.grad_outputs
+            yield from st.grad_inputs
+        for ev in run.events:
+            yield ev.received
+            yield ev.returned
+        yield from run.leaf_grads.values()
+        yield from run.results
+    for cp in trace.checkpoints:  # the inputs checkpoint kept, summarised at the call
+        yield from cp.inputs
+        for r in cp.recomputations:  # a reentrant re-run's nested backward
+            for st in r.steps:
+                yield from st.grad_outputs
+                yield from st.grad_inputs
+
+
 def _swap_trace(trace: Trace, swaps: _Swaps) -> None:
     """Swap in the names of every non-finite float of `trace` (see module doc)."""
     summary = _swap_summary
+    for s in _summaries(trace):
+        summary(s, swaps)
     for g in trace.graphs:
         for n in g.nodes:
-            summary(n.tensor, swaps)
             for sv in n.saved:
-                summary(sv.tensor, swaps)
                 v = sv.value
                 if v is not None and v.__class__ is not str and _has_nonfinite(v):
                     swaps.set(sv, "value", encode_nonfinite(v))
-    for run in trace.backward_runs:
-        for st in run.steps:
-            for s in st.grad_outputs:
-                summary(s, swaps)
-            for s in st.grad_inputs:
-                summary(s, swaps)
-        for ev in run.events:
-            summary(ev.received, swaps)
-            summary(ev.returned, swaps)
-        for s in run.leaf_grads.values():
-            summary(s, swaps)
-        for s in run.results:
-            summary(s, swaps)
     for ev in trace.scaler_events:  # an overflow gives inf/NaN norms and losses
         for name in ("scale_before", "scale_after", "grad_norm_scaled", "grad_norm_unscaled", "value"):
             if _bad(getattr(ev, name)):
                 swaps.set(ev, name, _float_name(getattr(ev, name)))
         if ev.found_inf and _has_nonfinite(ev.found_inf):
             swaps.set(ev, "found_inf", encode_nonfinite(ev.found_inf))
-    for cp in trace.checkpoints:  # the inputs checkpoint kept, summarised at the call
-        for s in cp.inputs:
-            summary(s, swaps)
-        for r in cp.recomputations:  # a reentrant re-run's nested backward
-            for st in r.steps:
-                for s in st.grad_outputs:
-                    summary(s, swaps)
-                for s in st.grad_inputs:
-                    summary(s, swaps)
     for note in trace.note_codes:
         if _has_nonfinite(note.params):
             swaps.set(note, "params", encode_nonfinite(note.params))
     if _bad(trace.duration_s):
         swaps.set(trace, "duration_s", None)
+
+
+def _float_summaries(trace: Trace) -> dict:
+    """{dtype: [summary, ...]} of the float32/bfloat16/float16 summaries of
+    `trace`, each once."""
+    groups: dict = {}
+    seen: set = set()
+    add = seen.add
+    dtypes = short_floats.DTYPES
+    for s in _summaries(trace):
+        if s is not None and s.dtype in dtypes and id(s) not in seen:
+            add(id(s))
+            g = groups.get(s.dtype)
+            if g is None:
+                groups[s.dtype] = [s]
+            else:
+                g.append(s)
+    return groups
+
+
+def _shorten_trace(trace: Trace, swaps: _Swaps) -> None:
+    """Swap in the shortest decimals of the values, min and max of every
+    float32/bfloat16/float16 summary (one numpy pass per dtype) and mark the
+    trace `float_digits="dtype"` (a reader widens them back: _widen_trace).
+    A value that is not a float of its summary's dtype (a hand-made summary)
+    leaves the whole trace in float64 form: a reader could not tell it from
+    a shortened one."""
+    plans = []
+    for dtype, group in _float_summaries(trace).items():
+        flat: list = []
+        for s in group:
+            flat += s.values
+        # (no statistics: an empty tensor, or a run without values)
+        stats = [0.0 if v is None else v for s in group for v in (s.min, s.max)]
+        short = short_floats.shorten(flat + stats, dtype)
+        if short is None:
+            return
+        plans.append((group, short, len(flat)))
+    undo = swaps.summaries
+    for group, short, i in plans:
+        j = 0
+        for s in group:
+            old = s.values
+            undo.append((s, old, s.min, s.max))
+            n = len(old)
+            if n:
+                s.values = short[j:j + n]
+                j += n
+            if s.min is not None:
+                s.min = short[i]
+            if s.max is not None:
+                s.max = short[i + 1]
+            i += 2
+    swaps.set(trace, "float_digits", "dtype")
+
+
+def _widen_trace(trace: Trace) -> None:
+    """After a read: the shortened floats of a `float_digits="dtype"` file
+    rounded to their summary's dtype again, which gives exactly the floats
+    the writer had (torch's own values); one array conversion per dtype."""
+    if trace.float_digits != "dtype":
+        return
+    trace.float_digits = "float64"  # (in memory, floats are what they are)
+    widen = short_floats.widen
+    for dtype, group in _float_summaries(trace).items():
+        flat: list = []
+        for s in group:
+            flat += s.values
+        stats = [0.0 if v is None else v for s in group for v in (s.min, s.max)]
+        wide = widen(flat + stats, dtype)
+        if wide is None:  # not floats (a hand-edited file): each summary on its own
+            for s in group:
+                s.values = widen(s.values, dtype) or s.values
+                if s.min.__class__ is float:
+                    s.min = widen([s.min], dtype)[0]
+                if s.max.__class__ is float:
+                    s.max = widen([s.max], dtype)[0]
+            continue
+        i = len(flat)
+        j = 0
+        for s in group:
+            n = len(s.values)
+            if n:
+                s.values = wide[j:j + n]
+                j += n
+            if s.min is not None:
+                s.min = wide[i]
+            if s.max is not None:
+                s.max = wide[i + 1]
+            i += 2
 
 
 def _swap_refs(trace: Trace, swaps: _Swaps) -> None:
@@ -294,6 +395,7 @@ def _swap_any(obj, swaps: _Swaps):
     """The file form of a protocol message's value: dicts and lists copied
     with names for non-finite floats, summaries and traces swapped in place."""
     if isinstance(obj, Trace):
+        _shorten_trace(obj, swaps)
         _swap_trace(obj, swaps)
         _swap_refs(obj, swaps)
         return obj
@@ -356,6 +458,7 @@ def _fix_saved_values(trace: Trace) -> Trace:
         _resolve_refs(trace)
     except (IndexError, TypeError, ValueError, AttributeError) as exc:
         raise TraceDecodeError(f"not a readable trace: a broken same_as reference ({exc})") from None
+    _widen_trace(trace)
     try:
         return check_trace(trace)
     except TraceInvalid as exc:

@@ -263,6 +263,12 @@ class Trace(msgspec.Struct, weakref=True):
     # has shape, dtype and device only (`values` empty, `truncated` true, no
     # statistics) and nodes' `saved` are empty.
     values_recorded: bool = True
+    # How the file writes tensor values: "dtype" when the floats of float32,
+    # bfloat16 and float16 summaries (values, min, max) have the fewest digits
+    # that identify them in that dtype, and a reader rounds them to the dtype
+    # again (engine/trace/short_floats.py); "float64" (older files, and every
+    # trace in memory) when they are exactly the floats they are.
+    float_digits: str = "float64"
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""
