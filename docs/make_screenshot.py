@@ -2,7 +2,7 @@
 step to STEP (default: the middle), select the node labelled NODE, grab the window.
 SCRIPT=path opens and runs that script instead of the default lesson; CALL=k
 selects the k-th GradScaler call in its panel; PHASE=k shows frame k of the first checkpoint
-recompute phase (after STEP); PANEL=id raises that dock (e.g.
+recompute phase (after STEP); SAVED=1 turns on Show saved tensors; PANEL=id raises that dock (e.g.
 memory, checkpoint, modules) before the grab; PRESENT=1 grabs presentation mode. W and H set the window size
 (default 1600x1000; the app's own default is 1500x950). SWITCH="zh_CN dark"
 switches language and theme live after the run, as a teacher would from the
@@ -56,6 +56,11 @@ if nid:
     for node in w.session.graph.nodes:
         if node.label == nid:
             w.session.select_node(node.id)
+if os.environ.get("SAVED"):  # SAVED=1: Show saved tensors
+    w.session.set_show_saved(True)
+    t1 = time.time()
+    while time.time() - t1 < 30 and (w.status.layout_busy or time.time() - t1 < 1):
+        app.processEvents(); time.sleep(0.02)
 if os.environ.get("PHASE"):  # PHASE=k: frame k of the first checkpoint recompute phase
     first = w.session.recompute.phase_steps()[:1]
     if first:

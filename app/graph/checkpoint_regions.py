@@ -120,6 +120,8 @@ def region_shape(boxes: list[QRectF], links: list[QPainterPath], avoid: list[QRe
         for link in links:
             path.addPath(stroker.createStroke(link))
     path = path.simplified()
+    bounds = path.boundingRect()
+    avoid = [r for r in avoid if r.intersects(bounds)]  # (a big graph: only the boxes nearby)
     if avoid:
         holes = QPainterPath()
         holes.setFillRule(Qt.WindingFill)
@@ -266,13 +268,20 @@ class PhasePanelItem(QGraphicsItem):
         self._rect = QRectF()
         self.setZValue(6)
 
-    def set_lines(self, lines: list[tuple[str, str]], anchor: QRectF) -> None:
+    def set_lines(self, lines: list[tuple[str, str]], anchor: QRectF, avoid: tuple = ()) -> None:
+        """Right of `anchor`, moved further right past any box of `avoid` it would cover."""
         self.prepareGeometryChange()
         self.lines = lines
         fm = QFontMetricsF(self.style.small_font(bold=True))
         w = max((fm.horizontalAdvance(t) for t, _ in lines), default=40.0) + 16
         h = len(lines) * (fm.height() + 1) + 8
-        self._rect = QRectF(anchor.right() + 10, anchor.top(), w, h)
+        r = QRectF(anchor.right() + 10, anchor.top(), w, h)
+        for _ in range(20):  # (a few moves at most)
+            hit = [b for b in avoid if b.intersects(r)]
+            if not hit:
+                break
+            r.moveLeft(max(b.right() for b in hit) + 10)
+        self._rect = r
         self.update()
 
     def boundingRect(self) -> QRectF:
@@ -507,7 +516,8 @@ class CheckpointOverlay:
         anchor = region.frame_rect() if region is not None else box
         if anchor is not None:
             self.panel = PhasePanelItem(sc.style)
-            self.panel.set_lines(phase_lines(frame), anchor)
+            self.panel.set_lines(phase_lines(frame), anchor,
+                                 tuple(drawn_box(v[0]) for v in sc.node_items.values() if v))
             sc.addItem(self.panel)
             whole = anchor.united(self.panel.sceneBoundingRect())  # in sight (scrolls only when not)
             for view in sc.views():

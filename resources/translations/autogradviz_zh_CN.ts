@@ -172,7 +172,7 @@
     <message>
         <location filename="../../app/panels/code_link/link.py" line="93" />
         <source>Recomputing checkpoint {0}: backward runs this segment's forward again (op {1} of {2})</source>
-        <translation type="unfinished" />
+        <translation>正在重算检查点 {0}：反向传播再次运行这一段的前向（第 {1} 个算子，共 {2} 个）</translation>
     </message>
     <message>
         <location filename="../../app/panels/code_link/link.py" line="101" />
@@ -839,12 +839,12 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../app/graph/banner.py" line="183" />
+        <location filename="../../app/graph/banner.py" line="188" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="184" />
+        <location filename="../../app/graph/banner.py" line="189" />
         <source>Stop laying out the graph; the previous picture stays.</source>
         <translation>停止布局计算图；保留之前的画面。</translation>
     </message>
@@ -874,52 +874,72 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>关闭搜索栏（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/toolbar.py" line="73" />
+        <location filename="../../app/graph/toolbar.py" line="89" />
         <source>Zoom in (+, Ctrl++ or the mouse wheel)</source>
         <translation>放大（+、Ctrl++ 或鼠标滚轮）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/toolbar.py" line="74" />
+        <location filename="../../app/graph/toolbar.py" line="90" />
         <source>Zoom out (-, Ctrl+- or the mouse wheel)</source>
         <translation>缩小（-、Ctrl+- 或鼠标滚轮）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/toolbar.py" line="78" />
+        <location filename="../../app/graph/toolbar.py" line="94" />
         <source>Find a node (Ctrl+F)</source>
         <translation>查找节点（Ctrl+F）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/toolbar.py" line="79" />
+        <location filename="../../app/graph/toolbar.py" line="95" />
         <source>Show saved tensors</source>
         <translation>显示保存的张量</translation>
     </message>
     <message>
-        <location filename="../../app/graph/toolbar.py" line="80" />
+        <location filename="../../app/graph/toolbar.py" line="96" />
         <source>Also draw the tensors each operation saved for its backward computation (like torchviz's show_saved).</source>
         <translation>同时画出每个运算为反向计算保存的张量（类似 torchviz 的 show_saved）。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/toolbar.py" line="82" />
+        <location filename="../../app/graph/toolbar.py" line="98" />
         <source>Legend</source>
         <translation>图例</translation>
     </message>
     <message>
-        <location filename="../../app/graph/toolbar.py" line="69" />
+        <location filename="../../app/graph/toolbar.py" line="99" />
+        <source>Fold repeats</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/toolbar.py" line="100" />
+        <source>In a big graph, draw identical layers (a TransformerEncoder's, ResNet blocks) once, marked ×N; stepping names the copy that runs.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/toolbar.py" line="103" />
+        <source>Left to right</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/toolbar.py" line="104" />
+        <source>Lay the graph out from left to right: long chains read better on a wide screen.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/toolbar.py" line="85" />
         <source>Show or hide the legend explaining colours and badges.</source>
         <translation>显示或隐藏解释颜色和标记的图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="155" />
+        <location filename="../../app/graph/view.py" line="156" />
         <source>Drag to pan, wheel or +/- to zoom, double-click to centre; click a node to inspect it.</source>
         <translation>拖动平移，滚轮或 +/- 缩放，双击居中；点击节点查看详情。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/toolbar.py" line="65" />
+        <location filename="../../app/graph/toolbar.py" line="81" />
         <source>The legend was hidden to leave the small view to the graph; tick to show it over the graph.</source>
         <translation>视图较小，图例已隐藏以便显示计算图；勾选可在图上显示图例。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="559" />
+        <location filename="../../app/graph/view.py" line="563" />
         <source>Layout: {0} in {1:.2f} s</source>
         <translation>布局：{0}，用时 {1:.2f} 秒</translation>
     </message>
@@ -945,65 +965,70 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     </message>
     <message>
         <location filename="../../app/graph/banner.py" line="57" />
+        <source>Large graph ({0} nodes): drawn as {1} boxes. Identical layers are drawn once (×N, with a loop-back edge); the frame's title says which copy runs. Click the title to unfold them; View ▸ Fold Repeated Layers turns folding off.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/banner.py" line="62" />
         <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is drawn rolled: its first call, with a loop-back edge marked ×N; its frame's menu unrolls every call.</source>
         <translation>大型计算图（{0} 个节点）：画成 {1} 个框。被调用多次的模块以“卷起”的方式显示：只画第一次调用，并用一条标有 ×N 的回边表示循环；在它的框的右键菜单中可以展开每一次调用。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="78" />
-        <location filename="../../app/graph/banner.py" line="79" />
+        <location filename="../../app/graph/banner.py" line="83" />
+        <location filename="../../app/graph/banner.py" line="84" />
         <source>Preparing the graph…</source>
         <translation>正在准备计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="80" />
+        <location filename="../../app/graph/banner.py" line="85" />
         <source>Graphviz is placing the boxes…</source>
         <translation>Graphviz 正在摆放方框…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="81" />
+        <location filename="../../app/graph/banner.py" line="86" />
         <source>Reading the Graphviz result…</source>
         <translation>正在读取 Graphviz 的结果…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="82" />
-        <location filename="../../app/graph/banner.py" line="83" />
-        <location filename="../../app/graph/banner.py" line="85" />
+        <location filename="../../app/graph/banner.py" line="87" />
+        <location filename="../../app/graph/banner.py" line="88" />
+        <location filename="../../app/graph/banner.py" line="90" />
         <source>Placing the boxes…</source>
         <translation>正在摆放方框…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="84" />
+        <location filename="../../app/graph/banner.py" line="89" />
         <source>Ordering the boxes…</source>
         <translation>正在排列方框顺序…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="86" />
+        <location filename="../../app/graph/banner.py" line="91" />
         <source>Drawing the edges…</source>
         <translation>正在绘制连线…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="87" />
+        <location filename="../../app/graph/banner.py" line="92" />
         <source>Drawing the graph…</source>
         <translation>正在绘制计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="89" />
-        <location filename="../../app/graph/banner.py" line="164" />
+        <location filename="../../app/graph/banner.py" line="94" />
+        <location filename="../../app/graph/banner.py" line="169" />
         <source>Laying out the graph…</source>
         <translation>正在布局计算图…</translation>
     </message>
     <message>
-        <location filename="../../app/graph/toolbar.py" line="75" />
+        <location filename="../../app/graph/toolbar.py" line="91" />
         <source>Fit the graph in the view (Ctrl+0). A long graph is fitted across at a readable size, showing where backward starts; press again to see all of it.</source>
         <translation>让计算图适应视图（Ctrl+0）。很长的图会按可读的大小横向适应，并显示反向传播开始的位置；再按一次可查看全图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="467" />
+        <location filename="../../app/graph/view.py" line="470" />
         <source>The graph could not be laid out ({0}). The previous picture is still shown.</source>
         <translation>无法布局计算图（{0}）。仍显示之前的画面。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/view.py" line="485" />
+        <location filename="../../app/graph/view.py" line="488" />
         <source>Layout cancelled. The previous picture is still shown.</source>
         <translation>布局已取消。仍显示之前的画面。</translation>
     </message>
@@ -1013,12 +1038,12 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>脚本因 {0} 停止：图中显示的是到那时为止构建的部分。“输出”面板说明了出错原因。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="62" />
+        <location filename="../../app/graph/banner.py" line="67" />
         <source>Large graph ({0} nodes): drawn as {1} boxes. A module called many times is rolled into one box (×N): click it to see one box per call; click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框。被多次调用的模块合并成一个框（×N）：点击它可按每次调用一个框显示；点击带模块名的框可查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/banner.py" line="65" />
+        <location filename="../../app/graph/banner.py" line="70" />
         <source>Large graph ({0} nodes): drawn as {1} boxes, with module calls collapsed into one box each. Click a box with a module name to look inside.</source>
         <translation>大型计算图（{0} 个节点）：绘制为 {1} 个框，每次模块调用折叠成一个框。点击带模块名的框可查看其内部。</translation>
     </message>
@@ -1671,107 +1696,107 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="333" />
+        <location filename="../../app/window/main_window.py" line="350" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="249" />
+        <location filename="../../app/window/main_window.py" line="266" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="250" />
+        <location filename="../../app/window/main_window.py" line="267" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="332" />
+        <location filename="../../app/window/main_window.py" line="349" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="336" />
+        <location filename="../../app/window/main_window.py" line="353" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="334" />
+        <location filename="../../app/window/main_window.py" line="351" />
         <source>Next / previous step of the backward pass (wherever the focus is)</source>
         <translation>反向传播的下一步 / 上一步（焦点在哪里都可用）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="335" />
+        <location filename="../../app/window/main_window.py" line="352" />
         <source>First / last step (also Ctrl+Shift+F10 / Ctrl+F10)</source>
         <translation>第一步 / 最后一步（也可用 Ctrl+Shift+F10 / Ctrl+F10）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="337" />
+        <location filename="../../app/window/main_window.py" line="354" />
         <source>The same, while the graph has the focus</source>
         <translation>同上，在图获得焦点时</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="338" />
+        <location filename="../../app/window/main_window.py" line="355" />
         <source>Presentation mode (Esc leaves)</source>
         <translation>演示模式（按 Esc 退出）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="339" />
+        <location filename="../../app/window/main_window.py" line="356" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="340" />
+        <location filename="../../app/window/main_window.py" line="357" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="341" />
+        <location filename="../../app/window/main_window.py" line="358" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="342" />
+        <location filename="../../app/window/main_window.py" line="359" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="343" />
+        <location filename="../../app/window/main_window.py" line="360" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="344" />
+        <location filename="../../app/window/main_window.py" line="361" />
         <source>Open / save a trace</source>
         <translation>打开 / 保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="345" />
+        <location filename="../../app/window/main_window.py" line="362" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="346" />
+        <location filename="../../app/window/main_window.py" line="363" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="352" />
+        <location filename="../../app/window/main_window.py" line="369" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="359" />
+        <location filename="../../app/window/main_window.py" line="376" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="360" />
+        <location filename="../../app/window/main_window.py" line="377" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="361" />
+        <location filename="../../app/window/main_window.py" line="378" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -2710,17 +2735,17 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>TraceSession</name>
     <message>
-        <location filename="../../app/session.py" line="172" />
+        <location filename="../../app/session.py" line="185" />
         <source>checkpoint {0} · recomputed</source>
         <translation>检查点 {0} · 重算</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="342" />
+        <location filename="../../app/session.py" line="369" />
         <source>Full values are not available for a saved trace: only the values it holds (up to 64 elements per tensor) were saved. Run the script to fetch every value.</source>
         <translation>已保存的运行记录无法提供完整数值：只保存了记录中包含的数值（每个张量最多 64 个元素）。运行脚本即可获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="372" />
+        <location filename="../../app/session.py" line="399" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -2728,388 +2753,408 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>WindowChrome</name>
     <message>
-        <location filename="../../app/window/chrome.py" line="223" />
+        <location filename="../../app/window/chrome.py" line="225" />
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="223" />
+        <location filename="../../app/window/chrome.py" line="225" />
         <source>Start a new, empty script</source>
         <translation>新建一个空脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="224" />
+        <location filename="../../app/window/chrome.py" line="226" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="224" />
+        <location filename="../../app/window/chrome.py" line="226" />
         <source>Open a Python script (it runs only when you press Run)</source>
         <translation>打开 Python 脚本（只有按“运行”时才会执行）</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="225" />
+        <location filename="../../app/window/chrome.py" line="227" />
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="225" />
+        <location filename="../../app/window/chrome.py" line="227" />
         <source>Save the script</source>
         <translation>保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="226" />
+        <location filename="../../app/window/chrome.py" line="228" />
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="226" />
+        <location filename="../../app/window/chrome.py" line="228" />
         <source>Save the script under a new name</source>
         <translation>用新名字保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="227" />
+        <location filename="../../app/window/chrome.py" line="229" />
         <source>Open &amp;Trace…</source>
         <translation>打开运行记录(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="227" />
+        <location filename="../../app/window/chrome.py" line="229" />
         <source>Open a saved trace (.json) and look at it again, without running anything</source>
         <translation>打开已保存的运行记录（.json）重新查看，不运行任何代码</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="229" />
+        <location filename="../../app/window/chrome.py" line="231" />
         <source>Save T&amp;race…</source>
         <translation>保存运行记录(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="229" />
+        <location filename="../../app/window/chrome.py" line="231" />
         <source>Save what the last run recorded as a trace file (.json) to open later or elsewhere</source>
         <translation>把上次运行记录下的内容保存为运行记录文件（.json），以后或在别的电脑上打开</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="231" />
+        <location filename="../../app/window/chrome.py" line="233" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="231" />
+        <location filename="../../app/window/chrome.py" line="233" />
         <source>Export the graph or the backward steps as images</source>
         <translation>把计算图或反向传播步骤导出为图片</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="232" />
+        <location filename="../../app/window/chrome.py" line="234" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="232" />
+        <location filename="../../app/window/chrome.py" line="234" />
         <source>Close the application</source>
         <translation>关闭应用程序</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="233" />
+        <location filename="../../app/window/chrome.py" line="235" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="233" />
+        <location filename="../../app/window/chrome.py" line="235" />
         <source>Undo the last edit</source>
         <translation>撤销上一次编辑</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="234" />
+        <location filename="../../app/window/chrome.py" line="236" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="234" />
+        <location filename="../../app/window/chrome.py" line="236" />
         <source>Redo the last undone edit</source>
         <translation>重做上一次撤销的编辑</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="235" />
+        <location filename="../../app/window/chrome.py" line="237" />
         <source>Toggle &amp;Comment</source>
         <translation>切换注释(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="235" />
+        <location filename="../../app/window/chrome.py" line="237" />
         <source>Comment out the selected lines, or uncomment them</source>
         <translation>注释掉选中的行，或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="236" />
-        <location filename="../../app/window/chrome.py" line="276" />
+        <location filename="../../app/window/chrome.py" line="238" />
+        <location filename="../../app/window/chrome.py" line="283" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="236" />
+        <location filename="../../app/window/chrome.py" line="238" />
         <source>Run the script in the worker and show its autograd graph</source>
         <translation>在工作进程中运行脚本并显示它的自动求导计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="237" />
+        <location filename="../../app/window/chrome.py" line="239" />
         <source>&amp;Stop</source>
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="237" />
+        <location filename="../../app/window/chrome.py" line="239" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="238" />
+        <location filename="../../app/window/chrome.py" line="240" />
         <source>Run &amp;Timeout…</source>
         <translation>运行超时(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="238" />
+        <location filename="../../app/window/chrome.py" line="240" />
         <source>Stop scripts that run longer than this</source>
         <translation>脚本运行超过这个时间就停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="239" />
+        <location filename="../../app/window/chrome.py" line="241" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="239" />
+        <location filename="../../app/window/chrome.py" line="241" />
         <source>Zoom into the graph</source>
         <translation>放大计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="240" />
+        <location filename="../../app/window/chrome.py" line="242" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="240" />
+        <location filename="../../app/window/chrome.py" line="242" />
         <source>Zoom out of the graph</source>
         <translation>缩小计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="241" />
+        <location filename="../../app/window/chrome.py" line="243" />
         <source>&amp;Fit Graph</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="241" />
+        <location filename="../../app/window/chrome.py" line="243" />
         <source>Fit the whole graph into the view</source>
         <translation>让整张计算图适应视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="242" />
+        <location filename="../../app/window/chrome.py" line="244" />
         <source>&amp;Find in Graph…</source>
         <translation>在图中查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="242" />
+        <location filename="../../app/window/chrome.py" line="244" />
         <source>Search the graph by variable name or op</source>
         <translation>按变量名或运算搜索计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="243" />
+        <location filename="../../app/window/chrome.py" line="245" />
         <source>Show &amp;Saved Tensors</source>
         <translation>显示保存的张量(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="244" />
+        <location filename="../../app/window/chrome.py" line="246" />
         <source>Show what each node saved for backward, as extra boxes</source>
         <translation>以额外的方框显示每个节点为反向传播保存的内容</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="245" />
+        <location filename="../../app/window/chrome.py" line="247" />
+        <source>F&amp;old Repeated Layers</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="248" />
+        <source>Draw identical layers (a TransformerEncoder's, ResNet blocks) once, marked ×N, in big graphs</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="250" />
+        <source>&amp;Left to Right</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="250" />
+        <source>Lay the graph out from left to right (reads better for long chains)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/window/chrome.py" line="252" />
         <source>&amp;Reset Layout</source>
         <translation>重置布局(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="245" />
+        <location filename="../../app/window/chrome.py" line="252" />
         <source>Put every panel back where it started, with the graph beside the code</source>
         <translation>把每个面板放回初始位置，图在代码旁边</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="247" />
+        <location filename="../../app/window/chrome.py" line="254" />
         <source>&amp;Presentation</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="247" />
+        <location filename="../../app/window/chrome.py" line="254" />
         <source>For a projector: only the graph, the code and the step caption, drawn larger (Esc leaves)</source>
         <translation>用于投影：只显示图、代码和步骤说明，并放大显示（按 Esc 退出）</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="249" />
+        <location filename="../../app/window/chrome.py" line="256" />
         <source>&amp;Next Step</source>
         <translation>下一步(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="249" />
+        <location filename="../../app/window/chrome.py" line="256" />
         <source>Run the next node of the backward pass</source>
         <translation>执行反向传播的下一个节点</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="250" />
+        <location filename="../../app/window/chrome.py" line="257" />
         <source>&amp;Previous Step</source>
         <translation>上一步(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="250" />
+        <location filename="../../app/window/chrome.py" line="257" />
         <source>Go back one step of the backward pass</source>
         <translation>反向传播后退一步</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="251" />
+        <location filename="../../app/window/chrome.py" line="258" />
         <source>&amp;First Step</source>
         <translation>第一步(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="251" />
+        <location filename="../../app/window/chrome.py" line="258" />
         <source>Before backward starts</source>
         <translation>反向传播开始之前</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="252" />
+        <location filename="../../app/window/chrome.py" line="259" />
         <source>&amp;Last Step</source>
         <translation>最后一步(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="252" />
+        <location filename="../../app/window/chrome.py" line="259" />
         <source>After the whole backward pass</source>
         <translation>整个反向传播之后</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="253" />
+        <location filename="../../app/window/chrome.py" line="260" />
         <source>&amp;Play / Pause</source>
         <translation>播放 / 暂停(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="253" />
+        <location filename="../../app/window/chrome.py" line="260" />
         <source>Play the backward pass step by step, or pause it</source>
         <translation>逐步播放反向传播，或暂停</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="254" />
+        <location filename="../../app/window/chrome.py" line="261" />
         <source>&amp;About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="254" />
+        <location filename="../../app/window/chrome.py" line="261" />
         <source>Version and credits</source>
         <translation>版本与致谢</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="255" />
+        <location filename="../../app/window/chrome.py" line="262" />
         <source>&amp;Lessons</source>
         <translation>课程(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="255" />
+        <location filename="../../app/window/chrome.py" line="262" />
         <source>Show the starter lessons</source>
         <translation>显示入门课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="256" />
+        <location filename="../../app/window/chrome.py" line="263" />
         <source>&amp;Keyboard Shortcuts</source>
         <translation>键盘快捷键(&amp;K)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="256" />
+        <location filename="../../app/window/chrome.py" line="263" />
         <source>Every key the app understands</source>
         <translation>应用支持的所有按键</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="257" />
+        <location filename="../../app/window/chrome.py" line="264" />
         <source>Follow &amp;System</source>
         <translation>跟随系统(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="257" />
+        <location filename="../../app/window/chrome.py" line="264" />
         <source>Use the desktop's light or dark setting</source>
         <translation>使用桌面系统的浅色或深色设置</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="258" />
+        <location filename="../../app/window/chrome.py" line="265" />
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="258" />
+        <location filename="../../app/window/chrome.py" line="265" />
         <source>Light theme</source>
         <translation>浅色主题</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="259" />
+        <location filename="../../app/window/chrome.py" line="266" />
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="259" />
+        <location filename="../../app/window/chrome.py" line="266" />
         <source>Dark theme</source>
         <translation>深色主题</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="272" />
+        <location filename="../../app/window/chrome.py" line="279" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="273" />
+        <location filename="../../app/window/chrome.py" line="280" />
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="274" />
+        <location filename="../../app/window/chrome.py" line="281" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="275" />
+        <location filename="../../app/window/chrome.py" line="282" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="275" />
+        <location filename="../../app/window/chrome.py" line="282" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="276" />
+        <location filename="../../app/window/chrome.py" line="283" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="277" />
+        <location filename="../../app/window/chrome.py" line="284" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="277" />
+        <location filename="../../app/window/chrome.py" line="284" />
         <source>&amp;Panels</source>
         <translation>面板(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="278" />
+        <location filename="../../app/window/chrome.py" line="285" />
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="278" />
+        <location filename="../../app/window/chrome.py" line="285" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="279" />
+        <location filename="../../app/window/chrome.py" line="286" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="281" />
+        <location filename="../../app/window/chrome.py" line="288" />
         <source>Toolbar</source>
         <translation>工具栏</translation>
     </message>
     <message>
-        <location filename="../../app/window/chrome.py" line="282" />
+        <location filename="../../app/window/chrome.py" line="289" />
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
@@ -3340,48 +3385,48 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>检查点 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="158" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="160" />
         <source>Checkpointed segment: in the forward it kept only its {0} input tensor(s), not the activations inside (dashed boxes). Backward re-runs it to make them again.</source>
         <translation>检查点分段：前向时只保留了它的 {0} 个输入张量，没有保存内部的激活值（虚线小框）。反向时会重新运行这一段，把它们再算出来。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="161" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="163" />
         <source>Click the title to draw (or hide) the graph its re-run built.</source>
         <translation>点击标题可画出（或隐藏）重算时构建的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="304" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="317" />
         <source>This node needs activations the checkpoint did not store: its step triggered the recomputation.</source>
         <translation>这个节点需要检查点没有保存的激活值：正是它这一步触发了重算。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="320" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="333" />
         <source>Recomputing checkpoint {0}: forward again ({1}/{2} ops)</source>
         <translation>重算检查点 {0}：再次前向（{1}/{2} 个算子）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="326" />
-        <location filename="../../app/graph/checkpoint_regions.py" line="334" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="339" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="347" />
         <source>{0} more</source>
         <translation>还有 {0} 个</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="337" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="350" />
         <source>■ stopped early: {0} op(s) of the forward not re-run</source>
         <translation>■ 提前停止：前向中有 {0} 个算子没有重跑</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="340" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="353" />
         <source>Nested backward through the recomputed nodes ({0}/{1})</source>
         <translation>在重算出的节点上进行嵌套反向（{0}/{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="347" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="360" />
         <source>Dropout mask: same as the forward's</source>
         <translation>Dropout 掩码：与前向时相同</translation>
     </message>
     <message>
-        <location filename="../../app/graph/checkpoint_regions.py" line="348" />
+        <location filename="../../app/graph/checkpoint_regions.py" line="361" />
         <source>Dropout mask: differs from the forward's — the gradient no longer matches it</source>
         <translation>Dropout 掩码：与前向时不同——梯度已不再对应那次前向</translation>
     </message>
@@ -3458,7 +3503,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     </message>
     <message>
         <location filename="../../app/export/render.py" line="151" />
-        <location filename="../../app/export/webpage.py" line="194" />
+        <location filename="../../app/export/webpage.py" line="227" />
         <source>nothing to export: no graph is shown</source>
         <translation>没有可导出的内容：当前没有显示计算图</translation>
     </message>
@@ -3523,7 +3568,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <location filename="../../app/export/render.py" line="311" />
         <location filename="../../app/export/steps.py" line="55" />
         <location filename="../../app/export/steps.py" line="119" />
-        <location filename="../../app/export/webpage.py" line="206" />
+        <location filename="../../app/export/webpage.py" line="243" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
@@ -3600,7 +3645,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     </message>
     <message>
         <location filename="../../app/export/render.py" line="151" />
-        <location filename="../../app/export/webpage.py" line="194" />
+        <location filename="../../app/export/webpage.py" line="227" />
         <source>nothing to export: no graph is shown</source>
         <translation>没有可导出的内容：当前没有显示计算图</translation>
     </message>
@@ -3614,13 +3659,13 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <location filename="../../app/export/render.py" line="311" />
         <location filename="../../app/export/steps.py" line="55" />
         <location filename="../../app/export/steps.py" line="119" />
-        <location filename="../../app/export/webpage.py" line="206" />
+        <location filename="../../app/export/webpage.py" line="243" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
         <location filename="../../app/export/steps.py" line="32" />
-        <location filename="../../app/export/webpage.py" line="196" />
+        <location filename="../../app/export/webpage.py" line="229" />
         <source>no backward run {0} to export (the trace has {1})</source>
         <translation>没有可导出的第 {0} 次反向传播（追踪记录中共有 {1} 次）</translation>
     </message>
@@ -3635,42 +3680,42 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>自动求导讲义</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="229" />
+        <location filename="../../app/export/webpage.py" line="269" />
         <source>Autograd graph: backward run {0}</source>
         <translation>自动求导图：第 {0} 次反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="231" />
+        <location filename="../../app/export/webpage.py" line="271" />
         <source>First step (Home)</source>
         <translation>第一步（Home）</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="231" />
+        <location filename="../../app/export/webpage.py" line="271" />
         <source>Previous step (Left arrow)</source>
         <translation>上一步（左方向键）</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="232" />
+        <location filename="../../app/export/webpage.py" line="272" />
         <source>Play / pause (Space)</source>
         <translation>播放 / 暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="232" />
+        <location filename="../../app/export/webpage.py" line="272" />
         <source>Next step (Right arrow)</source>
         <translation>下一步（右方向键）</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="233" />
+        <location filename="../../app/export/webpage.py" line="273" />
         <source>Last step (End)</source>
         <translation>最后一步（End）</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="233" />
+        <location filename="../../app/export/webpage.py" line="273" />
         <source>Step</source>
         <translation>步骤</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="233" />
+        <location filename="../../app/export/webpage.py" line="273" />
         <source>Click a box for its details</source>
         <translation>点击一个方框查看详情</translation>
     </message>
@@ -3814,24 +3859,39 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <source>The check failed.</source>
         <translation>检验失败。</translation>
     </message>
+    </context><context><name>FoldedModules</name><message>
+        <location filename="../../app/graph/fold_items.py" line="26" />
+        <source>copy {0} of {1}: {2}</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/fold_items.py" line="27" />
+        <source>call {0} of {1}</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/graph/fold_items.py" line="59" />
+        <source>Fold the {0} identical modules {1} into one (×{0})</source>
+        <translation type="unfinished" />
+    </message>
     </context><context><name>GraphItems</name><message>
-        <location filename="../../app/graph/items.py" line="43" />
+        <location filename="../../app/graph/items.py" line="44" />
         <location filename="../../app/graph/tensor_labels.py" line="27" />
         <source>None</source>
         <translation>None</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="53" />
+        <location filename="../../app/graph/items.py" line="54" />
         <source>norm {0}</source>
         <translation>范数 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="267" />
+        <location filename="../../app/graph/items.py" line="272" />
         <source>Module {0}. Click the title to collapse it into one box.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="570" />
+        <location filename="../../app/graph/items.py" line="588" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -3906,50 +3966,50 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="525" />
+        <location filename="../../app/graph/scene.py" line="524" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="533" />
-        <location filename="../../app/graph/scene.py" line="538" />
+        <location filename="../../app/graph/scene.py" line="532" />
+        <location filename="../../app/graph/scene.py" line="537" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="566" />
+        <location filename="../../app/graph/scene.py" line="565" />
         <source>{0}.grad (retained) = </source>
         <translation>{0}.grad（已保留）= </translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="571" />
+        <location filename="../../app/graph/scene.py" line="570" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="573" />
+        <location filename="../../app/graph/scene.py" line="572" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="677" />
-        <location filename="../../app/graph/scene.py" line="682" />
+        <location filename="../../app/graph/scene.py" line="678" />
+        <location filename="../../app/graph/scene.py" line="683" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="679" />
-        <location filename="../../app/graph/scene.py" line="687" />
+        <location filename="../../app/graph/scene.py" line="680" />
+        <location filename="../../app/graph/scene.py" line="688" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="685" />
+        <location filename="../../app/graph/scene.py" line="686" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="690" />
+        <location filename="../../app/graph/scene.py" line="691" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
@@ -3962,6 +4022,11 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <location filename="../../app/graph/group_text.py" line="35" />
         <source>{0} nodes</source>
         <translation>{0} 个节点</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/group_text.py" line="42" />
+        <source>{0}: identical modules drawn once; the loop-back edge carries each one's output into the next. While stepping, the title says which copy runs. Click the title to unfold them: every module drawn.</source>
+        <translation type="unfinished" />
     </message>
     </context><context><name>MemoryCurve</name><message>
         <location filename="../../app/panels/memory/curve_data.py" line="30" />
@@ -4116,27 +4181,27 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     </context><context><name>RecomputeItems</name><message>
         <location filename="../../app/graph/recompute_items.py" line="35" />
         <source>{0} · recomputed</source>
-        <translation type="unfinished" />
+        <translation>{0} · 已重算</translation>
     </message>
     <message>
         <location filename="../../app/graph/recompute_items.py" line="37" />
         <source>{0} · used, freed</source>
-        <translation type="unfinished" />
+        <translation>{0} · 已用过，已释放</translation>
     </message>
     <message>
         <location filename="../../app/graph/recompute_items.py" line="38" />
         <source>{0} · not stored</source>
-        <translation type="unfinished" />
+        <translation>{0} · 未保存</translation>
     </message>
     <message>
         <location filename="../../app/graph/recompute_items.py" line="62" />
         <source>Not stored: {0} (saved for {1}). The checkpoint dropped it after the forward; backward makes it again by re-running the segment, reads it, and frees it.</source>
-        <translation type="unfinished" />
+        <translation>未保存：{0}（为 {1} 保存）。检查点在前向之后丢弃了它；反向传播重新运行这一段再次算出它，读取后释放。</translation>
     </message>
     <message>
         <location filename="../../app/graph/recompute_items.py" line="112" />
         <source>Re-running now: this node's operation runs again inside backward, making the tensors the checkpoint did not store.</source>
-        <translation type="unfinished" />
+        <translation>正在重新运行：这个节点的运算在反向传播中再次运行，重新算出检查点没有保存的张量。</translation>
     </message>
     </context><context><name>RecomputeMarks</name><message>
         <location filename="../../app/panels/checkpoint/recompute_marks.py" line="42" />
@@ -4184,7 +4249,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>&lt;b&gt;重算时抽到了不同的 Dropout 掩码&lt;/b&gt;（preserve_rng_state=False）：梯度不再对应那次前向。</translation>
     </message>
     </context><context><name>RolledView</name><message>
-        <location filename="../../app/graph/rolled_items.py" line="60" />
+        <location filename="../../app/graph/rolled_items.py" line="65" />
         <source>Loop: the {0} calls of this module run one after another, each fed the previous call's output along this edge. Only the first call is drawn; unroll the module (its frame's menu) to see every call.</source>
         <translation>循环：这个模块的 {0} 次调用依次执行，每次调用都沿这条边接收上一次调用的输出。图中只画出第一次调用；展开该模块（框的右键菜单）可以看到每一次调用。</translation>
     </message>
