@@ -69,6 +69,8 @@ class TraceSession(QObject):
         self._collapsed: Optional[set[str]] = None  # None = the layout's default
         self._unrolled: Optional[set[str]] = None
         self._show_saved: bool = False
+        self._fold_repeated: bool = True  # identical sibling modules drawn once, ×N (big graphs)
+        self._direction: str = "TB"  # "LR": the graph laid out left to right
         self.values_cache: dict[str, TensorSummary] = {}
         self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
         self.saved_file: Optional[str] = None  # the trace shown was opened from this file
@@ -151,7 +153,18 @@ class TraceSession(QObject):
         """The layout options of the current picture, as `LayoutOptions` fields."""
         # a rolled module (N calls) is drawn as its first call's graph with a loop "×N"
         return {"collapsed": self.collapsed, "unrolled": self.unrolled, "show_saved": self._show_saved,
-                "rolled_view": "inner"}
+                "rolled_view": "inner", "fold_repeated": "auto" if self._fold_repeated else "off",
+                "direction": self._direction}
+
+    @property
+    def fold_repeated(self) -> bool:
+        """Fold N identical sibling modules into one ×N (engine/layout/repeats.py)."""
+        return self._fold_repeated
+
+    @property
+    def direction(self) -> str:
+        """"TB" (forward flows down) or "LR" (left to right, for long chains)."""
+        return self._direction
 
     @property
     def graph(self) -> Optional[Graph]:
@@ -323,6 +336,20 @@ class TraceSession(QObject):
         if bool(on) != self._show_saved:
             self._show_saved = bool(on)
             self.showSavedChanged.emit(self._show_saved)
+            self.layoutOptionsChanged.emit()
+
+    def set_fold_repeated(self, on: bool) -> None:
+        """Fold repeated layers (on) or draw each. Turning it on folds again
+        the runs unfolded one by one, and the module groups start afresh."""
+        if bool(on) != self._fold_repeated:
+            self._fold_repeated = bool(on)
+            self._collapsed = self._unrolled = None  # the paths inside folds change names
+            self.layoutOptionsChanged.emit()
+
+    def set_direction(self, direction: str) -> None:
+        direction = "LR" if direction == "LR" else "TB"
+        if direction != self._direction:
+            self._direction = direction
             self.layoutOptionsChanged.emit()
 
     def set_layout_groups(self, collapsed: set[str], unrolled: set[str]) -> None:

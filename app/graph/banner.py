@@ -53,6 +53,11 @@ def note_text(code: str, params: dict) -> str:
     if code != "large_graph":
         return ""
     nodes, boxes = params.get("nodes", 0), params.get("boxes", 0)
+    if params.get("repeats"):
+        return QCoreApplication.translate(
+            "GraphView", "Large graph ({0} nodes): drawn as {1} boxes. Identical layers are drawn once "
+            "(×N, with a loop-back edge); the frame's title says which copy runs. Click the title to "
+            "unfold them; View ▸ Fold Repeated Layers turns folding off.").format(nodes, boxes)
     if params.get("rolled") and params.get("folded"):
         return QCoreApplication.translate(
             "GraphView", "Large graph ({0} nodes): drawn as {1} boxes. A module called many times is "

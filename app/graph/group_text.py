@@ -35,3 +35,10 @@ def display_lines(kind: str, lines: list[str]) -> list[str]:
                 line = tr("{0} nodes").format(m.group(1))
         out.append(line)
     return out
+
+
+def folded_tip(title: str) -> str:
+    """The tooltip of N identical sibling modules drawn once (a folded frame)."""
+    return tr("{0}: identical modules drawn once; the loop-back edge carries each one's output "
+              "into the next. While stepping, the title says which copy runs. Click the title to "
+              "unfold them: every module drawn.").format(title)

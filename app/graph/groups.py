@@ -4,7 +4,9 @@ The picture's `LayoutResult` records the collapsed and unrolled module paths
 it was made with (the defaults resolved); a click changes one group and keeps
 every other as it is. A rolled group ("×N", the N calls of one module drawn
 as one box) unrolls into one collapsed box per call; expanding one of those
-expands the calls; rolling puts them back into one box. The result goes to
+expands the calls; rolling puts them back into one box. N identical sibling
+modules folded into one (engine/layout/repeats.py, `LayoutResult.repeats`)
+unfold into the modules themselves, and fold back by rolling. The result goes to
 the session (`set_layout_groups`), which owns the layout options.
 """
 
@@ -25,7 +27,10 @@ def toggled(layout, module: str, collapse: bool) -> GroupChange:
     focus = [m for g in grps[:1] for m in g.members]
     coll, unr = set(layout.collapsed), set(layout.unrolled)
     rolled = any(g.repeat > 1 for g in grps)
-    if collapse:
+    if not collapse and module in (getattr(layout, "repeats", None) or {}):
+        unr.add(module)  # N identical modules folded into one: unfolded, each drawn
+        coll.discard(module)
+    elif collapse:
         coll.add(module)
     elif rolled:
         unr.add(module)

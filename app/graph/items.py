@@ -22,7 +22,8 @@ from autogradviz.engine.trace.model import TensorSummary
 from autogradviz.engine.trace.tensor_text import inline_text, shape_text
 from autogradviz.engine.trace.tensor_text import number_text as _num
 
-from autogradviz.app.graph.group_text import display_lines
+from autogradviz.app.graph.group_text import display_lines, folded_tip
+from autogradviz.engine.layout.repeats import is_virtual
 from autogradviz.app.graph.style import GraphStyle, NodeLook
 from autogradviz.app.services.text_safety import plain_tip
 
@@ -264,7 +265,11 @@ class GroupFrameItem(QGraphicsItem):
         self.setZValue(0)
         title = group.module + (f" ({group.module_class})" if group.module_class else "")
         self.title = title + (f" ×{group.repeat}" if group.repeat > 1 else "")
-        self.setToolTip(plain_tip(tr("Module {0}. Click the title to collapse it into one box.").format(title)))
+        self.running = ""  # which of the ×N copies runs now (fold_items.show_running_copy)
+        # N identical modules drawn as the first (repeats.py): a title click unfolds them
+        self.folded = group.repeat > 1 and is_virtual(group.module)
+        self.setToolTip(plain_tip(folded_tip(self.title) if self.folded else
+                                  tr("Module {0}. Click the title to collapse it into one box.").format(title)))
 
     def boundingRect(self) -> QRectF:
         return self._rect.adjusted(-2, -2, 2, 2)
@@ -283,7 +288,18 @@ class GroupFrameItem(QGraphicsItem):
         painter.setPen(st.group_text)
         painter.setFont(st.small_font(bold=True))
         painter.drawText(self.title_rect().adjusted(6, 1, -4, 0), Qt.AlignLeft | Qt.AlignVCenter,
-                         "▾ " + self.title)
+                         self.shown_title())
+
+    def shown_title(self) -> str:
+        """The title as drawn: never cut at the end; a title longer than the
+        frame loses its middle ("enc.layers.6 (Tr…Layer)"), whole in the tooltip."""
+        fm = QFontMetricsF(self.style.small_font(bold=True))
+        width = self.title_rect().adjusted(6, 1, -4, 0).width()
+        run = f"  \u25b6 {self.running}" if self.running else ""  # which copy runs: kept whole
+        if run:
+            run = fm.elidedText(run, Qt.ElideMiddle, width * 0.75)
+        head = ("▸ " if self.folded else "▾ ") + self.title
+        return fm.elidedText(head, Qt.ElideMiddle, max(width - fm.horizontalAdvance(run), 0.0)) + run
 
     def contextMenuEvent(self, event) -> None:
         sc = self.scene()
@@ -296,7 +312,7 @@ class GroupFrameItem(QGraphicsItem):
         if event.button() == Qt.LeftButton and self.title_rect().contains(event.pos()):
             sc = self.scene()
             if sc is not None and hasattr(sc, "group_clicked"):
-                sc.group_clicked(self.group.module, True)
+                sc.group_clicked(self.group.module, not self.folded)  # folded: unfold
             event.accept()
         else:
             event.ignore()
@@ -306,8 +322,10 @@ def _group_menu(scene, group, event) -> None:
     """The context menu of a module group (box or frame)."""
     from PySide6.QtWidgets import QMenu
 
+    from autogradviz.app.graph.fold_items import fold_actions
+
     menu = QMenu()
-    for text, fn in scene.group_actions(group):
+    for text, fn in scene.group_actions(group) + fold_actions(scene, group):
         menu.addAction(text).triggered.connect(fn)
     event.accept()
     menu.exec(event.screenPos())

@@ -30,15 +30,20 @@ def install_rolled(scene, layout) -> None:
         members: dict[str, list[str]] = {}
         for unit, key in stand_ins.items():
             item = scene.key_items.get(key)
-            if item is None or item.node_id is None:
+            if item is None:
                 continue
             nid = unit.split("#use")[0]  # a per-use copy stands for its leaf
-            if item.box.kind == "leaf":
+            if item.box.kind == "leaf" and "#use" in unit:
                 continue  # a leaf is one tensor: its copies already light together
-            lst = members.setdefault(item.key, [item.node_id])
+            if item.node_id is None:  # a collapsed module inside the drawn copy
+                lst = members.setdefault(item.key, list(scene._group_members.get(item.key, ())))
+                for m in lst:
+                    scene.stand_in_items.setdefault(m, item)
+            else:
+                lst = members.setdefault(item.key, [item.node_id])
+                scene.stand_in_items[item.node_id] = item
             lst.append(nid)
             scene.stand_in_items[nid] = item
-            scene.stand_in_items[item.node_id] = item
         for key, lst in members.items():
             scene._group_members[key] = lst
     for ei in scene.edge_items:

@@ -39,13 +39,29 @@ class GraphToolbar(QWidget):
         session.showSavedChanged.connect(self._on_show_saved)
         self.legend_box = QCheckBox(self)
         self.legend_box.setChecked(True)
+        # fold repeated layers / left to right: the session's options, as "show saved"
+        self.fold_box = QCheckBox(self)
+        self.fold_box.setChecked(session.fold_repeated)
+        self.fold_box.toggled.connect(session.set_fold_repeated)
+        self.lr_box = QCheckBox(self)
+        self.lr_box.setChecked(session.direction == "LR")
+        self.lr_box.toggled.connect(lambda on: session.set_direction("LR" if on else "TB"))
+        session.layoutOptionsChanged.connect(self._on_layout_options)
         lay.addWidget(self.saved_box)
+        lay.addWidget(self.fold_box)
+        lay.addWidget(self.lr_box)
         lay.addWidget(self.legend_box)
         lay.addStretch(1)
 
     def _on_show_saved(self, on: bool) -> None:
         if self.saved_box.isChecked() != on:
             self.saved_box.setChecked(on)  # (toggled re-sets the same value: no effect)
+
+    def _on_layout_options(self) -> None:
+        for box, on in ((self.fold_box, self.session.fold_repeated),
+                        (self.lr_box, self.session.direction == "LR")):
+            if box.isChecked() != on:
+                box.setChecked(on)  # (toggled re-sets the same value: no effect)
 
     def load_icons(self, theme) -> None:
         """(Re)load the tool icons: their ink follows the light/dark theme
@@ -80,4 +96,11 @@ class GraphToolbar(QWidget):
         self.saved_box.setToolTip(QCoreApplication.translate("GraphView", "Also draw the tensors each operation saved for its backward "
                                                  "computation (like torchviz's show_saved)."))
         self.legend_box.setText(QCoreApplication.translate("GraphView", "Legend"))
+        self.fold_box.setText(QCoreApplication.translate("GraphView", "Fold repeats"))
+        self.fold_box.setToolTip(QCoreApplication.translate(
+            "GraphView", "In a big graph, draw identical layers (a TransformerEncoder's, ResNet blocks) "
+                         "once, marked ×N; stepping names the copy that runs."))
+        self.lr_box.setText(QCoreApplication.translate("GraphView", "Left to right"))
+        self.lr_box.setToolTip(QCoreApplication.translate(
+            "GraphView", "Lay the graph out from left to right: long chains read better on a wide screen."))
         self.set_legend_tip(False)

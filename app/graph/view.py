@@ -19,6 +19,7 @@ from PySide6.QtGui import QBrush, QKeySequence, QShortcut
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from autogradviz.app.graph import groups
+from autogradviz.app.graph.fold_items import show_running_copy
 from autogradviz.app.graph.banner import Banner, BusyBar, notes_text, trace_banner
 from autogradviz.app.graph.builder import SceneBuilder
 from autogradviz.app.graph.canvas import GraphCanvas
@@ -402,6 +403,7 @@ class GraphView(QWidget):
     def _on_step(self, k: int) -> None:
         if self._layout_graph_id and self._layout_graph_id == self.session.graph_id:
             self._scene.apply_step(self.session.state)
+            show_running_copy(self._scene, self.session.state)  # "copy 7 of 11" on a folded frame
             self._follow_current()
             self.minimap.refresh_later()
 
@@ -411,7 +413,8 @@ class GraphView(QWidget):
         if st is None or st.current is None or not self.follow:
             return
         items = self._scene.node_items.get(st.current) or (
-            [self._scene.group_boxes[st.current]] if st.current in self._scene.group_boxes else [])
+            [self._scene.group_boxes[st.current]] if st.current in self._scene.group_boxes else
+            [self._scene.stand_in_items[st.current]] if st.current in self._scene.stand_in_items else [])
         if not items:
             return
         r = items[0].sceneBoundingRect()
@@ -539,6 +542,7 @@ class GraphView(QWidget):
             self._update_overlays()  # overview or details, by the zoom
         self._layout_graph_id = self.builder.graph_id
         self._scene.apply_step(self.session.state)
+        show_running_copy(self._scene, self.session.state)
         self._scene.set_selected(self.session.selected_node)
         self.search_bar.refresh()
         if self._pending_fit or (self._auto_fit and not self._focus_nodes and not self._previewed):

@@ -50,13 +50,15 @@ ACTIONS = [
     ("zoom_fit", "zoom-fit", []),
     ("find", "search", []),
     ("show_saved", None, []),
+    ("fold_repeated", None, []),
+    ("left_to_right", None, []),
     ("reset_layout", None, []),
     ("presentation", None, ["F11"]),
     ("about", "app", []),
     ("shortcuts", None, ["Ctrl+F1"]),
     ("lessons_help", None, ["F1"]),
 ]
-CHECKABLE = ("show_saved", "presentation")
+CHECKABLE = ("show_saved", "fold_repeated", "left_to_right", "presentation")
 KEY_HINTS = {"zoom_in": QKeySequence.ZoomIn, "zoom_out": QKeySequence.ZoomOut,
              "zoom_fit": QKeySequence("Ctrl+0"), "find": QKeySequence.Find}
 
@@ -167,7 +169,7 @@ class WindowChrome(QObject):
         self.run_menu.addAction(act["timeout"])
 
         self.view_menu = mb.addMenu("")
-        for name in ("zoom_in", "zoom_out", "zoom_fit", "find", "show_saved"):
+        for name in ("zoom_in", "zoom_out", "zoom_fit", "find", "show_saved", "fold_repeated", "left_to_right"):
             self.view_menu.addAction(act[name])
         self.view_menu.addSeparator()
         self.panels_menu = self.view_menu.addMenu("")  # filled from the panel registry
@@ -242,6 +244,11 @@ class WindowChrome(QObject):
             "find": (self.tr("&Find in Graph…"), self.tr("Search the graph by variable name or op")),
             "show_saved": (self.tr("Show &Saved Tensors"),
                            self.tr("Show what each node saved for backward, as extra boxes")),
+            "fold_repeated": (self.tr("F&old Repeated Layers"),
+                              self.tr("Draw identical layers (a TransformerEncoder's, ResNet blocks) once, "
+                                      "marked ×N, in big graphs")),
+            "left_to_right": (self.tr("&Left to Right"), self.tr("Lay the graph out from left to right "
+                                                                 "(reads better for long chains)")),
             "reset_layout": (self.tr("&Reset Layout"), self.tr("Put every panel back where it started, "
                                                                "with the graph beside the code")),
             "presentation": (self.tr("&Presentation"), self.tr("For a projector: only the graph, the code and "

@@ -109,6 +109,11 @@ class MainWindow(QMainWindow):
         self._sized = self._restore_layout()  # (a first launch sizes its docks to the window when shown)
         self.graph_view.set_legend_shown(bool(settings.get("graph/legend", False, bool)))
         self.graph_view.legend_box.toggled.connect(lambda on: settings.put("graph/legend", on))
+        # View ▸ Fold Repeated Layers / Left to Right: kept between launches
+        self.session.set_fold_repeated(bool(settings.get("graph/fold_repeated", True, bool)))
+        self.session.set_direction(str(settings.get("graph/direction", "TB")))
+        self._graph_options_changed()
+        self.session.layoutOptionsChanged.connect(self._graph_options_changed)
         self.panels.show_for_trace()  # a restored layout must not show a panel with nothing to show
         self._built = True
         self.retranslate()
@@ -144,6 +149,8 @@ class MainWindow(QMainWindow):
             "run": self.run_script, "stop": self.stop_script, "timeout": lambda: self.runs.ask_timeout(),
             "zoom_in": gv.zoom_in, "zoom_out": gv.zoom_out, "zoom_fit": lambda: gv.fit(),
             "find": gv.show_search, "show_saved": gv.set_show_saved,
+            "fold_repeated": self.session.set_fold_repeated,
+            "left_to_right": lambda on: self.session.set_direction("LR" if on else "TB"),
             "reset_layout": self.reset_layout, "presentation": lambda on: self.presentation.set_on(on),
             "step_next": self.stepper.go_forward, "step_back": self.stepper.go_back,
             "step_first": self.stepper.go_first, "step_last": self.stepper.go_last,
@@ -151,6 +158,16 @@ class MainWindow(QMainWindow):
             "lessons_help": self._show_lessons, "theme": self.set_theme_mode, "language": self.set_language,
             "recent": files.fill_recent_menu,
         }
+
+    def _graph_options_changed(self) -> None:
+        """The View menu's graph options follow the session (the graph's
+        toolbar changes them too) and are kept for the next launch."""
+        self.chrome.set_checked("fold_repeated", self.session.fold_repeated)
+        self.chrome.set_checked("left_to_right", self.session.direction == "LR")
+        if settings.get("graph/fold_repeated", True, bool) != self.session.fold_repeated:
+            settings.put("graph/fold_repeated", self.session.fold_repeated)
+        if settings.get("graph/direction", "TB") != self.session.direction:
+            settings.put("graph/direction", self.session.direction)
 
     def _connect(self) -> None:
         act, files, runs, status, gv = self.actions, self.files, self.runs, self.status, self.graph_view

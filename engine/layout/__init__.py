@@ -27,6 +27,7 @@ from typing import Callable, Optional
 from autogradviz.engine.trace.model import Graph, gc_paused
 from . import graphviz_backend as _gv
 from .layered import LayoutCancelled, layout_layered
+from .direction import layout_layered_lr
 from .model import LayoutBox, LayoutEdge, LayoutGroup, LayoutNote, LayoutResult, layout_groups
 from .prepare import DrawGraph, prepare
 
@@ -46,6 +47,7 @@ MARGIN = 20.0
 # Two algorithms and no third: Graphviz for small pictures, our layered layout
 # for big ones (and whenever Graphviz fails or times out: a note says so).
 ENGINES = ("auto", "graphviz", "layered")
+DIRECTIONS = ("TB", "LR")
 
 
 @dataclass
@@ -60,6 +62,11 @@ class LayoutOptions:
     # "box": a rolled module (N calls) is one "xN" box; "inner": its first
     # call's graph in a frame, with a loop-back edge xN (layout/rolled.py)
     rolled_view: str = "box"
+    # N identical chained sibling modules (a TransformerEncoder's layers, ResNet
+    # blocks) drawn as one ×N (repeats.py): "auto" (large graphs), "on", "off"
+    fold_repeated: str = "auto"
+    # "TB": forward flows down (the default); "LR": left to right, for long chains
+    direction: str = "TB"
 
 
 def check_option_names(names) -> None:
@@ -115,6 +122,8 @@ def layout_graph(graph: Graph, options: Optional[LayoutOptions] = None,
 def _layout_graph(graph, options, progress, cancelled) -> LayoutResult:
     t0 = time.perf_counter()
     opts = options or LayoutOptions()
+    if opts.direction not in DIRECTIONS:
+        raise ValueError(f"unknown layout direction {opts.direction!r}; known: {', '.join(DIRECTIONS)}")
     if opts.engine not in ENGINES:
         raise ValueError(f"unknown layout engine {opts.engine!r}; known: {', '.join(ENGINES)}")
     prog = progress or (lambda f, m: None)
@@ -123,7 +132,7 @@ def _layout_graph(graph, options, progress, cancelled) -> LayoutResult:
     prog(0.0, "preparing")
     dg = prepare(graph, group=opts.group, collapsed=opts.collapsed, unrolled=opts.unrolled,
                  show_saved=opts.show_saved, per_use_leaves=opts.per_use_leaves,
-                 rolled_view=opts.rolled_view)
+                 rolled_view=opts.rolled_view, fold_repeated=opts.fold_repeated)
     if cancelled is not None and cancelled():
         raise LayoutCancelled()
     prog(0.1, "prepared")
@@ -149,7 +158,7 @@ def _layout_graph(graph, options, progress, cancelled) -> LayoutResult:
     if engine == "graphviz":
         try:
             result = _layout_graphviz(dg, opts.time_limit_s, cancelled,
-                                      lambda f, m: prog(0.1 + 0.85 * f, m))
+                                      lambda f, m: prog(0.1 + 0.85 * f, m), opts.direction)
         except _gv.GraphvizCancelled:
             raise LayoutCancelled() from None
         except _gv.GraphvizTimeout:
@@ -159,9 +168,11 @@ def _layout_graph(graph, options, progress, cancelled) -> LayoutResult:
             note(f"Graphviz failed ({exc}); used the fast layered layout.", "graphviz_failed",
                  error=type(exc).__name__, reason=str(exc))
     if result is None:
-        result = layout_layered(dg, lambda f, m: prog(0.1 + 0.85 * f, m), cancelled)
+        lay = layout_layered if opts.direction == "TB" else layout_layered_lr
+        result = lay(dg, lambda f, m: prog(0.1 + 0.85 * f, m), cancelled)
     result.notes = notes
     result.note_codes = codes
+    result.direction = opts.direction
     _add_effective(result, dg)
     result.seconds = time.perf_counter() - t0
     prog(1.0, "done")
@@ -182,13 +193,15 @@ def _add_effective(result: LayoutResult, dg: DrawGraph) -> None:
     result.collapsed = sorted(dg.collapsed)
     result.unrolled = sorted(dg.unrolled)
     result.stand_ins = dict(dg.stand_ins)
+    result.repeats = dict(dg.repeats)
+    result.copies = dict(dg.copies)
 
 
-def _layout_graphviz(dg: DrawGraph, time_limit_s, cancelled, prog) -> LayoutResult:
+def _layout_graphviz(dg: DrawGraph, time_limit_s, cancelled, prog, direction: str = "TB") -> LayoutResult:
     t0 = time.perf_counter()
     if not dg.nodes:
         return LayoutResult(engine="graphviz", seconds=0.0)
-    source, names = _gv.layout_source(dg)
+    source, names = _gv.layout_source(dg, rankdir=direction)
     info = _gv.backend_info()
     prog(0.05, "graphviz")
     data = _gv.run_dot(source, "json0", time_limit_s, cancelled)

@@ -276,7 +276,8 @@ class _WasmRunner:
 
 # -- DOT for layout and JSON parsing -------------------------------------------
 
-def layout_source(dg, ranksep: float = 0.45, nodesep: float = 0.25) -> tuple[str, list[str]]:
+def layout_source(dg, ranksep: float = 0.45, nodesep: float = 0.25,
+                  rankdir: str = "TB") -> tuple[str, list[str]]:
     """DOT for laying out a DrawGraph: empty fixed-size boxes named n0..nK,
     expanded groups as nested clusters with the id g{index in dg.groups},
     edges tagged with their index. Returns (source, names) where names[i] is
@@ -287,7 +288,7 @@ def layout_source(dg, ranksep: float = 0.45, nodesep: float = 0.25) -> tuple[str
     idx = {k: i for i, k in enumerate(names)}
     lines = [
         "digraph G {",
-        f'  graph [rankdir=TB, ranksep={ranksep}, nodesep={nodesep}, newrank=true, '
+        f'  graph [rankdir={"LR" if rankdir == "LR" else "TB"}, ranksep={ranksep}, nodesep={nodesep}, newrank=true, '
         'fontsize=10, fontname="DejaVu Sans"];',
         '  node [shape=box, fixedsize=true, label="", margin=0];',
         "  edge [arrowsize=0.6];",

@@ -101,7 +101,11 @@ class _Level:
 
 
 def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None]] = None,
-                   cancelled: Optional[Callable[[], bool]] = None) -> LayoutResult:
+                   cancelled: Optional[Callable[[], bool]] = None, side_pad: float = GROUP_PAD,
+                   title_room: bool = True) -> LayoutResult:
+    """`side_pad`, `title_room`: a frame's left/right padding, and whether
+    it is widened to its title's length (direction.py lays out transposed:
+    there the sides become the top, where the title goes)."""
     t0 = time.perf_counter()
     prog = progress or (lambda f, m: None)
     n = len(dg.nodes)
@@ -204,7 +208,7 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
             def report(f, m, base=base, span=span):
                 prog(0.05 + 0.8 * (base + span * f), m)
         title_w = 0.0
-        if lv.gid is not None:
+        if lv.gid is not None and title_room:
             g = expanded[lv.gid]
             title_w = _title_width(g)
         _layout_level(lv, cancelled, report, title_w)
@@ -215,7 +219,7 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
                 lv.x = [x + shift for x in lv.x]
                 lv.chains = {k: [(x + shift, r) for x, r in c] for k, c in lv.chains.items()}
                 lv.width = inner_w
-            lv.frame = (round(lv.width + 2 * GROUP_PAD, 2),
+            lv.frame = (round(lv.width + 2 * side_pad, 2),
                         round(lv.height + 2 * GROUP_PAD + GROUP_LABEL, 2))
         done += len(lv.keys)
         prog(0.05 + 0.8 * done / total_nodes, "layout")
@@ -231,7 +235,7 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
                 fx = lv.ox + lv.x[j] - lv.w[j] / 2
                 fy = lv.oy + lv.top[lv.rank[j]] + (lv.rank_h[lv.rank[j]] - lv.h[j]) / 2
                 frames[key[1]] = (fx, fy, lv.w[j], lv.h[j])
-                sub.ox, sub.oy = fx + GROUP_PAD, fy + GROUP_PAD + GROUP_LABEL
+                sub.ox, sub.oy = fx + side_pad, fy + GROUP_PAD + GROUP_LABEL
 
     def abs_box(lv, j):
         """(left, top, right, bottom) of local node j in absolute coordinates;

@@ -95,6 +95,13 @@ class LayoutResult:
     # rolled view (LayoutOptions.rolled_view "inner"): trace node id of a
     # node of a later call -> the draw key of its counterpart in the first call
     stand_ins: dict = field(default_factory=dict)
+    # repeated sibling modules (repeats.py): virtual module path ("enc.layers.1–11")
+    # -> the sibling paths it folds, folded or (when in `unrolled`) drawn one by one
+    repeats: dict = field(default_factory=dict)
+    # trace node id -> [module path, call] for the nodes of a module drawn as
+    # its first call (rolled or folded): the copy that runs when the node runs
+    copies: dict = field(default_factory=dict)
+    direction: str = "TB"  # "LR": forward flows left to right
 
 
 def layout_groups(draw_groups, boxes, frames: dict) -> list:

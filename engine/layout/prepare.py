@@ -36,12 +36,17 @@ from autogradviz.engine.trace.model import Graph, Node
 from . import text_metrics as tm
 from .calls import infer_calls
 from .rolled import fold_calls
+from .repeats import apply_repeats, find_repeats
 from .model import LayoutNote
 
 LARGE_GRAPH = 300  # trace nodes; above this "auto" rolls and collapses
 TARGET_BOXES = 300  # what auto-collapsing aims for
 MIN_USEFUL_BOXES = 8  # never collapse so far that fewer boxes remain
 FULL_MAX_BOXES = 3500  # ...unless the full picture is bigger than this
+# With repeated layers folded (repeats.py), auto-collapsing aims lower: the
+# point of folding a deep network is a picture readable at Fit (issue 18:
+# ~60 boxes keep 10 px text at the default window size)
+READABLE_BOXES = 60
 
 
 @dataclass
@@ -89,6 +94,12 @@ class DrawGraph:
     # rolled view: trace node id (or per-use copy key) of a later call's node ->
     # the draw key of its counterpart in the first call (rolled.py)
     stand_ins: dict = field(default_factory=dict)
+    # repeated sibling modules (repeats.py): virtual path -> the sibling paths
+    # it folds (folded or, when unrolled, drawn one by one)
+    repeats: dict = field(default_factory=dict)
+    # trace node id -> [module path, call] for the nodes of every module drawn
+    # as its first call (rolled or folded): which copy runs when it runs
+    copies: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     note_codes: list[LayoutNote] = field(default_factory=list)  # notes[i] as a code (same index)
 
@@ -154,7 +165,8 @@ def _group_id(chain: list[tuple[str, object]]) -> str:
 
 def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = None,
             unrolled: Optional[set[str]] = None, show_saved: bool = False,
-            per_use_leaves: bool = True, rolled_view: str = "box") -> DrawGraph:
+            per_use_leaves: bool = True, rolled_view: str = "box",
+            fold_repeated: str = "auto") -> DrawGraph:
     out = DrawGraph()
     nodes = {n.id: n for n in graph.nodes}
     large = len(graph.nodes) > LARGE_GRAPH
@@ -191,6 +203,15 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
         else:
             units[n.id] = (n.id, None, elems(n.id))
 
+    # -- repeated sibling modules: N identical layers as N calls of one (repeats.py)
+    virtual: set[str] = set()
+    if chains is not None and (fold_repeated == "on" or (fold_repeated == "auto" and large)):
+        repeats = find_repeats(graph, units, copy_key, chains.module_class, chains.repeated)
+        out.repeats = {r.path: list(r.members) for r in repeats}
+        folding = [r for r in repeats if not (unrolled and r.path in unrolled)]
+        apply_repeats(folding, units, chains.module_class, chains.repeated)
+        virtual = {r.path for r in folding}
+
     # -- rolling ----------------------------------------------------------------
     rolled_paths: set[str] = set()
     alias: dict[str, str] = {}
@@ -198,10 +219,11 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
     folded: set[str] = set()
     if chains is not None and chains.repeated:
         if unrolled is None:
-            roll = group == "auto" and large and _rolling_pays(units, set(chains.repeated))
+            roll = group == "auto" and large and _rolling_pays(units, set(chains.repeated) - virtual)
             eff_unrolled = set() if roll else set(chains.repeated)
         else:
             eff_unrolled = set(unrolled)
+        eff_unrolled -= virtual  # a folded run is folded (unrolled ones were not applied)
         rolled_paths = set(chains.repeated) - eff_unrolled
         out.unrolled = set(chains.repeated) & eff_unrolled
         if rolled_view == "inner" and rolled_paths:
@@ -269,7 +291,8 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
         explicit = {g for g in kept if ginfo[g][0] in collapsed}
         coll = explicit | forced
     elif group == "auto" and large and kept:
-        coll = forced | _auto_collapse(unit_gids, forced, depth_of, gunits)
+        coll = forced | _auto_collapse(unit_gids, forced, depth_of, gunits,
+                                       READABLE_BOXES if virtual else TARGET_BOXES)
     else:
         coll = set(forced)
 
@@ -370,6 +393,8 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
 
     for k, r in alias.items():
         out.stand_ins[k] = rep.get(r, r)
+    out.copies = {k: [p, c] for k, (p, c) in call_of.items() if "#use" not in k}
+    out.unrolled |= {p for p in out.repeats if unrolled and p in unrolled}
 
     # -- saved tensors (extra boxes next to their owner) --------------------------------
     if show_saved:
@@ -405,6 +430,7 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
             "nodes": len(graph.nodes), "boxes": n_boxes,
             "rolled": {p: chains.repeated[p] for p in sorted(rolled_paths)},
             "folded": sorted(folded & rolled_paths),
+            "repeats": sorted(virtual),
             "collapsed_groups": n_coll}))
     return out
 
@@ -431,7 +457,8 @@ def _rolling_pays(units: dict, repeated: set[str]) -> bool:
 
 
 def _auto_collapse(unit_gids: dict[str, list[str]], forced: set[str],
-                   depth_of: dict[str, int], gunits: dict[str, int]) -> set[str]:
+                   depth_of: dict[str, int], gunits: dict[str, int],
+                   target: int = TARGET_BOXES) -> set[str]:
     """Collapse every group at one depth d: the deepest d whose picture has at
     most TARGET_BOXES boxes (but not fewer than MIN_USEFUL_BOXES when a deeper
     level exists). Groups of a single unit are never collapsed (pointless)."""
@@ -452,12 +479,12 @@ def _auto_collapse(unit_gids: dict[str, list[str]], forced: set[str],
         return len(reps), chosen
 
     n_none, _ = boxes_at(None)
-    if n_none <= TARGET_BOXES:
+    if n_none <= target:
         return set()
     prev = None
     for d in range(max_depth, -1, -1):
         n, chosen = boxes_at(d)
-        if n <= TARGET_BOXES:
+        if n <= target:
             if n < MIN_USEFUL_BOXES:
                 if prev is not None:
                     return prev[1]
