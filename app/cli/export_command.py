@@ -1,11 +1,14 @@
-"""`autogradviz export SCRIPT.py|trace.json -o OUT.{png,svg,pdf,dot,gif}`.
+"""`autogradviz export SCRIPT.py|trace.json -o OUT.{png,svg,pdf,dot,gif,html}`, `--steps all`.
 
 Headless export with the app's look: the script runs through the same worker
 as `autogradviz trace` (`engine.client.trace_file`, so exit codes and messages
 are the same: 0 ran, 1 the script raised / timed out / crashed - the picture
 is still written when there is a graph - 2 unusable input), the graph is laid
 out by the same engine and drawn by the same `GraphScene`, offscreen (Qt's
-`offscreen` platform when there is no display). DOT needs no Qt at all.
+`offscreen` platform when there is no display), so `--step N` is the app's
+picture at step N; the SVG is written from that scene's items. DOT needs no
+Qt at all. `--steps all` writes a folder of slides or a PDF handout
+(app/export/steps.py); `.html` one offline web page of the run (webpage.py).
 """
 
 from __future__ import annotations
@@ -202,7 +205,7 @@ def _warm_up(args) -> None:
             _WasmRunner.get()
         graphviz_backend()
         fmt = (args.format or os.path.splitext(args.output)[1].lstrip(".")).lower()
-        if fmt not in ("dot", "svg"):  # (both are written without Qt)
+        if fmt != "dot":  # (DOT is written without Qt)
             import PySide6.QtGui  # noqa: F401
             import PySide6.QtWidgets  # noqa: F401
             import autogradviz.app.graph.scene  # noqa: F401
@@ -327,11 +330,8 @@ def _export_trace(trace, args, fmt: str) -> int:
         if fmt == "dot":
             _write_dot_without_qt(graph, layout, args.output, args.theme)
             return 0
-        # (checkpoint regions are placed by the scene: a graph with any goes through Qt;
-        # so does a step: its labels and callouts are placed by the scene, as on the screen)
-        if fmt == "svg" and args.step is None and not getattr(args, "steps", None) and not any(c.graph == graph.id for c in getattr(trace, "checkpoints", None) or []):
-            _write_svg_without_qt(trace, graph, layout, run, args)
-            return 0
+        # every picture, SVG included, is drawn from the app's GraphScene (one
+        # drawing: scene_svg.py writes the SVG from the scene's items)
         _ensure_qapp()
         if getattr(args, "lang", "en") != "en":
             from autogradviz.app import i18n
@@ -379,18 +379,5 @@ def _write_dot_without_qt(graph, layout, path: str, theme: str) -> None:
 
     text = dot_source(graph, layout, theme=theme)
     with atomic_path(path) as tmp:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-
-
-def _write_svg_without_qt(trace, graph, layout, run, args) -> None:
-    """The semantic SVG (engine/layout/svg_export.py), at `--step` when given."""
-    from autogradviz.app.export.files import atomic_path
-    from autogradviz.engine.layout.svg_export import svg_source
-    from autogradviz.engine.trace import replay
-
-    state = replay.state_at(trace, run, args.step) if args.step is not None and run is not None else None
-    text = svg_source(graph, layout, theme=args.theme, state=state)
-    with atomic_path(args.output) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
