@@ -906,22 +906,22 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/graph/toolbar.py" line="99" />
         <source>Fold repeats</source>
-        <translation type="unfinished" />
+        <translation>折叠重复层</translation>
     </message>
     <message>
         <location filename="../../app/graph/toolbar.py" line="100" />
         <source>In a big graph, draw identical layers (a TransformerEncoder's, ResNet blocks) once, marked ×N; stepping names the copy that runs.</source>
-        <translation type="unfinished" />
+        <translation>在大图中，相同的层（TransformerEncoder 的各层、ResNet 块）只画一次，标为 ×N；单步执行时会标明正在运行的是哪一份副本。</translation>
     </message>
     <message>
         <location filename="../../app/graph/toolbar.py" line="103" />
         <source>Left to right</source>
-        <translation type="unfinished" />
+        <translation>从左到右</translation>
     </message>
     <message>
         <location filename="../../app/graph/toolbar.py" line="104" />
         <source>Lay the graph out from left to right: long chains read better on a wide screen.</source>
-        <translation type="unfinished" />
+        <translation>从左到右排布计算图：长链在宽屏上更易阅读。</translation>
     </message>
     <message>
         <location filename="../../app/graph/toolbar.py" line="85" />
@@ -966,7 +966,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/graph/banner.py" line="57" />
         <source>Large graph ({0} nodes): drawn as {1} boxes. Identical layers are drawn once (×N, with a loop-back edge); the frame's title says which copy runs. Click the title to unfold them; View ▸ Fold Repeated Layers turns folding off.</source>
-        <translation type="unfinished" />
+        <translation>大图（{0} 个节点）：画成 {1} 个框。相同的层只画一次（×N，带一条回环边）；框的标题会标明正在运行的是哪一份副本。点击标题可将它们展开；“视图 ▸ 折叠重复层”可关闭折叠。</translation>
     </message>
     <message>
         <location filename="../../app/graph/banner.py" line="62" />
@@ -2946,22 +2946,22 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/window/chrome.py" line="247" />
         <source>F&amp;old Repeated Layers</source>
-        <translation type="unfinished" />
+        <translation>折叠重复层(&amp;O)</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="248" />
         <source>Draw identical layers (a TransformerEncoder's, ResNet blocks) once, marked ×N, in big graphs</source>
-        <translation type="unfinished" />
+        <translation>在大图中，相同的层（TransformerEncoder 的各层、ResNet 块）只画一次，标为 ×N</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="250" />
         <source>&amp;Left to Right</source>
-        <translation type="unfinished" />
+        <translation>从左到右(&amp;L)</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="250" />
         <source>Lay the graph out from left to right (reads better for long chains)</source>
-        <translation type="unfinished" />
+        <translation>从左到右排布计算图（长链更易阅读）</translation>
     </message>
     <message>
         <location filename="../../app/window/chrome.py" line="252" />
@@ -3503,7 +3503,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     </message>
     <message>
         <location filename="../../app/export/render.py" line="151" />
-        <location filename="../../app/export/webpage.py" line="227" />
+        <location filename="../../app/export/webpage.py" line="234" />
         <source>nothing to export: no graph is shown</source>
         <translation>没有可导出的内容：当前没有显示计算图</translation>
     </message>
@@ -3568,7 +3568,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <location filename="../../app/export/render.py" line="311" />
         <location filename="../../app/export/steps.py" line="55" />
         <location filename="../../app/export/steps.py" line="119" />
-        <location filename="../../app/export/webpage.py" line="243" />
+        <location filename="../../app/export/webpage.py" line="250" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
@@ -3645,7 +3645,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     </message>
     <message>
         <location filename="../../app/export/render.py" line="151" />
-        <location filename="../../app/export/webpage.py" line="227" />
+        <location filename="../../app/export/webpage.py" line="234" />
         <source>nothing to export: no graph is shown</source>
         <translation>没有可导出的内容：当前没有显示计算图</translation>
     </message>
@@ -3659,13 +3659,13 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <location filename="../../app/export/render.py" line="311" />
         <location filename="../../app/export/steps.py" line="55" />
         <location filename="../../app/export/steps.py" line="119" />
-        <location filename="../../app/export/webpage.py" line="243" />
+        <location filename="../../app/export/webpage.py" line="250" />
         <source>export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
         <location filename="../../app/export/steps.py" line="32" />
-        <location filename="../../app/export/webpage.py" line="229" />
+        <location filename="../../app/export/webpage.py" line="236" />
         <source>no backward run {0} to export (the trace has {1})</source>
         <translation>没有可导出的第 {0} 次反向传播（追踪记录中共有 {1} 次）</translation>
     </message>
@@ -3680,42 +3680,42 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>自动求导讲义</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="269" />
+        <location filename="../../app/export/webpage.py" line="277" />
         <source>Autograd graph: backward run {0}</source>
         <translation>自动求导图：第 {0} 次反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="271" />
+        <location filename="../../app/export/webpage.py" line="279" />
         <source>First step (Home)</source>
         <translation>第一步（Home）</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="271" />
+        <location filename="../../app/export/webpage.py" line="279" />
         <source>Previous step (Left arrow)</source>
         <translation>上一步（左方向键）</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="272" />
+        <location filename="../../app/export/webpage.py" line="280" />
         <source>Play / pause (Space)</source>
         <translation>播放 / 暂停（空格）</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="272" />
+        <location filename="../../app/export/webpage.py" line="280" />
         <source>Next step (Right arrow)</source>
         <translation>下一步（右方向键）</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="273" />
+        <location filename="../../app/export/webpage.py" line="281" />
         <source>Last step (End)</source>
         <translation>最后一步（End）</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="273" />
+        <location filename="../../app/export/webpage.py" line="281" />
         <source>Step</source>
         <translation>步骤</translation>
     </message>
     <message>
-        <location filename="../../app/export/webpage.py" line="273" />
+        <location filename="../../app/export/webpage.py" line="281" />
         <source>Click a box for its details</source>
         <translation>点击一个方框查看详情</translation>
     </message>
@@ -3862,17 +3862,17 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     </context><context><name>FoldedModules</name><message>
         <location filename="../../app/graph/fold_items.py" line="26" />
         <source>copy {0} of {1}: {2}</source>
-        <translation type="unfinished" />
+        <translation>第 {0} 份副本（共 {1} 份）：{2}</translation>
     </message>
     <message>
         <location filename="../../app/graph/fold_items.py" line="27" />
         <source>call {0} of {1}</source>
-        <translation type="unfinished" />
+        <translation>第 {0} 次调用（共 {1} 次）</translation>
     </message>
     <message>
         <location filename="../../app/graph/fold_items.py" line="59" />
         <source>Fold the {0} identical modules {1} into one (×{0})</source>
-        <translation type="unfinished" />
+        <translation>将 {0} 个相同的模块 {1} 折叠为一个（×{0}）</translation>
     </message>
     </context><context><name>GraphItems</name><message>
         <location filename="../../app/graph/items.py" line="44" />
@@ -4026,7 +4026,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/graph/group_text.py" line="42" />
         <source>{0}: identical modules drawn once; the loop-back edge carries each one's output into the next. While stepping, the title says which copy runs. Click the title to unfold them: every module drawn.</source>
-        <translation type="unfinished" />
+        <translation>{0}：相同的模块只画一次；回环边把每一个的输出传给下一个。单步执行时，标题会标明正在运行的是哪一份副本。点击标题可将它们展开：画出每一个模块。</translation>
     </message>
     </context><context><name>MemoryCurve</name><message>
         <location filename="../../app/panels/memory/curve_data.py" line="30" />
