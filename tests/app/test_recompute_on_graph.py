@@ -173,8 +173,48 @@ def test_show_saved_tensors_draws_tensors_only_and_stays_vertical(window, qtbot)
         assert not any(line.split(" ")[0] in others - names for line in it.box.lines)
     # ...and the value read: lesson 1's saved tensors are small, their numbers are in the box
     assert any(re.search(r"\d\.\d", line) for it in saved for line in it.box.lines[1:])
+    # the non-tensor attributes (pow's exponent) are in the Inspector instead
+    owner = next(n for n in graph.nodes if any(sv.tensor is None and sv.value is not None for sv in n.saved))
+    w.session.select_node(owner.id)
+    shown = w.panels.widget("inspector").saved_label.text()
+    assert all(sv.name in shown for sv in owner.saved if sv.tensor is None and sv.value is not None)
     boxes = [drawn_box(items[0]) for items in scene.node_items.values() if items] + [drawn_box(it) for it in saved]
     whole = boxes[0]
     for b in boxes[1:]:
         whole = whole.united(b)
     assert whole.height() > whole.width()
+
+
+OWN_LINES = """\
+import torch
+from torch.utils.checkpoint import checkpoint
+
+def block(t):
+    u = torch.sin(t)
+    v = u * t
+    return v.exp()
+
+x = torch.randn(3, requires_grad=True)
+h = checkpoint(block, x, use_reentrant=False)
+(h * 2).sum().backward()
+"""
+
+
+def test_arrow_follows_the_segments_own_lines_as_they_re_run(window, qtbot):
+    """A function of the script's: the arrow is on the `checkpoint(...)` line
+    while nothing re-runs yet, then on each line of the function as its op re-runs."""
+    w = window
+    w.editor.setPlainText(OWN_LINES)
+    with qtbot.waitSignals([w.runFinished, w.graph_view.layoutFinished], timeout=90_000):
+        w.run_script()
+    wait_layout(qtbot, w.graph_view)
+    (c,) = w.session.trace.checkpoints
+    (r,) = c.recomputations
+    assert c.line == 10
+    seen = walk_phase(w, r)
+    lines = [(s[0].phase, s[4]) for s in seen[1:-1]]
+    assert lines[0] == ("trigger", 10)
+    rerun = [line for phase, line in lines if phase == "rerun"]
+    # sin (line 5), mul (line 6), exp (line 7): in the order the ops re-ran
+    want = [w.session.node(n).line if n else 10 for n in r.op_nodes]
+    assert rerun == want and {5, 6, 7} <= set(rerun)
