@@ -75,6 +75,13 @@ function label(l){
   var t = document.createElementNS(NS, "title");
   t.textContent = l[5].join("\n");
   g.appendChild(t);
+  if (l[8]) {  // a label placed away from its edge or box: its leader line
+    var ln = document.createElementNS(NS, "line");
+    ln.setAttribute("class", "leader");
+    ln.setAttribute("x1", l[8][0]); ln.setAttribute("y1", l[8][1]);
+    ln.setAttribute("x2", l[8][2]); ln.setAttribute("y2", l[8][3]);
+    g.appendChild(ln);
+  }
   var r = document.createElementNS(NS, "rect");
   r.setAttribute("x", l[1]); r.setAttribute("y", l[2]);
   r.setAttribute("width", l[3]); r.setAttribute("height", l[4]); r.setAttribute("rx", "4");
@@ -252,7 +259,8 @@ def write_webpage(scene, trace, run: int, path: str, title: str = "",
             labels = []
             for owner, lab in visible_labels(scene):
                 d = label_data(lab)
-                labels.append([d["kind"], d["x"], d["y"], d["w"], d["h"], d["lines"], d["fresh"], owner])
+                labels.append([d["kind"], d["x"], d["y"], d["w"], d["h"], d["lines"], d["fresh"], owner,
+                               d.get("leader")])
                 rect = rect.united(lab.sceneBoundingRect())  # (labels are all that grows the picture)
             steps.append({"c": changed, "l": labels, "t": caption_lines(session, k)})
             if progress is not None:
