@@ -19,7 +19,7 @@ SOURCES := $(VENV)/.sources
 # resources/ ($(SOURCES)) changes.
 STRICT := --config-settings editable_mode=strict
 
-.PHONY: run test setup bench translations clean FORCE
+.PHONY: run test setup bench cuda-check translations clean FORCE
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ $(BENCH_STAMP): pyproject.toml $(STAMP)
 
 bench: $(LINKS) $(BENCH_STAMP)
 	$(PY) benchmarks/run_all.py
+
+# Every cuda-marked test plus `autogradviz trace --device cuda` of the CUDA lessons
+# (tests/cuda_check.py). Without a CUDA device: "skipped: no CUDA device", exit 0.
+cuda-check: $(LINKS)
+	QT_QPA_PLATFORM=$${QT_QPA_PLATFORM:-offscreen} $(PY) tests/cuda_check.py
 
 translations: $(LINKS)
 	$(VENV)/bin/pyside6-lrelease resources/translations/autogradviz_zh_CN.ts -qm resources/translations/autogradviz_zh_CN.qm
