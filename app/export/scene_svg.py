@@ -77,6 +77,8 @@ def style_sheet(st) -> str:
         f".label.hook rect{{fill:{_c(st.callout_fill)};stroke:{_c(st.hook_callout_border)}}}",
         f".label.callout text,.label.hook text{{fill:{_c(st.callout_text)}}}",
         f".label.fresh rect{{stroke:{_c(st.current)};stroke-width:2}}",
+        f".label line.leader{{stroke:{_c(st.callout_border)};stroke-dasharray:4 2;fill:none}}",
+        f".label.grad line.leader{{stroke:{_c(st.edge_grad)}}}",
         f".checkpoint-region polygon,.checkpoint-region rect{{fill:none;stroke:{_c(st.current)};"
         "stroke-width:1.5;stroke-dasharray:8 4;stroke-linejoin:round}",
         f".checkpoint-region text{{font-weight:bold;fill:{_c(st.current)}}}",
@@ -179,14 +181,23 @@ def label_data(lab: LabelItem) -> dict:
     r = lab.boundingRect().adjusted(2, 2, -2, -2)
     return {"kind": lab.kind, "x": round(p.x() + r.x(), 1), "y": round(p.y() + r.y(), 1),
             "w": round(r.width(), 1), "h": round(r.height(), 1), "lines": list(lab.lines),
-            "fresh": bool(lab.emphasis)}
+            "fresh": bool(lab.emphasis), "leader": _leader(lab)}
+
+
+def _leader(lab: LabelItem):
+    """A label placed away from its edge or box: its leader line (x1, y1, x2, y2), else None."""
+    line = lab.leader_line() if hasattr(lab, "leader_line") else None
+    return None if line is None else [round(v, 1) for p in line for v in (p.x(), p.y())]
 
 
 def label_svg(d: dict, owner: str, lh: float) -> str:
     x, y, w, h = d["x"], d["y"], d["w"], d["h"]
     cls = "label " + d["kind"] + (" fresh" if d["fresh"] else "")
-    parts = [f'<g class="{cls}" data-for="{_x(owner)}"><title>{_x(chr(10).join(d["lines"]))}</title>'
-             f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" rx="4"/>']
+    parts = [f'<g class="{cls}" data-for="{_x(owner)}"><title>{_x(chr(10).join(d["lines"]))}</title>']
+    if d.get("leader"):
+        x1, y1, x2, y2 = d["leader"]
+        parts.append(f'<line class="leader" x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}"/>')
+    parts.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" rx="4"/>')
     for i, line in enumerate(d["lines"]):
         first = ' class="first"' if i == 0 else ""
         parts.append(f'<text{first} x="{_n(x + 5)}" y="{_n(y + 2 + (i + 0.5) * lh)}" xml:space="preserve">'

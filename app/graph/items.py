@@ -446,7 +446,39 @@ class LabelItem(QGraphicsItem):
         self.lines: list[str] = []
         self.emphasis = False
         self._rect = QRectF()
+        self._leader = None  # QGraphicsLineItem to the edge or box, when placed away from it
         self.setZValue(5)
+
+    def box_rect(self) -> QRectF:
+        """The label's box (item coordinates): what it covers."""
+        return QRectF(self._rect)
+
+    def set_leader(self, target: Optional[QPointF]) -> None:
+        """A thin line from the label to `target` (a scene point on its edge
+        or box), for a label placed away from it (app/graph/placement.py);
+        None: no line."""
+        if target is None:
+            if self._leader is not None:
+                self._leader.setVisible(False)
+            return
+        from PySide6.QtWidgets import QGraphicsLineItem
+
+        if self._leader is None:
+            self._leader = QGraphicsLineItem(self)
+            self._leader.setFlag(QGraphicsItem.ItemStacksBehindParent, True)
+        border = self.style.edge_grad if self.kind == "grad" else self.style.callout_border
+        self._leader.setPen(QPen(border, 1.0, Qt.DashLine))
+        t = self.mapFromScene(target)
+        r = self._rect
+        start = QPointF(min(max(t.x(), r.left()), r.right()), min(max(t.y(), r.top()), r.bottom()))
+        self._leader.setLine(start.x(), start.y(), t.x(), t.y())
+        self._leader.setVisible(True)
+
+    def leader_line(self):
+        """The leader line in scene coordinates, or None (the SVG export draws it)."""
+        if self._leader is None or not self._leader.isVisible():
+            return None
+        return self._leader.mapToScene(self._leader.line().p1()), self._leader.mapToScene(self._leader.line().p2())
 
     def set_lines(self, lines: list[str], emphasis: bool = False) -> None:
         if lines == self.lines and emphasis == self.emphasis:

@@ -21,6 +21,7 @@ from autogradviz.engine.trace.replay import StepState
 from autogradviz.engine.trace.model import Event, Graph, Node
 
 from autogradviz.app.graph.checkpoint_regions import CheckpointOverlay
+from autogradviz.app.graph.placement import LabelPlacer
 from autogradviz.app.graph.rolled_items import install_rolled
 from autogradviz.app.graph.items import (
     EdgeItem, GroupFrameItem, LabelItem, LayerItem, NodeItem, OverviewItem, summary_text,
@@ -41,7 +42,6 @@ ALL_LABELS_MAX_BOXES = 60
 # item painted with a few bulk calls (30,000 Python paint calls take ~0.5 s).
 OVERVIEW_MIN_BOXES = 1500
 OVERVIEW_MAX_SCALE = 0.35
-GRID = 200.0  # cell size of the box grid used to place labels
 
 _EVENT_NAMES = {
     "tensor_hook": "tensor hook",
@@ -110,11 +110,6 @@ def _group_words(title: str, grp, n: int) -> str:
     return tr("Module {0}: {1} nodes. Click to expand it.").format(title, n)
 
 
-def _overlap(a: QRectF, b: QRectF) -> float:
-    r = a.intersected(b)
-    return 0.0 if r.isEmpty() else r.width() * r.height()
-
-
 class GraphScene(QGraphicsScene):
     nodeClicked = Signal(object)  # node id or None
     groupToggled = Signal(str, bool)  # module path, collapsed?
@@ -160,7 +155,8 @@ class GraphScene(QGraphicsScene):
         self.overview = None
         self.overview_mode = False
         self.overview_locked = False
-        self._grid: dict = {}
+        # every label's place: clear of boxes, badges, titles and each other (placement.py)
+        self.placer = LabelPlacer(self)
         self._edge_layer = None
         self._node_layer = None
         self.group_boxes: dict[str, NodeItem] = {}  # node id inside a collapsed group -> its box
@@ -190,7 +186,7 @@ class GraphScene(QGraphicsScene):
         # the old lookup tables are dropped piece by piece below (freeing
         # tables of 30,000 entries at once is itself a 20 ms pause)
         old_maps = [self.node_items, self.key_items, self.edge_items, self.trace_edge_items,
-                    self.in_edges, self.out_edges, self._grid, self.group_boxes, self._group_members,
+                    self.in_edges, self.out_edges, self.group_boxes, self._group_members,
                     self._nodes, self.grad_labels, self.callouts]
         self._clear_maps()
         if old_layer is not None:
@@ -270,7 +266,7 @@ class GraphScene(QGraphicsScene):
         groups_by_id = {g.id: g for g in layout.groups}
         group_look = NodeLook(st.group_fill, st.group_border, st.group_text, st.op.border_width,
                               st.op.rounded, st.op.double)
-        node_layer, edge_layer, grid = self._node_layer, self._edge_layer, self._grid
+        node_layer, edge_layer, placer = self._node_layer, self._edge_layer, self.placer
         cache = NodeItem.DeviceCoordinateCache if self.item_cache else None
         for bi, box in enumerate(layout.boxes):
             if bi % chunk == 0:
@@ -318,10 +314,7 @@ class GraphScene(QGraphicsScene):
                 if s0 is not None:
                     item.set_flags(status=s0)
             self.key_items[box.key] = item
-            br = QRectF(box.x, box.y, box.w, box.h)
-            for cx in range(int(box.x // GRID), int((box.x + box.w) // GRID) + 1):
-                for cy in range(int(box.y // GRID), int((box.y + box.h) // GRID) + 1):
-                    grid.setdefault((cx, cy), []).append(br)
+            placer.add_box(box.key, box.x, box.y, box.w, box.h, int(retain) + int(hooks))
             item.setParentItem(node_layer)
         if state is not None:
             for gitem in {id(v): v for v in self.group_boxes.values()}.values():
@@ -352,6 +345,19 @@ class GraphScene(QGraphicsScene):
         # the items show `state` already; big graphs then only apply what differs
         self.state = state if (state is not None and self._many()) else None
         self.checkpoint_overlay.build(self.trace)
+        self._mark_static()
+
+    def _mark_static(self) -> None:
+        """What labels keep off besides the boxes: module frame titles, the
+        "×N" loop badges, the checkpoint regions' tabs and ghosts."""
+        for gi in self.group_items:  # (the whole strip: a folded frame's title grows with "▶ copy 3")
+            self.placer.add_static(("frame", id(gi)), gi.mapRectToScene(gi.title_rect()))
+        for ei in self.edge_items:
+            if getattr(ei.ledge, "loop", 0):
+                for k in ei.childItems():
+                    self.placer.add_static(("loop", id(k)), k.sceneBoundingRect())
+        for i, r in enumerate(self.checkpoint_overlay.avoid_rects()):
+            self.placer.add_static(("checkpoint", i), r)
 
     def wanted_rect(self) -> QRectF:
         """The graph with generous margins, so that centring/fit never gets
@@ -514,6 +520,7 @@ class GraphScene(QGraphicsScene):
         if not show:
             if label is not None:
                 label.setVisible(False)
+                self.placer.forget(label)
             ei.setToolTip(plain_tip(tr("gradient: {0}").format(summary_text(g))) if g is not None else "")
             return
         if label is None:
@@ -525,73 +532,9 @@ class GraphScene(QGraphicsScene):
         label.setToolTip(plain_tip(tr("Gradient flowing backward along this edge: {0}").format(text)))
         ei.setToolTip(label.toolTip())
         label.setZValue(6 if is_cur else 5)
-        self._place_label(ei, label)
         label.setVisible(True)
-
-    def _place_label(self, ei: EdgeItem, label: LabelItem) -> None:
-        """Next to its edge where it covers the least: other labels and callouts
-        count most, boxes less; tries both sides of the edge at a few points
-        along it, then small steps up/down (short edges in a dense layout).
-        Uses its own lists (visible labels, a grid of boxes), not scene.items():
-        that walks every item of a big scene."""
-        sz = label.size()
-        w, h = sz.width(), sz.height()
-        path = ei.path()
-        others = [o.sceneBoundingRect() for o in list(self.grad_labels.values()) + list(self.callouts.values())
-                  if o is not label and o.isVisible()]
-        others += self._under_overlays() + self._region_titles()  # (the legend, the minimap)
-        best, best_cost = None, None
-        for dy in (0.0, h + 2, -(h + 2), 2 * (h + 2), -2 * (h + 2)):
-            for t in (0.5, 0.35, 0.65, 0.2, 0.8):
-                p = path.pointAtPercent(t)
-                for side in (1, -1):
-                    x = p.x() + 5 if side > 0 else p.x() - 5 - w
-                    rect = QRectF(x, p.y() - h / 2 + dy, w, h)
-                    cost = abs(dy) * 0.5  # prefer staying next to the edge
-                    for o in others:
-                        cost += 3 * _overlap(rect, o)
-                    for b in self._boxes_near(rect):
-                        cost += _overlap(rect, b)
-                    if best_cost is None or cost < best_cost:
-                        best, best_cost = rect, cost
-                    if cost == 0:
-                        label.setPos(rect.topLeft())
-                        return
-        label.setPos(best.topLeft())
-
-    def _place_callout(self, anchor: NodeItem, c: LabelItem) -> None:
-        """Beside its box (right, left, below, above), where it hides least."""
-        b = QRectF(anchor.box.x, anchor.box.y, anchor.box.w, anchor.box.h)
-        sz = c.size()
-        w, h = sz.width(), sz.height()
-        cands = [QRectF(b.right() + 6, b.top() + 4, w, h),
-                 QRectF(b.left() - 6 - w, b.top() + 4, w, h),
-                 QRectF(b.center().x() - w / 2, b.bottom() + 4, w, h),
-                 QRectF(b.center().x() - w / 2, b.top() - 12 - h, w, h),
-                 QRectF(b.right() + 6, b.bottom() - h, w, h),
-                 QRectF(b.left() - 6 - w, b.bottom() - h, w, h)]
-        others = [o.sceneBoundingRect() for o in self.callouts.values() if o is not c and o.isVisible()]
-        labels = [lab.sceneBoundingRect() for lab in self.grad_labels.values() if lab.isVisible()]
-        others += self._region_titles()
-        best, best_cost = None, None
-        area = self._shown_area()
-        covered = self._under_overlays()
-        for i, rect in enumerate(cands):
-            cost = i * 2.0  # prefer the right side, then the left, ...
-            if area is not None and not area.contains(rect):
-                # cut off by the edge of the view: costly
-                cost += (rect.width() * rect.height() - _overlap(rect, area)) * 4
-            for o in covered:  # under the legend or the minimap: as hidden
-                cost += 4 * _overlap(rect, o)
-            for o in others:
-                cost += 3 * _overlap(rect, o)
-            for o in labels:  # a label that stays under it would be moved: cheaper than a callout
-                cost += _overlap(rect, o)
-            for bb in self._boxes_near(rect):
-                cost += 2 * _overlap(rect, bb)
-            if best_cost is None or cost < best_cost:
-                best, best_cost = rect, cost
-        c.setPos(best.topLeft())
+        if not self.placer.place_edge_label(ei, label):  # no free place: said by the edge and the caption
+            ei.setToolTip(plain_tip(tr("Gradient flowing backward along this edge: {0}").format(text)))
 
     def _shown_area(self) -> Optional[QRectF]:
         """What the views show of the scene (None offscreen: everything counts)."""
@@ -600,10 +543,6 @@ class GraphScene(QGraphicsScene):
             r = v.mapToScene(v.viewport().rect()).boundingRect()
             area = r if area is None else area.united(r)
         return area
-
-    def _region_titles(self) -> list[QRectF]:
-        """The title tabs of the checkpoint regions: labels keep off them."""
-        return self.checkpoint_overlay.avoid_rects()  # (and the "not stored" ghosts)
 
     def _under_overlays(self) -> list[QRectF]:
         """The scene under the widgets drawn over the views (the legend, the
@@ -614,14 +553,6 @@ class GraphScene(QGraphicsScene):
                 if w.property("coversGraph") and w.isVisible():
                     tl = v.viewport().mapFrom(v, w.geometry().topLeft())
                     out.append(v.mapToScene(QRect(tl, w.size())).boundingRect())
-        return out
-
-    def _boxes_near(self, rect: QRectF):
-        g = GRID
-        out = []
-        for cx in range(int(rect.left() // g), int(rect.right() // g) + 1):
-            for cy in range(int(rect.top() // g), int(rect.bottom() // g) + 1):
-                out.extend(self._grid.get((cx, cy), ()))
         return out
 
     def _callout_lines(self, nid: str, state: StepState) -> tuple[list[str], str, bool]:
@@ -661,7 +592,10 @@ class GraphScene(QGraphicsScene):
         want = self._callout_nodes(state)
         have = set(self.callouts)
         for nid in have - want:
-            self.callouts[nid].setVisible(False)
+            c = self.callouts[nid]
+            if c.isVisible():
+                c.setVisible(False)
+                self.placer.forget(c)
         # recompute those that can have changed: new ones, those touched by events
         # at this or the previous step, the current/previous current node
         recompute = want - {n for n in have if self.callouts[n].isVisible()}
@@ -687,9 +621,8 @@ class GraphScene(QGraphicsScene):
             c.set_lines(lines, emphasis=fresh)
             c.setToolTip("<br>".join(escaped(line) for line in lines))
             anchor = items[0]
-            c.setVisible(False)  # not an obstacle to itself
-            self._place_callout(anchor, c)
             c.setVisible(True)
+            self.placer.place_callout(QRectF(anchor.box.x, anchor.box.y, anchor.box.w, anchor.box.h), c)
         for nid in want - recompute:
             c = self.callouts.get(nid)
             if c is not None and c.emphasis:

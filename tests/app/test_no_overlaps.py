@@ -1,0 +1,222 @@
+"""No overlaps in the graph (issue 18): every lesson, at the start, middle
+and end of its first backward run, and a 300-step RNN, drawn by the real
+scene in light and dark, in English and zh_CN, has no two texts or boxes on
+top of each other: node boxes (with their text and R/H badges), edge
+gradient labels, `.grad` and hook callouts, module frame titles, loop
+badges ("×300"), checkpoint region title tabs and "not stored" ghosts.
+
+The rectangles are measured from the items as Qt draws them, not from the
+placement code's own bookkeeping: a label's box (`sceneBoundingRect` of
+what it paints), each text line's bounding rectangle as QFontMetricsF lays
+it out in the rectangle the item draws it in (clipped like drawText clips),
+QGraphicsSimpleTextItem badges by their `sceneBoundingRect`; every
+rectangle shrunk by 1 px of tolerance. One warm worker runs every lesson
+once (module fixture), as tests/app/test_export_screen.py does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autogradviz.engine.layout import LayoutOptions, layout_graph
+
+LESSONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "lessons"
+LESSONS = sorted(p for p in LESSONS_DIR.glob("*.py") if "." not in p.stem and not p.stem.startswith("_"))
+SKIP = {"41_ddp_two_processes"}  # spawns processes; its graph is drawn like any other
+RNN_300 = """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+STEPS = 300
+cell = nn.RNNCell(16, 32)
+xs = torch.randn(STEPS, 4, 16)
+h = torch.zeros(4, 32)
+for t in range(STEPS):
+    h = cell(xs[t], h)
+loss = h.pow(2).mean()
+loss.backward()
+"""
+
+
+@pytest.fixture(scope="module")
+def traces():
+    from autogradviz.engine.protocol.client import WorkerClient
+
+    client = WorkerClient()
+    client.start()
+    out = {}
+    try:
+        for path in LESSONS:
+            if path.stem in SKIP:
+                continue
+            res = client.run(path.read_text(encoding="utf-8"), filename=str(path), timeout=120)
+            if res.trace is not None and res.trace.backward_runs:
+                out[path.stem] = res.trace
+        res = client.run(RNN_300, filename="/tmp/rnn_300.py", timeout=300)
+        assert res.trace is not None and res.trace.backward_runs
+        out["rnn_300"] = res.trace
+    finally:
+        client.close()
+    return out
+
+
+def _scene(trace, theme="light"):
+    from autogradviz.app.graph.scene import GraphScene
+    from autogradviz.app.graph.style import style_for
+
+    run = trace.backward_runs[0]
+    graph = trace.graph(run.graph)
+    scene = GraphScene(None, style_for(theme))
+    scene.trace = trace
+    scene.set_graph(graph, layout_graph(graph, LayoutOptions()))
+    return scene
+
+
+def _steps(trace):
+    from autogradviz.engine.trace import replay
+
+    n = replay.step_count(trace, 0)
+    return sorted({1, max(1, n // 2), n}) if n else [0]
+
+
+def _text_rect(font, rect, flags, text, item):
+    """Where Qt draws `text` in `rect` (item coordinates), clipped to it as
+    QPainter.drawText clips, in scene coordinates."""
+    from PySide6.QtGui import QFontMetricsF
+
+    r = QFontMetricsF(font).boundingRect(rect, int(flags), text).intersected(rect)
+    return item.mapRectToScene(r)
+
+
+def drawn_rects(scene):
+    """[(owner, what, QRectF in the scene)] of every text and box drawn."""
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QFontMetricsF
+    from PySide6.QtWidgets import QGraphicsSimpleTextItem
+
+    from autogradviz.app.graph.group_text import display_lines
+    from autogradviz.app.graph.items import GroupFrameItem
+
+    st = scene.style
+    out = []
+    for item in scene.key_items.values():
+        if not item.isVisible():
+            continue
+        owner = ("node", item.key)
+        r = item._rect
+        out.append((owner, "box", item.mapRectToScene(r)))
+        lines = display_lines(item.box.kind, item.box.lines or [])
+        lh = QFontMetricsF(st.font()).height()
+        top = r.top() + (r.height() - lh * len(lines)) / 2
+        for i, line in enumerate(lines):
+            rect = QRectF(r.left() + 2, top + i * lh, r.width() - 4, lh)
+            out.append((owner, "text", _text_rect(st.font(bold=i == 0), rect, Qt.AlignCenter, line, item)))
+        bx = r.right() - 2
+        for flag in (item.hooks, item.retain):
+            if flag:
+                out.append((owner, "badge", item.mapRectToScene(QRectF(bx - 14, r.top() - 8, 16, 16))))
+                bx -= 18
+    for lab in list(scene.grad_labels.values()) + list(scene.callouts.values()):
+        if lab.isVisible() and lab.parentItem() is not None and lab.parentItem().isVisible():
+            out.append((("label", id(lab)), lab.kind, lab.mapRectToScene(lab._rect)))
+    for item in scene.items():
+        if isinstance(item, GroupFrameItem) and item.isVisible():
+            rect = item.title_rect().adjusted(6, 1, -4, 0)
+            title = item.shown_title() if hasattr(item, "shown_title") else "▾ " + item.title
+            out.append((("frame", id(item)), "frame title",
+                        _text_rect(st.small_font(bold=True), rect, Qt.AlignLeft | Qt.AlignVCenter, title, item)))
+        elif isinstance(item, QGraphicsSimpleTextItem) and item.isVisible():
+            out.append((("badge", id(item)), "loop badge", item.sceneBoundingRect()))
+    ov = scene.checkpoint_overlay
+    for region in ov.regions.values():
+        out.append((("region", id(region)), "region tab", region.mapRectToScene(region.label_rect())))
+    for ghosts in ov.placeholders.values():
+        for g in ghosts:
+            if g.isVisible():
+                out.append((("ghost", id(g)), "not stored", g.sceneBoundingRect()))
+    return out
+
+
+def overlaps(scene):
+    """Pairs of drawn rectangles of different owners that intersect by more
+    than 1 px on each side: [(what, text, what, text)]."""
+    rects = [(o, w, r.adjusted(1, 1, -1, -1)) for o, w, r in drawn_rects(scene)]
+    rects = [x for x in rects if x[2].width() > 0 and x[2].height() > 0]
+    cell = 100.0
+    grid: dict = {}
+    for i, (_, _, r) in enumerate(rects):
+        for cx in range(int(r.left() // cell), int(r.right() // cell) + 1):
+            for cy in range(int(r.top() // cell), int(r.bottom() // cell) + 1):
+                grid.setdefault((cx, cy), []).append(i)
+    seen, out = set(), []
+    for idxs in grid.values():
+        for a in idxs:
+            for b in idxs:
+                if a >= b or (a, b) in seen:
+                    continue
+                seen.add((a, b))
+                (oa, wa, ra), (ob, wb, rb) = rects[a], rects[b]
+                if oa != ob and ra.intersects(rb):
+                    out.append((wa, _describe(scene, oa), wb, _describe(scene, ob)))
+    return out
+
+
+def _describe(scene, owner):
+    kind, key = owner
+    if kind == "node":
+        item = scene.key_items.get(key)
+        return " ".join(item.box.lines or [key]) if item is not None else key
+    if kind == "label":
+        for lab in list(scene.grad_labels.values()) + list(scene.callouts.values()):
+            if id(lab) == key:
+                return " / ".join(lab.lines)
+    return kind
+
+
+def _count_all(traces, theme="light"):
+    from autogradviz.engine.trace import replay
+
+    found = {}
+    for name, trace in traces.items():
+        scene = _scene(trace, theme)
+        try:
+            for k in _steps(trace):
+                scene.apply_step(replay.state_at(trace, 0, k))
+                bad = overlaps(scene)
+                if bad:
+                    found[f"{name} step {k}"] = bad
+        finally:
+            scene.clear()
+    return found
+
+
+def _report(found) -> str:
+    n = sum(len(v) for v in found.values())
+    lines = [f"{n} overlaps in {len(found)} pictures"]
+    for where, bad in list(found.items())[:25]:
+        lines.append(f"  {where}: {bad[:3]}")
+    return "\n".join(lines)
+
+
+def test_no_overlaps_in_any_lesson_at_three_steps(qapp, traces):
+    assert len(traces) >= 20
+    found = _count_all(traces)
+    assert not found, _report(found)
+
+
+def test_no_overlaps_dark(qapp, traces):
+    found = _count_all(traces, "dark")
+    assert not found, _report(found)
+
+
+def test_no_overlaps_in_zh_cn(qapp, traces):
+    from autogradviz.app import i18n
+
+    assert i18n.set_language("zh_CN", save=False)
+    try:
+        found = _count_all(traces)
+    finally:
+        i18n.set_language("en", save=False)
+    assert not found, _report(found)
