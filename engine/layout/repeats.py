@@ -76,7 +76,8 @@ def find_repeats(graph: Graph, units: dict, copy_key: dict, module_class: dict,
         preds.setdefault(e.dst, []).append((e.slot, e.src))
         succs.setdefault(e.src, []).append(e.dst)
     for lst in preds.values():
-        lst.sort()
+        lst.sort(key=lambda t: t[0])  # by slot; ties keep the edge order (not node ids:
+        # "n1001" sorts before "n999", which would make layer 52 differ from layer 51)
     siblings: dict[str, list[str]] = {}
     for p in keys_of:
         if p not in busy:

@@ -47,7 +47,7 @@ def fold_calls(graph: Graph, units: dict, rolled: set[str],
         preds.setdefault(e.dst, []).append((e.slot, e.src))
         succs.setdefault(e.src, []).append(e.dst)
     for lst in preds.values():
-        lst.sort()
+        lst.sort(key=lambda t: t[0])  # by slot; ties keep the edge order, not node-id order
     alias: dict[str, str] = {}
     call_of: dict[str, tuple[str, int]] = {}
     for path, calls in by_call.items():

@@ -156,3 +156,14 @@ def test_left_to_right_lays_the_graph_out_left_to_right(engine):
 def test_an_unknown_direction_is_an_error():
     with pytest.raises(ValueError, match="direction"):
         layout_graph(synthetic.mlp(layers=2), LayoutOptions(direction="up"))
+
+
+def test_many_layers_fold_whatever_their_node_ids():
+    """Inputs on the same slot are matched in edge order, not by node id
+    ("n1001" sorts before "n999"): all 59 layers after the first fold into
+    one frame drawn as its first layer, not two runs nor a closed box."""
+    g = synthetic.transformer(60)  # layer 0 is fed the leaf x: it differs
+    dg = prepare(g, rolled_view="inner")
+    folded = [(x.module, x.repeat, x.collapsed) for x in dg.groups if x.repeat > 1]
+    assert folded == [("encoder.layers.1\u201359", 59, False)]
+    assert dg.stand_ins
