@@ -1,7 +1,8 @@
 """Colours and fonts of the graph, light and dark.
 
 One place decides how each kind of node looks, so the scene, the legend and
-the exporter agree. Colours are chosen to stay distinct for common colour
+the exporters agree: the colours are engine/layout/palette.py's (the DOT
+and SVG exports read the same data), the widths and shapes are here. Colours are chosen to stay distinct for common colour
 vision deficiencies: kinds differ by hue *and* by shape/border (leaves are
 rounded, ops are square, outputs have a double border).
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtGui import QColor, QFont
+
+from autogradviz.engine.layout.palette import palette
 
 
 def _c(hexstr: str) -> QColor:
@@ -87,84 +90,34 @@ class GraphStyle:
         return f
 
 
-def _light() -> GraphStyle:
+def _look(colours: tuple, width: float, **shape) -> NodeLook:
+    fill, border, text = colours
+    return NodeLook(_c(fill), _c(border), _c(text), width, **shape)
+
+
+def _style(name: str) -> GraphStyle:
+    """The style of a theme: colours from the one palette the exports share
+    (engine/layout/palette.py), widths and shapes here."""
+    p = palette(name)
+    plain = {k: _c(v) for k, v in p.items() if isinstance(v, str)}
     return GraphStyle(
-        name="light",
-        background=_c("#ffffff"),
-        text=_c("#1d2330"),
-        leaf=NodeLook(_c("#dff0d8"), _c("#3c8d40"), _c("#1d2330"), 1.4, rounded=True),
-        leaf_special=NodeLook(_c("#c9ecf5"), _c("#1f7a99"), _c("#1d2330"), 2.0, rounded=True),
-        op=NodeLook(_c("#eef1f6"), _c("#6b7688"), _c("#1d2330"), 1.2),
-        output=NodeLook(_c("#fde8c8"), _c("#c06d00"), _c("#1d2330"), 1.6, double=True),
-        saved=NodeLook(_c("#fff7d6"), _c("#a08a2a"), _c("#4a3f10"), 1.0, rounded=True),
-        group_fill=_c("#f4f1fb"),
-        group_border=_c("#8a7cc0"),
-        group_text=_c("#4b3f85"),
-        edge=_c("#7a8494"),
-        edge_grad=_c("#c2185b"),
-        edge_hover=_c("#1565c0"),
-        copy_hover=_c("#1565c0"),
-        current=_c("#e6007a"),
-        done_border=_c("#2e7d32"),
-        selected=_c("#1565c0"),
-        search_hit=_c("#ffb300"),
+        name=name,
+        leaf=_look(p["leaf"], 1.4, rounded=True),
+        leaf_special=_look(p["leaf_special"], 2.0, rounded=True),
+        op=_look(p["op"], 1.2),
+        output=_look(p["output"], 1.6, double=True),
+        saved=_look(p["saved"], 1.0, rounded=True),
         pending_opacity=0.45,
-        badge_retain=_c("#1f7a99"),
-        badge_hook=_c("#8e24aa"),
-        badge_text=_c("#ffffff"),
-        grad_label_fill=_c("#fff0f6"),
-        grad_label_text=_c("#8c1048"),
-        callout_fill=_c("#fffde7"),
-        callout_border=_c("#b59f00"),
-        callout_text=_c("#3e3500"),
-        hook_callout_border=_c("#8e24aa"),
-        line_hit=_c("#1a7f37"),
-        banner_error_fill=_c("#fdecea"),
-        banner_error_border=_c("#c62828"),
-        banner_info_fill=_c("#eef4fb"),
-        banner_info_border=_c("#5b7fa8"),
-        banner_text=_c("#1d2330"),
+        **plain,
     )
+
+
+def _light() -> GraphStyle:
+    return _style("light")
 
 
 def _dark() -> GraphStyle:
-    return GraphStyle(
-        name="dark",
-        background=_c("#1e2128"),
-        text=_c("#e6e9ef"),
-        leaf=NodeLook(_c("#23402a"), _c("#7cc47f"), _c("#e6e9ef"), 1.4, rounded=True),
-        leaf_special=NodeLook(_c("#163d4a"), _c("#5cc8e8"), _c("#e6e9ef"), 2.0, rounded=True),
-        op=NodeLook(_c("#2c313c"), _c("#8d97a8"), _c("#e6e9ef"), 1.2),
-        output=NodeLook(_c("#4a3418"), _c("#ffa940"), _c("#f5eadb"), 1.6, double=True),
-        saved=NodeLook(_c("#3d3717"), _c("#d4bf5a"), _c("#f3e9b5"), 1.0, rounded=True),
-        group_fill=_c("#272336"),
-        group_border=_c("#a596e0"),
-        group_text=_c("#c9bff5"),
-        edge=_c("#8791a3"),
-        edge_grad=_c("#ff6fae"),
-        edge_hover=_c("#64b5f6"),
-        copy_hover=_c("#64b5f6"),
-        current=_c("#ff4fa3"),
-        done_border=_c("#81c784"),
-        selected=_c("#64b5f6"),
-        search_hit=_c("#ffca28"),
-        pending_opacity=0.45,
-        badge_retain=_c("#2aa7cf"),
-        badge_hook=_c("#ba68c8"),
-        badge_text=_c("#ffffff"),
-        grad_label_fill=_c("#3a1f2c"),
-        grad_label_text=_c("#ffb3d4"),
-        callout_fill=_c("#33301c"),
-        callout_border=_c("#d4bf5a"),
-        callout_text=_c("#f3e9b5"),
-        hook_callout_border=_c("#ba68c8"),
-        line_hit=_c("#3fb950"),
-        banner_error_fill=_c("#3d2426"),
-        banner_error_border=_c("#ef8a8a"),
-        banner_info_fill=_c("#222c3a"),
-        banner_info_border=_c("#7fa7d6"),
-        banner_text=_c("#e6e9ef"),
-    )
+    return _style("dark")
 
 
 def style_for(theme: str) -> GraphStyle:

@@ -4,8 +4,8 @@ Written from the *drawn* graph (the layout's boxes and edges: per-use leaf
 copies, collapsed groups) so the DOT matches the picture; each node carries
 its position (`pos`, in points, Graphviz's y-up convention) so
 `neato -n2 -Tsvg` reproduces our layout, while plain `dot` re-lays it out.
-Colours follow the app's light/dark themes. Qt-free: the CLI can write DOT
-without rendering anything.
+Colours are the app's, light or dark (engine/layout/palette.py). Qt-free:
+the CLI can write DOT without rendering anything.
 """
 
 from __future__ import annotations
@@ -15,15 +15,16 @@ from typing import Optional
 from autogradviz.engine.trace.model import Graph
 from .escape import dot_string
 from .model import LayoutResult
+from .palette import PALETTES
 
-_THEMES = {
-    "light": dict(bg="#ffffff", text="#1d2330", leaf=("#dff0d8", "#3c8d40"), op=("#eef1f6", "#6b7688"),
-                  out=("#fde8c8", "#c06d00"), group=("#f4f1fb", "#8a7cc0"), saved=("#fff7d6", "#a08a2a"),
-                  edge="#7a8494"),
-    "dark": dict(bg="#1e2128", text="#e6e9ef", leaf=("#23402a", "#7cc47f"), op=("#2c313c", "#8d97a8"),
-                 out=("#4a3418", "#ffa940"), group=("#272336", "#a596e0"), saved=("#3d3717", "#d4bf5a"),
-                 edge="#8791a3"),
-}
+def _theme(p: dict) -> dict:
+    """The DOT colours of one palette (engine/layout/palette.py): (fill, border) per kind."""
+    return dict(bg=p["background"], text=p["text"], leaf=p["leaf"][:2], op=p["op"][:2],
+                out=p["output"][:2], group=(p["group_fill"], p["group_border"]), saved=p["saved"][:2],
+                edge=p["edge"])
+
+
+_THEMES = {name: _theme(p) for name, p in PALETTES.items()}
 
 
 # Every string from the trace goes out through escape.py (quoted, cleaned).

@@ -24,13 +24,12 @@ from autogradviz.engine.trace.model import Graph, TensorSummary
 from .dot_export import _THEMES
 from .escape import xml_text
 from .model import LayoutResult
+from .palette import PALETTES
 from .text_metrics import FONT_SIZE, LINE_HEIGHT, shape_line
 
-# Colours of the step states and edges beyond dot_export's palette (app/graph/style.py).
-_STEP = {
-    "light": dict(current="#e6007a", done="#2e7d32", grad="#c2185b", label_bg="#ffffff"),
-    "dark": dict(current="#ff4fa3", done="#81c784", grad="#ff6fae", label_bg="#1e2128"),
-}
+# Colours of the step states and edges beyond dot_export's, from the same palette.
+_STEP = {name: dict(current=p["current"], done=p["done_border"], grad=p["edge_grad"], label_bg=p["background"])
+         for name, p in PALETTES.items()}
 _ID_BAD = re.compile(r"[^A-Za-z0-9_.-]")
 
 
