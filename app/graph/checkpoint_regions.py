@@ -478,7 +478,7 @@ class CheckpointOverlay:
         out = [Overlay("checkpoint-region", region.toolTip(), region.title, box(region.label_frame()),
                        tuple((p.x(), p.y()) for p in region.frame_polygon()))
                for region in self.regions.values()]
-        out += [Overlay("not-stored", chip.toolTip(), "", box(chip._rect))
+        out += [Overlay("not-stored", chip.toolTip(), chip.text(), box(chip._rect))  # ("mat1 · not stored")
                 for chips in self.placeholders.values() for chip in chips]
         return out
 
