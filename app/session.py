@@ -10,13 +10,13 @@ first, view second). Moving the step recomputes the replay state once
 
 from __future__ import annotations
 
-import gc
 from typing import Any, Mapping, Optional
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from autogradviz.engine.trace import replay
 from autogradviz.engine.trace.codec import from_builtins
+from autogradviz.engine.trace.gc_pause import freeze, thaw
 from autogradviz.engine.trace.replay import StepState
 from autogradviz.engine.trace.model import (
     BackwardRun, Graph, Node, TensorSummary, Trace,
@@ -230,8 +230,8 @@ class TraceSession(QObject):
             # 0.2 s instead of 0.04 s on a 10,000-node trace, and later full
             # passes stall the GUI for 0.1-0.4 s). They live as long as the
             # trace, and are freed normally (by reference counting) after:
-            # take them out of the collector's sight.
-            gc.freeze()
+            # take them out of the collector's sight (engine/trace/gc_pause.py).
+            freeze("trace")
         old = self._trace
         if old is not None and old is not trace and _is_big(old):
             # Freeing a big trace (a million objects) takes 30-60 ms in one go:
@@ -271,6 +271,8 @@ class TraceSession(QObject):
     def _drop_one(self) -> None:
         if self._dropping:
             self._dropping.pop(0)
+        if not self._dropping and not (self._trace is not None and _is_big(self._trace)):
+            thaw("trace")  # no big trace left: its frozen objects go back to the collector
 
     def _set_graph(self, graph_id: str, force: bool = False) -> bool:
         if graph_id == self._graph_id and not force:

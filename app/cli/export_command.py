@@ -14,7 +14,6 @@ Qt at all. `--steps all` writes a folder of slides or a PDF handout
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 import threading
@@ -263,8 +262,11 @@ def _export_command(args, out: str, fmt: str, t0: float) -> int:
         return 130
     _timing("trace ready")
     # the trace is read-only from here on: keep the GC from rescanning its
-    # millions of objects while the scene is built (a short-lived process)
-    gc.freeze()
+    # millions of objects while the scene is built (a short-lived process:
+    # never thawed; engine/trace/gc_pause.py)
+    from autogradviz.engine.trace.gc_pause import freeze
+
+    freeze("trace")
     if trace is None:
         _err(message or "failed")
         return code or 2

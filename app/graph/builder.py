@@ -11,13 +11,13 @@ graph's overview can be shown (`preview`) and when the build is done
 
 from __future__ import annotations
 
-import gc
 import time
 from typing import Optional
 
 from PySide6.QtCore import QObject, QPointF, QTimer, Signal
 
 from autogradviz.app.graph.scene import GraphScene
+from autogradviz.engine.trace.gc_pause import freeze, pause_gc, resume_gc, thaw
 
 # Longest piece of scene building done in one go on the GUI thread.
 SLICE_S = 0.02
@@ -35,13 +35,14 @@ class SceneBuilder(QObject):
         self.result = None  # the LayoutResult being (or last) built; None: cleared
         self.overview = None  # its OverviewData (big graphs), made by the layout thread
         self._gc_held = False
-        self._gc_was = True
 
     def building(self) -> bool:
         return self._build is not None
 
     def start(self, graph, result, graph_id: str, state=None, overview=None) -> None:
         """Replace the picture by `result` (None: clear it), in time slices."""
+        if overview is None:  # a small scene now: the big one's frozen objects may go back
+            thaw("scene")
         self._build = self.scene.build_steps(graph, result, state=state if result is not None else None,
                                              overview_data=overview)
         self.graph_id = graph_id
@@ -82,7 +83,7 @@ class SceneBuilder(QObject):
                     # GC passes over them stall the GUI for 0.1-0.3 s again and
                     # again. Take them out of the collector's sight (they are
                     # still freed normally when dropped).
-                    gc.freeze()
+                    freeze("scene")
                 self._hold_gc(False)
                 self.done.emit()
             return
@@ -95,11 +96,10 @@ class SceneBuilder(QObject):
             self._hold_gc(False)
 
     def _hold_gc(self, on: bool) -> None:
+        # (engine/trace/gc_pause.py: the layout thread pauses the GC too)
         if on and not self._gc_held:
             self._gc_held = True
-            self._gc_was = gc.isenabled()
-            gc.disable()
+            pause_gc()
         elif not on and self._gc_held:
             self._gc_held = False
-            if self._gc_was:
-                gc.enable()
+            resume_gc()

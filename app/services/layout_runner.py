@@ -14,7 +14,6 @@ loudly instead of drawing a lesser picture.
 
 from __future__ import annotations
 
-import gc
 import sys
 import traceback
 from typing import Any, Optional
@@ -22,6 +21,7 @@ from typing import Any, Optional
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
 
 from autogradviz.engine.layout import LayoutCancelled, LayoutOptions, check_option_names, layout_graph
+from autogradviz.engine.trace.gc_pause import freeze, pause_gc, resume_gc, thaw
 from autogradviz.engine.trace.model import Graph
 
 from autogradviz.app.graph.items import OverviewData
@@ -73,15 +73,16 @@ class _LayoutThread(QThread):
         # collector's sight; still freed normally when dropped) - all before
         # the result is handed over, so that this never races with the GUI
         # thread holding the GC off while it builds the scene.
-        gc_was = gc.isenabled()
-        gc.disable()
+        # (engine/trace/gc_pause.py: one count of pauses for both threads)
+        pause_gc()
         try:
             outcome = self._compute()
         finally:
-            if gc_was:
-                if self._big:
-                    gc.freeze()
-                gc.enable()
+            if self._big:
+                freeze("layout")
+            else:  # a small graph now: the last big result's objects may go back
+                thaw("layout")
+            resume_gc()
         kind, value = outcome
         if kind == "done":
             self.done.emit(*value)

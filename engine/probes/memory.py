@@ -43,12 +43,12 @@ capture's, no walk of our own); the rest happens after the script
 
 from __future__ import annotations
 
-import gc
 import threading
 import weakref
 from typing import Optional
 
 from autogradviz.engine.probes.base import FEATURE_ORDER, Probe
+from autogradviz.engine.trace.gc_pause import gc_paused
 from autogradviz.engine.worker.beneath_modes import beneath_modes
 from autogradviz.engine.trace.memory import (MemoryParts, MemoryPoint, MemoryRecord, MemoryRun,
                                              SegmentMemory)
@@ -256,20 +256,17 @@ class MemoryProbe(Probe):
                     # (the cyclic GC paused: a pass over the graph just recorded,
                     # set off by our few allocations, would land in the
                     # script's backward call instead of wherever it falls)
-                    gc_was = gc.isenabled()
-                    gc.disable()
-                    try:
-                        leaves = local.leaves
-                        index = _run_of(probe.ctx.trace.backward_runs, runs, local.graph)
-                        if index is not None and leaves is not None:
-                            probe._calls.append(_Call(index, retain, local.before, beneath_modes(probe._parts)(leaves),
-                                                      [weakref.ref(t) for t in leaves]))
-                        local.leaves = local.before = None
-                    except Exception as exc:
-                        probe.ctx.internal_error("memory.backward", exc)
-                    finally:
-                        if gc_was:
-                            gc.enable()
+                    with gc_paused():
+                        try:
+                            leaves = local.leaves
+                            index = _run_of(probe.ctx.trace.backward_runs, runs, local.graph)
+                            if index is not None and leaves is not None:
+                                probe._calls.append(_Call(index, retain, local.before,
+                                                          beneath_modes(probe._parts)(leaves),
+                                                          [weakref.ref(t) for t in leaves]))
+                            local.leaves = local.before = None
+                        except Exception as exc:
+                            probe.ctx.internal_error("memory.backward", exc)
             finally:
                 local.busy = False
 

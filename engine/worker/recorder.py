@@ -50,7 +50,6 @@ skipped instead and noted in the trace).
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 from typing import Any, Optional
@@ -58,7 +57,8 @@ from typing import Any, Optional
 import torch
 
 from autogradviz.engine.probes.base import BackwardPosition
-from autogradviz.engine.trace.model import MAX_RECORDED_RUNS, BackwardRun, ErrorInfo, Event, Step, Trace, gc_paused
+from autogradviz.engine.trace.gc_pause import gc_paused, pause_gc, resume_gc
+from autogradviz.engine.trace.model import MAX_RECORDED_RUNS, BackwardRun, ErrorInfo, Event, Step, Trace
 from autogradviz.engine.worker.beneath_modes import beneath_modes
 from autogradviz.engine.worker.capture import CaptureState, capture_pending, estimate_bytes, root_edges
 from autogradviz.engine.worker.hook_events import error_text as _error_text
@@ -233,8 +233,7 @@ class Recorder:
         tls.busy = True
         # Recording creates many small objects; cyclic GC passes over the
         # whole graph would dominate the cost. Paused for this call only.
-        gc_was = gc.isenabled()
-        gc.disable()
+        pause_gc()
         try:
             prep = self._prepare(kind, roots_arg, args, kwargs)
         except Exception as e:  # our failure: run unrecorded
@@ -245,8 +244,7 @@ class Recorder:
                 return fn(*root_args, *args, **kwargs)
             finally:
                 tls.busy = False
-                if gc_was:
-                    gc.enable()
+                resume_gc()
         run, g, cap, act, own = prep
         self.active = act
         exc = None
@@ -266,8 +264,7 @@ class Recorder:
                 self.errors.append(("recording", _error_text(e)))
             exc = None  # no cycle through the traceback
             tls.busy = False
-            if gc_was:
-                gc.enable()
+            resume_gc()
 
     @beneath_modes
     def _prepare(self, kind, roots_arg, args, kwargs):
