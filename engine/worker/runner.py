@@ -41,18 +41,16 @@ from typing import Callable, Optional
 
 import torch
 
-from autogradviz.engine.probes.probe_set import ProbeSet, context_for
 from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
-from autogradviz.engine.worker.capture import CaptureState, capture, root_edges
+from autogradviz.engine.worker.capture import CaptureState
 from autogradviz.engine.worker.error_module import module_of_error
 from autogradviz.engine.worker.explain import explained, module_note, warning_note
 from autogradviz.engine.worker.main_module import MainModule
 from autogradviz.engine.worker import os_fork
-from autogradviz.engine.worker.beneath_modes import beneath_modes
-from autogradviz.engine.worker.progress import Progress, ProgressCallback
-from autogradviz.engine.worker.recorder import Recorder
+from autogradviz.engine.worker.progress import ProgressCallback
+from autogradviz.engine.worker.recording import Recording
 from autogradviz.engine.worker.recorder import user_line as _user_line
-from autogradviz.engine.worker.summarize import Summarizer, TensorStore, full_summary
+from autogradviz.engine.worker.summarize import TensorStore, full_summary
 
 # Characters of stdout/stderr kept in the trace (each); the worker may cap further.
 MAX_CAPTURED_OUTPUT = 2_000_000
@@ -238,10 +236,8 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     trace = Trace(script=filename, device=device, torch_version=torch.__version__,
                   steps_recorded=record_steps)
     store = TensorStore()
-    summ = Summarizer(store)
     main = MainModule(source, filename, device)  # a real, importable __main__ (main_module.py)
     namespace = main.namespace
-    summ.values = record_values
     out = _Output(trace, on_output)
 
     err = device_error(device)
@@ -263,17 +259,11 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
         trace.duration_s = time.perf_counter() - t0
         return ScriptRun(trace, namespace, store, None)
 
-    progress = Progress(on_progress)
-    state = CaptureState(summ)
-    state.read_saved = record_values
-    trace.values_recorded = record_values
-    state.progress = summ.progress = progress
-    trace.graphs = state.graphs  # the same list: graphs appear as they are captured
-    recorder = Recorder(trace, state, namespace, user_filename=filename, record_steps=record_steps,
-                        **({"max_runs": max_runs} if max_runs is not None else {}))
-    ctx = context_for(recorder, progress)
+    # trace, capture state, recorder, probes: as every recording (recording.py)
+    rec = Recording(trace, namespace, filename, record_steps=record_steps, record_values=record_values,
+                    max_runs=max_runs, on_progress=on_progress, store=store)
+    state, recorder, ctx, probes = rec.state, rec.recorder, rec.ctx, rec.probes
     ctx.output = out  # (children's prints: engine/worker/children.py)
-    probes = ProbeSet(ctx)
     if no_checkpoint:
         from autogradviz.engine.probes.direct_checkpoint import add_to
         add_to(probes)
@@ -340,36 +330,7 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
             sys.stdout, sys.stderr = old_out, old_err
             _restore_torch_state(torch_state)
 
-    # What the recorder left for after the script (see Recorder._finish).
-    try:
-        recorder.finalize()
-    except Exception as exc:
-        ctx.internal_error("finalize", exc)
-    # Graphs of tensors left in the namespace.
-    try:
-        _namespace_graphs(recorder, state, namespace)
-    except Exception as exc:
-        ctx.internal_error("namespace_graphs", exc)
-    summ.flush()
-    probes.contribute()
-    summ.flush()  # (what the probes asked for)
-    if state.checkpoint_skips:
-        trace.add_note(
-            "checkpoint_not_read",
-            f"{state.checkpoint_skips} node(s) inside non-reentrant checkpoint segments: their saved "
-            "tensors were not read (reading them re-runs the checkpointed forward).",
-            nodes=state.checkpoint_skips)
-    if trace.runs_truncated:
-        trace.add_note(
-            "runs_truncated",
-            f"{trace.backward_calls} backward/grad calls; only the first {len(trace.backward_runs)} "
-            "were recorded in full.",
-            calls=trace.backward_calls, recorded=len(trace.backward_runs))
-    if recorder.turns.missed:
-        trace.add_note("runs_unrecorded_threads", f"{recorder.turns.missed} backward call(s) waited too long "
-                       "for another thread's call to be recorded and ran unrecorded.", calls=recorder.turns.missed)
-    for stage, text in recorder.errors + ctx.errors:
-        trace.add_note("internal_error", f"internal: {stage}: {text}", stage=stage, error=text)
+    rec.finish()  # the rest of the trace: namespace graphs, probes' fields, notes
     if at_end is not None:  # a run in its own process ends as python's does
         _clear_main(namespace, output_fds)
     out.finish()
@@ -414,29 +375,3 @@ def _restore_torch_state(state) -> None:
         torch.autograd.set_detect_anomaly(anomaly)
     except Exception:
         pass
-
-
-@beneath_modes  # (the script's Tensor subclasses see none of our reads)
-def _namespace_graphs(recorder: Recorder, state: CaptureState, namespace: dict) -> None:
-    names = recorder.names(None)
-    roots = []
-    seen = set()
-    for name, val in list(namespace.items()):
-        vals = []
-        if isinstance(val, torch.Tensor):
-            vals = [val]
-        elif isinstance(val, (list, tuple)):
-            vals = [v for v in val[:1000] if isinstance(v, torch.Tensor)]
-        elif isinstance(val, dict) and val is not namespace:
-            try:
-                vals = [v for v in list(val.values())[:1000] if isinstance(v, torch.Tensor)]
-            except Exception:
-                vals = []
-        for t in vals:
-            gf = t.grad_fn
-            if gf is None or gf in seen or state.is_captured(gf):
-                continue
-            seen.add(gf)
-            roots.extend(root_edges(t))
-    if roots:
-        capture(state, roots, names, origin="namespace", reuse=False)
