@@ -87,13 +87,14 @@ class RectIndex:
                     return True
         return False
 
-    def keys_hit(self, rect: QRectF) -> set:
-        out = set()
-        for c in self._cells_of(rect):
+    def crossed(self, a: QPointF, b: QPointF, skip=()) -> bool:
+        """Does the segment a-b pass through a rectangle (other than those of `skip`)?"""
+        span = QRectF(a, b).normalized().adjusted(-1, -1, 1, 1)
+        for c in self._cells_of(span):
             for key, r in self._cells.get(c, ()):
-                if r.intersects(rect):
-                    out.add(key)
-        return out
+                if key not in skip and r.intersects(span) and _segment_hits(a, b, r):
+                    return True
+        return False
 
     def clear(self) -> None:
         self._cells.clear()
@@ -103,6 +104,26 @@ class RectIndex:
 def _overlap(a: QRectF, b: QRectF) -> float:
     r = a.intersected(b)
     return 0.0 if r.isEmpty() else r.width() * r.height()
+
+
+def _segment_hits(a: QPointF, b: QPointF, r: QRectF) -> bool:
+    """Whether segment a-b crosses the inside of `r` (Liang-Barsky clipping)."""
+    r = r.adjusted(1, 1, -1, -1)  # touching a corner is not crossing
+    dx, dy = b.x() - a.x(), b.y() - a.y()
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, a.x() - r.left()), (dx, r.right() - a.x()), (-dy, a.y() - r.top()), (dy, r.bottom() - a.y())):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
 
 
 def _ring(anchor: QRectF, w: float, h: float):
@@ -179,7 +200,7 @@ class LabelPlacer:
                     x = p.x() + 5 if side > 0 else p.x() - 5 - w
                     near.append(QRectF(x, p.y() - h / 2 + dy, w, h))
         mid = points[0]
-        return self._place(label, near, QRectF(mid, mid), mid, soft_view=False)
+        return self._place(label, near, QRectF(mid, mid), points, soft_view=False)
 
     def place_callout(self, anchor_rect: QRectF, c) -> bool:
         """Beside its box (right, left, below, above, the corners), else on
@@ -199,7 +220,7 @@ class LabelPlacer:
                 QRectF(b.left() - 14 - w, b.top() - 12 - h, w, h)]
         return self._place(c, near, b, None, soft_view=True, over_grads=True)
 
-    def _place(self, label, near: list[QRectF], anchor: QRectF, point: Optional[QPointF], soft_view: bool,
+    def _place(self, label, near: list[QRectF], anchor: QRectF, points: Optional[list[QPointF]], soft_view: bool,
                over_grads: bool = False) -> bool:
         """The first clear place of `near` (clear of the overlays too, or
         the one they cover least); a callout may then take a place over
@@ -222,14 +243,37 @@ class LabelPlacer:
             if best is not None:
                 return self._put(label, best, None)
         sz = label.size()
-        for rect in _ring(anchor, sz.width(), sz.height()):
-            if self._clear(rect, label) and not any(_overlap(rect, o) for o in covered):
-                target = point if point is not None else nearest_point(anchor, rect.center())
-                return self._put(label, rect, target)
+        own = self._own(anchor, points)
+        for strict in (True, False):  # a leader that crosses nothing; else one that does
+            for rect in _ring(anchor, sz.width(), sz.height()):
+                if not self._clear(rect, label) or any(_overlap(rect, o) for o in covered):
+                    continue
+                c = rect.center()
+                targets = ([nearest_point(anchor, c)] if points is None else
+                           sorted(points, key=lambda p: (p.x() - c.x()) ** 2 + (p.y() - c.y()) ** 2))
+                for target in targets:
+                    start = nearest_point(rect, target)
+                    # the leader crosses no label, callout or box (but the one it points at)
+                    if strict and (self.grads.crossed(start, target, (label,))
+                                   or self.callouts.crossed(start, target, (label,))
+                                   or self.static.crossed(start, target, own)):
+                        continue
+                    return self._put(label, rect, target)
         label.set_leader(None)
         label.setVisible(False)
         self.unplaced[label] = label.text()
         return False
+
+    def _own(self, anchor: QRectF, points) -> tuple:
+        """The static keys a leader may end in: the callout's box (its tick, badges)."""
+        if points is not None:
+            return ()
+        out = []
+        for c in self.static._cells_of(anchor):
+            for key, r in self.static._cells.get(c, ()):
+                if isinstance(key, tuple) and key[0] in ("box", "tick", "badges") and r.intersects(anchor):
+                    out.extend((("box", key[1]), ("tick", key[1]), ("badges", key[1])))
+        return tuple(out)
 
     @staticmethod
     def _soft(rect: QRectF, covered: list[QRectF], area: Optional[QRectF]) -> float:

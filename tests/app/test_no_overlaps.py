@@ -62,15 +62,23 @@ def traces():
     return out
 
 
-def _scene(trace, theme="light"):
+# The pictures drawn: as the app draws a new trace (its session's layout
+# options: rolled modules as their first call with a loop "×N"), and with
+# every module group expanded (frames, titles, the RNN's loop badge).
+PICTURES = {"app": {}, "expanded": {"collapsed": set()}}
+
+
+def _scene(trace, theme="light", picture="app"):
     from autogradviz.app.graph.scene import GraphScene
     from autogradviz.app.graph.style import style_for
+    from autogradviz.app.session import TraceSession
 
     run = trace.backward_runs[0]
     graph = trace.graph(run.graph)
     scene = GraphScene(None, style_for(theme))
     scene.trace = trace
-    scene.set_graph(graph, layout_graph(graph, LayoutOptions()))
+    options = {**TraceSession().layout_options(), **PICTURES[picture]}
+    scene.set_graph(graph, layout_graph(graph, LayoutOptions(**options)))
     return scene
 
 
@@ -180,15 +188,16 @@ def _count_all(traces, theme="light"):
 
     found = {}
     for name, trace in traces.items():
-        scene = _scene(trace, theme)
-        try:
-            for k in _steps(trace):
-                scene.apply_step(replay.state_at(trace, 0, k))
-                bad = overlaps(scene)
-                if bad:
-                    found[f"{name} step {k}"] = bad
-        finally:
-            scene.clear()
+        for picture in PICTURES:
+            scene = _scene(trace, theme, picture)
+            try:
+                for k in _steps(trace):
+                    scene.apply_step(replay.state_at(trace, 0, k))
+                    bad = overlaps(scene)
+                    if bad:
+                        found[f"{name} ({picture}) step {k}"] = bad
+            finally:
+                scene.clear()
     return found
 
 
@@ -220,3 +229,48 @@ def test_no_overlaps_in_zh_cn(qapp, traces):
     finally:
         i18n.set_language("en", save=False)
     assert not found, _report(found)
+
+
+def test_a_label_with_no_free_place_beside_goes_on_a_leader_line_else_off_the_picture(qapp, traces):
+    """Every place beside the edges and boxes taken: the labels go farther
+    out on a leader line to their edge or box, clear of what is there; the
+    whole scene taken: no label is drawn at all (its text stays in the
+    edge's tooltip and in `placer.unplaced`), never one over another."""
+    from PySide6.QtCore import QRectF
+
+    from autogradviz.engine.trace import replay
+
+    trace = traces["01_leaf_vs_nonleaf"]
+    n = replay.step_count(trace, 0)
+    scene = _scene(trace)
+    try:
+        scene.apply_step(replay.state_at(trace, 0, n))
+        shown = [lab for lab in list(scene.grad_labels.values()) + list(scene.callouts.values()) if lab.isVisible()]
+        assert len(shown) >= 4
+        bounds = QRectF()
+        for item in scene.key_items.values():
+            bounds = bounds.united(item.sceneBoundingRect())
+        bounds = bounds.adjusted(-60, -60, 60, 60)
+        scene.placer.add_static(("test", "around the graph"), bounds)  # as if drawn there
+        scene.apply_step(replay.state_at(trace, 0, 0))
+        scene.apply_step(replay.state_at(trace, 0, n))
+        shown = [lab for lab in list(scene.grad_labels.values()) + list(scene.callouts.values()) if lab.isVisible()]
+        assert len(shown) >= 4
+        for lab in shown:
+            assert not lab.sceneBoundingRect().intersects(bounds), lab.lines
+            a, b = lab.leader_line()
+            assert lab.sceneBoundingRect().adjusted(-3, -3, 3, 3).contains(a)
+            assert bounds.contains(b)  # on its edge or box, inside the taken area
+        assert not overlaps(scene)
+        scene.placer.add_static(("test", "everywhere"), QRectF(-1e5, -1e5, 2e5, 2e5))
+        scene.apply_step(replay.state_at(trace, 0, 0))
+        scene.apply_step(replay.state_at(trace, 0, n))
+        assert not [lab for lab in scene.grad_labels.values() if lab.isVisible()]
+        assert len(scene.placer.unplaced) >= 4
+        edges = {e.pos_index: e for e in scene.edge_items}
+        hidden = [pos for pos, lab in scene.grad_labels.items() if lab in scene.placer.unplaced]
+        assert hidden
+        for pos in hidden:
+            assert "Gradient flowing backward along this edge" in edges[pos].toolTip()
+    finally:
+        scene.clear()
