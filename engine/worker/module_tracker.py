@@ -61,9 +61,12 @@ def namespace_module_paths(namespace: dict) -> tuple[dict[int, str], dict[int, s
     # A root that is a submodule of another root is not a root.
     sub_ids: set[int] = set()
     for _, m in roots:
+        # torch.compile(model) wraps `model` (as `_orig_mod`): the script's
+        # own name for it stays its root (`model.0.weight`)
+        wrapped = getattr(m, "_orig_mod", None) if type(m).__name__ == "OptimizedModule" else None
         try:
             for _, sm in m.named_modules():
-                if sm is not m:
+                if sm is not m and (wrapped is None or not any(sm is r for _, r in roots)):
                     sub_ids.add(id(sm))
         except Exception:
             pass

@@ -449,3 +449,14 @@ def test_checkpoint_targets_find_the_region_and_its_recompute_step(traces):
     assert locate(t, {"checkpoint": 3, "recompute": True}) is None
     for bad in (0, 4, True, "1"):
         assert locate(t, {"checkpoint": bad}) is None, bad
+
+
+def test_19_compiled_backward_is_one_node_stepped_like_any(traces):
+    t = traces["19_torch_compile_backward"].trace
+    assert "same gradients: True" in t.stdout and not t.stderr  # (no Dynamo warnings of ours)
+    eager, compiled = ([n.op for n in nodes(t, i)] for i in (0, 1))
+    assert "AddmmBackward0" in eager and "CompiledFunctionBackward" not in eager
+    assert compiled.count("CompiledFunctionBackward") == 1 and "AddmmBackward0" not in compiled
+    node = next(n for n in nodes(t, 1) if n.op == "CompiledFunctionBackward")
+    assert node.code == "loss_c = compiled(x).pow(2).mean()"
+    assert node.id in [s.node for s in t.backward_runs[1].steps]
