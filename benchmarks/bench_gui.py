@@ -35,6 +35,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))  # synthetic_graphs
 from targets import Targets  # noqa: E402
 from workloads import DEEP_CHAIN  # noqa: E402
 
@@ -175,7 +176,7 @@ def bench_big_overview(repeats: int) -> list[dict]:
     from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
     from autogradviz.app.window.main_window import MainWindow
     from autogradviz.app.theme import ThemeManager
-    from autogradviz.engine.layout import synthetic
+    import synthetic_graphs as synthetic  # (tests/synthetic_graphs.py)
     from autogradviz.engine.trace.model import Trace
 
     workloads = [("synthetic DAG", lambda k: _as_parsed(synthetic.trace_for(synthetic.random_dag(10000, seed=k))))]

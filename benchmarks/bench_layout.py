@@ -30,6 +30,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))  # synthetic_graphs
 from workloads import DEEP_CHAIN  # noqa: E402
 
 MLP = """
@@ -197,7 +198,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="skip the slowest workloads")
     args = ap.parse_args()
     from autogradviz.engine.layout import graphviz_backend
-    from autogradviz.engine.layout import synthetic as S
+    import synthetic_graphs as S  # (tests/synthetic_graphs.py)
 
     print(f"bench_layout: Graphviz backend = {graphviz_backend()}")
     rows = []

@@ -10,7 +10,7 @@ recorded, with the numbers plugged in and the gradient torch actually sent
 a value computed here: record, never simulate.
 
 tests/engine/test_rules_table.py evaluates the same bound rule with torch
-(engine/rules/evaluate.py) to prove that the formula shown gives that result.
+(tests/engine/rules_evaluate.py) to prove that the formula shown gives that result.
 """
 
 from __future__ import annotations

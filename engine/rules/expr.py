@@ -3,7 +3,7 @@
 A rule such as ∂L/∂a = grad ⊙ b is written once, as Python operators on `E`
 (`G * Var("other")`), and read two ways: `render` turns it into the math
 notation the Inspector shows (Unicode, with the learner's variable names or
-with the recorded numbers plugged in), and engine/rules/evaluate.py computes it
+with the recorded numbers plugged in), and tests/engine/rules_evaluate.py computes it
 with torch in the tests, so the test proves the very formula shown. No torch
 here: the app imports this module to display rules.
 

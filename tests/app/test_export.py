@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from autogradviz.engine.layout import LayoutOptions, layout_graph
-from autogradviz.engine.layout import synthetic as S
+import synthetic_graphs as S  # (tests/synthetic_graphs.py)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

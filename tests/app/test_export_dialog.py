@@ -11,7 +11,7 @@ import pytest
 from autogradviz.app.export.dialog import ExportDialog
 from autogradviz.app.graph.view import GraphView
 from autogradviz.app.session import TraceSession
-from autogradviz.engine.layout import synthetic as S
+import synthetic_graphs as S  # (tests/synthetic_graphs.py)
 
 
 @pytest.fixture

@@ -312,7 +312,7 @@ def test_collapse_and_expand_a_module_group(qtbot, view):
 
 
 def test_big_graph_overview_and_minimap(qtbot, view):
-    from autogradviz.engine.layout import synthetic
+    import synthetic_graphs as synthetic  # (tests/synthetic_graphs.py)
     from autogradviz.engine.trace.model import Trace
 
     g = synthetic.random_dag(2500, seed=1)

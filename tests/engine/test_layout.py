@@ -16,7 +16,7 @@ import pytest
 
 from autogradviz.engine.layout import (LayoutCancelled, LayoutOptions, graphviz_backend,
                                        layout_graph, prepare)
-from autogradviz.engine.layout import synthetic as S
+import synthetic_graphs as S  # (tests/synthetic_graphs.py)
 from autogradviz.engine.layout.model import LayoutBox
 from autogradviz.engine.trace.model import Edge, Graph, Node
 from autogradviz.engine.layout import text_metrics as tm

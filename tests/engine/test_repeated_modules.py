@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from autogradviz.engine.layout import LayoutOptions, layout_graph
-from autogradviz.engine.layout import synthetic
+import synthetic_graphs as synthetic  # (tests/synthetic_graphs.py)
 from autogradviz.engine.layout.prepare import prepare
 from autogradviz.engine.worker.runner import run_script
 

@@ -2,7 +2,7 @@
 
 Small scripts run through the real worker; for every node the table covers,
 the shown rule (engine/rules/table.py, bound to the recorded values by
-engine/rules/bind.py) is evaluated with torch (engine/rules/evaluate.py) and
+engine/rules/bind.py) is evaluated with torch (tests/engine/rules_evaluate.py) and
 must reproduce the grad_inputs torch recorded. Every op of the table must be
 met at least once, so a rule cannot sit untested.
 """
@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from autogradviz.engine.rules.bind import bind, line_text
-from autogradviz.engine.rules.evaluate import evaluate_slot, tensor_of
+from rules_evaluate import evaluate_slot, tensor_of  # (tests/engine/rules_evaluate.py)
 from autogradviz.engine.rules.table import RULES
 from autogradviz.engine.worker import derivatives_yaml
 

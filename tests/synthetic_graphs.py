@@ -3,6 +3,8 @@
 Real traces need torch and a worker; the layout only needs the graph's shape.
 These builders mimic what the recorder produces (forward-direction edges,
 AccumulateGrad leaves, module paths and call numbers) at any size, fast.
+Test-only, so under tests/ (not shipped in the package); benchmarks/ put
+tests/ on sys.path to use it.
 """
 
 from __future__ import annotations

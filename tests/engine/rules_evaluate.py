@@ -3,8 +3,8 @@
 tests/engine/test_rules_table.py runs small scripts through the real worker,
 binds each node's rule to what the trace recorded (engine/rules/bind.py) and
 evaluates the very expression the Inspector shows on the recorded values,
-which must give the grad_inputs torch recorded. Imports torch, so only the
-worker side and the tests import this module; the app never does.
+which must give the grad_inputs torch recorded. Test-only, so under tests/
+(not shipped in the package); imports torch.
 """
 
 from __future__ import annotations
