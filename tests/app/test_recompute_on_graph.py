@@ -150,6 +150,17 @@ def test_lesson_32_reentrant_rerun_lights_its_node(window, qtbot):
         assert [s[1] for s in frames] == want
         assert {s[4] for s in seen[1:-1]} == {c.line}
         assert seen[-1][3] == r.step + 1
+        # the ghosts fill as their op re-runs (reentrant: owners are the inner graph's
+        # nodes) and, for reentrant, empty as the nested backward reads them
+        owners = {g.owner for g in scene.checkpoint_overlay.placeholders[c.id]}
+        assert owners and owners <= set(r.op_nodes) | {None}
+        for f, _lit, fills, _pos, _line in seen[1:-1]:
+            read = set(f.inner_nodes[:f.inner_index])
+            fills = {o: v for o, v in fills.items() if o in owners}  # (this checkpoint's)
+            assert fills == {o: ("used" if o in read else "filled") if o in r.op_nodes[:f.op_index] else "empty"
+                             for o in owners}, (c.id, f.phase, f.op_index, f.inner_index)
+        if c.kind == "reentrant":  # after its step: read by the nested backward, freed
+            assert {v for o, v in seen[-1][2].items() if o in owners} == {"used"}
 
 
 def test_show_saved_tensors_draws_tensors_only_and_stays_vertical(window, qtbot):
