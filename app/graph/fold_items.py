@@ -19,10 +19,13 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("FoldedModules", text)
 
 
-def copy_text(layout, module: str, k: int, n: int) -> str:
-    """"copy 7 of 11: enc.layers.7" (folded siblings) or "call 7 of 11"."""
+def copy_text(layout, module: str, k: int, n: int, short: bool = False) -> str:
+    """"copy 7 of 11: enc.layers.7" (folded siblings; `short`: "copy 7 of 11")
+    or "call 7 of 11" (a module called N times)."""
     members = (getattr(layout, "repeats", None) or {}).get(module)
     if members and 0 <= k < len(members):
+        if short:
+            return tr("copy {0} of {1}").format(k + 1, n)
         return tr("copy {0} of {1}: {2}").format(k + 1, n, members[k])
     return tr("call {0} of {1}").format(k + 1, n)
 
@@ -40,11 +43,12 @@ def show_running_copy(scene, state) -> None:
     hit = running_copy(layout, state.current if state is not None else None)
     for gi in scene.group_items:
         g = gi.group
-        text = ""
+        text = short = ""
         if hit is not None and g.repeat > 1 and g.module == hit[0]:
             text = copy_text(layout, g.module, hit[1], g.repeat)
+            short = copy_text(layout, g.module, hit[1], g.repeat, short=True)
         if getattr(gi, "running", "") != text:
-            gi.running = text
+            gi.running, gi.running_short = text, short
             gi.update()
 
 

@@ -265,7 +265,7 @@ class GroupFrameItem(QGraphicsItem):
         self.setZValue(0)
         title = group.module + (f" ({group.module_class})" if group.module_class else "")
         self.title = title + (f" ×{group.repeat}" if group.repeat > 1 else "")
-        self.running = ""  # which of the ×N copies runs now (fold_items.show_running_copy)
+        self.running = self.running_short = ""  # which copy runs now (fold_items.show_running_copy)
         # N identical modules drawn as the first (repeats.py): a title click unfolds them
         self.folded = group.repeat > 1 and is_virtual(group.module)
         self.setToolTip(plain_tip(folded_tip(self.title) if self.folded else
@@ -295,7 +295,11 @@ class GroupFrameItem(QGraphicsItem):
         frame loses its middle ("enc.layers.6 (Tr…Layer)"), whole in the tooltip."""
         fm = QFontMetricsF(self.style.small_font(bold=True))
         width = self.title_rect().adjusted(6, 1, -4, 0).width()
-        run = f"  \u25b6 {self.running}" if self.running else ""  # which copy runs: kept whole
+        run = ""  # which copy runs: "copy 7 of 12: enc.layers.6", or "copy 7 of 12" where narrow
+        for text in (self.running, self.running_short) if self.running else ():
+            run = f"  \u25b6 {text}"
+            if fm.horizontalAdvance(run) <= width * 0.6:
+                break
         if run:
             run = fm.elidedText(run, Qt.ElideMiddle, width * 0.75)
         head = ("▸ " if self.folded else "▾ ") + self.title
