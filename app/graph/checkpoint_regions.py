@@ -517,7 +517,8 @@ class CheckpointOverlay:
         if anchor is not None:
             self.panel = PhasePanelItem(sc.style)
             self.panel.set_lines(phase_lines(frame), anchor,
-                                 tuple(drawn_box(v[0]) for v in sc.node_items.values() if v))
+                                 tuple(drawn_box(v[0]) for v in sc.node_items.values() if v)
+                                 + tuple(self.avoid_rects()))  # (and the titles, the ghosts)
             sc.addItem(self.panel)
             whole = anchor.united(self.panel.sceneBoundingRect())  # in sight (scrolls only when not)
             for view in sc.views():
