@@ -42,7 +42,7 @@ def dot_source(graph: Graph, layout: Optional[LayoutResult] = None, theme: str =
         f"// Autograd graph {_q(graph.id)} ({_q(graph.origin)}), exported by Autograd Visualizer",
         "// positions in points; reproduce this layout with: neato -n2 -Tsvg this.dot",
         f"digraph {_q(graph.id or 'autograd')} {{",
-        f'  graph [rankdir=TB, bgcolor="{th["bg"]}", fontname="DejaVu Sans", '
+        f'  graph [rankdir={"LR" if getattr(layout, "direction", "TB") == "LR" else "TB"}, bgcolor="{th["bg"]}", fontname="DejaVu Sans", '
         f'bb="0,0,{layout.width:.1f},{H:.1f}"];',
         f'  node [shape=box, style="filled", fontname="DejaVu Sans", fontsize=10, '
         f'fontcolor="{th["text"]}"];',
