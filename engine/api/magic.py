@@ -6,12 +6,13 @@ inside it work), compiled under the file name IPython gives the cell (its
 lines in linecache: the trace's lines point into the cell), in the user's
 namespace - inside a `record()` block. Its exception is shown as IPython
 shows any cell's, and the page is shown when there is a backward run to
-step. `%%autogradviz --no-show` records only; the last recording is the
+step (without Qt installed, a note says so and the recording stays). `%%autogradviz --no-show` records only; the last recording is the
 notebook's `_autogradviz_run` (its `.trace`, `.save()`, `.open()`).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 SHOW_OFF = "--no-show"
@@ -41,5 +42,11 @@ def run_cell(ipython, cell: str, record: Callable, show: bool = True):
         ipython.showtraceback()
     ipython.user_ns["_autogradviz_run"] = run
     if show and run.trace is not None and run.trace.backward_runs:
-        display(run.show())
+        try:
+            page = run.show()
+        except ImportError as exc:  # (no Qt here: the recording stands, the page cannot be drawn)
+            print(f"autogradviz: the stepper page is drawn with Qt, which is missing here ({exc}); "
+                  "the recording is _autogradviz_run (.trace, .save(path))", file=sys.stderr)
+        else:
+            display(page)
     return None
