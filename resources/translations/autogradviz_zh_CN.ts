@@ -1696,107 +1696,107 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/window/main_window.py" line="350" />
+        <location filename="../../app/window/main_window.py" line="351" />
         <source>Stop the running script</source>
         <translation>停止正在运行的脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="266" />
+        <location filename="../../app/window/main_window.py" line="267" />
         <source>Export the graph view</source>
         <translation>导出计算图视图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="267" />
+        <location filename="../../app/window/main_window.py" line="268" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="349" />
+        <location filename="../../app/window/main_window.py" line="350" />
         <source>Run the script</source>
         <translation>运行脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="353" />
+        <location filename="../../app/window/main_window.py" line="354" />
         <source>Play / pause the backward pass</source>
         <translation>播放 / 暂停反向传播</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="351" />
+        <location filename="../../app/window/main_window.py" line="352" />
         <source>Next / previous step of the backward pass (wherever the focus is)</source>
         <translation>反向传播的下一步 / 上一步（焦点在哪里都可用）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="352" />
+        <location filename="../../app/window/main_window.py" line="353" />
         <source>First / last step (also Ctrl+Shift+F10 / Ctrl+F10)</source>
         <translation>第一步 / 最后一步（也可用 Ctrl+Shift+F10 / Ctrl+F10）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="354" />
+        <location filename="../../app/window/main_window.py" line="355" />
         <source>The same, while the graph has the focus</source>
         <translation>同上，在图获得焦点时</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="355" />
+        <location filename="../../app/window/main_window.py" line="356" />
         <source>Presentation mode (Esc leaves)</source>
         <translation>演示模式（按 Esc 退出）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="356" />
+        <location filename="../../app/window/main_window.py" line="357" />
         <source>Find a node by name or op; next match</source>
         <translation>按名称或运算查找节点；下一个匹配</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="357" />
+        <location filename="../../app/window/main_window.py" line="358" />
         <source>Zoom in / out / fit the graph</source>
         <translation>放大 / 缩小 / 适应窗口</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="358" />
+        <location filename="../../app/window/main_window.py" line="359" />
         <source>Comment or uncomment lines</source>
         <translation>注释或取消注释</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="359" />
+        <location filename="../../app/window/main_window.py" line="360" />
         <source>Indent / unindent (4 spaces)</source>
         <translation>缩进 / 取消缩进（4 个空格）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="360" />
+        <location filename="../../app/window/main_window.py" line="361" />
         <source>New / open / save a script</source>
         <translation>新建 / 打开 / 保存脚本</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="361" />
+        <location filename="../../app/window/main_window.py" line="362" />
         <source>Open / save a trace</source>
         <translation>打开 / 保存运行记录</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="362" />
+        <location filename="../../app/window/main_window.py" line="363" />
         <source>Export the graph</source>
         <translation>导出计算图</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="363" />
+        <location filename="../../app/window/main_window.py" line="364" />
         <source>Show the lessons</source>
         <translation>显示课程</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="369" />
+        <location filename="../../app/window/main_window.py" line="370" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="376" />
+        <location filename="../../app/window/main_window.py" line="377" />
         <source>unknown (worker not ready)</source>
         <translation>未知（工作进程尚未就绪）</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="377" />
+        <location filename="../../app/window/main_window.py" line="378" />
         <source>About Autograd Visualizer</source>
         <translation>关于 Autograd Visualizer</translation>
     </message>
     <message>
-        <location filename="../../app/window/main_window.py" line="378" />
+        <location filename="../../app/window/main_window.py" line="379" />
         <source>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;See the grad_fn graph PyTorch builds and step through the real backward pass.&lt;/p&gt;&lt;p&gt;Scripts run in a separate worker process (torch {torch}).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Autograd Visualizer {version}&lt;/h3&gt;&lt;p&gt;查看 PyTorch 构建的 grad_fn 计算图，并逐步执行真实的反向传播。&lt;/p&gt;&lt;p&gt;脚本在独立的工作进程中运行（torch {torch}）。&lt;/p&gt;</translation>
     </message>
@@ -2476,188 +2476,193 @@ The file on disk is unchanged, and your text is still in the editor.</source>
 <context>
     <name>StepperPanel</name>
     <message>
-        <location filename="../../app/panels/stepper.py" line="284" />
+        <location filename="../../app/panels/stepper.py" line="291" />
         <source>Backward run:</source>
         <translation>反向传播：</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="286" />
+        <location filename="../../app/panels/stepper.py" line="293" />
         <source>Each call of backward() or torch.autograd.grad() the script made, and graphs of tensors left at the end that no backward ran on.</source>
         <translation>脚本每次调用 backward() 或 torch.autograd.grad()，以及脚本结束时留下、没有执行过反向传播的张量的计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="288" />
+        <location filename="../../app/panels/stepper.py" line="295" />
         <source>First: before backward starts (Alt+Home, or Home in the graph)</source>
         <translation>第一步：反向传播开始之前（Alt+Home，或在图中按 Home）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="289" />
+        <location filename="../../app/panels/stepper.py" line="296" />
         <source>Step back (Shift+F10, or ← in the graph)</source>
         <translation>后退一步（Shift+F10，或在图中按 ←）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="290" />
+        <location filename="../../app/panels/stepper.py" line="297" />
         <source>Step forward: run the next node (F10, or → in the graph)</source>
         <translation>前进一步：执行下一个节点（F10，或在图中按 →）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="291" />
+        <location filename="../../app/panels/stepper.py" line="298" />
         <source>Last: after the whole backward pass (Alt+End, or End in the graph)</source>
         <translation>最后一步：整个反向传播之后（Alt+End，或在图中按 End）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="292" />
+        <location filename="../../app/panels/stepper.py" line="299" />
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="293" />
-        <location filename="../../app/panels/stepper.py" line="583" />
+        <location filename="../../app/panels/stepper.py" line="300" />
+        <location filename="../../app/panels/stepper.py" line="593" />
         <source>Playback speed: {0} steps per second</source>
         <translation>播放速度：每秒 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="294" />
+        <location filename="../../app/panels/stepper.py" line="301" />
         <source>Hooks and retain_grad fills, in the order they happened. Click one to jump to its step.</source>
         <translation>钩子和 retain_grad 的填充，按发生顺序排列。点击可跳到对应步骤。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="296" />
+        <location filename="../../app/panels/stepper.py" line="303" />
         <source>One tick per step. Click or drag to move through the backward pass.</source>
         <translation>每一步一个刻度。点击或拖动可在反向传播中移动。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="341" />
+        <location filename="../../app/panels/stepper.py" line="348" />
         <source>#{0}: {1}</source>
         <translation>#{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="343" />
+        <location filename="../../app/panels/stepper.py" line="350" />
         <source> at line {0}</source>
         <translation>（第 {0} 行）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="344" />
+        <location filename="../../app/panels/stepper.py" line="351" />
         <source> — {0} steps</source>
         <translation> — {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="352" />
+        <location filename="../../app/panels/stepper.py" line="359" />
         <source>graph of {0} (forward only, no backward)</source>
         <translation>{0} 的计算图（只有前向，没有反向）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="384" />
+        <location filename="../../app/panels/stepper.py" line="391" />
         <source>The script called backward {0} times; only the first {1} calls were recorded.</source>
         <translation>脚本调用了 {0} 次 backward；只记录了前 {1} 次。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="406" />
+        <location filename="../../app/panels/stepper.py" line="413" />
         <source>step {0}: retain_grad filled {1}.grad = {2}</source>
         <translation>第 {0} 步：retain_grad 填充了 {1}.grad = {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="409" />
+        <location filename="../../app/panels/stepper.py" line="416" />
         <source>step {0}: {1} on {2} saw {3}</source>
         <translation>第 {0} 步：{2} 上的 {1} 收到 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="412" />
+        <location filename="../../app/panels/stepper.py" line="419" />
         <source> → returned {0}</source>
         <translation> → 返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="415" />
+        <location filename="../../app/panels/stepper.py" line="422" />
         <source>Click to jump to step {0}</source>
         <translation>点击跳到第 {0} 步</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="418" />
+        <location filename="../../app/panels/stepper.py" line="425" />
         <source>No hooks or retain_grad in this backward run.</source>
         <translation>这次反向传播中没有钩子或 retain_grad。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="426" />
+        <location filename="../../app/panels/stepper.py" line="433" />
         <source>Run a script to see its autograd graph and step through backward.</source>
         <translation>运行脚本，查看它的自动求导计算图并逐步执行反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="428" />
+        <location filename="../../app/panels/stepper.py" line="435" />
         <source>The script stopped with an error before any backward pass, so there is nothing to step through.</source>
         <translation>脚本在任何反向传播之前就因错误停止了，因此没有可以逐步查看的内容。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="431" />
+        <location filename="../../app/panels/stepper.py" line="438" />
         <source>Nothing to step through: this script never called backward() or torch.autograd.grad(). The graph shows the forward pass only; add e.g. loss.backward() to record one.</source>
         <translation>没有可以逐步查看的内容：这个脚本从未调用 backward() 或 torch.autograd.grad()。计算图只显示前向传播；加上例如 loss.backward() 即可记录一次反向传播。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="435" />
+        <location filename="../../app/panels/stepper.py" line="442" />
         <source>Nothing to step through: the script built no autograd graph.</source>
         <translation>没有可以逐步查看的内容：脚本没有构建自动求导计算图。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="436" />
+        <location filename="../../app/panels/stepper.py" line="443" />
         <source>No backward run was recorded for this graph; pick another run above.</source>
         <translation>这张计算图没有记录到反向传播；请在上方选择另一次运行。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="445" />
+        <location filename="../../app/panels/stepper.py" line="452" />
         <source>: received {0}</source>
         <translation>：收到 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="452" />
+        <location filename="../../app/panels/stepper.py" line="459" />
         <source>{0} → {1}</source>
         <translation>{0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="455" />
+        <location filename="../../app/panels/stepper.py" line="462" />
         <source> and sent </source>
         <translation>，并发出 </translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="457" />
+        <location filename="../../app/panels/stepper.py" line="464" />
         <source> and accumulated it into .grad</source>
         <translation>，并把它累加到 .grad</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="461" />
+        <location filename="../../app/panels/stepper.py" line="468" />
         <source> (GradScaler: {0} × the real gradient {1})</source>
         <translation>（GradScaler：是真实梯度 {1} 的 {0} 倍）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="484" />
+        <location filename="../../app/panels/stepper.py" line="491" />
         <source>&lt;b&gt;Step 0 of {0}&lt;/b&gt;: backward has not started. Press {1} to run the first node.</source>
         <translation>&lt;b&gt;第 0 步，共 {0} 步&lt;/b&gt;：反向传播尚未开始。按 {1} 执行第一个节点。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="592" />
+        <location filename="../../app/panels/stepper.py" line="508" />
+        <source>No room on the graph for: {0}</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../../app/panels/stepper.py" line="602" />
         <source>Pause (F9, or Space in the graph)</source>
         <translation>暂停（F9，或在图中按空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="595" />
+        <location filename="../../app/panels/stepper.py" line="605" />
         <source>Play the backward pass step by step (F9, or Space in the graph)</source>
         <translation>逐步播放反向传播（F9，或在图中按空格）</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="491" />
+        <location filename="../../app/panels/stepper.py" line="498" />
         <source>&lt;b&gt;Step {0} of {1}&lt;/b&gt;: {2} ran</source>
         <translation>&lt;b&gt;第 {0} 步，共 {1} 步&lt;/b&gt;：执行了 {2}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="495" />
+        <location filename="../../app/panels/stepper.py" line="502" />
         <source>Made by line {0}: {1}</source>
         <translation>由第 {0} 行生成：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="503" />
+        <location filename="../../app/panels/stepper.py" line="513" />
         <source> — torch.autograd.grad is complete; it returned {0} (nothing was stored in .grad).</source>
         <translation> — torch.autograd.grad 已完成；它返回了 {0}（没有存入 .grad）。</translation>
     </message>
     <message>
-        <location filename="../../app/panels/stepper.py" line="507" />
+        <location filename="../../app/panels/stepper.py" line="517" />
         <source> — backward is complete.</source>
         <translation> — 反向传播完成。</translation>
     </message>
@@ -2740,12 +2745,12 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>检查点 {0} · 重算</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="369" />
+        <location filename="../../app/session.py" line="371" />
         <source>Full values are not available for a saved trace: only the values it holds (up to 64 elements per tensor) were saved. Run the script to fetch every value.</source>
         <translation>已保存的运行记录无法提供完整数值：只保存了记录中包含的数值（每个张量最多 64 个元素）。运行脚本即可获取全部数值。</translation>
     </message>
     <message>
-        <location filename="../../app/session.py" line="399" />
+        <location filename="../../app/session.py" line="401" />
         <source>The values could not be fetched.</source>
         <translation>无法获取数值。</translation>
     </message>
@@ -3860,17 +3865,22 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>检验失败。</translation>
     </message>
     </context><context><name>FoldedModules</name><message>
-        <location filename="../../app/graph/fold_items.py" line="26" />
+        <location filename="../../app/graph/fold_items.py" line="28" />
+        <source>copy {0} of {1}</source>
+        <translation>第 {0} 份副本（共 {1} 份）</translation>
+    </message>
+    <message>
+        <location filename="../../app/graph/fold_items.py" line="29" />
         <source>copy {0} of {1}: {2}</source>
         <translation>第 {0} 份副本（共 {1} 份）：{2}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/fold_items.py" line="27" />
+        <location filename="../../app/graph/fold_items.py" line="30" />
         <source>call {0} of {1}</source>
         <translation>第 {0} 次调用（共 {1} 次）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/fold_items.py" line="59" />
+        <location filename="../../app/graph/fold_items.py" line="63" />
         <source>Fold the {0} identical modules {1} into one (×{0})</source>
         <translation>将 {0} 个相同的模块 {1} 折叠为一个（×{0}）</translation>
     </message>
@@ -3891,7 +3901,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>模块 {0}。点击标题可将其折叠成一个方框。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/items.py" line="588" />
+        <location filename="../../app/graph/items.py" line="592" />
         <source>Overview of a large graph: zoom in to see the boxes' text and gradients.</source>
         <translation>大型计算图的概览：放大后可以看到方框中的文字和梯度。</translation>
     </message>
@@ -3956,60 +3966,60 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <translation>模块 {0}：{1} 个节点。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="278" />
+        <location filename="../../app/graph/scene.py" line="280" />
         <source>Saved for backward by {0}</source>
         <translation>由 {0} 为反向传播保存</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="280" />
+        <location filename="../../app/graph/scene.py" line="282" />
         <source>Collapsed module group. Click to expand it.</source>
         <translation>已折叠的模块组。点击展开。</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="524" />
+        <location filename="../../app/graph/scene.py" line="530" />
         <source>gradient: {0}</source>
         <translation>梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="532" />
-        <location filename="../../app/graph/scene.py" line="537" />
+        <location filename="../../app/graph/scene.py" line="538" />
+        <location filename="../../app/graph/scene.py" line="543" />
         <source>Gradient flowing backward along this edge: {0}</source>
         <translation>沿这条边反向流动的梯度：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="565" />
+        <location filename="../../app/graph/scene.py" line="571" />
         <source>{0}.grad (retained) = </source>
         <translation>{0}.grad（已保留）= </translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="570" />
+        <location filename="../../app/graph/scene.py" line="576" />
         <source>{0} saw {1}</source>
         <translation>{0} 收到 {1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="572" />
+        <location filename="../../app/graph/scene.py" line="578" />
         <source>   and returned {0}</source>
         <translation>   并返回 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="678" />
-        <location filename="../../app/graph/scene.py" line="683" />
+        <location filename="../../app/graph/scene.py" line="684" />
+        <location filename="../../app/graph/scene.py" line="689" />
         <source>Unroll: one box per call ({0} calls)</source>
         <translation>展开：每次调用一个框（共 {0} 次调用）</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="680" />
-        <location filename="../../app/graph/scene.py" line="688" />
+        <location filename="../../app/graph/scene.py" line="686" />
+        <location filename="../../app/graph/scene.py" line="694" />
         <source>Collapse {0} into one box</source>
         <translation>把 {0} 折叠成一个框</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="686" />
+        <location filename="../../app/graph/scene.py" line="692" />
         <source>Expand {0}</source>
         <translation>展开 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/graph/scene.py" line="691" />
+        <location filename="../../app/graph/scene.py" line="697" />
         <source>Roll the {0} calls of {1} into one box</source>
         <translation>把 {1} 的 {0} 次调用合并成一个框</translation>
     </message>
