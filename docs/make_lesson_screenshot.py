@@ -1,6 +1,7 @@
 """Screenshot driver for the lesson browser: open LESSON (a lesson name), run it,
 follow its "what to look at" item LOOK (an index) when given, grab the window.
-SEARCH=text types into the browser's search box.
+SEARCH=text types into the browser's search box. FORWARD=n then steps n times
+(through a checkpoint's recompute frames where LOOK entered one).
 
     xvfb-run -a .venv/bin/python docs/make_lesson_screenshot.py light|dark OUT.png [en|zh_CN]
 """
@@ -45,6 +46,9 @@ if os.environ.get("LOOK"):
     wait(0.5)
     wait(5, lambda: not w.status.layout_busy)
     wait(0.3)
+for _ in range(int(os.environ.get("FORWARD", 0))):  # FORWARD=n: n steps (or recompute frames) on
+    w.stepper.go_forward()
+    wait(0.2)
 w.grab().save(out)
 print("saved", out)
 w.shutdown()
