@@ -115,6 +115,8 @@ class GraphScene(QGraphicsScene):
     groupToggled = Signal(str, bool)  # module path, collapsed?
     groupRolled = Signal(str)  # module path: roll its unrolled calls back into one box
     hoverChanged = Signal(object)  # node id or None
+    # texts of labels with no free place on the graph (placement.py): the step caption says them
+    unplacedChanged = Signal(list)
 
     def __init__(self, parent=None, style: Optional[GraphStyle] = None):
         super().__init__(parent)
@@ -467,6 +469,10 @@ class GraphScene(QGraphicsScene):
         ordered = sorted(touched_edges, key=lambda e: (self._edge_grad(e, new_eg)[1] is not None, e.pos_index))
         for ei in ordered:
             self._update_edge(ei, new_eg, cur, many)
+        unplaced = sorted(" ".join(t.split()) for t in self.placer.unplaced.values())
+        if unplaced != getattr(self, "_unplaced_said", []):
+            self._unplaced_said = unplaced
+            self.unplacedChanged.emit(unplaced)
         self.checkpoint_overlay.follow_step()  # "not stored" ghosts filled / emptied
 
     def _edges_under_callouts(self) -> list:

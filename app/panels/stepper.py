@@ -163,6 +163,7 @@ STEP_KEY = "F10"
 class StepperPanel(QWidget):
     def __init__(self, session: TraceSession, parent: Optional[QWidget] = None):
         super().__init__(parent)
+        self._unplaced: list[str] = []  # labels with no room on the graph (set_unplaced)
         self.session = session
         self._theme = None  # None: the icon loader's current theme
         self.setFocusPolicy(Qt.StrongFocus)
@@ -269,6 +270,12 @@ class StepperPanel(QWidget):
         attach_recompute_phase(self)  # checkpoint recompute frames (app/panels/checkpoint/phase_text.py)
 
     # -- shortcuts ------------------------------------------------------------------------------
+    def set_unplaced(self, texts: list[str]) -> None:
+        """The labels the graph has no free place for: said in the caption
+        instead of drawn over something (app/graph/placement.py)."""
+        self._unplaced = list(texts)
+        self._on_step(self.session.step)
+
     def install_shortcuts(self, widget: QWidget) -> None:
         """Left/Right/Space/Home/End on `widget` and its children (e.g. the graph view)."""
         for key, slot in ((Qt.Key_Left, self.go_back), (Qt.Key_Right, self.go_forward),
@@ -497,6 +504,9 @@ class StepperPanel(QWidget):
             rule = caption_text(self.session, st.current)
             if rule:
                 text += "<br>" + rule
+            if self._unplaced:  # labels the graph had no room for (GraphScene.unplacedChanged)
+                text += "<br>" + self.tr("No room on the graph for: {0}").format(
+                    html.escape("; ".join(self._unplaced)))
             if k == n:
                 run = self.session.run
                 if run is not None and run.kind == "grad":

@@ -83,6 +83,7 @@ class MainWindow(QMainWindow):
         # Left/Right/Space/Home/End step the backward pass while the graph has focus;
         # F10, Shift+F10, Alt+Home/End and F9 wherever it is (Run menu, chrome.py).
         self.stepper.install_shortcuts(self.graph_view)
+        self.graph_view.graph_scene().unplacedChanged.connect(self.stepper.set_unplaced)  # labels with no room
         self.presentation = Presentation(self, lambda on: self.chrome.set_checked("presentation", on))
 
         self.files = FileController(self, self.editor, self.output)

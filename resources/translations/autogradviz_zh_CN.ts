@@ -2634,7 +2634,7 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     <message>
         <location filename="../../app/panels/stepper.py" line="508" />
         <source>No room on the graph for: {0}</source>
-        <translation type="unfinished" />
+        <translation>图上放不下：{0}</translation>
     </message>
     <message>
         <location filename="../../app/panels/stepper.py" line="602" />

@@ -274,3 +274,40 @@ def test_a_label_with_no_free_place_beside_goes_on_a_leader_line_else_off_the_pi
             assert "Gradient flowing backward along this edge" in edges[pos].toolTip()
     finally:
         scene.clear()
+
+
+def test_labels_with_no_room_are_said_in_the_step_caption(qtbot, traces):
+    """The stepper's caption names what the graph had no room for, and
+    stops once there is room again (GraphScene.unplacedChanged, wired as
+    the main window does)."""
+    from PySide6.QtCore import QRectF
+
+    from autogradviz.app.panels.stepper import StepperPanel
+    from autogradviz.app.session import TraceSession
+
+    trace = traces["01_leaf_vs_nonleaf"]
+    session = TraceSession()
+    stepper = StepperPanel(session)
+    qtbot.addWidget(stepper)
+    scene = _scene(trace)
+    scene.unplacedChanged.connect(stepper.set_unplaced)
+    try:
+        session.set_trace(trace)
+        n = session.step_count
+        session.set_step(n)
+        scene.apply_step(session.state)
+        assert "No room on the graph" not in stepper.step_label.text()
+        scene.placer.add_static(("test", "everywhere"), QRectF(-1e5, -1e5, 2e5, 2e5))
+        session.set_step(0)
+        scene.apply_step(session.state)
+        session.set_step(n)
+        scene.apply_step(session.state)
+        caption = stepper.step_label.text()
+        assert "No room on the graph for:" in caption
+        assert "x.grad =" in caption and "y.grad (retained) =" in caption
+        scene.placer.static.remove(("test", "everywhere"))
+        session.set_step(0)
+        scene.apply_step(session.state)
+        assert "No room on the graph" not in stepper.step_label.text()
+    finally:
+        scene.clear()
