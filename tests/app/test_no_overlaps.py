@@ -147,10 +147,10 @@ def drawn_rects(scene):
     return out
 
 
-def overlaps(scene):
-    """Pairs of drawn rectangles of different owners that intersect by more
-    than 1 px on each side: [(what, text, what, text)]."""
-    rects = [(o, w, r.adjusted(1, 1, -1, -1)) for o, w, r in drawn_rects(scene)]
+def overlaps(scene, extra=()):
+    """Pairs of drawn rectangles (and `extra` ones) of different owners that
+    intersect by more than 1 px on each side: [(what, text, what, text)]."""
+    rects = [(o, w, r.adjusted(1, 1, -1, -1)) for o, w, r in [*drawn_rects(scene), *extra]]
     rects = [x for x in rects if x[2].width() > 0 and x[2].height() > 0]
     cell = 100.0
     grid: dict = {}
@@ -311,3 +311,36 @@ def test_labels_with_no_room_are_said_in_the_step_caption(qtbot, traces):
         assert "No room on the graph" not in stepper.step_label.text()
     finally:
         scene.clear()
+
+
+def test_no_overlaps_during_the_recompute_phases(qapp, traces):
+    """The checkpoint lessons' recompute frames (the region lit, the node
+    re-running, the ghosts filling, the ops panel beside the region): the
+    panel is one more box that nothing may cover, nor it anything."""
+    from autogradviz.app.graph import recompute_frames
+    from autogradviz.engine.trace import replay
+
+    frames, found = 0, {}
+    for name, trace in traces.items():
+        if not getattr(trace, "checkpoints", None):
+            continue
+        for picture in PICTURES:
+            scene = _scene(trace, "light", picture)
+            overlay = scene.checkpoint_overlay
+            try:
+                for k, frame in recompute_frames.sequence(trace, 0, replay.step_count(trace, 0)):
+                    if frame is None:
+                        continue
+                    scene.apply_step(replay.state_at(trace, 0, k))
+                    overlay.show_frame(frame)
+                    frames += 1
+                    panel = overlay.panel
+                    extra = [] if panel is None else [(("panel", 0), "ops panel", panel.mapRectToScene(panel._rect))]
+                    bad = overlaps(scene, extra)
+                    if bad:
+                        found[f"{name} ({picture}) step {k} frame {frame.sub}"] = bad
+            finally:
+                overlay.show_frame(None)
+                scene.clear()
+    assert frames >= 20
+    assert not found, _report(found)
