@@ -33,6 +33,7 @@ from typing import Optional
 # dtype name -> (numpy type name, most significant digits it needs)
 _DIGITS = {"float32": ("float32", 9), "bfloat16": ("float32", 9), "float16": ("float16", 5)}
 _EXACT_POW = 22  # 10**k is exact in float64 up to here
+_POW10 = None  # numpy array of 10**0 .. 10**22 (made at the first use: numpy is imported late)
 
 
 # the dtypes whose values are written shortened (and widened when read)
@@ -45,6 +46,9 @@ def shorten(values: list, dtype: str) -> Optional[list]:
     the caller writes them as they are)."""
     import numpy as np
 
+    global _POW10
+    if _POW10 is None:
+        _POW10 = np.array([10.0 ** i for i in range(_EXACT_POW + 1)])
     kind, most = _DIGITS[dtype]
     ftype = np.dtype(kind).type
     if not values:
@@ -59,26 +63,29 @@ def shorten(values: list, dtype: str) -> Optional[list]:
         if not ((back == a64) | nan).all():
             return None
         out = a64.copy()
-        todo = np.isfinite(a64) & (a64 != 0)
-        exp = np.floor(np.log10(np.abs(np.where(todo, a64, 1.0)))).astype(np.int64)
+        nonzero = np.isfinite(a64) & (a64 != 0)
+        idx = np.flatnonzero(nonzero)  # only these need digits (0, -0, inf, NaN are written short)
+        x, xf = a64[idx], a[idx]
+        exp = np.floor(np.log10(np.abs(x))).astype(np.int64)
+        usable = (np.abs(most - 1 - exp) <= _EXACT_POW) & (np.abs(exp) <= _EXACT_POW)
+        sel = np.flatnonzero(usable)
+        x, xf, exp = x[sel], xf[sel], exp[sel]
         # digits needed is monotone (if p digits round back, so do p + 1):
-        # a binary search per value, 4 passes instead of up to 9
-        todo &= np.abs(most - 1 - exp) <= _EXACT_POW
-        todo &= np.abs(-exp) <= _EXACT_POW
-        lo = np.ones(a64.shape, dtype=np.int64)
-        hi = np.full(a64.shape, most, dtype=np.int64)
-        while True:
-            open_ = todo & (lo < hi)
-            if not open_.any():
-                break
-            mid = (lo + hi) // 2
-            ok = _rounds_back(a64, a, exp, mid, ftype)
-            hi = np.where(open_ & ok, mid, hi)
-            lo = np.where(open_ & ~ok, mid + 1, lo)
-        cand = _nearest(a64, exp, hi)
-        hit = todo & (cand.astype(ftype) == a)
-        out[hit] = cand[hit]
-        todo = np.isfinite(a64) & (a64 != 0) & ~hit
+        # a binary search per value, 4 passes over the values still open
+        lo = np.ones(x.shape, dtype=np.int64)
+        hi = np.full(x.shape, most, dtype=np.int64)
+        open_ = np.arange(x.size)
+        while open_.size:
+            mid = (lo[open_] + hi[open_]) // 2
+            ok = _nearest(x[open_], exp[open_], mid).astype(ftype) == xf[open_]
+            hi[open_[ok]] = mid[ok]
+            lo[open_[~ok]] = mid[~ok] + 1
+            open_ = open_[lo[open_] < hi[open_]]
+        cand = _nearest(x, exp, hi)
+        hit = cand.astype(ftype) == xf
+        out[idx[sel[hit]]] = cand[hit]
+        todo = nonzero.copy()
+        todo[idx[sel[hit]]] = False
         if todo.any():  # beyond exact powers of ten: numpy's repr of each distinct value
             uniq, where = np.unique(a[todo], return_inverse=True)
             out[todo] = uniq.astype(str).astype(np.float64)[where.reshape(-1)]
@@ -90,15 +97,10 @@ def _nearest(a64, exp, p):
     import numpy as np
 
     k = p - 1 - exp  # digits after the decimal point (|k| <= 22 where used)
-    k = np.where(np.abs(k) <= _EXACT_POW, k, 0)
-    scale = np.array([10.0 ** i for i in range(_EXACT_POW + 1)])[np.abs(k)]  # exact powers
+    scale = _POW10[np.abs(k)]  # exact powers of ten
     up = k >= 0
     m = np.where(up, np.round(a64 * scale), np.round(a64 / scale))
     return np.where(up, m / scale, m * scale)
-
-
-def _rounds_back(a64, a, exp, p, ftype):
-    return _nearest(a64, exp, p).astype(ftype) == a
 
 
 def widen(values: list, dtype: str) -> Optional[list]:
