@@ -83,12 +83,14 @@ def _no_display_env() -> dict:
 
 def test_import_autogradviz_imports_no_qt():
     code = ("import sys, autogradviz\n"
+            "ok = callable(autogradviz.record), callable(autogradviz.make_dot), "
+            "callable(autogradviz.load_ipython_extension)\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'torch')))\n"
-            "print(callable(autogradviz.record), callable(autogradviz.make_dot))")
+            "print(*ok)")
     out = subprocess.run([sys.executable, "-c", code], env=_no_display_env(), capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split("\n")[:2] == ["[]", "True True"]
+    assert out.stdout.split("\n")[:2] == ["[]", "True True True"]
 
 
 NOTEBOOK_CELLS = [
