@@ -75,9 +75,13 @@ _trampolines: dict = {}
 _TRAMPOLINE_CODES: set = set()
 
 
-def _caller_call(func, args, kwargs):
-    """`func(*args, **kwargs)` called from a frame that warnings take for
-    the caller's: a warning torch raises inside the call (a C++ TORCH_WARN
+def _direct(func, args, kwargs):
+    return func(*args, **kwargs) if kwargs else func(*args)
+
+
+def _trampoline_for(frame, kwargs):
+    """The torch call goes through a trampoline that warnings take for the
+    caller's frame: a warning torch raises inside the call (a C++ TORCH_WARN
     is attributed to the innermost Python frame, `warnings.warn(...,
     stacklevel=2)` in a torch function to the frame above it) names the
     script's file and line, counts in the script module's
@@ -85,21 +89,9 @@ def _caller_call(func, args, kwargs):
     python - not this handler. The trampoline is a one-line function whose
     code carries the caller's file name, line and name and runs in the
     caller's globals; one per call site (made once, cached)."""
-    f = _getframe(2)
-    if f.f_code is _handle_torch_function_code:
-        # a Python-level torch function: handle_torch_function <- the
-        # function (or its wrapper) <- its caller
-        f = f.f_back
-        if f is not None:
-            f = f.f_back
-    if f is None:
-        return func(*args, **kwargs) if kwargs else func(*args)
-    key = (f.f_code, f.f_lasti, bool(kwargs))
-    tramp = _trampolines.get(key)
-    if tramp is None:
-        tramp = _make_trampoline(f, bool(kwargs))
-        _trampolines[key] = tramp
-    return tramp(func, args, kwargs)
+    key = (frame.f_code, frame.f_lasti, not kwargs)
+    tramp = _trampolines[key] = _make_trampoline(frame, bool(kwargs))
+    return tramp
 
 
 def _make_trampoline(frame, with_kwargs: bool):
@@ -116,8 +108,7 @@ def _make_trampoline(frame, with_kwargs: bool):
 
 def _drop_trampoline(exc: BaseException) -> None:
     """The trampoline's frame out of the traceback (the script's line would
-    show twice): this handler's entry is first, then _caller_call's, then
-    the trampoline's."""
+    show twice): this handler's entry is first, then the trampoline's."""
     tb = exc.__traceback__
     for _ in range(2):
         nxt = tb.tb_next if tb is not None else None
@@ -127,11 +118,6 @@ def _drop_trampoline(exc: BaseException) -> None:
             tb.tb_next = nxt.tb_next
             return
         tb = nxt
-
-
-def is_trampoline(frame) -> bool:
-    """`frame` is one of our trampolines (not the script's own frame)."""
-    return frame.f_code in _TRAMPOLINE_CODES
 
 
 class SourceLines(TorchFunctionMode):
@@ -241,8 +227,15 @@ class SourceLines(TorchFunctionMode):
             func = orig
             orig = self.originals.get(func)
         s0 = _get_seq()
+        # the call from the caller's trampoline (see _trampoline_for)
+        f = _getframe(1)
+        if f.f_code is _handle_torch_function_code:
+            f = f.f_back.f_back
+        tramp = _trampolines.get((f.f_code, f.f_lasti, not kwargs)) if f is not None else _direct
+        if tramp is None:
+            tramp = _trampoline_for(f, kwargs)
         try:
-            out = _caller_call(func, args, kwargs)
+            out = tramp(func, args, kwargs)
         except BaseException as e:
             _drop_trampoline(e)
             raise
