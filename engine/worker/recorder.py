@@ -239,6 +239,10 @@ class Recorder:
         except Exception as e:  # our failure: run unrecorded
             self.errors.append(("capture", _error_text(e)))
             prep = None
+        except BaseException:  # (KeyboardInterrupt, SystemExit): never leave the GC paused
+            tls.busy = False
+            resume_gc()
+            raise
         if prep is None:
             try:
                 return fn(*root_args, *args, **kwargs)
