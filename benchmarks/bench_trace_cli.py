@@ -16,7 +16,7 @@ batch 1 x 16 tokens, one cross-entropy backward: about 700 autograd nodes
 
 Wall times include the worker's start (importing torch) and the plain run's
 too: that is what a user waits for.
-Run: .venv/bin/python benchmarks/bench_trace_cli.py [--repeat N] [--no-gpt2]
+Run: .venv/bin/python benchmarks/bench_trace_cli.py [--repeat N] [--chain-repeat N] [--no-gpt2]
 """
 
 from __future__ import annotations
@@ -173,12 +173,15 @@ print("loss", round(loss.item(), 4))
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1)
+    # the chains' ratios are best-of-N of alternating runs: one run of each on
+    # a shared machine says more about the machine than about the code
+    ap.add_argument("--chain-repeat", type=int, default=3)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--no-gpt2", action="store_true", help="only the chain targets")
     args = ap.parse_args()
 
     targets = Targets()
-    bench_chains(args.repeat, targets)
+    bench_chains(max(args.repeat, args.chain_repeat), targets)
     if not args.no_gpt2:
         targets.check("gpt2 run", bench_gpt2(args) == 0)
     return targets.exit_code()
