@@ -291,7 +291,7 @@ class Recorder:
         act = _Active(ids, nodes, run)
         app = act.raw.append
         drop = {}
-        if self.record_steps:
+        if self.record_steps and kind == "backward":  # (autograd.grad never runs AccumulateGrad: nothing stolen)
             act.fills = fills = _stealable(cap)
             drop = {n: frozenset(slot for slot, _ in v) for n, v in fills.items()}
 

@@ -85,9 +85,22 @@ def test_prints_of_two_processes_stay_whole_lines(two_ranks):
         assert [int(line.split()[-1]) for line in lines if line[0] == rank] == list(range(200))
 
 
-def _new_relay_folders(before: set) -> list[str]:
+def _new_relay_folders(before: set, pgid: int | None = None) -> list[str]:
+    """Relay folders made since `before`; with `pgid`, only those of processes in
+    that group (other workers - a test's shared worker, another run on the
+    machine - make theirs at the same time)."""
     base = tempfile.gettempdir()
-    return [os.path.join(base, n) for n in set(os.listdir(base)) - before if n.startswith("autogradviz_relay_")]
+    names = [n for n in set(os.listdir(base)) - before if n.startswith("autogradviz_relay_")]
+    if pgid is not None:
+        names = [n for n in names if _group_of(int(n.split("_")[2])) == pgid]
+    return [os.path.join(base, n) for n in names]
+
+
+def _group_of(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except (ProcessLookupError, PermissionError):
+        return None
 
 
 @posix_only
@@ -118,7 +131,7 @@ def test_a_killed_workers_relay_folder_is_removed_by_the_next_worker(tmp_path):
     runner.start()
     try:
         assert up.wait(120), "the child never printed"
-        folders = _new_relay_folders(before)
+        folders = _new_relay_folders(before, pgid)
         assert len(folders) == 1 and os.path.isdir(folders[0])
         os.killpg(pgid, signal.SIGKILL)  # the worker and its child, mid-run: no close() runs
         runner.join(60)

@@ -425,9 +425,13 @@ def test_show_saved_boxes():
                 SavedValue("alpha", value=1)]
     r = layout_graph(g, LayoutOptions(show_saved=True, group="none"))
     check_layout(g, r)
+    # one box per operation listing its saved tensors; a non-tensor value
+    # (alpha) is the Inspector's, never a box of the graph
     saved = [b for b in r.boxes if b.kind == "saved"]
-    assert len(saved) == 2 and all(b.node == op.id for b in saved)
-    assert sum(1 for e in r.edges if e.dst == op.id and not e.trace_edges) == 2
+    assert len(saved) == 1 and saved[0].node == op.id
+    assert any("mat1" in line and "(4, 4)" in line for line in saved[0].lines)
+    assert not any("alpha" in line for b in saved for line in b.lines)
+    assert sum(1 for e in r.edges if e.dst == op.id and not e.trace_edges) == 1
 
 
 def test_wasm_backend_without_system_dot(monkeypatch):

@@ -5,20 +5,22 @@ Each fact a lesson's text states - node ops, gradient values, printed values,
 the error it provokes - is checked against torch, computed here in the test
 with plain torch (independently of the worker), never against a number typed
 into the test. Printed output is compared with the same script run by plain
-Python in this process (`runpy`): the worker must not change what it prints.
+Python in a process of its own (lesson_reference.py): the worker must not change what it prints.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import io
 import json
 import math
+import os
 import re
 import runpy
+import subprocess
+import sys
+import tempfile
 import tokenize
-import warnings
 from pathlib import Path
 
 import pytest
@@ -66,41 +68,23 @@ def traces():
     return done
 
 
-def graph_leaves(roots) -> list[torch.Tensor]:
-    """The leaf tensors a backward from `roots` accumulates into (its AccumulateGrad nodes)."""
-    seen, leaves, todo = set(), [], [r.grad_fn for r in roots if isinstance(r, torch.Tensor) and r.grad_fn]
-    while todo:
-        fn = todo.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        if hasattr(fn, "variable"):
-            leaves.append(fn.variable)
-        todo += [nxt for nxt, _ in fn.next_functions]
-    return leaves
-
-
 @functools.lru_cache(maxsize=None)
+def _plain_references() -> dict:
+    """{lesson path: (stdout, leaf grads)} from lesson_reference.py, run by plain
+    python in a process of its own for every lesson but the DDP one at once."""
+    paths = [str(p) for p in LESSONS if p.stem != DDP]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "reference.pt")
+        r = subprocess.run([sys.executable, str(Path(__file__).with_name("lesson_reference.py")), out, *paths],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-3000:]
+        return torch.load(out)
+
+
 def plain_python(path: Path) -> tuple[str, list]:
-    """What `python lesson.py` prints (run here, torch already imported), and
-    the .grad of every leaf its last backward() that did not raise reached,
-    taken right when that backward returned - what the stepper shows at the
-    end of that run (scaler.step() or clipping change .grad later)."""
-    out, snap, real_backward = io.StringIO(), [], torch.autograd.backward
-
-    def backward(tensors, *args, **kwargs):
-        done = real_backward(tensors, *args, **kwargs)
-        roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
-        snap[:] = [leaf.grad.detach().clone() for leaf in graph_leaves(roots) if leaf.grad is not None]
-        return done
-
-    torch.autograd.backward = backward
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
-            runpy.run_path(str(path), run_name="__main__")
-    finally:
-        torch.autograd.backward = real_backward
-    return out.getvalue(), list(snap)
+    """What `python lesson.py` prints, and the .grad of every leaf its last
+    backward() that did not raise reached (see lesson_reference.py)."""
+    return _plain_references()[str(path)]
 
 
 def plain_python_stdout(path: Path) -> str:
