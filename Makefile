@@ -43,6 +43,7 @@ run: $(LINKS)
 	$(VENV)/bin/autogradviz
 
 test: $(LINKS)
+	$(VENV)/bin/ruff check app engine
 	QT_QPA_PLATFORM=$${QT_QPA_PLATFORM:-offscreen} $(PY) -m pytest -q -p no:cacheprovider
 
 BENCH_STAMP := $(VENV)/.bench

@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
-from PySide6.QtCore import QCoreApplication, QMarginsF, QRectF, QSize, QSizeF, Qt
+from PySide6.QtCore import QCoreApplication, QMarginsF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 
 from autogradviz.engine.layout.model import LayoutResult

@@ -23,7 +23,7 @@ from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsSimpleTextItem
 
 from autogradviz.app.graph.group_text import display_lines
-from autogradviz.app.graph.items import EdgeItem, GroupFrameItem, LabelItem, NodeItem
+from autogradviz.app.graph.items import EdgeItem, LabelItem, NodeItem
 from autogradviz.engine.layout.escape import xml_text as _x
 from autogradviz.engine.layout.svg_export import TITLE_WORDS, _arrow, _id, _n, _node_title, _path
 

@@ -102,7 +102,7 @@ class _LayoutThread(QThread):
                     cancelled=lambda: self._cancel,
                 )
             except LayoutCancelled:
-                raise _Cancelled()
+                raise _Cancelled() from None
             if self._cancel:
                 raise _Cancelled()
             overview = None

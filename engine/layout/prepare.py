@@ -163,7 +163,7 @@ def _group_id(chain: list[tuple[str, object]]) -> str:
     return "g:" + "/".join(parts)
 
 
-def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = None,
+def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = None,  # noqa: C901 - over the cap before it was set; to be split (issue 22)
             unrolled: Optional[set[str]] = None, show_saved: bool = False,
             per_use_leaves: bool = True, rolled_view: str = "box",
             fold_repeated: str = "auto") -> DrawGraph:
@@ -249,7 +249,7 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
     gunits: dict[str, int] = {}
     ginfo: dict[str, tuple[str, Optional[str], int, object]] = {}  # id -> (path, parent, depth, inst)
     unit_gids: dict[str, list[str]] = {}
-    for key, (nid, cp, ch) in units.items():
+    for key, (nid, _cp, ch) in units.items():
         gids = []
         parent = None
         for d in range(len(ch)):
@@ -445,7 +445,7 @@ def _rolling_pays(units: dict, repeated: set[str]) -> bool:
     rolled = set()
     for key, (_, _, ch) in units.items():
         a = b = key
-        for i, (p, inst) in enumerate(ch):
+        for i, (p, _inst) in enumerate(ch):
             if p in repeated:
                 a = (tuple(ch[: i + 1]),)
                 b = (tuple(ch[:i]), p)

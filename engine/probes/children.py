@@ -61,7 +61,7 @@ class ChildProcessesProbe(Probe):
         super().__init__()
         self.relay = None
 
-    def install(self, ctx) -> None:
+    def install(self, ctx) -> None:  # noqa: C901 - over the cap before it was set; to be split (issue 22)
         super().install(ctx)
         if multiprocessing.parent_process() is not None or _in_child:
             return  # we are a child: grandchildren are not recorded

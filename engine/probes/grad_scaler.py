@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, Optional
+from typing import Optional
 
 from autogradviz.engine.probes.base import Probe
 from autogradviz.engine.trace.grad_scaler import ScalerError, ScalerEvent

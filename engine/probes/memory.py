@@ -50,8 +50,7 @@ from typing import Optional
 from autogradviz.engine.probes.base import FEATURE_ORDER, Probe
 from autogradviz.engine.trace.gc_pause import gc_paused
 from autogradviz.engine.worker.beneath_modes import beneath_modes
-from autogradviz.engine.trace.memory import (MemoryParts, MemoryPoint, MemoryRecord, MemoryRun,
-                                             SegmentMemory)
+from autogradviz.engine.trace.memory import (MemoryParts, MemoryRecord, SegmentMemory)
 
 
 class _Segment:

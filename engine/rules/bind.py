@@ -275,7 +275,7 @@ def bind(graph: Graph, node: Node, step: Optional[Step] = None,
         if step is not None and not _uses_defs(e, rule):
             vals = {v: tensors.get(v) for v in X.variables(e)}
             if all(complete(s, max_values) for s in vals.values()):
-                slot.numbers = _render(e, lambda v: inline_text(vals[v], max_values, words),
+                slot.numbers = _render(e, lambda v, vals=vals: inline_text(vals[v], max_values, words),
                                        _param_text(params, True))
                 if slot.numbers == sym or e.kind == "var":
                     slot.numbers = None

@@ -423,7 +423,7 @@ def _reused(state, order, root_nodes):
     return None
 
 
-def _capture(state, roots, names, origin, reuse):
+def _capture(state, roots, names, origin, reuse):  # noqa: C901 - over the cap before it was set; to be split (issue 22)
     root_nodes = []
     for n, _, _ in roots:
         if n is not None and n not in root_nodes:

@@ -449,7 +449,7 @@ class Recorder:
 
     def _apply_changed(self, act: _Active, steps: list) -> None:
         cuts = act.changed
-        for k, (n, gi, go) in enumerate(act.raw):
+        for k, (_n, gi, go) in enumerate(act.raw):
             for grads, out in ((go, steps[k].grad_outputs), (gi, steps[k].grad_inputs)):
                 for j, x in enumerate(grads):
                     c = cuts.get(id(x)) if x is not None else None
@@ -616,9 +616,6 @@ def _next_ready(g, nodes, ids, step_of) -> Optional[Any]:
     return best
 
 
-def _error_text(exc: BaseException) -> str:
-    msg = str(exc)
-    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
 
 
 def user_line(exc: BaseException, filename: Optional[str]) -> Optional[int]:

@@ -99,7 +99,7 @@ def namespace_graphs(recorder: Recorder, state: CaptureState, namespace: dict) -
     names = recorder.names(None)
     roots = []
     seen = set()
-    for name, val in list(namespace.items()):
+    for val in list(namespace.values()):
         vals = []
         if isinstance(val, torch.Tensor):
             vals = [val]

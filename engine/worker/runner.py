@@ -262,7 +262,7 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     # trace, capture state, recorder, probes: as every recording (recording.py)
     rec = Recording(trace, namespace, filename, record_steps=record_steps, record_values=record_values,
                     max_runs=max_runs, on_progress=on_progress, store=store)
-    state, recorder, ctx, probes = rec.state, rec.recorder, rec.ctx, rec.probes
+    state, ctx, probes = rec.state, rec.ctx, rec.probes
     ctx.output = out  # (children's prints: engine/worker/children.py)
     if no_checkpoint:
         from autogradviz.engine.probes.direct_checkpoint import add_to

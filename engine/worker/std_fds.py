@@ -12,7 +12,6 @@ runs before torch is imported.
 from __future__ import annotations
 
 import os
-import sys
 
 
 def move_std_fds():

@@ -248,7 +248,7 @@ class Zygote:
             run_child(self.worker, req_r, status_w, self.real_stderr, pipes)  # never returns
         os.close(req_r)
         os.close(status_w)
-        for r, w in pipes.values():
+        for _r, w in pipes.values():
             os.close(w)
         self.spare = (pid, req_w, status_r, [("stdout", pipes[1][0]), ("stderr", pipes[2][0])])
 

@@ -65,7 +65,7 @@ def masks_html(checkpoint, r, pal: dict) -> str:
         cols = _cols(m.shape)
         title = tr("Dropout mask {0} {1}: kept {2} of {3}").format(
             i + 1, "×".join(str(d) for d in m.shape) or "()", a.kept if a else "—", m.numel)
-        def cell(x, other):
+        def cell(x, other, cols=cols):
             if x is None:
                 return tr("(not drawn)")
             body = _grid(x.values, other.values if other is not None else [], cols, bad) \

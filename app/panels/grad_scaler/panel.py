@@ -17,7 +17,7 @@ from typing import Optional
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QSplitter,
+    QAbstractItemView, QHeaderView, QLabel, QListWidget, QListWidgetItem, QSplitter,
     QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 

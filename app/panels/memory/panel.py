@@ -12,7 +12,6 @@ comparison run's); the panel computes only sums and differences of those.
 
 from __future__ import annotations
 
-from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
