@@ -19,6 +19,10 @@ SOURCES := $(VENV)/.sources
 # resources/ ($(SOURCES)) changes.
 STRICT := --config-settings editable_mode=strict
 
+# The suite runs in two processes, a test file each at a time (module fixtures
+# stay whole): most of its time is spent waiting on worker processes and Qt.
+TEST_PROCESSES ?= 2
+
 .PHONY: run test setup bench cuda-check translations clean FORCE
 
 $(STAMP): pyproject.toml
@@ -44,7 +48,7 @@ run: $(LINKS)
 
 test: $(LINKS)
 	$(VENV)/bin/ruff check app engine
-	QT_QPA_PLATFORM=$${QT_QPA_PLATFORM:-offscreen} $(PY) -m pytest -q -p no:cacheprovider
+	QT_QPA_PLATFORM=$${QT_QPA_PLATFORM:-offscreen} $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) --dist loadfile
 
 BENCH_STAMP := $(VENV)/.bench
 

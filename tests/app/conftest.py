@@ -4,6 +4,7 @@ and a real worker process shared per test module (torch imports once)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import sys
 import tempfile
 import time
@@ -112,13 +113,16 @@ def _children() -> set[int]:
 
 @pytest.fixture
 def no_leftovers(shared_worker):
-    """After the test: no thread-pool work running and no child process except the
-    module's shared worker."""
+    """After the test: no thread-pool work running and no child process the test
+    started still alive, except the module's shared worker. (Children alive before
+    the test are not its own: with the suite spread over processes, another
+    module's session-wide fixture may hold one.)"""
+    before = _children()
     yield
     from PySide6.QtCore import QThreadPool
 
     assert QThreadPool.globalInstance().waitForDone(10_000), "thread pool still busy"
-    keep = {shared_worker.pid()} - {None}
+    keep = ({shared_worker.pid()} - {None}) | before
     _wait_until(lambda: not (_children() - keep), 5_000, "stray child processes to exit")
 
 
@@ -158,3 +162,30 @@ def lesson_window(qapp, shared_worker):
     w.close()
     w.deleteLater()
     theme.deleteLater()
+
+
+LESSONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "lessons"
+# The DDP lesson spawns processes (its graph is drawn like any other's).
+DRAWN_LESSONS = [p for p in sorted(LESSONS_DIR.glob("*.py"))
+                 if "." not in p.stem and not p.stem.startswith("_") and p.stem != "41_ddp_two_processes"]
+
+
+@pytest.fixture(scope="session")
+def lesson_traces() -> dict:
+    """{lesson name: its trace} for every lesson with a backward run, from one
+    real worker, once per test session (the overlap count and the export
+    comparison both walk every lesson; recording them twice cost ~25 s).
+    Read-only: a test that adds traces copies the dict first."""
+    from autogradviz.engine.protocol.client import WorkerClient
+
+    client = WorkerClient()
+    client.start()
+    out = {}
+    try:
+        for path in DRAWN_LESSONS:
+            res = client.run(path.read_text(encoding="utf-8"), filename=str(path), timeout=120)
+            if res.trace is not None and res.trace.backward_runs:
+                out[path.stem] = res.trace
+    finally:
+        client.close()
+    return out

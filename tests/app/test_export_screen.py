@@ -14,35 +14,17 @@ from __future__ import annotations
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
 from autogradviz.engine.layout import LayoutOptions, layout_graph
 
-LESSONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "lessons"
-LESSONS = sorted(p for p in LESSONS_DIR.glob("*.py") if "." not in p.stem and not p.stem.startswith("_"))
-SKIP = {"41_ddp_two_processes"}  # spawns processes; its graph is drawn like any other
 NS = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
-def traces():
-    from autogradviz.engine.protocol.client import WorkerClient
-
-    client = WorkerClient()
-    client.start()
-    out = {}
-    try:
-        for path in LESSONS:
-            if path.stem in SKIP:
-                continue
-            res = client.run(path.read_text(encoding="utf-8"), filename=str(path), timeout=120)
-            if res.trace is not None and res.trace.backward_runs:
-                out[path.stem] = res.trace
-    finally:
-        client.close()
-    return out
+def traces(lesson_traces):
+    return lesson_traces
 
 
 def _scene(trace, theme="light"):

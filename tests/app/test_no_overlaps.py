@@ -16,15 +16,11 @@ once (module fixture), as tests/app/test_export_screen.py does.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from autogradviz.engine.layout import LayoutOptions, layout_graph
 
-LESSONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "lessons"
-LESSONS = sorted(p for p in LESSONS_DIR.glob("*.py") if "." not in p.stem and not p.stem.startswith("_"))
-SKIP = {"41_ddp_two_processes"}  # spawns processes; its graph is drawn like any other
 RNN_300 = """\
 import torch
 import torch.nn as nn
@@ -41,24 +37,16 @@ loss.backward()
 
 
 @pytest.fixture(scope="module")
-def traces():
+def traces(lesson_traces):
+    """Every lesson (shared with the export tests) and a 300-step RNN."""
     from autogradviz.engine.protocol.client import WorkerClient
 
-    client = WorkerClient()
-    client.start()
-    out = {}
-    try:
-        for path in LESSONS:
-            if path.stem in SKIP:
-                continue
-            res = client.run(path.read_text(encoding="utf-8"), filename=str(path), timeout=120)
-            if res.trace is not None and res.trace.backward_runs:
-                out[path.stem] = res.trace
+    out = dict(lesson_traces)
+    with WorkerClient() as client:
+        client.start()
         res = client.run(RNN_300, filename="/tmp/rnn_300.py", timeout=300)
-        assert res.trace is not None and res.trace.backward_runs
-        out["rnn_300"] = res.trace
-    finally:
-        client.close()
+    assert res.trace is not None and res.trace.backward_runs
+    out["rnn_300"] = res.trace
     return out
 
 
