@@ -11,10 +11,11 @@ The speed of selecting the Cat node is measured in benchmarks/bench_select.py.
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
+
+from hostile_trace_files import REFUSED, hostile  # (tests/hostile_trace_files.py)
 
 from autogradviz.app.services.worker_process import READY
 
@@ -61,46 +62,12 @@ def saved(qtbot, main_window, wait_until, shared_worker, tmp_path):
     return w, json.loads(path.read_text())
 
 
-def _summaries(obj):
-    stack = [obj]
-    while stack:
-        o = stack.pop()
-        if isinstance(o, dict):
-            if "shape" in o and "dtype" in o:
-                yield o
-            stack.extend(o.values())
-        elif isinstance(o, list):
-            stack.extend(o)
-
-
-def _hostile(data: dict, kind: str) -> str:
-    d = copy.deepcopy(data)
-    g = d["graphs"][0]
-    if kind == "shape":
-        for s in _summaries(d):
-            if s.get("numel", 0) == 1 and len(s.get("values", [])) == 1:
-                s["shape"] = [1_000_000_000, 1, 1]
-    elif kind == "slot":
-        g["edges"][0]["slot"] = 10 ** 7
-    elif kind == "step_node":
-        d["backward_runs"][0]["steps"][0]["node"] = "no-such-node"
-    elif kind == "nested":
-        return '{"format": "autogradviz-trace", "graphs": ' + "[" * 100_000 + "]" * 100_000 + "}"
-    elif kind == "module_path":
-        node = next(n for n in g["nodes"] if n.get("module"))
-        node["module"] = ".".join(["m"] * 10_000)
-    return json.dumps(d)
-
-
-@pytest.mark.parametrize("kind, expect", [
-    ("shape", "shape (1000000000, 1, 1)"), ("slot", "slot 10,000,000"),
-    ("step_node", "'no-such-node' is not in graph"), ("nested", "nested too deeply"),
-])
+@pytest.mark.parametrize("kind, expect", [(k, REFUSED[k]) for k in ("shape", "slot", "step_node", "nested")])
 def test_open_trace_refuses_a_hostile_file_and_keeps_what_was_shown(qtbot, saved, tmp_path, kind, expect):
     w, data = saved
     shown = w.session.trace
     path = tmp_path / f"{kind}.json"
-    path.write_text(_hostile(data, kind))
+    path.write_text(hostile(data, kind))
     with qtbot.waitSignal(w.trace_files.failed, timeout=30_000) as failure:
         w.trace_files.open(str(path))
     text = failure.args[0]
@@ -112,7 +79,7 @@ def test_open_trace_refuses_a_hostile_file_and_keeps_what_was_shown(qtbot, saved
 def test_open_trace_with_a_module_path_of_10000_parts_and_select_every_node(qtbot, saved, tmp_path):
     w, data = saved
     path = tmp_path / "deep.json"
-    path.write_text(_hostile(data, "module_path"))
+    path.write_text(hostile(data, "module_path"))
     with qtbot.waitSignal(w.trace_files.traceOpened, timeout=30_000):
         w.trace_files.open(str(path))
     opened = w.session.trace
