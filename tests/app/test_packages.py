@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from output_links import hrefs as _hrefs  # (tests/app/output_links.py)
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QDialogButtonBox
 
@@ -46,21 +47,6 @@ def envs(tmp_path_factory):
 def offline_pip(envs, monkeypatch):
     for key, value in offline_pip_env(envs["wheels"]).items():
         monkeypatch.setenv(key, value)
-
-
-def _hrefs(output) -> list[str]:
-    """Every link in the output pane's document (what a click would emit)."""
-    found = []
-    block = output.document().begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isAnchor():
-                found.append(fmt.anchorHref())
-            it += 1
-        block = block.next()
-    return found
 
 
 def _run(qtbot, window, source: str):

