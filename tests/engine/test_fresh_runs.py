@@ -52,33 +52,38 @@ def test_an_edited_helper_module_is_imported_again(worker, tmp_path):
     assert b.trace.stdout == "222\n"
 
 
-def test_an_alarm_set_by_a_run_does_not_kill_the_next(worker):
-    b = two_runs(worker, "import signal\nsignal.alarm(1)\n",
-                 "import time\ntime.sleep(2.5)\nprint('still here')\n")
-    assert b.status == "ok", b.message
-    assert b.trace.stdout == "still here\n"
-
-
-def test_a_lowered_file_limit_does_not_reach_the_next_run(worker):
-    b = two_runs(worker, "import resource\nresource.setrlimit(resource.RLIMIT_NOFILE, (12, 12))\n",
+# (what the first run changes, what the second run prints under python): each a fresh process
+LEFT_OVERS = [
+    pytest.param("import signal\nsignal.alarm(1)\n",
+                 "import time\ntime.sleep(2.5)\nprint('still here')\n", "still here\n",
+                 id="an alarm set by a run does not kill the next"),
+    pytest.param("import resource\nresource.setrlimit(resource.RLIMIT_NOFILE, (12, 12))\n",
                  "files = [open(__file__ if '__file__' in dir() else '/dev/null') for _ in range(40)]\n"
-                 "print(len(files))\n")
+                 "print(len(files))\n", "40\n",
+                 id="a lowered file limit does not reach the next run"),
+    pytest.param("import os\nos.environ['AGV_FRESH_TEST'] = 'left over'\n",
+                 "import os\nprint(os.environ.get('AGV_FRESH_TEST'))\n", "None\n",
+                 id="environment variables do not persist"),
+    pytest.param("import torch\ntorch.add = lambda *a, **k: 'patched'\n",
+                 "import torch\nprint(torch.add(torch.ones(2), 1))\n", "tensor([2., 2.])\n",
+                 id="a monkeypatched torch function is torch's again"),
+    pytest.param("import threading, time, sys\n"
+                 "def chatter():\n"
+                 "    while True:\n"
+                 "        print('LEAK', flush=True)\n"
+                 "        time.sleep(0.05)\n"
+                 "threading.Thread(target=chatter, daemon=True).start()\n"
+                 "time.sleep(0.2)\n",
+                 "import time\ntime.sleep(0.6)\nprint('second run')\n", "second run\n",
+                 id="a thread left running prints into no later run"),
+]
+
+
+@pytest.mark.parametrize("first, second, printed", LEFT_OVERS)
+def test_what_a_run_changes_does_not_reach_the_next(worker, first, second, printed):
+    b = two_runs(worker, first, second)
     assert b.status == "ok", b.message
-    assert b.trace.stdout == "40\n"
-
-
-def test_environment_variables_do_not_persist(worker):
-    b = two_runs(worker, "import os\nos.environ['AGV_FRESH_TEST'] = 'left over'\n",
-                 "import os\nprint(os.environ.get('AGV_FRESH_TEST'))\n")
-    assert b.status == "ok", b.message
-    assert b.trace.stdout == "None\n"
-
-
-def test_a_monkeypatched_torch_function_is_torchs_again(worker):
-    b = two_runs(worker, "import torch\ntorch.add = lambda *a, **k: 'patched'\n",
-                 "import torch\nprint(torch.add(torch.ones(2), 1))\n")
-    assert b.status == "ok", b.message
-    assert b.trace.stdout == "tensor([2., 2.])\n"
+    assert b.trace.stdout == printed
 
 
 def test_torch_global_settings_start_as_in_a_new_process(worker, tmp_path):
@@ -99,20 +104,6 @@ def test_torch_global_settings_start_as_in_a_new_process(worker, tmp_path):
     assert b.status == "ok", b.message
     assert b.trace.stdout == expected
     assert "UserWarning: just a warning" in b.trace.stderr
-
-
-def test_a_thread_left_running_prints_into_no_later_run(worker):
-    b = two_runs(worker,
-                 "import threading, time, sys\n"
-                 "def chatter():\n"
-                 "    while True:\n"
-                 "        print('LEAK', flush=True)\n"
-                 "        time.sleep(0.05)\n"
-                 "threading.Thread(target=chatter, daemon=True).start()\n"
-                 "time.sleep(0.2)\n",
-                 "import time\ntime.sleep(0.6)\nprint('second run')\n")
-    assert b.status == "ok", b.message
-    assert b.trace.stdout == "second run\n"
 
 
 def test_follow_up_requests_reach_the_run_that_made_the_tensors(worker):
