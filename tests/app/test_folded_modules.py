@@ -11,15 +11,12 @@ and is kept for the next launch.
 
 from __future__ import annotations
 
-import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontInfo, QFontMetricsF
 
 from autogradviz.app.graph.fold_items import fold_actions
-from autogradviz.app.graph.view import GraphView
-from autogradviz.app.session import TraceSession
 
-from test_graph_support import stop_view, trace_of, wait_layout
+from test_graph_support import stop_view, trace_of, view, wait_layout  # noqa: F401 (view: a fixture)
 
 ENCODER = """\
 import torch
@@ -33,17 +30,6 @@ loss = enc(proj(x)).pow(2).mean()
 loss.backward()
 """
 FOLD = "enc.layers.0\u201311"
-
-
-@pytest.fixture
-def view(qtbot):
-    session = TraceSession()
-    v = GraphView(session)
-    qtbot.addWidget(v)
-    v.resize(900, 700)
-    v.show()
-    yield v
-    stop_view(qtbot, v)
 
 
 def show(qtbot, view):

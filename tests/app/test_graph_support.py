@@ -13,6 +13,8 @@ import sys
 import tempfile
 
 
+import pytest
+
 from autogradviz.engine.trace.model import Trace
 
 LESSON = """\
@@ -121,3 +123,18 @@ def node_by_label(trace: Trace, graph_id: str, label: str):
 
 def settle(qtbot, ms: int = 20) -> None:
     qtbot.wait(ms)
+
+
+@pytest.fixture
+def view(qtbot):
+    """A shown GraphView (900×700) on a session of its own, stopped after the test
+    (used by the graph view and folded-module tests: `from test_graph_support import view`)."""
+    from autogradviz.app.graph.view import GraphView
+    from autogradviz.app.session import TraceSession
+
+    v = GraphView(TraceSession())
+    qtbot.addWidget(v)
+    v.resize(900, 700)
+    v.show()
+    yield v
+    stop_view(qtbot, v)

@@ -11,23 +11,10 @@ import pytest
 from PySide6.QtCore import QPoint, QRectF, Qt
 
 from autogradviz.app.graph.items import summary_text
-from autogradviz.app.graph.view import GraphView
-from autogradviz.app.session import TraceSession
 
 from test_graph_support import (
-    LESSON, NO_BACKWARD, SHARED, node_by_label, stop_view, trace_of, wait_layout,
+    LESSON, NO_BACKWARD, SHARED, node_by_label, stop_view, trace_of, view, wait_layout,  # noqa: F401 (view: a fixture)
 )
-
-
-@pytest.fixture
-def view(qtbot):
-    session = TraceSession()
-    v = GraphView(session)
-    qtbot.addWidget(v)
-    v.resize(900, 700)
-    v.show()
-    yield v
-    stop_view(qtbot, v)
 
 
 def show(qtbot, view, source):
