@@ -93,23 +93,13 @@ def bench_launch(repeats: int) -> list[float]:
 
 def bench_run_to_graph(repeats: int) -> tuple[list[float], int]:
     app = _qt_app()
-    from PySide6.QtCore import QEventLoop
-    from autogradviz.app.window.main_window import MainWindow
-    from autogradviz.app.theme import ThemeManager
     from autogradviz.app.services.worker_process import READY
+    from gui_harness import open_window, wait_until
 
-    theme = ThemeManager()
-    theme.apply(force=True)
-    w = MainWindow(theme_manager=theme, start_worker=True, restore_autosave=False)
-    w.ask_unsaved = lambda: "discard"
-    w.show()
+    w = open_window(apply_theme=True)
 
     def wait(pred, timeout=120.0):
-        end = time.monotonic() + timeout
-        while not pred():
-            if time.monotonic() > end:
-                raise TimeoutError
-            app.processEvents(QEventLoop.AllEvents, 20)
+        wait_until(app, pred, timeout)
 
     wait(lambda: w.worker.state == READY)
     # Let the default lesson finish too.

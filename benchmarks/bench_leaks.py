@@ -82,22 +82,12 @@ def main() -> int:
     QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, os.path.join(TMP, "settings"))
     from autogradviz.app.resources_loader import lessons
     from autogradviz.app.services.worker_process import READY
-    from autogradviz.app.theme import ThemeManager
-    from autogradviz.app.window.main_window import MainWindow
+    from gui_harness import open_window, wait_until
 
-    tm = ThemeManager(app)
-    w = MainWindow(theme_manager=tm, start_worker=True, restore_autosave=False)
-    w.ask_unsaved = lambda: "discard"
-    w.resize(1500, 950)
-    w.show()
+    w = open_window(size=(1500, 950))
 
     def wait(predicate, seconds: float, what: str) -> None:
-        deadline = time.monotonic() + seconds
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise SystemExit(f"bench_leaks: gave up waiting for {what}")
-            app.processEvents()
-            time.sleep(0.005)
+        wait_until(app, predicate, seconds, what)
 
     wait(lambda: w.worker.state == READY, 120, "the worker")
     w.editor.setPlainText(lessons()[0].source)

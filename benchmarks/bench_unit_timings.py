@@ -146,27 +146,19 @@ def bench_window(targets: Targets) -> None:
     tmp = tempfile.mkdtemp(prefix="autogradviz-bench-")
     os.environ.update(XDG_DATA_HOME=os.path.join(tmp, "data"), XDG_CONFIG_HOME=os.path.join(tmp, "config"))
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings
+    from PySide6.QtCore import QCoreApplication, QSettings
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     QCoreApplication.setOrganizationName("autogradviz-bench")
     QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, os.path.join(tmp, "settings"))
     from autogradviz.app.services.worker_process import READY
-    from autogradviz.app.theme import ThemeManager
-    from autogradviz.app.window.main_window import MainWindow
+    from gui_harness import open_window, wait_until
 
-    theme = ThemeManager()
-    w = MainWindow(theme_manager=theme, start_worker=True, restore_autosave=False)
-    w.ask_unsaved = lambda: "discard"
-    w.show()
+    w = open_window()
 
     def wait(pred, timeout=120.0):
-        end = time.monotonic() + timeout
-        while not pred():
-            if time.monotonic() > end:
-                raise TimeoutError
-            app.processEvents(QEventLoop.AllEvents, 20)
+        wait_until(app, pred, timeout)
 
     try:
         wait(lambda: w.worker.state == READY)
