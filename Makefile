@@ -61,8 +61,10 @@ bench: $(LINKS) $(BENCH_STAMP)
 
 # Every cuda-marked test plus `autogradviz trace --device cuda` of the CUDA lessons
 # (tests/cuda_check.py). Without a CUDA device: "skipped: no CUDA device", exit 0.
-cuda-check: $(LINKS)
-	QT_QPA_PLATFORM=$${QT_QPA_PLATFORM:-offscreen} $(PY) tests/cuda_check.py
+# CHECK_PY=python3 uses a Python that already has torch and autogradviz (a GPU
+# server with no network, where .venv cannot be built), instead of .venv.
+cuda-check: $(if $(CHECK_PY),,$(LINKS))
+	QT_QPA_PLATFORM=$${QT_QPA_PLATFORM:-offscreen} $(or $(CHECK_PY),$(PY)) tests/cuda_check.py
 
 translations: $(LINKS)
 	$(VENV)/bin/pyside6-lrelease resources/translations/autogradviz_zh_CN.ts -qm resources/translations/autogradviz_zh_CN.qm
