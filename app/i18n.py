@@ -56,7 +56,7 @@ def set_language(language: str, save: bool = True) -> bool:
         else:
             ok = False
         qt = QTranslator()
-        if qt.load(f"qtbase_{language}", QLibraryInfo.path(QLibraryInfo.TranslationsPath)):
+        if qt.load(f"qtbase_{language}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
             app.installTranslator(qt)
             _translators.append(qt)
     _current = language if ok else "en"

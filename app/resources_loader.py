@@ -53,21 +53,21 @@ def _icon(name: str, theme: str) -> QIcon:
     renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
     result = QIcon()
     for size in (16, 20, 24, 32, 48, 64):
-        image = QImage(size, size, QImage.Format_ARGB32_Premultiplied)
-        image.fill(Qt.transparent)
+        image = QImage(size, size, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(Qt.GlobalColor.transparent)
         painter = QPainter(image)
         renderer.render(painter)
         painter.end()
         pixmap = QPixmap.fromImage(image)
-        result.addPixmap(pixmap, QIcon.Normal)
+        result.addPixmap(pixmap, QIcon.Mode.Normal)
         # A faded copy for disabled actions (Qt's own greying is weak on SVG).
-        dim = QImage(size, size, QImage.Format_ARGB32_Premultiplied)
-        dim.fill(Qt.transparent)
+        dim = QImage(size, size, QImage.Format.Format_ARGB32_Premultiplied)
+        dim.fill(Qt.GlobalColor.transparent)
         p = QPainter(dim)
         p.setOpacity(0.35)
         p.drawImage(0, 0, image)
         p.end()
-        result.addPixmap(QPixmap.fromImage(dim), QIcon.Disabled)
+        result.addPixmap(QPixmap.fromImage(dim), QIcon.Mode.Disabled)
     return result
 
 

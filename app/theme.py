@@ -60,7 +60,7 @@ def _palette(theme: str) -> QPalette:
         p.setColor(r, QColor(c[key]))
     muted = QColor(c["muted"])
     for r in (role.Text, role.WindowText, role.ButtonText):
-        p.setColor(QPalette.Disabled, r, muted)
+        p.setColor(QPalette.ColorGroup.Disabled, r, muted)
     light = theme == "light"
     p.setColor(role.Light, QColor("#ffffff" if light else "#3a3f47"))
     p.setColor(role.Midlight, QColor("#e3e6ea" if light else "#30343b"))

@@ -129,7 +129,7 @@ class EnvironmentController(QObject):
         if self.dialog is not None:
             self.dialog.close()
         self.dialog = dialog
-        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.finished.connect(lambda _r, d=dialog: self._closed(d))
         dialog.open()
 
@@ -150,7 +150,7 @@ class EnvironmentController(QObject):
                 (self.packages_action, self.tr("Manage &Packages…"),
                  self.tr("See, install and uninstall the packages of the Python that runs your scripts"))):
             action.setText(text)
-            keys = action.shortcut().toString(QKeySequence.NativeText)
+            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
             tip = f"{tip} ({keys})" if keys else tip
             action.setToolTip(tip)
             action.setStatusTip(tip)

@@ -56,14 +56,14 @@ class InstallDialog(QDialog):
         self.command = PipProcess.command_for(python, self.distributions, uninstall)
         command = shell_words(self.command)
         self.heading = QLabel(heading, self)
-        self.heading.setTextFormat(Qt.RichText)
+        self.heading.setTextFormat(Qt.TextFormat.RichText)
         self.heading.setWordWrap(True)
         self.where = plain_label(self, self.tr("Python: {path}").format(path=python))
-        self.where.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.where.setWordWrap(True)
         self.command_label = QLabel(self.tr("The same in a terminal:") + f"<br><code>{escaped(command)}</code>", self)
-        self.command_label.setTextFormat(Qt.RichText)
-        self.command_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.command_label.setTextFormat(Qt.TextFormat.RichText)
+        self.command_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.command_label.setWordWrap(True)
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 0)  # pip does not say how far it is: indeterminate
@@ -74,7 +74,7 @@ class InstallDialog(QDialog):
         self.log = QPlainTextEdit(self)
         self.log.setObjectName("pipLog")
         self.log.setReadOnly(True)
-        self.log.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        self.log.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.log.setPlaceholderText(self.tr("pip's output appears here."))
         self.log.setMinimumHeight(160)
 
@@ -87,9 +87,9 @@ class InstallDialog(QDialog):
         self.cancel_button = QPushButton(self.tr("Cancel"), self)
         self.cancel_button.setToolTip(self.tr("Stop pip (Esc)"))
         self.close_button = QPushButton(self.tr("Close"), self)
-        for b, role in ((self.start_button, QDialogButtonBox.AcceptRole), (self.run_button, QDialogButtonBox.AcceptRole),
-                        (self.cancel_button, QDialogButtonBox.RejectRole),
-                        (self.close_button, QDialogButtonBox.RejectRole)):
+        for b, role in ((self.start_button, QDialogButtonBox.ButtonRole.AcceptRole), (self.run_button, QDialogButtonBox.ButtonRole.AcceptRole),
+                        (self.cancel_button, QDialogButtonBox.ButtonRole.RejectRole),
+                        (self.close_button, QDialogButtonBox.ButtonRole.RejectRole)):
             self.buttons.addButton(b, role)
         self._show_buttons(self.start_button, self.cancel_button)  # after addButton, which shows them
         self.start_button.clicked.connect(self.start)

@@ -71,7 +71,7 @@ class InterpreterCheck(QObject):
 
     def _on_error(self, error) -> None:
         proc = self.sender()
-        if proc is not self._proc or error != QProcess.FailedToStart:
+        if proc is not self._proc or error != QProcess.ProcessError.FailedToStart:
             return
         self._proc = None
         self._timer.stop()

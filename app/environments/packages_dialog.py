@@ -40,17 +40,17 @@ class PackagesDialog(QDialog):
 
         self.where = plain_label(self, self.tr("Packages of the Python that runs your scripts: {path}").format(path=python))
         self.where.setWordWrap(True)
-        self.where.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText(self.tr("Filter installed packages, or type a name to install"))
         self.filter_edit.setClearButtonEnabled(True)
         self.table = QTableWidget(0, 2, self)
         self.table.setObjectName("packagesTable")
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.status = plain(QLabel(self))
         self.install_button = QPushButton(self.tr("Install…"), self)
         self.install_button.setToolTip(self.tr("Install the package named in the field above with pip"))
@@ -63,7 +63,7 @@ class PackagesDialog(QDialog):
             row.addWidget(b)
         row.addStretch(1)
         row.addWidget(self.refresh_button)
-        buttons = QDialogButtonBox(QDialogButtonBox.Close, self)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         row.addWidget(buttons)
         layout = QVBoxLayout(self)
@@ -119,7 +119,7 @@ class PackagesDialog(QDialog):
             dialog.status.setText(self.tr("Scripts cannot run in this Python without {names}.").format(
                 names=", ".join(names)))
         dialog.installed.connect(lambda _names: (self.changed.emit(), self.refresh()))
-        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.pip_dialog = dialog
         dialog.open()  # window-modal, no nested event loop
 
@@ -139,7 +139,7 @@ class PackagesDialog(QDialog):
         self._fill()
 
     def _list_failed(self, error) -> None:
-        if error == QProcess.FailedToStart and self._proc is not None:
+        if error == QProcess.ProcessError.FailedToStart and self._proc is not None:
             self._proc = None
             self.status.setText(self.tr("This Python could not be started."))
 

@@ -38,7 +38,7 @@ class PipProcess(QObject):
         self.command: list[str] = []
 
     def is_running(self) -> bool:
-        return self._proc is not None and self._proc.state() != QProcess.NotRunning
+        return self._proc is not None and self._proc.state() != QProcess.ProcessState.NotRunning
 
     @staticmethod
     def command_for(python: str, distributions: list[str], uninstall: bool = False) -> list[str]:
@@ -76,7 +76,7 @@ class PipProcess(QObject):
         env.insert("PYTHONIOENCODING", "utf-8")
         env.insert("PYTHONUNBUFFERED", "1")
         proc.setProcessEnvironment(env)
-        proc.setProcessChannelMode(QProcess.MergedChannels)
+        proc.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
         proc.setProgram(python)
         proc.setArguments(["-m", *arguments])
         proc.readyReadStandardOutput.connect(self._read)
@@ -100,7 +100,7 @@ class PipProcess(QObject):
 
     def _on_error(self, error) -> None:
         proc = self.sender()
-        if error == QProcess.FailedToStart and proc is self._proc:
+        if error == QProcess.ProcessError.FailedToStart and proc is self._proc:
             self.output.emit(proc.errorString() + "\n")
             self._proc = None
             proc.deleteLater()
@@ -119,4 +119,4 @@ class PipProcess(QObject):
         if self._cancelled:
             self.finished.emit(False, CANCELLED)
         else:
-            self.finished.emit(status == QProcess.NormalExit and code == 0, int(code))
+            self.finished.emit(status == QProcess.ExitStatus.NormalExit and code == 0, int(code))

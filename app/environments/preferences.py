@@ -48,7 +48,7 @@ class PreferencesDialog(QDialog):
         own = sys.executable + (f"  (torch {own_torch})" if own_torch else "")
         self.own_label = QLabel(own, box)
         self.own_label.setObjectName("mutedLabel")
-        self.own_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.own_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.other_radio = QRadioButton(self.tr("Another Python interpreter (a venv or conda environment "
                                                 "that has torch):"), box)
         self.group = QButtonGroup(self)
@@ -57,8 +57,8 @@ class PreferencesDialog(QDialog):
         # editable: type a path, or pick an environment found in the usual places
         self.path_combo = QComboBox(box)
         self.path_combo.setEditable(True)
-        self.path_combo.setInsertPolicy(QComboBox.NoInsert)
-        self.path_combo.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.path_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.path_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.path_combo.addItems(find_interpreters())
         self.path_combo.setToolTip(self.tr("Type the path of an interpreter, or pick one of the environments "
                                            "found on this computer"))
@@ -78,7 +78,7 @@ class PreferencesDialog(QDialog):
         self.result = plain(QLabel(box))  # the interpreter's own words: plain text
         self.result.setObjectName("interpreterResult")
         self.result.setWordWrap(True)
-        self.result.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.install_button = QPushButton(self.tr("Install Missing Packages…"), box)
         self.install_button.setToolTip(self.tr("Run pip in this interpreter to install what it lacks"))
         self.install_button.setVisible(False)
@@ -108,7 +108,7 @@ class PreferencesDialog(QDialog):
         inner.addLayout(install_row)
         inner.addWidget(self.hint)
 
-        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -198,7 +198,7 @@ class PreferencesDialog(QDialog):
             return
         dialog = InstallDialog(self.report.python, self.report.missing, self, offer_run=False)
         dialog.installed.connect(lambda _names: self.start_check())
-        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
 
     def _path_changed(self) -> None:

@@ -80,7 +80,7 @@ class ExportDialog(QDialog):
         self.state_label.setWordWrap(True)
         self.message = plain(QLabel(self))  # file names and errors: plain text
         self.message.setWordWrap(True)
-        self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar(self)
         self.progress.hide()
 
@@ -95,8 +95,8 @@ class ExportDialog(QDialog):
         form.addRow("", self.caption)
 
         self.buttons = QDialogButtonBox(self)
-        self.export_btn = self.buttons.addButton(self.tr("Export"), QDialogButtonBox.AcceptRole)
-        self.cancel_btn = self.buttons.addButton(QDialogButtonBox.Cancel)
+        self.export_btn = self.buttons.addButton(self.tr("Export"), QDialogButtonBox.ButtonRole.AcceptRole)
+        self.cancel_btn = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         self.export_btn.clicked.connect(self._on_export)
         self.cancel_btn.clicked.connect(self._on_cancel)
 

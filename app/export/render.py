@@ -106,16 +106,16 @@ def render_image(scene, rect: QRectF, scale: float, max_side: int = MAX_IMAGE_SI
     s = _fit_scale(rect.width(), rect.height(), scale, max_side, max_pixels)
     w = max(1, int(round(rect.width() * s)))
     h = max(1, int(round(rect.height() * s)))
-    img = QImage(w, h, QImage.Format_ARGB32_Premultiplied)
+    img = QImage(w, h, QImage.Format.Format_ARGB32_Premultiplied)
     if img.isNull():
         raise ExportError(tr("the picture is too large to render ({0} x {1} px)").format(w, h))
     img.fill(_background(scene))
     p = QPainter(img)
     try:
-        p.setRenderHint(QPainter.Antialiasing, True)
-        p.setRenderHint(QPainter.TextAntialiasing, True)
-        p.setRenderHint(QPainter.SmoothPixmapTransform, True)
-        scene.render(p, QRectF(0, 0, w, h), rect, Qt.IgnoreAspectRatio)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+        scene.render(p, QRectF(0, 0, w, h), rect, Qt.AspectRatioMode.IgnoreAspectRatio)
     finally:
         p.end()
     return img, s
@@ -183,17 +183,17 @@ def write_pdf(scene, path: str, rect: Optional[QRectF] = None, title: str = "") 
         writer.setTitle(title or tr("Autograd graph"))
         writer.setCreator("Autograd Visualizer")
         writer.setResolution(72)
-        writer.setPageLayout(QPageLayout(QPageSize(QSizeF(pw, ph), QPageSize.Point, "graph",
-                                                   QPageSize.ExactMatch),
-                                         QPageLayout.Portrait, QMarginsF(0, 0, 0, 0)))
+        writer.setPageLayout(QPageLayout(QPageSize(QSizeF(pw, ph), QPageSize.Unit.Point, "graph",
+                                                   QPageSize.SizeMatchPolicy.ExactMatch),
+                                         QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
         p = QPainter()
         if not p.begin(writer):
             raise ExportError(tr("cannot write {0}: the PDF writer failed to start").format(path))
         try:
-            p.setRenderHint(QPainter.Antialiasing, True)
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             target = QRectF(0, 0, writer.width(), writer.height())
             p.fillRect(target, _background(scene))
-            scene.render(p, target, rect, Qt.IgnoreAspectRatio)
+            scene.render(p, target, rect, Qt.AspectRatioMode.IgnoreAspectRatio)
         finally:
             p.end()
         del writer
@@ -214,7 +214,7 @@ def write_dot(graph: Graph, layout: Optional[LayoutResult], path: str,
 def _qimage_to_pil(img: QImage):
     from PIL import Image
 
-    img = img.convertToFormat(QImage.Format_RGBA8888)
+    img = img.convertToFormat(QImage.Format.Format_RGBA8888)
     w, h = img.width(), img.height()
     data = bytes(img.constBits())[: img.bytesPerLine() * h]
     return Image.frombuffer("RGBA", (w, h), data, "raw", "RGBA", img.bytesPerLine(), 1).convert("RGB")
@@ -242,7 +242,7 @@ def _captioned(scene, img: QImage, text, scale: float = 1.0) -> QImage:
             fm = QFontMetricsF(font)
             width = max(width, int(max(fm.horizontalAdvance(t) for t in lines) + 14 * scale))
     out = QImage(min(width, MAX_IMAGE_SIDE), int(round(img.height() + row * len(lines) + 4 * scale)),
-                 QImage.Format_ARGB32_Premultiplied)
+                 QImage.Format.Format_ARGB32_Premultiplied)
     out.fill(_background(scene))
     p = QPainter(out)
     try:
@@ -250,10 +250,10 @@ def _captioned(scene, img: QImage, text, scale: float = 1.0) -> QImage:
         if st is not None:
             p.setPen(QColor(st.text))
             p.setFont(font)
-        p.setRenderHint(QPainter.TextAntialiasing, True)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         for i, line in enumerate(lines):
             p.drawText(QRectF(6 * scale, img.height() + i * row, max(1, out.width() - 12 * scale), row),
-                       int(Qt.AlignLeft | Qt.AlignVCenter), line)
+                       int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), line)
     finally:
         p.end()
     return out

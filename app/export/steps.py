@@ -21,7 +21,7 @@ from autogradviz.app.export.captions import caption_lines, code_lines, session_f
 from autogradviz.app.export.files import ExportCancelled, ExportError, atomic_path
 from autogradviz.engine.trace import replay
 
-PAGE = QPageSize.A4
+PAGE = QPageSize.PageSizeId.A4
 PAGE_MARGIN = 36.0  # pt
 TEXT_PT = 10.0
 CODE_PT = 9.0
@@ -70,7 +70,7 @@ def write_step_folder(scene, trace, run: int, folder: str, fmt: str = "png", sca
 def _font(pt: float, bold: bool = False, mono: bool = False) -> QFont:
     f = QFont("DejaVu Sans Mono" if mono else "DejaVu Sans")
     if mono:
-        f.setStyleHint(QFont.Monospace)
+        f.setStyleHint(QFont.StyleHint.Monospace)
     f.setPointSizeF(pt)
     f.setBold(bold)
     return f
@@ -85,8 +85,8 @@ def _text_block(p: QPainter, x: float, y: float, w: float, lines, font: QFont, c
             f.setBold(True)
         p.setFont(f)
         p.setPen(colour)
-        r = p.boundingRect(QRectF(x, y, w, 10_000), int(Qt.AlignLeft | Qt.TextWordWrap), line)
-        p.drawText(QRectF(x, y, w, r.height()), int(Qt.AlignLeft | Qt.TextWordWrap), line)
+        r = p.boundingRect(QRectF(x, y, w, 10_000), int(Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap), line)
+        p.drawText(QRectF(x, y, w, r.height()), int(Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap), line)
         y += r.height()
     return y
 
@@ -106,7 +106,7 @@ def write_handout(scene, trace, run: int, path: str, title: str = "",
         writer.setTitle(title or tr("Autograd handout"))
         writer.setCreator("Autograd Visualizer")
         writer.setResolution(72)
-        writer.setPageLayout(QPageLayout(QPageSize(PAGE), QPageLayout.Portrait,
+        writer.setPageLayout(QPageLayout(QPageSize(PAGE), QPageLayout.Orientation.Portrait,
                                          QMarginsF(0, 0, 0, 0)))
         p = QPainter()
         if not p.begin(writer):
@@ -133,9 +133,9 @@ def write_handout(scene, trace, run: int, path: str, title: str = "",
                 s = min(w / max(src.width(), 1.0), pic_h / max(src.height(), 1.0), 1.5)
                 tw, th = src.width() * s, src.height() * s
                 target = QRectF(x0 + (w - tw) / 2, PAGE_MARGIN, tw, th)
-                p.setRenderHint(QPainter.Antialiasing, True)
+                p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
                 p.fillRect(target, ex._background(scene))
-                scene.render(p, target, src, Qt.IgnoreAspectRatio)
+                scene.render(p, target, src, Qt.AspectRatioMode.IgnoreAspectRatio)
                 y = _text_block(p, x0, PAGE_MARGIN + th + 12, w, lines, _font(TEXT_PT), ink, bold_first=True)
                 y += 8
                 p.setFont(_font(CODE_PT, mono=True))
@@ -145,7 +145,7 @@ def write_handout(scene, trace, run: int, path: str, title: str = "",
                         p.fillRect(QRectF(x0, y, w, lh), mark)
                     p.setPen(ink)
                     arrow = "\u25b6" if here else " "
-                    p.drawText(QRectF(x0, y, w, lh), int(Qt.AlignLeft | Qt.AlignVCenter),
+                    p.drawText(QRectF(x0, y, w, lh), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
                                f"{arrow} {num:>4}  {text.expandtabs(4)}")
                     y += lh
                 if progress is not None:

@@ -118,7 +118,7 @@ class Banner(QLabel):
         self.show()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange and self._render is not None and not self.isHidden():
+        if event.type() == QEvent.Type.LanguageChange and self._render is not None and not self.isHidden():
             text, error = self._render()
             if text:
                 self._error = error

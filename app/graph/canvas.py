@@ -28,7 +28,7 @@ class GraphCanvas(QGraphicsView):
         # no scrollbars: pan by dragging, the minimap shows where you are
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.viewport().grabGesture(Qt.PinchGesture)
+        self.viewport().grabGesture(Qt.GestureType.PinchGesture)
         self.setFocusPolicy(Qt.StrongFocus)
 
     def zoom_by(self, factor: float) -> None:
@@ -47,8 +47,8 @@ class GraphCanvas(QGraphicsView):
         event.accept()
 
     def viewportEvent(self, event) -> bool:
-        if event.type() == QEvent.Gesture:
-            pinch = event.gesture(Qt.PinchGesture)
+        if event.type() == QEvent.Type.Gesture:
+            pinch = event.gesture(Qt.GestureType.PinchGesture)
             if pinch is not None:
                 self.zoom_by(pinch.scaleFactor())
                 self.userMoved.emit()
@@ -68,7 +68,7 @@ class GraphCanvas(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:
-        if event.buttons() & Qt.LeftButton:
+        if event.buttons() & Qt.MouseButton.LeftButton:
             self.userMoved.emit()  # dragging pans
         super().mouseMoveEvent(event)
 
@@ -76,7 +76,7 @@ class GraphCanvas(QGraphicsView):
         super().mouseReleaseEvent(event)
         press = getattr(self, "_press", None)
         pos = event.position().toPoint()
-        if press is not None and (pos - press).manhattanLength() < 4 and event.button() == Qt.LeftButton:
+        if press is not None and (pos - press).manhattanLength() < 4 and event.button() == Qt.MouseButton.LeftButton:
             item = self.itemAt(pos)
             if item is None or not item.acceptHoverEvents():
                 self.backgroundClicked.emit()  # a click on empty space, not a pan

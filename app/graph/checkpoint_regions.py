@@ -109,14 +109,14 @@ def region_shape(boxes: list[QRectF], links: list[QPainterPath], avoid: list[QRe
     it; this shape follows the segment and, by the subtraction, contains
     no outside box whatever the layout did."""
     path = QPainterPath()
-    path.setFillRule(Qt.WindingFill)
+    path.setFillRule(Qt.FillRule.WindingFill)
     for b in boxes:
         path.addRoundedRect(b.adjusted(-PAD, -PAD, PAD, PAD), PAD, PAD)
     if links:
         stroker = QPainterPathStroker()
         stroker.setWidth(2 * PAD)
-        stroker.setCapStyle(Qt.RoundCap)
-        stroker.setJoinStyle(Qt.RoundJoin)
+        stroker.setCapStyle(Qt.PenCapStyle.RoundCap)
+        stroker.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
         for link in links:
             path.addPath(stroker.createStroke(link))
     path = path.simplified()
@@ -124,7 +124,7 @@ def region_shape(boxes: list[QRectF], links: list[QPainterPath], avoid: list[QRe
     avoid = [r for r in avoid if r.intersects(bounds)]  # (a big graph: only the boxes nearby)
     if avoid:
         holes = QPainterPath()
-        holes.setFillRule(Qt.WindingFill)
+        holes.setFillRule(Qt.FillRule.WindingFill)
         for r in avoid:
             holes.addRoundedRect(r.adjusted(-4, -4, 4, 4), 4, 4)
         path = path.subtracted(holes.simplified())
@@ -219,7 +219,7 @@ class RegionItem(QGraphicsItem):
         """A click on a reentrant region's title draws (or hides) the graph
         its re-run built."""
         ov = self.overlay
-        if (event.button() == Qt.LeftButton and self.expandable() and ov is not None and ov.on_toggle
+        if (event.button() == Qt.MouseButton.LeftButton and self.expandable() and ov is not None and ov.on_toggle
                 and self.label_rect().contains(event.pos())):
             ov.on_toggle(self.checkpoint.id)
             event.accept()
@@ -233,24 +233,24 @@ class RegionItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         color, text = _colors(self.style)
-        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         fill = QColor(color)
         fill.setAlpha(34 if self.active else 18)
         painter.setBrush(QBrush(fill))
         pen = QPen(QColor(self.style.current) if self.active else color, 2.4 if self.active else 1.4,
-                   Qt.SolidLine if self.active else Qt.DashDotLine)
+                   Qt.PenStyle.SolidLine if self.active else Qt.PenStyle.DashDotLine)
         painter.setPen(pen)
-        pen.setJoinStyle(Qt.RoundJoin)
+        pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
         painter.setPen(pen)
         painter.drawPath(self._shape)
         lr = self.label_rect()
         tab = QColor(self.style.current) if self.active else color
         painter.setBrush(QBrush(tab))
-        painter.setPen(Qt.NoPen)
+        painter.setPen(Qt.PenStyle.NoPen)
         painter.drawRoundedRect(lr, 4, 4)
         painter.setPen(QColor("#ffffff"))
         painter.setFont(self.style.small_font(bold=True))
-        painter.drawText(lr.adjusted(6, 0, -4, 0), Qt.AlignLeft | Qt.AlignVCenter, self._shown_title())
+        painter.drawText(lr.adjusted(6, 0, -4, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self._shown_title())
 
     def _shown_title(self) -> str:
         if not self.expandable():
@@ -290,7 +290,7 @@ class PhasePanelItem(QGraphicsItem):
     def paint(self, painter: QPainter, option, widget=None) -> None:
         st = self.style
         color, text = _colors(st)
-        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setBrush(QBrush(st.callout_fill))
         painter.setPen(QPen(color, 1.2))
         painter.drawRoundedRect(self._rect, 5, 5)
@@ -302,7 +302,7 @@ class PhasePanelItem(QGraphicsItem):
             painter.setFont(st.small_font(bold=how in ("now", "title")))
             painter.setPen(QColor(st.current) if how == "now" else (grey if how in ("todo", "skip") else text))
             r = QRectF(self._rect.left() + 8, y, self._rect.width() - 12, fm.height() + 1)
-            painter.drawText(r, Qt.AlignLeft | Qt.AlignVCenter, line)
+            painter.drawText(r, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
             y += fm.height() + 1
 
 
@@ -321,9 +321,9 @@ class RingItem(QGraphicsItem):
         return self._rect.adjusted(-2, -2, 2, 2)
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
-        painter.setRenderHint(QPainter.Antialiasing, True)
-        painter.setBrush(Qt.NoBrush)
-        painter.setPen(QPen(QColor(self.style.current), 2.2, Qt.DotLine))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(QColor(self.style.current), 2.2, Qt.PenStyle.DotLine))
         painter.drawRoundedRect(self._rect, 6, 6)
 
 

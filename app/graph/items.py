@@ -129,25 +129,25 @@ class NodeItem(QGraphicsRectItem):
         if lod < LOD_TEXT:
             self._paint_small(painter)
             return
-        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         border = QColor(look.border)
         width = look.border_width
         if self.status == "current":
             glow = QColor(st.current)
             glow.setAlpha(70)
             painter.setPen(QPen(glow, 9))
-            painter.setBrush(Qt.NoBrush)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
             self._draw_shape(painter, r)
             border, width = st.current, 3.2
         elif self.hovered or self.lit:
             border, width = st.edge_hover, max(width, 2.4)
         if self.selected_flag:
-            painter.setPen(QPen(st.selected, 2, Qt.DashLine))
-            painter.setBrush(Qt.NoBrush)
+            painter.setPen(QPen(st.selected, 2, Qt.PenStyle.DashLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
             self._draw_shape(painter, r.adjusted(-4, -4, 4, 4))
         if self.line_hit and st.line_hit is not None:
             painter.setPen(QPen(st.line_hit, 3))
-            painter.setBrush(Qt.NoBrush)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
             self._draw_shape(painter, r.adjusted(-6, -6, 6, 6))
         fill = QColor(look.fill)
         if self.search_hit:
@@ -156,7 +156,7 @@ class NodeItem(QGraphicsRectItem):
         painter.setPen(QPen(border, width))
         self._draw_shape(painter, r)
         if look.double:
-            painter.setBrush(Qt.NoBrush)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.setPen(QPen(border, 1.0))
             self._draw_shape(painter, r.adjusted(3, 3, -3, -3))
         # text lines
@@ -171,18 +171,18 @@ class NodeItem(QGraphicsRectItem):
             for i, line in enumerate(lines):
                 painter.setFont(fb if i == 0 else fn)
                 painter.drawText(QRectF(r.left() + 2, top + i * lh, r.width() - 4, lh),
-                                 Qt.AlignCenter, line)
+                                 Qt.AlignmentFlag.AlignCenter, line)
         # badges (top-right): R = retain_grad, H = hook
         bx = r.right() - 2
         for flag, text, colour in ((self.hooks, "H", st.badge_hook), (self.retain, "R", st.badge_retain)):
             if flag:
                 br = QRectF(bx - 14, r.top() - 8, 16, 16)
-                painter.setPen(Qt.NoPen)
+                painter.setPen(Qt.PenStyle.NoPen)
                 painter.setBrush(colour)
                 painter.drawEllipse(br)
                 painter.setPen(st.badge_text)
                 painter.setFont(st.small_font(bold=True))
-                painter.drawText(br, Qt.AlignCenter, text)
+                painter.drawText(br, Qt.AlignmentFlag.AlignCenter, text)
                 bx -= 18
         if self.status == "done":
             # a tick just outside the top-left corner (never over the text)
@@ -207,7 +207,7 @@ class NodeItem(QGraphicsRectItem):
         painter.setPen(QPen(border, width))
         painter.drawRect(self._rect)
         if self.hooks or self.retain:
-            painter.setPen(Qt.NoPen)
+            painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(st.badge_hook if self.hooks else st.badge_retain)
             painter.drawRect(QRectF(self._rect.right() - 12, self._rect.top() - 6, 12, 12))
 
@@ -222,7 +222,7 @@ class NodeItem(QGraphicsRectItem):
     def hoverEnterEvent(self, event) -> None:
         if not self._cursor_set:  # the view shows it from this move on
             self._cursor_set = True
-            self.setCursor(Qt.PointingHandCursor)
+            self.setCursor(Qt.CursorShape.PointingHandCursor)
         if callable(self._tip):
             self.setToolTip(self._tip())
             self._tip = None
@@ -238,7 +238,7 @@ class NodeItem(QGraphicsRectItem):
         super().hoverLeaveEvent(event)
 
     def mousePressEvent(self, event) -> None:
-        if event.button() != Qt.LeftButton:
+        if event.button() != Qt.MouseButton.LeftButton:
             return super().mousePressEvent(event)
         sc = self.scene()
         if sc is not None and hasattr(sc, "item_clicked"):
@@ -279,15 +279,15 @@ class GroupFrameItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         st = self.style
-        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         fill = QColor(st.group_fill)
         fill.setAlpha(140)
         painter.setBrush(fill)
-        painter.setPen(QPen(st.group_border, 1.0, Qt.DashLine))
+        painter.setPen(QPen(st.group_border, 1.0, Qt.PenStyle.DashLine))
         painter.drawRoundedRect(self._rect, 6, 6)
         painter.setPen(st.group_text)
         painter.setFont(st.small_font(bold=True))
-        painter.drawText(self.title_rect().adjusted(6, 1, -4, 0), Qt.AlignLeft | Qt.AlignVCenter,
+        painter.drawText(self.title_rect().adjusted(6, 1, -4, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                          self.shown_title())
 
     def shown_title(self) -> str:
@@ -301,9 +301,9 @@ class GroupFrameItem(QGraphicsItem):
             if fm.horizontalAdvance(run) <= width * 0.6:
                 break
         if run:
-            run = fm.elidedText(run, Qt.ElideMiddle, width * 0.75)
+            run = fm.elidedText(run, Qt.TextElideMode.ElideMiddle, width * 0.75)
         head = ("▸ " if self.folded else "▾ ") + self.title
-        return fm.elidedText(head, Qt.ElideMiddle, max(width - fm.horizontalAdvance(run), 0.0)) + run
+        return fm.elidedText(head, Qt.TextElideMode.ElideMiddle, max(width - fm.horizontalAdvance(run), 0.0)) + run
 
     def contextMenuEvent(self, event) -> None:
         sc = self.scene()
@@ -313,7 +313,7 @@ class GroupFrameItem(QGraphicsItem):
             event.ignore()
 
     def mousePressEvent(self, event) -> None:
-        if event.button() == Qt.LeftButton and self.title_rect().contains(event.pos()):
+        if event.button() == Qt.MouseButton.LeftButton and self.title_rect().contains(event.pos()):
             sc = self.scene()
             if sc is not None and hasattr(sc, "group_clicked"):
                 sc.group_clicked(self.group.module, not self.folded)  # folded: unfold
@@ -419,9 +419,9 @@ class EdgeItem(QGraphicsRectItem):
             painter.setPen(QPen(pen.color(), 0))
             painter.drawPath(path)
             return
-        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setPen(pen)
-        painter.setBrush(Qt.NoBrush)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(path)
         painter.setBrush(pen.color())
         painter.setPen(QPen(pen.color(), 1))
@@ -469,9 +469,9 @@ class LabelItem(QGraphicsItem):
 
         if self._leader is None:
             self._leader = QGraphicsLineItem(self)
-            self._leader.setFlag(QGraphicsItem.ItemStacksBehindParent, True)
+            self._leader.setFlag(QGraphicsItem.GraphicsItemFlag.ItemStacksBehindParent, True)
         border = self.style.edge_grad if self.kind == "grad" else self.style.callout_border
-        self._leader.setPen(QPen(border, 1.0, Qt.DashLine))
+        self._leader.setPen(QPen(border, 1.0, Qt.PenStyle.DashLine))
         t = self.mapFromScene(target)
         r = self._rect
         start = QPointF(min(max(t.x(), r.left()), r.right()), min(max(t.y(), r.top()), r.bottom()))
@@ -507,7 +507,7 @@ class LabelItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         st = self.style
-        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         if self.kind == "grad":
             fill, border, text = st.grad_label_fill, st.edge_grad, st.grad_label_text
         elif self.kind == "hook":
@@ -524,7 +524,7 @@ class LabelItem(QGraphicsItem):
         for i, line in enumerate(self.lines):
             painter.setFont(self.style.small_font(bold=(i == 0)))
             painter.drawText(QRectF(5, 2 + i * lh, self._rect.width() - 8, lh),
-                             Qt.AlignLeft | Qt.AlignVCenter, line)
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
 
 
 class LayerItem(QGraphicsItem):
@@ -534,7 +534,7 @@ class LayerItem(QGraphicsItem):
 
     def __init__(self, parent: Optional[QGraphicsItem] = None, z: float = 0.0):
         super().__init__(parent)
-        self.setFlag(QGraphicsItem.ItemHasNoContents, True)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
         if z:
             self.setZValue(z)
 
@@ -631,7 +631,7 @@ class OverviewItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         st = self.style
-        painter.setRenderHint(QPainter.Antialiasing, False)  # thousands of hairlines: fast
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # thousands of hairlines: fast
         painter.setPen(QPen(st.edge, 0))
         painter.drawLines(self.lines)
         for cur, fill, border, rects in self._grouped():

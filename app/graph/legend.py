@@ -18,7 +18,7 @@ class Legend(QWidget):
         super().__init__(parent)
         self.style = style
         self.columns = 2
-        self.setAttribute(Qt.WA_TransparentForMouseEvents, False)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, False)
         self.move(8, 8)
         self.retranslate()
 
@@ -70,14 +70,14 @@ class Legend(QWidget):
         self.retranslate()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
 
     def paintEvent(self, event) -> None:
         st = self.style
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         bg = QColor(st.background)
         bg.setAlpha(225)
         p.setBrush(bg)
@@ -108,11 +108,11 @@ class Legend(QWidget):
                 else:
                     p.drawRect(sw)
                 if look.double:
-                    p.setBrush(Qt.NoBrush)
+                    p.setBrush(Qt.BrushStyle.NoBrush)
                     p.drawRect(sw.adjusted(2, 2, -2, -2))
                 p.setOpacity(1.0)
             elif kind == "badge":
-                p.setPen(Qt.NoPen)
+                p.setPen(Qt.PenStyle.NoPen)
                 p.setBrush(what)
                 p.drawEllipse(QRectF(14, y + 3, 12, 12))
             elif kind == "current":
@@ -136,4 +136,4 @@ class Legend(QWidget):
                 from PySide6.QtCore import QPointF
                 p.drawPolygon([QPointF(32, y + 9), QPointF(26, y + 6), QPointF(26, y + 12)])
             p.setPen(st.text)
-            p.drawText(QRectF(38, y, width - 40, 18), Qt.AlignLeft | Qt.AlignVCenter, text)
+            p.drawText(QRectF(38, y, width - 40, 18), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)

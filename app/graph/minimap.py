@@ -105,7 +105,7 @@ class Minimap(QFrame):
                     overview.set_status(state.status, ())
             overview.paint(p, None, None)
         else:
-            p.setRenderHint(QPainter.Antialiasing)
+            p.setRenderHint(QPainter.RenderHint.Antialiasing)
             sc.render(p, src, src)
         p.end()
         self._pix = pix
@@ -167,7 +167,7 @@ class Minimap(QFrame):
         event.accept()
 
     def mouseMoveEvent(self, event) -> None:
-        if event.buttons() & Qt.LeftButton:
+        if event.buttons() & Qt.MouseButton.LeftButton:
             self._goto(event.position())
         event.accept()
 

@@ -77,7 +77,7 @@ class PlaceholderItem(QGraphicsItem):
     def paint(self, painter: QPainter, option, widget=None) -> None:
         st = self.style
         text = QColor(st.text)
-        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         if self.fill == "filled":
             amber = QColor(RECOMPUTE_COLOR)
             fill = QColor(amber)
@@ -90,14 +90,14 @@ class PlaceholderItem(QGraphicsItem):
             back = QColor(st.background)
             back.setAlpha(215)
             painter.setBrush(QBrush(back))
-            painter.setPen(QPen(ghost, 1.2, Qt.DashLine))
+            painter.setPen(QPen(ghost, 1.2, Qt.PenStyle.DashLine))
             text = ghost
         painter.drawRoundedRect(self._rect, 3, 3)
         font = st.small_font(bold=self.fill == "filled")
         font.setItalic(self.fill != "filled")
         painter.setFont(font)
         painter.setPen(text)
-        painter.drawText(self._rect.adjusted(6, 0, -4, 0), Qt.AlignLeft | Qt.AlignVCenter, self.text())
+        painter.drawText(self._rect.adjusted(6, 0, -4, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.text())
 
 
 class RerunItem(QGraphicsItem):
@@ -116,11 +116,11 @@ class RerunItem(QGraphicsItem):
         return self._rect.adjusted(-6, -6, 6, 6)
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
-        painter.setRenderHint(QPainter.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         amber = QColor(RECOMPUTE_COLOR)
         glow = QColor(amber)
         glow.setAlpha(80)
-        painter.setBrush(Qt.NoBrush)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(QPen(glow, 9))
         painter.drawRoundedRect(self._rect, 6, 6)
         painter.setPen(QPen(amber, 2.6))

@@ -55,10 +55,10 @@ class SearchBar(QWidget):
         self.edit.returnPressed.connect(self.next)
         self.count = QLabel(self)
         self.prev_btn = QToolButton(self)
-        self.prev_btn.setArrowType(Qt.UpArrow)
+        self.prev_btn.setArrowType(Qt.ArrowType.UpArrow)
         self.prev_btn.clicked.connect(self.previous)
         self.next_btn = QToolButton(self)
-        self.next_btn.setArrowType(Qt.DownArrow)
+        self.next_btn.setArrowType(Qt.ArrowType.DownArrow)
         self.next_btn.clicked.connect(self.next)
         self.close_btn = QToolButton(self)
         self.close_btn.setText("×")
@@ -66,8 +66,8 @@ class SearchBar(QWidget):
         for w in (self.edit, self.count, self.prev_btn, self.next_btn, self.close_btn):
             lay.addWidget(w)
         self.hide()
-        esc = QShortcut(QKeySequence(Qt.Key_Escape), self)
-        esc.setContext(Qt.WidgetWithChildrenShortcut)
+        esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        esc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         esc.activated.connect(self.close_bar)
 
     def hits(self) -> list[str]:

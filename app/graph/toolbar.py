@@ -16,10 +16,10 @@ from autogradviz.app.resources_loader import icon_or_standard
 from autogradviz.app.session import TraceSession
 
 # (attribute, icon name, standard icon when the SVG is missing)
-_BUTTONS = (("zoom_in_btn", "zoom-in", QStyle.SP_ArrowUp),
-            ("zoom_out_btn", "zoom-out", QStyle.SP_ArrowDown),
-            ("fit_btn", "zoom-fit", QStyle.SP_TitleBarMaxButton),
-            ("search_btn", "search", QStyle.SP_FileDialogContentsView))
+_BUTTONS = (("zoom_in_btn", "zoom-in", QStyle.StandardPixmap.SP_ArrowUp),
+            ("zoom_out_btn", "zoom-out", QStyle.StandardPixmap.SP_ArrowDown),
+            ("fit_btn", "zoom-fit", QStyle.StandardPixmap.SP_TitleBarMaxButton),
+            ("search_btn", "search", QStyle.StandardPixmap.SP_FileDialogContentsView))
 
 
 class GraphToolbar(QWidget):

@@ -107,18 +107,18 @@ class GraphView(QWidget):
         self.view.installEventFilter(self)
 
         # shortcuts
-        for seq, slot in ((QKeySequence.Find, self.show_search), (QKeySequence.ZoomIn, self.zoom_in),
-                          (QKeySequence.ZoomOut, self.zoom_out), (QKeySequence("Ctrl+="), self.zoom_in),
-                          (QKeySequence("Ctrl+0"), self._on_fit_clicked), (QKeySequence.FindNext, self.search_next),
-                          (QKeySequence.FindPrevious, self.search_previous)):
+        for seq, slot in ((QKeySequence.StandardKey.Find, self.show_search), (QKeySequence.StandardKey.ZoomIn, self.zoom_in),
+                          (QKeySequence.StandardKey.ZoomOut, self.zoom_out), (QKeySequence("Ctrl+="), self.zoom_in),
+                          (QKeySequence("Ctrl+0"), self._on_fit_clicked), (QKeySequence.StandardKey.FindNext, self.search_next),
+                          (QKeySequence.StandardKey.FindPrevious, self.search_previous)):
             sc = QShortcut(seq, self)
-            sc.setContext(Qt.WidgetWithChildrenShortcut)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             sc.activated.connect(slot)
-        self._plus = QShortcut(QKeySequence(Qt.Key_Plus), self.view)
-        self._plus.setContext(Qt.WidgetShortcut)
+        self._plus = QShortcut(QKeySequence(Qt.Key.Key_Plus), self.view)
+        self._plus.setContext(Qt.ShortcutContext.WidgetShortcut)
         self._plus.activated.connect(self.zoom_in)
-        self._minus = QShortcut(QKeySequence(Qt.Key_Minus), self.view)
-        self._minus.setContext(Qt.WidgetShortcut)
+        self._minus = QShortcut(QKeySequence(Qt.Key.Key_Minus), self.view)
+        self._minus.setContext(Qt.ShortcutContext.WidgetShortcut)
         self._minus.activated.connect(self.zoom_out)
 
         # wiring
@@ -158,9 +158,9 @@ class GraphView(QWidget):
         self.legend.retranslate()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
-        elif event.type() in (QEvent.PaletteChange, QEvent.StyleChange):
+        elif event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):
             self.tools.load_icons(self._icon_theme)
         super().changeEvent(event)
 
@@ -356,7 +356,7 @@ class GraphView(QWidget):
         # The canvas alone changes size when the banner or the find bar comes
         # or goes (the widget does not): a fit made before would leave the
         # graph partly under the new edge.
-        if obj is self.view and event.type() == QEvent.Resize:
+        if obj is self.view and event.type() == QEvent.Type.Resize:
             if (self._pending_fit or self._auto_fit) and self._layout_graph_id:
                 self._refit_timer.start()
             self.running.place(self.view)

@@ -51,11 +51,11 @@ class CodeEditor(QPlainTextEdit):
     def __init__(self, parent=None, theme: str = "light"):
         super().__init__(parent)
         self.setObjectName("codeEditor")
-        font = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         font.setPointSize(10)
-        font.setStyleHint(QFont.Monospace)
+        font.setStyleHint(QFont.StyleHint.Monospace)
         self.setFont(font)
-        self.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
         self._theme = theme
         self._error_line: int | None = None
@@ -239,7 +239,7 @@ class CodeEditor(QPlainTextEdit):
                     f = painter.font()
                     f.setBold(False)
                     painter.setFont(f)
-                painter.drawText(0, top, width - 6, height, Qt.AlignRight, str(line))
+                painter.drawText(0, top, width - 6, height, Qt.AlignmentFlag.AlignRight, str(line))
                 if line == self._step_line:
                     _paint_arrow(painter, QColor(c["step_arrow"]), top, height)
             block = block.next()
@@ -255,7 +255,7 @@ class CodeEditor(QPlainTextEdit):
         if not self.isReadOnly():
             sel = QTextEdit.ExtraSelection()
             sel.format.setBackground(QColor(c["current_line"]))
-            sel.format.setProperty(QTextFormat.FullWidthSelection, True)
+            sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
             sel.cursor = self.textCursor()
             sel.cursor.clearSelection()
             selections.append(sel)
@@ -276,8 +276,8 @@ class CodeEditor(QPlainTextEdit):
                 under.format.setUnderlineColor(QColor(c["error_underline"]))
                 cur = QTextCursor(block)
                 text = block.text()
-                cur.movePosition(QTextCursor.Right, n=len(text) - len(text.lstrip()))
-                cur.movePosition(QTextCursor.EndOfBlock, QTextCursor.KeepAnchor)
+                cur.movePosition(QTextCursor.MoveOperation.Right, n=len(text) - len(text.lstrip()))
+                cur.movePosition(QTextCursor.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
                 under.cursor = cur
                 selections.append(under)
         self.setExtraSelections(selections)
@@ -322,7 +322,7 @@ class CodeEditor(QPlainTextEdit):
         if key == Qt.Key_Backspace and not cursor.hasSelection():
             text = cursor.block().text()[: cursor.positionInBlock()]
             if text and not text.strip(" ") and len(text) % 4 == 0:
-                cursor.movePosition(QTextCursor.Left, QTextCursor.KeepAnchor, 4)
+                cursor.movePosition(QTextCursor.Left, QTextCursor.MoveMode.KeepAnchor, 4)
                 cursor.removeSelectedText()
                 return
         super().keyPressEvent(event)
@@ -351,11 +351,11 @@ class CodeEditor(QPlainTextEdit):
             if uncomment:
                 pos = text.index("#")
                 n = 2 if text[pos:pos + 2] == "# " else 1
-                c.movePosition(QTextCursor.Right, n=pos)
-                c.movePosition(QTextCursor.Right, QTextCursor.KeepAnchor, n)
+                c.movePosition(QTextCursor.MoveOperation.Right, n=pos)
+                c.movePosition(QTextCursor.MoveOperation.Right, QTextCursor.MoveMode.KeepAnchor, n)
                 c.removeSelectedText()
             else:
-                c.movePosition(QTextCursor.Right, n=indent)
+                c.movePosition(QTextCursor.MoveOperation.Right, n=indent)
                 c.insertText("# ")
         cursor.endEditBlock()
 
@@ -374,7 +374,7 @@ class CodeEditor(QPlainTextEdit):
                 text = block.text()
                 n = min(4, len(text) - len(text.lstrip(" ")))
                 if n:
-                    c.movePosition(QTextCursor.Right, QTextCursor.KeepAnchor, n)
+                    c.movePosition(QTextCursor.MoveOperation.Right, QTextCursor.MoveMode.KeepAnchor, n)
                     c.removeSelectedText()
             if block == last:
                 break
@@ -390,8 +390,8 @@ def QTextCharFormat_wave():  # noqa: N802
 def _paint_arrow(painter: QPainter, color: QColor, top: int, height: int) -> None:
     """A debugger's current-line arrow at the gutter's left edge."""
     painter.save()
-    painter.setRenderHint(QPainter.Antialiasing, True)
-    painter.setPen(Qt.NoPen)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    painter.setPen(Qt.PenStyle.NoPen)
     painter.setBrush(color)
     mid = top + height / 2
     h = max(4.0, height * 0.32)
@@ -405,7 +405,7 @@ def _whole_line(block, color: str) -> QTextEdit.ExtraSelection:
     """A full-width background tint on one line of the editor (stopped / error line)."""
     sel = QTextEdit.ExtraSelection()
     sel.format.setBackground(QColor(color))
-    sel.format.setProperty(QTextFormat.FullWidthSelection, True)
+    sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
     sel.cursor = QTextCursor(block)
     return sel
 

@@ -73,8 +73,8 @@ class FiniteDiffBox(QGroupBox):
         self.busy.hide()
         self.result = QLabel(self)
         self.result.setWordWrap(True)
-        self.result.setTextFormat(Qt.RichText)
-        self.result.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.result.setTextFormat(Qt.TextFormat.RichText)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # A saved trace: no worker ran it, so the check needs its script to run again
         self.rerun_button = QPushButton(self)
         self.rerun_button.clicked.connect(self.ask_rerun)
@@ -156,11 +156,11 @@ class FiniteDiffBox(QGroupBox):
         path = self.rerun_script()
         if path is None:
             return
-        box = message_box(QMessageBox.Question, self, tr("Run the script again"),
+        box = message_box(QMessageBox.Icon.Question, self, tr("Run the script again"),
                           tr("Run {path} again? It runs as with Run, and the check then uses that "
-                             "run.").format(path=path), QMessageBox.Yes | QMessageBox.Cancel)
-        box.setDefaultButton(QMessageBox.Cancel)
-        box.finished.connect(lambda _r, b=box, p=path: self._confirmed(b.clickedButton() is b.button(QMessageBox.Yes), p))
+                             "run.").format(path=path), QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.finished.connect(lambda _r, b=box, p=path: self._confirmed(b.clickedButton() is b.button(QMessageBox.StandardButton.Yes), p))
         self.confirm = box
         box.open()  # window-modal, no nested event loop
 

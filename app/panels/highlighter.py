@@ -59,7 +59,7 @@ class PythonHighlighter(QSyntaxHighlighter):
             fmt = QTextCharFormat()
             fmt.setForeground(QColor(spec[0]))
             if spec[1]:
-                fmt.setFontWeight(QFont.Bold)
+                fmt.setFontWeight(QFont.Weight.Bold)
             if len(spec) > 2 and spec[2]:
                 fmt.setFontItalic(True)
             self._formats[name] = fmt

@@ -74,7 +74,7 @@ def fill_table(table: QTableWidget, s: Optional[TensorSummary]) -> None:
     table.setVerticalHeaderLabels(labels)
     for i, v in enumerate(vals):
         it = QTableWidgetItem(_fmt(v))
-        it.setFlags(Qt.ItemIsSelectable | Qt.ItemIsEnabled)
+        it.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
         it.setToolTip(plain_tip(repr(v)))
         table.setItem(i // cols, i % cols, it)
 
@@ -88,7 +88,7 @@ class InspectorPanel(QWidget):
 
         self.empty = plain(QLabel(self))
         self.empty.setWordWrap(True)
-        self.empty.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
 
         self.body = QWidget()
         form_box = QGroupBox(self.body)
@@ -101,7 +101,7 @@ class InspectorPanel(QWidget):
         for key in self._field_names:
             lab = QLabel()
             val = plain(QLabel())  # the trace's names, shapes, code: plain text
-            val.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            val.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             val.setWordWrap(True)
             self.form.addRow(lab, val)
             self.fields[key] = val
@@ -112,7 +112,7 @@ class InspectorPanel(QWidget):
         self.values_note = plain(QLabel())
         self.values_note.setWordWrap(True)
         self.values_table = QTableWidget()
-        self.values_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.values_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.values_table.setMinimumHeight(90)
         self.load_btn = QPushButton()
         self.load_btn.clicked.connect(self._load_all)
@@ -124,16 +124,16 @@ class InspectorPanel(QWidget):
         gl = QVBoxLayout(self.grad_box)
         self.grad_label = QLabel()
         self.grad_label.setWordWrap(True)
-        self.grad_label.setTextFormat(Qt.RichText)
-        self.grad_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.grad_label.setTextFormat(Qt.TextFormat.RichText)
+        self.grad_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         gl.addWidget(self.grad_label)
 
         self.saved_box = QGroupBox(self.body)
         sl = QVBoxLayout(self.saved_box)
         self.saved_label = QLabel()
         self.saved_label.setWordWrap(True)
-        self.saved_label.setTextFormat(Qt.RichText)
-        self.saved_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.saved_label.setTextFormat(Qt.TextFormat.RichText)
+        self.saved_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         sl.addWidget(self.saved_label)
 
         self.why_box = WhyGradientBox(session, self.body)
@@ -209,7 +209,7 @@ class InspectorPanel(QWidget):
         self._refresh()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
 

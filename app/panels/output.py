@@ -37,7 +37,7 @@ MAX_PLAIN_CHARS = 400_000   # text kept for `plain_text` (tests, copy)
 FLUSH_MS = 50
 MAX_LINES_PER_FLUSH = 800   # lines inserted per flush; older ones in a fast burst are skipped
 CHUNK = 1024                # a longer line is shown as blocks of at most this many characters
-_CONTINUATION = QTextBlockFormat.UserProperty + 1  # block property: this block goes on the line before
+_CONTINUATION = QTextBlockFormat.Property.UserProperty + 1  # block property: this block goes on the line before
 # Characters that QTextCursor.insertText turns into block breaks: shown as U+FFFD,
 # so that the document's blocks stay the pane's lines and chunks.
 _BREAKS = str.maketrans({"\u2029": "\ufffd", "\ufdd0": "\ufffd", "\ufdd1": "\ufffd"})
@@ -63,14 +63,14 @@ class OutputPane(QTextBrowser):
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self._anchor)
-        self.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.document().setMaximumBlockCount(MAX_BLOCKS)
         self.document().setUndoRedoEnabled(False)
         # Always there: a scroll bar appearing narrows the text and makes Qt lay
         # the whole document out again (0.5 s for a 1 M-character line).
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
-        self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse
-                                     | Qt.TextSelectableByKeyboard)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
+                                     | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self._theme = theme
         self._plain: list[str] = []
         self._plain_len = 0
@@ -123,7 +123,7 @@ class OutputPane(QTextBrowser):
     def _fmt(self, color_key: str, bold: bool = False, href: str | None = None) -> QTextCharFormat:
         fmt = QTextCharFormat()
         fmt.setForeground(QColor(colors(self._theme)[color_key]))
-        fmt.setFontWeight(QFont.DemiBold if bold else QFont.Normal)
+        fmt.setFontWeight(QFont.Weight.DemiBold if bold else QFont.Weight.Normal)
         if href:
             fmt.setAnchor(True)
             fmt.setAnchorHref(href)
@@ -191,7 +191,7 @@ class OutputPane(QTextBrowser):
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
         cursor.setPosition(self._line_position(keep))
-        cursor.movePosition(QTextCursor.End, QTextCursor.KeepAnchor)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         if cursor.hasSelection():
             cursor.removeSelectedText()
             # (blocks merged by the removal may take the last one's format)

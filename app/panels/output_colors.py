@@ -47,7 +47,7 @@ def recolor(document: QTextDocument, old: str, new: str, ansi: dict) -> int:
                 target = mapping.get(frag.charFormat().foreground().color().rgb())
                 if target is not None:
                     cursor.setPosition(frag.position())
-                    cursor.setPosition(frag.position() + frag.length(), QTextCursor.KeepAnchor)
+                    cursor.setPosition(frag.position() + frag.length(), QTextCursor.MoveMode.KeepAnchor)
                     fmt = QTextCharFormat()
                     fmt.setForeground(target)
                     cursor.mergeCharFormat(fmt)

@@ -76,7 +76,7 @@ class RankSwitch(QWidget):
         self.combo = QComboBox(self)
         # as wide as a short name: a long thread name ("main process · thread
         # Thread-1 (train)") squeezed the run list and the speed slider away
-        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.combo.setMinimumContentsLength(10)
         self.combo.currentIndexChanged.connect(self._picked)
         lay = QHBoxLayout(self)
@@ -110,7 +110,7 @@ class RankSwitch(QWidget):
             self.combo.addItem(key_text(key, main_pid), key)
             pid = key[1]
             self.combo.setItemData(self.combo.count() - 1, tr("pid {0}, {1} backward run(s)").format(
-                pid if pid is not None else "?", len(runs)), Qt.ToolTipRole)
+                pid if pid is not None else "?", len(runs)), Qt.ItemDataRole.ToolTipRole)
         pos = self.combo.findData(old) if old is not None else 0
         self.combo.setCurrentIndex(max(pos, 0))
         self.combo.blockSignals(False)
@@ -189,9 +189,9 @@ class AllReduceMarks(QObject):
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.timeline:
-            if event.type() == QEvent.Resize:
+            if event.type() == QEvent.Type.Resize:
                 self.overlay.setGeometry(self.timeline.rect())
-            elif event.type() == QEvent.ToolTip and self.steps:
+            elif event.type() == QEvent.Type.ToolTip and self.steps:
                 k = self.timeline.step_at(event.pos().x())
                 near = [s for s in self.steps if abs(self.timeline._x(s) - event.pos().x()) <= 6] or \
                     ([k] if k in self.steps else [])

@@ -62,7 +62,7 @@ class Timeline(QWidget):
         self.event_steps: set[int] = set()
         self.setMinimumHeight(34)
         self.setMouseTracking(True)
-        self.setFocusPolicy(Qt.NoFocus)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setCursor(Qt.PointingHandCursor)
 
     def sizeHint(self) -> QSize:
@@ -102,16 +102,16 @@ class Timeline(QWidget):
 
     def paintEvent(self, event) -> None:
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = self.palette()
         mid = self.height() / 2 + 2
-        p.setPen(QPen(pal.color(QPalette.Mid), 2))
+        p.setPen(QPen(pal.color(QPalette.ColorRole.Mid), 2))
         p.drawLine(10, int(mid), self.width() - 10, int(mid))
         if self.n <= 0:
             p.end()
             return
         accent = QColor("#e6007a")
-        done = pal.color(QPalette.Highlight)
+        done = pal.color(QPalette.ColorRole.Highlight)
         p.setPen(QPen(done, 4))
         p.drawLine(10, int(mid), int(self._x(self.position())), int(mid))
         dense = self.n > (self.width() - 20) / 3
@@ -119,16 +119,16 @@ class Timeline(QWidget):
             if dense and k not in self.event_steps and k not in (0, self.n) and k % max(1, self.n // 50):
                 continue
             x = self._x(k)
-            p.setPen(QPen(pal.color(QPalette.WindowText) if k <= self.step else pal.color(QPalette.Mid), 1))
+            p.setPen(QPen(pal.color(QPalette.ColorRole.WindowText) if k <= self.step else pal.color(QPalette.ColorRole.Mid), 1))
             p.drawLine(int(x), int(mid - 5), int(x), int(mid + 5))
         for k in self.hook_steps:
             x = self._x(k)
-            p.setPen(Qt.NoPen)
+            p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(QColor("#8e24aa"))
             p.drawPolygon([self._pt(x, mid - 8), self._pt(x - 5, mid - 15), self._pt(x + 5, mid - 15)])
         for k in self.event_steps - self.hook_steps:
             x = self._x(k)
-            p.setPen(Qt.NoPen)
+            p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(QColor("#1f7a99"))
             p.drawEllipse(QRectF(x - 3, mid - 15, 6, 6))
         x = self._x(self.position())
@@ -146,7 +146,7 @@ class Timeline(QWidget):
         self.scrubbed.emit(self.step_at(event.position().x()))
 
     def mouseMoveEvent(self, event) -> None:
-        if event.buttons() & Qt.LeftButton:
+        if event.buttons() & Qt.MouseButton.LeftButton:
             self.scrubbed.emit(self.step_at(event.position().x()))
         else:
             k = self.step_at(event.position().x())
@@ -166,21 +166,21 @@ class StepperPanel(QWidget):
         self._unplaced: list[str] = []  # labels with no room on the graph (set_unplaced)
         self.session = session
         self._theme = None  # None: the icon loader's current theme
-        self.setFocusPolicy(Qt.StrongFocus)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
         self.run_combo = QComboBox(self)
         self.run_combo.currentIndexChanged.connect(self._on_combo)
         self.run_label = plain(QLabel(self))
 
         self.first_btn = QToolButton(self)
-        self.first_btn.setIcon(_icon("step-first", QStyle.SP_MediaSkipBackward))
+        self.first_btn.setIcon(_icon("step-first", QStyle.StandardPixmap.SP_MediaSkipBackward))
         self.back_btn = QToolButton(self)
-        self.back_btn.setIcon(_icon("step-back", QStyle.SP_MediaSeekBackward))
+        self.back_btn.setIcon(_icon("step-back", QStyle.StandardPixmap.SP_MediaSeekBackward))
         self.play_btn = QToolButton(self)
         self.forward_btn = QToolButton(self)
-        self.forward_btn.setIcon(_icon("step-forward", QStyle.SP_MediaSeekForward))
+        self.forward_btn.setIcon(_icon("step-forward", QStyle.StandardPixmap.SP_MediaSeekForward))
         self.last_btn = QToolButton(self)
-        self.last_btn.setIcon(_icon("step-last", QStyle.SP_MediaSkipForward))
+        self.last_btn.setIcon(_icon("step-last", QStyle.StandardPixmap.SP_MediaSkipForward))
         self.first_btn.clicked.connect(self.go_first)
         self.back_btn.clicked.connect(self.go_back)
         self.play_btn.clicked.connect(self.toggle_play)
@@ -189,19 +189,19 @@ class StepperPanel(QWidget):
         for b in (self.first_btn, self.back_btn, self.play_btn, self.forward_btn, self.last_btn):
             b.setAutoRaise(True)
             b.setIconSize(QSize(20, 20))
-            b.setFocusPolicy(Qt.NoFocus)
+            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
 
-        self.speed = QSlider(Qt.Horizontal, self)
+        self.speed = QSlider(Qt.Orientation.Horizontal, self)
         self.speed.setRange(1, 20)  # steps per second
         self.speed.setValue(2)
         self.speed.setMaximumWidth(120)
         self.speed.setMinimumWidth(60)
-        self.speed.setFocusPolicy(Qt.NoFocus)
+        self.speed.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.speed.valueChanged.connect(self._on_speed)
         self.speed_label = QLabel(self)
 
         self.step_label = QLabel(self)
-        self.step_label.setTextFormat(Qt.RichText)
+        self.step_label.setTextFormat(Qt.TextFormat.RichText)
         self.step_label.setWordWrap(True)
         self.timeline = Timeline(self)
         self.timeline.scrubbed.connect(self.session.set_step)
@@ -210,9 +210,9 @@ class StepperPanel(QWidget):
         self.note.hide()
 
         self.events = QListWidget(self)
-        self.events.setFocusPolicy(Qt.NoFocus)
+        self.events.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.events.setWordWrap(True)
-        self.events.setSelectionMode(QListWidget.NoSelection)
+        self.events.setSelectionMode(QListWidget.SelectionMode.NoSelection)
         self.events.itemClicked.connect(self._on_event_clicked)
 
         self.timer = QTimer(self)
@@ -233,7 +233,7 @@ class StepperPanel(QWidget):
         top.addWidget(self.timeline, 1)
         top.addWidget(self.speed_label)
         top.addWidget(self.speed)
-        self.run_combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.run_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.run_combo.setMinimumContentsLength(14)
         self.controls = QWidget(self)
         self.controls.setLayout(top)
@@ -246,7 +246,7 @@ class StepperPanel(QWidget):
         ll.addWidget(self.step_label)
         ll.addWidget(self.note)
         ll.addStretch(1)
-        split = QSplitter(Qt.Horizontal, self)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(left)
         split.addWidget(self.events)
         split.setStretchFactor(0, 4)
@@ -278,11 +278,11 @@ class StepperPanel(QWidget):
 
     def install_shortcuts(self, widget: QWidget) -> None:
         """Left/Right/Space/Home/End on `widget` and its children (e.g. the graph view)."""
-        for key, slot in ((Qt.Key_Left, self.go_back), (Qt.Key_Right, self.go_forward),
-                          (Qt.Key_Space, self.toggle_play), (Qt.Key_Home, self.go_first),
-                          (Qt.Key_End, self.go_last)):
+        for key, slot in ((Qt.Key.Key_Left, self.go_back), (Qt.Key.Key_Right, self.go_forward),
+                          (Qt.Key.Key_Space, self.toggle_play), (Qt.Key.Key_Home, self.go_first),
+                          (Qt.Key.Key_End, self.go_last)):
             sc = QShortcut(QKeySequence(key), widget)
-            sc.setContext(Qt.WidgetWithChildrenShortcut)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             sc.activated.connect(slot)
             self._shortcuts.append(sc)
 
@@ -305,9 +305,9 @@ class StepperPanel(QWidget):
         self._rebuild()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
-        elif event.type() in (QEvent.PaletteChange, QEvent.StyleChange):
+        elif event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):
             self._load_icons()
             self._recolor_events()
         super().changeEvent(event)
@@ -315,10 +315,10 @@ class StepperPanel(QWidget):
     def _load_icons(self) -> None:
         """(Re)load the icons: their ink follows the light/dark theme."""
         t = self._theme
-        self.first_btn.setIcon(_icon("step-first", QStyle.SP_MediaSkipBackward, t))
-        self.back_btn.setIcon(_icon("step-back", QStyle.SP_MediaSeekBackward, t))
-        self.forward_btn.setIcon(_icon("step-forward", QStyle.SP_MediaSeekForward, t))
-        self.last_btn.setIcon(_icon("step-last", QStyle.SP_MediaSkipForward, t))
+        self.first_btn.setIcon(_icon("step-first", QStyle.StandardPixmap.SP_MediaSkipBackward, t))
+        self.back_btn.setIcon(_icon("step-back", QStyle.StandardPixmap.SP_MediaSeekBackward, t))
+        self.forward_btn.setIcon(_icon("step-forward", QStyle.StandardPixmap.SP_MediaSeekForward, t))
+        self.last_btn.setIcon(_icon("step-last", QStyle.StandardPixmap.SP_MediaSkipForward, t))
         self._update_play_button()
 
     def set_theme(self, name: str) -> None:
@@ -418,12 +418,12 @@ class StepperPanel(QWidget):
             if ev.kind not in ("retain_grad", "allreduce") and (ev.replaced or ev.returned is not None):
                 text += self.tr(" → returned {0}").format(summary_text(ev.returned))
             item = QListWidgetItem(text)
-            item.setData(Qt.UserRole, k)
+            item.setData(Qt.ItemDataRole.UserRole, k)
             item.setToolTip(plain_tip(text + "\n" + self.tr("Click to jump to step {0}").format(k)))
             self.events.addItem(item)
         if self.events.count() == 0:
             item = QListWidgetItem(self.tr("No hooks or retain_grad in this backward run."))
-            item.setFlags(Qt.NoItemFlags)
+            item.setFlags(Qt.ItemFlag.NoItemFlags)
             self.events.addItem(item)
         self._on_step(self.session.step)
 
@@ -518,19 +518,19 @@ class StepperPanel(QWidget):
         self.step_label.setText(text)
         # events in sync: fired ones normal, the current step's selected, future ones greyed
         self.events.blockSignals(True)
-        grey = self.palette().color(QPalette.Disabled, QPalette.Text)
-        normal = self.palette().color(QPalette.Text)
+        grey = self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        normal = self.palette().color(QPalette.ColorRole.Text)
         mark = QColor("#e6007a")
         mark.setAlpha(60)
         first_current = None
         for i in range(self.events.count()):
             item = self.events.item(i)
-            ek = item.data(Qt.UserRole)
+            ek = item.data(Qt.ItemDataRole.UserRole)
             if ek is None:
                 continue
             item.setForeground(normal if ek <= k else grey)
             now = ek == k
-            item.setData(Qt.UserRole + 1, now)
+            item.setData(Qt.ItemDataRole.UserRole + 1, now)
             item.setBackground(mark if now else QColor(0, 0, 0, 0))
             f = item.font()
             f.setBold(now)
@@ -598,10 +598,10 @@ class StepperPanel(QWidget):
         if not hasattr(self, "play_btn"):
             return
         if self.timer.isActive():
-            self.play_btn.setIcon(_icon("pause", QStyle.SP_MediaPause, self._theme))
+            self.play_btn.setIcon(_icon("pause", QStyle.StandardPixmap.SP_MediaPause, self._theme))
             self.play_btn.setToolTip(self.tr("Pause (F9, or Space in the graph)"))
         else:
-            self.play_btn.setIcon(_icon("play", QStyle.SP_MediaPlay, self._theme))
+            self.play_btn.setIcon(_icon("play", QStyle.StandardPixmap.SP_MediaPlay, self._theme))
             self.play_btn.setToolTip(self.tr("Play the backward pass step by step (F9, or Space in the graph)"))
 
     def _on_combo(self, pos: int) -> None:
@@ -614,18 +614,18 @@ class StepperPanel(QWidget):
     @staticmethod
     def is_event_current(item: QListWidgetItem) -> bool:
         """True for the events list entries that fired at the current step."""
-        return bool(item.data(Qt.UserRole + 1))
+        return bool(item.data(Qt.ItemDataRole.UserRole + 1))
 
     def _on_event_clicked(self, item: QListWidgetItem) -> None:
-        k = item.data(Qt.UserRole)
+        k = item.data(Qt.ItemDataRole.UserRole)
         if k is not None:
             self.session.set_step(int(k))
 
     def keyPressEvent(self, event) -> None:
         # the shortcuts normally take these keys; this covers a panel that has
         # focus in a window where shortcut dispatch did not reach it
-        actions = {Qt.Key_Left: self.go_back, Qt.Key_Right: self.go_forward, Qt.Key_Space: self.toggle_play,
-                   Qt.Key_Home: self.go_first, Qt.Key_End: self.go_last}
+        actions = {Qt.Key.Key_Left: self.go_back, Qt.Key.Key_Right: self.go_forward, Qt.Key.Key_Space: self.toggle_play,
+                   Qt.Key.Key_Home: self.go_first, Qt.Key.Key_End: self.go_last}
         action = actions.get(event.key())
         if action is not None and not event.modifiers():
             action()

@@ -26,7 +26,7 @@ class TimelineOverlay(QWidget):
         if tl.n <= 0:
             return
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.draw(p, tl)
         p.end()
 

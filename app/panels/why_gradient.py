@@ -149,8 +149,8 @@ class WhyGradientBox(QGroupBox):
         self.node: Optional[Node] = None
         self.label = QLabel(self)
         self.label.setWordWrap(True)
-        self.label.setTextFormat(Qt.RichText)
-        self.label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.label.setTextFormat(Qt.TextFormat.RichText)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay = QVBoxLayout(self)
         lay.addWidget(self.label)
         self.retranslate()

@@ -1,7 +1,7 @@
 """Autosave: the editor's text is copied to the user data folder while you type,
 so a crash or kill of the app loses nothing.
 
-Files (QStandardPaths.AppDataLocation/autosave/): `editor.py` (the text) and
+Files (QStandardPaths.StandardLocation.AppDataLocation/autosave/): `editor.py` (the text) and
 `editor.json` ({"path": file the text belongs to or null, "time": ...}). A clean
 exit removes them (`discard`); their presence at start-up means the last
 session ended abnormally, so the text is offered back (`pending`).
@@ -21,7 +21,7 @@ INTERVAL_MS = 2000
 
 
 def autosave_dir() -> Path:
-    base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
     return Path(base or Path.home() / ".autogradviz") / "autosave"
 
 

@@ -14,7 +14,7 @@ DEFAULT_TIMEOUT_S = 60
 
 def settings() -> QSettings:
     """The app's QSettings (tests point it at a temporary folder via QSettings.setPath)."""
-    return QSettings(QSettings.IniFormat, QSettings.UserScope, ORGANIZATION, APPLICATION)
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)
 
 
 def get(key: str, default=None, type_=None):

@@ -50,7 +50,7 @@ def plain_tip(text: Optional[str]) -> str:
 
 def plain(label: QLabel) -> QLabel:
     """`label` set to show its text as plain text, whatever it holds; returned."""
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     return label
 
 
@@ -60,13 +60,13 @@ def plain_label(parent: Optional[QWidget] = None, text: str = "") -> QLabel:
 
 
 def message_box(icon, parent: Optional[QWidget], title: str, text: str,
-                buttons=QMessageBox.Ok) -> QMessageBox:
+                buttons=QMessageBox.StandardButton.Ok) -> QMessageBox:
     """A QMessageBox whose text (it may name a file or a script's error) is plain text."""
     box = QMessageBox(icon, title, text, buttons, parent)
-    box.setTextFormat(Qt.PlainText)
+    box.setTextFormat(Qt.TextFormat.PlainText)
     return box
 
 
 def warn(parent: Optional[QWidget], title: str, text: str) -> None:
     """QMessageBox.warning, with the text shown as plain text."""
-    message_box(QMessageBox.Warning, parent, title, text).exec()
+    message_box(QMessageBox.Icon.Warning, parent, title, text).exec()

@@ -130,8 +130,8 @@ class WorkerProcess(QObject):
         self._parse_thread.setObjectName("trace-parser")
         self._parser = _TraceParser()
         self._parser.moveToThread(self._parse_thread)
-        self._decode_requested.connect(self._parser.decode, Qt.QueuedConnection)
-        self._parser.decoded.connect(self._on_decoded, Qt.QueuedConnection)
+        self._decode_requested.connect(self._parser.decode, Qt.ConnectionType.QueuedConnection)
+        self._parser.decoded.connect(self._on_decoded, Qt.ConnectionType.QueuedConnection)
         self._generation = 0     # bumped per worker process: stale results are dropped
         self._decoding = False   # a line is being decoded on the parser thread; later lines wait
         self.large_lines_decoded = 0  # for tests and benchmarks
@@ -159,7 +159,7 @@ class WorkerProcess(QObject):
         return self._elapsed.elapsed() / 1000.0 if self._elapsed.isValid() else 0.0
 
     def pid(self) -> Optional[int]:
-        if self._proc is not None and self._proc.state() != QProcess.NotRunning:
+        if self._proc is not None and self._proc.state() != QProcess.ProcessState.NotRunning:
             return int(self._proc.processId())
         return None
 
@@ -167,7 +167,7 @@ class WorkerProcess(QObject):
         """Start a fresh worker (no-op if one is alive)."""
         if self._closing:
             return
-        if self._proc is not None and self._proc.state() != QProcess.NotRunning:
+        if self._proc is not None and self._proc.state() != QProcess.ProcessState.NotRunning:
             return
         proc = QProcess(self)
         env = QProcessEnvironment.systemEnvironment()
@@ -209,7 +209,7 @@ class WorkerProcess(QObject):
             return
         self._program = program
         self.info = {}
-        if self._proc is not None and self._proc.state() != QProcess.NotRunning:
+        if self._proc is not None and self._proc.state() != QProcess.ProcessState.NotRunning:
             if self._state == RUNNING:
                 self.stop()  # reported as stopped; a fresh worker follows, in `program`
             else:
@@ -221,7 +221,7 @@ class WorkerProcess(QObject):
     def restart(self) -> None:
         """A fresh worker now, unless a run is going (e.g. after pip installed a
         package: the warm worker's import system has the old listing cached)."""
-        if self._state != RUNNING and self._proc is not None and self._proc.state() != QProcess.NotRunning:
+        if self._state != RUNNING and self._proc is not None and self._proc.state() != QProcess.ProcessState.NotRunning:
             self._replace()
 
     def _replace(self) -> None:
@@ -317,7 +317,7 @@ class WorkerProcess(QObject):
         self._kill_timer.stop()
         self._dump_timer.stop()
         proc = self._proc
-        if proc is not None and proc.state() != QProcess.NotRunning:
+        if proc is not None and proc.state() != QProcess.ProcessState.NotRunning:
             self._expected_exit = "shutdown"
             if self._state == READY:
                 self._write({"type": "shutdown"})
@@ -344,7 +344,7 @@ class WorkerProcess(QObject):
             self.stateChanged.emit(state)
 
     def _write(self, message: dict) -> None:
-        if self._proc is None or self._proc.state() == QProcess.NotRunning:
+        if self._proc is None or self._proc.state() == QProcess.ProcessState.NotRunning:
             return
         self._proc.write(encode_message(message))
 
@@ -373,7 +373,7 @@ class WorkerProcess(QObject):
         """Terminate the current worker, kill it if needed; a fresh one follows."""
         self._input_left_ms = None
         proc = self._proc
-        if proc is None or proc.state() == QProcess.NotRunning:
+        if proc is None or proc.state() == QProcess.ProcessState.NotRunning:
             self._restart_after(reason)
             return
         self._expected_exit = reason
@@ -381,7 +381,7 @@ class WorkerProcess(QObject):
         self._kill_timer.start(KILL_GRACE_MS)
 
     def _kill_now(self) -> None:
-        if self._proc is not None and self._proc.state() != QProcess.NotRunning:
+        if self._proc is not None and self._proc.state() != QProcess.ProcessState.NotRunning:
             self._proc.kill()
 
     def _on_timeout(self) -> None:
@@ -565,7 +565,7 @@ class WorkerProcess(QObject):
     def _on_error(self, proc: QProcess, error) -> None:
         if proc is not self._proc:
             return
-        if error == QProcess.FailedToStart:
+        if error == QProcess.ProcessError.FailedToStart:
             self._proc = None
             self._start_failures += 1
             self._set_state(FAILED)
@@ -602,7 +602,7 @@ class WorkerProcess(QObject):
         never_ready = not self.info
         self._current_run = None
         self._fail_fetches("the worker stopped")
-        if status == QProcess.CrashExit:
+        if status == QProcess.ExitStatus.CrashExit:
             how = "was killed by a signal (a segmentation fault, running out of memory, or killed from outside)"
         else:
             how = f"exited with code {code}"

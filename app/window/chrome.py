@@ -24,16 +24,16 @@ THEME_MODES = ("system", "light", "dark")
 # shortcuts, active while it has focus); registering them here as well would
 # make them ambiguous, so they appear as hints in the menu text only.
 ACTIONS = [
-    ("new", "new", [QKeySequence.New]),
-    ("open", "open", [QKeySequence.Open]),
-    ("save", "save", [QKeySequence.Save]),
-    ("save_as", None, [QKeySequence.SaveAs]),
+    ("new", "new", [QKeySequence.StandardKey.New]),
+    ("open", "open", [QKeySequence.StandardKey.Open]),
+    ("save", "save", [QKeySequence.StandardKey.Save]),
+    ("save_as", None, [QKeySequence.StandardKey.SaveAs]),
     ("open_trace", None, ["Ctrl+Alt+O"]),
     ("save_trace", None, ["Ctrl+Alt+S"]),
     ("export", "export", ["Ctrl+E"]),
-    ("quit", None, [QKeySequence.Quit]),
-    ("undo", None, [QKeySequence.Undo]),
-    ("redo", None, [QKeySequence.Redo]),
+    ("quit", None, [QKeySequence.StandardKey.Quit]),
+    ("undo", None, [QKeySequence.StandardKey.Undo]),
+    ("redo", None, [QKeySequence.StandardKey.Redo]),
     ("comment", None, ["Ctrl+/"]),
     ("run", "run", ["Ctrl+Return", "Ctrl+Enter"]),
     ("stop", "stop", ["Ctrl+."]),
@@ -59,8 +59,8 @@ ACTIONS = [
     ("lessons_help", None, ["F1"]),
 ]
 CHECKABLE = ("show_saved", "fold_repeated", "left_to_right", "presentation")
-KEY_HINTS = {"zoom_in": QKeySequence.ZoomIn, "zoom_out": QKeySequence.ZoomOut,
-             "zoom_fit": QKeySequence("Ctrl+0"), "find": QKeySequence.Find}
+KEY_HINTS = {"zoom_in": QKeySequence.StandardKey.ZoomIn, "zoom_out": QKeySequence.StandardKey.ZoomOut,
+             "zoom_fit": QKeySequence("Ctrl+0"), "find": QKeySequence.StandardKey.Find}
 
 
 class WindowChrome(QObject):
@@ -77,7 +77,7 @@ class WindowChrome(QObject):
         for name, icon_name, keys in ACTIONS:
             self._action(name, icon_name, keys, handlers[name], checkable=name in CHECKABLE)
         for act in self.actions.values():
-            act.setShortcutContext(Qt.WindowShortcut)
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         window.addActions(list(self.actions.values()))
 
         self.theme_group = QActionGroup(self)
@@ -193,12 +193,12 @@ class WindowChrome(QObject):
         tb.setObjectName("mainToolbar")
         tb.setMovable(False)
         tb.setIconSize(QSize(20, 20))
-        tb.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toolbar = tb
         act = self.actions
         for name in ("new", "open", "save"):
             tb.addAction(act[name])
-            tb.widgetForAction(act[name]).setToolButtonStyle(Qt.ToolButtonIconOnly)
+            tb.widgetForAction(act[name]).setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         tb.addSeparator()
         tb.addAction(act["run"])
         tb.widgetForAction(act["run"]).setObjectName("runButton")
@@ -213,10 +213,10 @@ class WindowChrome(QObject):
         tb.addSeparator()
         for name in ("zoom_in", "zoom_out", "zoom_fit"):
             tb.addAction(act[name])
-            tb.widgetForAction(act[name]).setToolButtonStyle(Qt.ToolButtonIconOnly)
+            tb.widgetForAction(act[name]).setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         tb.addSeparator()
         tb.addAction(act["export"])
-        self._window.addToolBar(Qt.TopToolBarArea, tb)
+        self._window.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
 
     # -- texts and icons ---------------------------------------------------------
     def retranslate(self) -> None:
@@ -270,10 +270,10 @@ class WindowChrome(QObject):
             keys = action.shortcuts()
             if name in KEY_HINTS:
                 keys = [QKeySequence(KEY_HINTS[name])]
-                text += "\t" + keys[0].toString(QKeySequence.NativeText)
+                text += "\t" + keys[0].toString(QKeySequence.SequenceFormat.NativeText)
             action.setText(text)
             if keys:
-                tip = f"{tip} ({keys[0].toString(QKeySequence.NativeText)})"
+                tip = f"{tip} ({keys[0].toString(QKeySequence.SequenceFormat.NativeText)})"
             action.setToolTip(tip)
             action.setStatusTip(tip)
         self.actions["run"].setIconText(self.tr("Run"))

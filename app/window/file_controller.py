@@ -251,9 +251,9 @@ class FileController(QObject):
         self.autosave.set_enabled(True)
 
     def _ask_unsaved(self) -> str:
-        box = QMessageBox(QMessageBox.Warning, APP_NAME,
+        box = QMessageBox(QMessageBox.Icon.Warning, APP_NAME,
                           self.tr("The script has unsaved changes. Save them first?"),
-                          QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, self._window)
-        box.setDefaultButton(QMessageBox.Save)
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel, self._window)
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
         answer = box.exec()
-        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(answer, "cancel")
+        return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")

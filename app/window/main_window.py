@@ -308,7 +308,7 @@ class MainWindow(QMainWindow):
         code_min = self.editor.fontMetrics().lineSpacing() * CODE_MIN_LINES + 60  # (+ title, scrollbar)
         grown = min(lessons.height() + missing, int(column * LESSON_SHARE), column - code_min)
         if missing > 0 and grown > lessons.height():
-            self.resizeDocks([editor, lessons], [column - grown, grown], Qt.Vertical)
+            self.resizeDocks([editor, lessons], [column - grown, grown], Qt.Orientation.Vertical)
 
     # -- texts --------------------------------------------------------------------------
     def retranslate(self) -> None:
@@ -367,9 +367,9 @@ class MainWindow(QMainWindow):
         return f"<table>{body}</table>"
 
     def show_shortcuts(self) -> None:
-        box = QMessageBox(QMessageBox.Information, self.tr("Keyboard shortcuts"), self.shortcuts_html(),
-                          QMessageBox.Close, self)
-        box.setTextFormat(Qt.RichText)
+        box = QMessageBox(QMessageBox.Icon.Information, self.tr("Keyboard shortcuts"), self.shortcuts_html(),
+                          QMessageBox.StandardButton.Close, self)
+        box.setTextFormat(Qt.TextFormat.RichText)
         box.exec()
 
     def about(self) -> None:
@@ -399,10 +399,10 @@ class MainWindow(QMainWindow):
         over the tabs about half and half - the canvas keeps the rest."""
         w, h = max(self.width(), 640), max(self.height(), 480)
         editor, lessons, stepper = (self.panels.dock(p) for p in ("editor", "lessons", "stepper"))
-        self.resizeDocks([editor], [int(min(max(w * CODE_SHARE, 340), 620))], Qt.Horizontal)
-        self.resizeDocks([stepper], [STRIP_HEIGHT], Qt.Vertical)
+        self.resizeDocks([editor], [int(min(max(w * CODE_SHARE, 340), 620))], Qt.Orientation.Horizontal)
+        self.resizeDocks([stepper], [STRIP_HEIGHT], Qt.Orientation.Vertical)
         column = h - 90
-        self.resizeDocks([editor, lessons], [int(column * 0.5), int(column * 0.5)], Qt.Vertical)
+        self.resizeDocks([editor, lessons], [int(column * 0.5), int(column * 0.5)], Qt.Orientation.Vertical)
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)

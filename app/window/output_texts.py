@@ -49,7 +49,7 @@ class OutputTexts(QObject):
             if new == old or "\n" in old or "\n" in new or not old:
                 continue
             cursor = doc.find(old, max(0, doc.characterCount() - 1),
-                              QTextDocument.FindBackward | QTextDocument.FindCaseSensitively)
+                              QTextDocument.FindFlag.FindBackward | QTextDocument.FindFlag.FindCaseSensitively)
             if cursor.isNull():
                 continue
             fmt = cursor.charFormat()
@@ -61,6 +61,6 @@ class OutputTexts(QObject):
         return replaced
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
-        if obj is self._output and event.type() == QEvent.LanguageChange:
+        if obj is self._output and event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         return False

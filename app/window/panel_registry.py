@@ -88,28 +88,28 @@ PANELS: list[PanelSpec] = [
     # the stepper a strip under the graph. Those trace panels appear as tabs
     # behind the lesson text, so a lesson's text stays readable after its run.
     PanelSpec("lessons", QT_TRANSLATE_NOOP("Panels", "Lessons"), lambda c: LessonsPanel(c.parent),
-              Qt.LeftDockWidgetArea, below="editor"),
+              Qt.DockWidgetArea.LeftDockWidgetArea, below="editor"),
     PanelSpec("editor", QT_TRANSLATE_NOOP("Panels", "Code"), lambda c: CodeEditor(c.parent, c.theme),
-              Qt.LeftDockWidgetArea, on_theme=CodeEditor.set_theme),
+              Qt.DockWidgetArea.LeftDockWidgetArea, on_theme=CodeEditor.set_theme),
     PanelSpec("output", QT_TRANSLATE_NOOP("Panels", "Output"), lambda c: OutputPane(c.parent, c.theme),
-              Qt.LeftDockWidgetArea, on_theme=OutputPane.set_theme, tab_with="lessons"),
+              Qt.DockWidgetArea.LeftDockWidgetArea, on_theme=OutputPane.set_theme, tab_with="lessons"),
     PanelSpec("inspector", QT_TRANSLATE_NOOP("Panels", "Inspector"), lambda c: InspectorPanel(c.session, c.parent),
-              Qt.LeftDockWidgetArea, tab_with="lessons"),
+              Qt.DockWidgetArea.LeftDockWidgetArea, tab_with="lessons"),
     PanelSpec("stepper", QT_TRANSLATE_NOOP("Panels", "Backward steps"), lambda c: StepperPanel(c.session, c.parent),
-              Qt.BottomDockWidgetArea, on_theme=StepperPanel.set_theme, strip=True),
+              Qt.DockWidgetArea.BottomDockWidgetArea, on_theme=StepperPanel.set_theme, strip=True),
     PanelSpec("gradScaler", QT_TRANSLATE_NOOP("Panels", "GradScaler"),
-              lambda c: GradScalerPanel(c.session, c.parent), Qt.LeftDockWidgetArea,
+              lambda c: GradScalerPanel(c.session, c.parent), Qt.DockWidgetArea.LeftDockWidgetArea,
               on_theme=GradScalerPanel.set_theme, show_when=_has_scaler_events, tab_with="lessons",
               raise_when_shown=False),
     PanelSpec("checkpoint", QT_TRANSLATE_NOOP("Panels", "Checkpoints"), lambda c: CheckpointPanel(c.session, c.parent),
-              Qt.LeftDockWidgetArea, on_theme=CheckpointPanel.set_theme,
+              Qt.DockWidgetArea.LeftDockWidgetArea, on_theme=CheckpointPanel.set_theme,
               show_when=lambda t: bool(getattr(t, "checkpoints", None)), tab_with="lessons",
               raise_when_shown=False),
     PanelSpec("modules", QT_TRANSLATE_NOOP("Panels", "Modules"), lambda c: ModulesPanel(c.session, c.parent),
-              Qt.LeftDockWidgetArea, show_when=lambda t: bool(getattr(t, "modules", None)), tab_with="lessons",
+              Qt.DockWidgetArea.LeftDockWidgetArea, show_when=lambda t: bool(getattr(t, "modules", None)), tab_with="lessons",
               raise_when_shown=False),
     PanelSpec("memory", QT_TRANSLATE_NOOP("Panels", "Memory"), lambda c: MemoryPanel(c.session, c.parent),
-              Qt.LeftDockWidgetArea, on_theme=MemoryPanel.set_theme, show_when=has_backward_memory,
+              Qt.DockWidgetArea.LeftDockWidgetArea, on_theme=MemoryPanel.set_theme, show_when=has_backward_memory,
               tab_with="lessons", raise_when_shown=False),
 ]
 
@@ -134,8 +134,8 @@ class PanelDock(QDockWidget):
         self.spec = spec
         self.setObjectName(f"{spec.id}Dock")
         self.setWidget(widget)
-        self.setFeatures(QDockWidget.DockWidgetClosable | QDockWidget.DockWidgetMovable
-                         | QDockWidget.DockWidgetFloatable)
+        self.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable | QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         if spec.strip:
             self.setTitleBarWidget(QWidget(self))  # no title row: View ▸ Panels shows or hides it
         if spec.shortcut:
@@ -146,7 +146,7 @@ class PanelDock(QDockWidget):
         self.setWindowTitle(QCoreApplication.translate(TITLE_CONTEXT, self.spec.title))
 
     def changeEvent(self, event) -> None:  # noqa: N802
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
 
@@ -160,9 +160,9 @@ class PanelDocks(QObject):
         super().__init__(window)
         self._window = window
         self._docks: dict[str, PanelDock] = {}
-        window.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
-        window.setCorner(Qt.TopLeftCorner, Qt.LeftDockWidgetArea)
-        window.setCorner(Qt.BottomRightCorner, Qt.BottomDockWidgetArea)
+        window.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        window.setCorner(Qt.Corner.TopLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         window.setDockNestingEnabled(True)
         context = PanelContext(session=session, theme=theme_manager.effective, parent=window)
         for spec in list(PANELS if specs is None else specs):
@@ -184,7 +184,7 @@ class PanelDocks(QObject):
         for dock in self._docks.values():
             above = self._docks.get(dock.spec.below or "")
             if above is not None and dock.spec.area == above.spec.area:
-                window.splitDockWidget(above, dock, Qt.Vertical)
+                window.splitDockWidget(above, dock, Qt.Orientation.Vertical)
         for dock in self._docks.values():
             first = self._docks.get(dock.spec.tab_with or "")
             if first is not None:

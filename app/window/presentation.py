@@ -29,11 +29,11 @@ class Presentation(QObject):
         self._saved = None
         stepper = window.stepper
         self._keys = []
-        for key, slot in ((Qt.Key_Right, stepper.go_forward), (Qt.Key_Left, stepper.go_back),
-                          (Qt.Key_Space, stepper.toggle_play), (Qt.Key_Home, stepper.go_first),
-                          (Qt.Key_End, stepper.go_last), (Qt.Key_Escape, lambda: self.set_on(False))):
+        for key, slot in ((Qt.Key.Key_Right, stepper.go_forward), (Qt.Key.Key_Left, stepper.go_back),
+                          (Qt.Key.Key_Space, stepper.toggle_play), (Qt.Key.Key_Home, stepper.go_first),
+                          (Qt.Key.Key_End, stepper.go_last), (Qt.Key.Key_Escape, lambda: self.set_on(False))):
             sc = QShortcut(QKeySequence(key), window)
-            sc.setContext(Qt.WindowShortcut)
+            sc.setContext(Qt.ShortcutContext.WindowShortcut)
             sc.setEnabled(False)
             sc.activated.connect(slot)
             self._keys.append(sc)
@@ -64,17 +64,17 @@ class Presentation(QObject):
             font = editor.font()
             font.setPointSizeF(font.pointSizeF() * SCALE)
             editor.setFont(font)
-            editor.setTextInteractionFlags(Qt.NoTextInteraction)  # presenting, not editing: the keys step
-            editor.setFocusPolicy(Qt.NoFocus)
+            editor.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)  # presenting, not editing: the keys step
+            editor.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             w.stepper.set_presentation(True, SCALE)
             w.stepper.set_shortcuts_enabled(False)
             for sc in self._keys:
                 sc.setEnabled(True)
             w.showFullScreen()
             screen = w.screen().geometry() if w.screen() else w.geometry()
-            w.resizeDocks([w.panels.dock("editor")], [int(screen.width() * CODE_SHARE)], Qt.Horizontal)
+            w.resizeDocks([w.panels.dock("editor")], [int(screen.width() * CODE_SHARE)], Qt.Orientation.Horizontal)
             caption = w.stepper.step_label.fontMetrics().lineSpacing() * 3 + 16
-            w.resizeDocks([w.panels.dock("stepper")], [caption], Qt.Vertical)
+            w.resizeDocks([w.panels.dock("stepper")], [caption], Qt.Orientation.Vertical)
             w.graph_view.set_presentation(True, SCALE)
             w.graph_view.view.setFocus()
         else:

@@ -238,7 +238,7 @@ class RunController(QObject):
         return f"{err.type}: {err.message}" + ("\n\n" + explanation if explanation else "")
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
-        if obj is self._editor and event.type() == QEvent.LanguageChange:
+        if obj is self._editor and event.type() == QEvent.Type.LanguageChange:
             trace = self._session.trace
             err = trace.error if trace is not None else None
             if err is not None and self._editor.error_line is not None:
@@ -391,8 +391,8 @@ class RunController(QObject):
         else:
             tip = self.tr("Waiting for the worker to report whether a GPU is available.")
         item.setToolTip(tip)
-        self._combo.setItemData(1, tip, Qt.ToolTipRole)
-        self._combo.setItemData(0, self.tr("Run on the CPU"), Qt.ToolTipRole)
+        self._combo.setItemData(1, tip, Qt.ItemDataRole.ToolTipRole)
+        self._combo.setItemData(0, self.tr("Run on the CPU"), Qt.ItemDataRole.ToolTipRole)
         self._combo.setToolTip(self.tr("Device the script runs on (its `device` variable)") + "\n" + tip)
         if not available and self._combo.currentIndex() == 1:
             self._combo.setCurrentIndex(0)

@@ -81,7 +81,7 @@ class TraceFileController(QObject):
         self._progress: Optional[QProgressDialog] = None
         self._busy = False
         self.quiet = False  # tests: report failures through `failed` only, no modal dialog
-        self._done.connect(self._finished, Qt.QueuedConnection)
+        self._done.connect(self._finished, Qt.ConnectionType.QueuedConnection)
 
     # -- commands ----------------------------------------------------------------------------
     def save_dialog(self) -> None:
@@ -129,7 +129,7 @@ class TraceFileController(QObject):
         progress.setCancelButton(None)  # (reading a file is not cancelled half-way)
         progress.setWindowTitle(APP_NAME)
         progress.setMinimumDuration(PROGRESS_AFTER_MS)
-        progress.setWindowModality(Qt.WindowModal)
+        progress.setWindowModality(Qt.WindowModality.WindowModal)
         self._progress = progress
 
         def run():

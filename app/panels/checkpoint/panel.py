@@ -162,7 +162,7 @@ class CheckpointPanel(QWidget):
 
     def changeEvent(self, event) -> None:  # noqa: N802
         """Every text is rebuilt in the new UI language (kinds, captions, the table header)."""
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
 
@@ -267,7 +267,7 @@ class CheckpointPanel(QWidget):
             self.reruns.addItem(item)
         if not self.refs:
             item = QListWidgetItem(self.tr("No segment was re-run: no backward needed their saved tensors."))
-            item.setFlags(Qt.NoItemFlags)
+            item.setFlags(Qt.ItemFlag.NoItemFlags)
             self.reruns.addItem(item)
         elif 0 <= row < len(self.refs):
             self.reruns.setCurrentRow(row)
@@ -479,9 +479,9 @@ class CheckpointPanel(QWidget):
 
     def keyPressEvent(self, event) -> None:
         """Up/Down move between re-runs from anywhere in the panel."""
-        if event.key() in (Qt.Key_Up, Qt.Key_Down) and self.refs:
+        if event.key() in (Qt.Key.Key_Up, Qt.Key.Key_Down) and self.refs:
             row = self.reruns.currentRow()
-            row = 0 if row < 0 else row + (1 if event.key() == Qt.Key_Down else -1)
+            row = 0 if row < 0 else row + (1 if event.key() == Qt.Key.Key_Down else -1)
             self.go_to(max(0, min(len(self.refs) - 1, row)))
             event.accept()
             return

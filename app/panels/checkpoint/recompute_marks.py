@@ -71,9 +71,9 @@ class RecomputeMarks(QObject):
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
         if obj is self.timeline:
-            if event.type() == QEvent.Resize:
+            if event.type() == QEvent.Type.Resize:
                 self.overlay.setGeometry(self.timeline.rect())
-            elif event.type() == QEvent.ToolTip and self.positions:
+            elif event.type() == QEvent.Type.ToolTip and self.positions:
                 text = self.text_near(event.pos().x())
                 if text:
                     QToolTip.showText(event.globalPos(), plain_tip(text), self.timeline)

@@ -116,7 +116,7 @@ class GradScalerPanel(QWidget):
         """A live language switch re-says everything on screen: the introduction,
         the table's headers and cells, the calls, the caption and the chart's axes
         (the stage diagrams paint their words anew)."""
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
             self._fill_table()
             for d in self.diagrams.values():
@@ -262,8 +262,8 @@ class GradScalerPanel(QWidget):
             e.growth_tracker)
 
     def keyPressEvent(self, event) -> None:
-        keys = {Qt.Key_Left: self.index - 1, Qt.Key_Right: self.index + 1,
-                Qt.Key_Home: 0, Qt.Key_End: len(self.events) - 1}
+        keys = {Qt.Key.Key_Left: self.index - 1, Qt.Key.Key_Right: self.index + 1,
+                Qt.Key.Key_Home: 0, Qt.Key.Key_End: len(self.events) - 1}
         if event.key() in keys and self.events:
             self.set_index(keys[event.key()])
             event.accept()

@@ -79,7 +79,7 @@ class ScaleChart(pg.PlotWidget):
 
     def changeEvent(self, event) -> None:
         """A live language switch: the axis titles again (their tick labels are numbers)."""
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
 

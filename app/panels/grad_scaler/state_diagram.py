@@ -66,7 +66,7 @@ class StateDiagram(QWidget):
         self._anim.valueChanged.connect(self._on_anim)
         self.colors: Optional[dict] = None
         self.setMinimumSize(360, HEIGHT)
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def sizeHint(self) -> QSize:
         return QSize(460, HEIGHT)
@@ -153,30 +153,30 @@ class StateDiagram(QWidget):
 
     def paintEvent(self, event) -> None:
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = self.palette()
         c = self.colors
-        text = QColor(c["text"]) if c else pal.color(QPalette.WindowText)
-        muted = QColor(c["muted"]) if c else pal.color(QPalette.PlaceholderText)
-        lit = QColor(c["highlight"]) if c else pal.color(QPalette.Highlight)
-        red = QColor(c["error"]) if c else pal.color(QPalette.BrightText)
+        text = QColor(c["text"]) if c else pal.color(QPalette.ColorRole.WindowText)
+        muted = QColor(c["muted"]) if c else pal.color(QPalette.ColorRole.PlaceholderText)
+        lit = QColor(c["highlight"]) if c else pal.color(QPalette.ColorRole.Highlight)
+        red = QColor(c["error"]) if c else pal.color(QPalette.ColorRole.BrightText)
         font = QFont(self.font())
         p.setFont(font)
         p.setPen(text)
-        p.drawText(QRectF(8, 2, self.width() - 16, 18), Qt.AlignLeft | Qt.AlignVCenter,
+        p.drawText(QRectF(8, 2, self.width() - 16, 18), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                    tr("Optimizer {0}").format(self.title))
         for a, b, kind in ARROWS:
             path = self._path(a, b, kind)
             active = self.taken is not None and self.taken[2] == kind
             p.setPen(QPen(lit if active else muted, 2.4 if active else 1.3))
-            p.setBrush(Qt.NoBrush)
+            p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawPath(path)
             self._arrow_head(p, path, lit if active else muted)
             p.setPen(lit if active else text)
-            p.drawText(self.text_rects()["arrow:" + kind], Qt.AlignCenter, arrow_label(kind))
+            p.drawText(self.text_rects()["arrow:" + kind], Qt.AlignmentFlag.AlignCenter, arrow_label(kind))
             if active and self.progress < 1.0:
                 dot = path.pointAtPercent(self.progress)
-                p.setPen(Qt.NoPen)
+                p.setPen(Qt.PenStyle.NoPen)
                 p.setBrush(lit)
                 p.drawEllipse(dot, 6, 6)
         if self.refused is not None:
@@ -185,12 +185,12 @@ class StateDiagram(QWidget):
             path = QPainterPath()
             path.moveTo(c + QPointF(20, 28))
             path.cubicTo(c + QPointF(60, 70), c + QPointF(-60, 70), c + QPointF(-20, 28))
-            pen = QPen(red, 2.2, Qt.DashLine)
+            pen = QPen(red, 2.2, Qt.PenStyle.DashLine)
             p.setPen(pen)
-            p.setBrush(Qt.NoBrush)
+            p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawPath(path)
             self._arrow_head(p, path, red)
-            p.drawText(self.text_rects()["refused"], Qt.AlignCenter, self.refused_text())
+            p.drawText(self.text_rects()["refused"], Qt.AlignmentFlag.AlignCenter, self.refused_text())
         c = self._centres()
         for s in STAGES:
             on = s == self.stage and (self.taken is None or self.progress >= 1.0)
@@ -205,12 +205,12 @@ class StateDiagram(QWidget):
             bold = QFont(font)
             bold.setBold(on)
             p.setFont(bold)
-            p.drawText(rect, Qt.AlignCenter, s)
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, s)
             p.setFont(font)
         if self.message:
             p.setPen(red)
-            p.drawText(self.text_rects()["message"], Qt.AlignLeft | Qt.AlignVCenter | Qt.TextSingleLine,
-                       self.fontMetrics().elidedText(self.message, Qt.ElideRight, self.width() - 16))
+            p.drawText(self.text_rects()["message"], Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine,
+                       self.fontMetrics().elidedText(self.message, Qt.TextElideMode.ElideRight, self.width() - 16))
         p.end()
 
     @staticmethod
@@ -221,6 +221,6 @@ class StateDiagram(QWidget):
         size = 8.0
         a = QPointF(tip.x() - size * math.cos(angle - 0.4), tip.y() - size * math.sin(angle - 0.4))
         b = QPointF(tip.x() - size * math.cos(angle + 0.4), tip.y() - size * math.sin(angle + 0.4))
-        p.setPen(Qt.NoPen)
+        p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(color)
         p.drawPolygon(QPolygonF([tip, a, b]))

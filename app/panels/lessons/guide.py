@@ -28,14 +28,14 @@ class _WidgetFlash(QWidget):
 
     def __init__(self, target: QWidget):
         super().__init__(target)
-        self.setAttribute(Qt.WA_TransparentForMouseEvents)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.setGeometry(target.rect())
         self._alpha = 255
         anim = QVariantAnimation(self)
         anim.setStartValue(255)
         anim.setEndValue(0)
         anim.setDuration(FLASH_MS)
-        anim.setEasingCurve(QEasingCurve.InQuad)
+        anim.setEasingCurve(QEasingCurve.Type.InQuad)
         anim.valueChanged.connect(self._set_alpha)
         anim.finished.connect(self.deleteLater)
         self.show()
@@ -142,13 +142,13 @@ class LessonGuide(QObject):
         self._view.show_rect(rect)
         frame = QGraphicsRectItem(rect)
         frame.setZValue(1e6)
-        frame.setBrush(Qt.NoBrush)
+        frame.setBrush(Qt.BrushStyle.NoBrush)
         scene.addItem(frame)
         anim = QVariantAnimation(self)
         anim.setStartValue(255)
         anim.setEndValue(0)
         anim.setDuration(FLASH_MS)
-        anim.setEasingCurve(QEasingCurve.InQuad)
+        anim.setEasingCurve(QEasingCurve.Type.InQuad)
 
         def paint(alpha) -> None:
             color = QColor(FLASH_COLOR)
@@ -171,7 +171,7 @@ class LessonGuide(QObject):
         anim.valueChanged.connect(paint)
         anim.finished.connect(done)
         self.flashing.append(frame)
-        anim.start(QVariantAnimation.DeleteWhenStopped)
+        anim.start(QVariantAnimation.DeletionPolicy.DeleteWhenStopped)
 
     def _flash_pending(self, *_args) -> None:
         if self._pending is not None:

@@ -21,7 +21,7 @@ from autogradviz.app.panels.lessons.catalog import LessonInfo
 from autogradviz.app.resources_loader import Lesson, icon
 from autogradviz.app.services.text_safety import plain
 
-_LESSON_ROLE = Qt.UserRole + 1
+_LESSON_ROLE = Qt.ItemDataRole.UserRole + 1
 # Progress level (0-3) -> the mark before a lesson's title
 _MARKS = ["", "•", "▶", "✓"]
 
@@ -57,7 +57,7 @@ class LessonsPanel(QWidget):
         self.tree.setHeaderHidden(True)
         self.tree.setRootIsDecorated(True)
         self.tree.setWordWrap(True)
-        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.tree.currentItemChanged.connect(lambda item, _prev: self._show(item))
         # A click opens the lesson (the window asks first if the editor has unsaved
         # edits); the arrow keys only preview its text, Enter opens.
@@ -78,7 +78,7 @@ class LessonsPanel(QWidget):
         self.catalog_button.setObjectName("lessonCatalogButton")
         self.catalog_button.setCheckable(True)
         self.catalog_button.setChecked(True)
-        self.catalog_button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.catalog_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.catalog_button.toggled.connect(self.set_catalog_shown)
         # Said above the text when the editor holds the learner's own script.
         self.own_note = plain(QLabel(self))  # it names the learner's file: plain text
@@ -88,7 +88,7 @@ class LessonsPanel(QWidget):
         self.own_note.hide()
         self._own_name = ""
 
-        split = QSplitter(Qt.Vertical, self)
+        split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.tree)
         split.addWidget(self.text)
         split.setStretchFactor(0, 2)
@@ -156,7 +156,7 @@ class LessonsPanel(QWidget):
             return
         self.search.setVisible(on)
         self.tree.setVisible(on)
-        self.catalog_button.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
+        self.catalog_button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
 
     def catalog_shown(self) -> bool:
         return self.catalog_button.isChecked()
@@ -191,13 +191,13 @@ class LessonsPanel(QWidget):
         bold.setBold(True)
         for chapter_id, infos in self._course:
             chapter = QTreeWidgetItem(self.tree)
-            chapter.setData(0, Qt.UserRole, chapter_id)
+            chapter.setData(0, Qt.ItemDataRole.UserRole, chapter_id)
             chapter.setFont(0, bold)
-            chapter.setFlags(Qt.ItemIsEnabled)
+            chapter.setFlags(Qt.ItemFlag.ItemIsEnabled)
             for info in infos:
                 item = QTreeWidgetItem(chapter)
                 item.setData(0, _LESSON_ROLE, info.name)
-                item.setData(0, Qt.UserRole, info.title(lang))
+                item.setData(0, Qt.ItemDataRole.UserRole, info.title(lang))
             chapter.setExpanded(True)
         self.tree.blockSignals(False)
         self._refresh_marks()
@@ -214,11 +214,11 @@ class LessonsPanel(QWidget):
                 lvl = progress.level(name)
                 levels.append(lvl)
                 mark = _MARKS[lvl]
-                title = item.data(0, Qt.UserRole)
+                title = item.data(0, Qt.ItemDataRole.UserRole)
                 item.setText(0, f"{title}  {mark}" if mark else title)  # (after: the numbers stay aligned)
                 item.setToolTip(0, self._progress_words(name))
             share = chapter_share(levels)
-            chapter.setText(0, f"{catalog.chapter_title(chapter.data(0, Qt.UserRole))}  {share} %")
+            chapter.setText(0, f"{catalog.chapter_title(chapter.data(0, Qt.ItemDataRole.UserRole))}  {share} %")
             chapter.setToolTip(0, self.tr("{total} lessons: {stepped} stepped through, {run} run, {opened} opened")
                                .format(total=len(levels), stepped=levels.count(3), run=levels.count(2),
                                        opened=levels.count(1)))

@@ -73,7 +73,7 @@ class ActivationChart(pg.PlotWidget):
 
     def changeEvent(self, event) -> None:
         """A live language switch: tick labels and the comparison legend's names anew."""
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             refresh_axes(self)
             self._draw()
             self.set_cursor(self.cursor_x, self.cursor_y)
@@ -113,7 +113,7 @@ class ActivationChart(pg.PlotWidget):
                   name=tr("with checkpoint") if self.other is not None else None)
         if self.other is not None:
             ox, oy = stairs(self.other.xs, self.other.ys)
-            self.plot(ox, oy, pen=pg.mkPen(QColor(c["stderr"]), width=2, style=Qt.DashLine),
+            self.plot(ox, oy, pen=pg.mkPen(QColor(c["stderr"]), width=2, style=Qt.PenStyle.DashLine),
                       name=tr("without checkpoint"))
         if self.main.recomputes:
             self.plot([r[0] for r in self.main.recomputes], [r[1] for r in self.main.recomputes], pen=None,
@@ -128,7 +128,7 @@ class ActivationChart(pg.PlotWidget):
         self.addItem(self.marker)
 
     def _clicked(self, event) -> None:
-        if self.main is None or event.button() != Qt.LeftButton:
+        if self.main is None or event.button() != Qt.MouseButton.LeftButton:
             return
         vb = self.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(event.scenePos()):

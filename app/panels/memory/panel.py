@@ -299,7 +299,7 @@ class MemoryPanel(QWidget):
         self._update_compare_button()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
             self._on_run(self.session.run_index)
         super().changeEvent(event)

@@ -68,7 +68,7 @@ class PartsChart(pg.PlotWidget):
 
     def changeEvent(self, event) -> None:
         """A live language switch: the moments' names and the notes anew."""
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             refresh_axes(self)
             self._draw()
         super().changeEvent(event)

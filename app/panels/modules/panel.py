@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem,
 
 from autogradviz.app.services.text_safety import plain_tip
 
-_PATH_ROLE = Qt.UserRole + 1
+_PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def _parent_path(path: str, known: set[str]) -> str | None:
@@ -76,7 +76,7 @@ class ModulesPanel(QWidget):
         return out
 
     def item_for(self, path: str) -> QTreeWidgetItem | None:
-        found = self.tree.findItems("*", Qt.MatchWildcard | Qt.MatchRecursive)
+        found = self.tree.findItems("*", Qt.MatchFlag.MatchWildcard | Qt.MatchFlag.MatchRecursive)
         return next((it for it in found if it.data(0, _PATH_ROLE) == path), None)
 
     def _refill(self) -> None:
@@ -105,7 +105,7 @@ class ModulesPanel(QWidget):
             item.setText(2, f"{r.params:,}")
             item.setText(3, str(r.calls))
             for col in (1, 2, 3):
-                item.setTextAlignment(col, Qt.AlignRight | Qt.AlignVCenter)
+                item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             tip = self.tr("{cls} at {path}: output {shape} {dtype}; {params} parameters "
                           "({own} of its own, {trainable} trainable); called {calls} times").format(
                 cls=r.class_name, path=r.path, shape=shape, dtype=r.output_dtype or "",
