@@ -22,9 +22,12 @@ Siblings fold when (all found, none assumed):
   between them are not folded (the picture would draw a cycle);
 * their graphs match node for node (rolled._canonical: the same ops with
   the same inner wiring).
-A run of at least two such consecutive siblings folds; a first layer that
-differs (an encoder's layer 0 fed a tensor that needs no gradient records
-fewer nodes) stays drawn on its own before the folded ones.
+A run of at least two such consecutive siblings folds. A first layer that
+differs only by first-use effects folds with them (an encoder's layer 0 fed
+a tensor `x` that needs no gradient records 73 nodes, not 76: the transpose,
+clone and view of its input exist only when that input needs a gradient;
+rolled.match_first_use finds them): the second layer is then the drawn one,
+and layer 0's nodes stand for their counterparts in it.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autogradviz.engine.trace.model import Graph
-from .rolled import _canonical
+from .rolled import _canonical, match_first_use
 
 DASH = "\u2013"
 
@@ -99,7 +102,9 @@ def find_repeats(graph: Graph, units: dict, copy_key: dict, module_class: dict,
             sig[p] = None if c is None else c[1]
         run: list[str] = []
         for p in kids + [None]:
-            if p is not None and run and _same(run[-1], p, sig, module_class) \
+            if p is not None and run and (_same(run[-1], p, sig, module_class) or (
+                    len(run) == 1 and _first_use(run[0], p, sig, module_class, keys_of, units, preds, succs,
+                                                 ops, kinds, copy_key))) \
                     and _fed_by(keys_of[p], set(keys_of[run[-1]]), units, preds, kinds, copy_key):
                 run.append(p)
                 continue
@@ -115,6 +120,14 @@ def find_repeats(graph: Graph, units: dict, copy_key: dict, module_class: dict,
 def _same(a: str, b: str, sig: dict, module_class: dict) -> bool:
     return (sig.get(a) is not None and sig.get(a) == sig.get(b)
             and module_class.get(a) == module_class.get(b))
+
+
+def _first_use(a: str, b: str, sig: dict, module_class: dict, keys_of: dict, units: dict, preds: dict,
+               succs: dict, ops: dict, kinds: dict, copy_key: dict) -> bool:
+    """Sibling `a` is `b` modulo first-use effects (rolled.match_first_use):
+    the first layer, fed an input that needs no gradient (or a leaf)."""
+    return (sig.get(b) is not None and module_class.get(a) == module_class.get(b)
+            and match_first_use(keys_of[a], keys_of[b], units, preds, succs, ops, kinds, copy_key) is not None)
 
 
 def _fed_by(keys: list[str], prev: set[str], units: dict, preds: dict, kinds: dict,

@@ -105,15 +105,46 @@ def test_unfolding_gives_back_the_full_graph(encoder):
     assert {dn.node for dn in off.nodes} == {n.id for n in g.nodes} and not off.repeats
 
 
-def test_a_first_layer_that_differs_stays_apart():
+def test_a_first_layer_fed_an_input_without_gradient_folds_too():
     """The issue's encoder fed x itself, which needs no gradient: layer 0
-    records fewer nodes than the others and stays apart; layers 1-11 fold (×11)."""
+    records 73 nodes, not 76 (the transpose, clone and view of its input exist
+    only when the input needs a gradient). Modulo that first use it is the
+    same layer: all 12 fold (×12), drawn as layer 1, layer 0's nodes standing
+    for their counterparts there; unfolding gives back every node."""
     g = _graph(False)
     assert len(g.nodes) == 911  # the issue's encoder
+    per_layer = [sum(1 for n in g.nodes if _layer(n) == k) for k in range(12)]
+    assert per_layer == [73] + [76] * 11
     res = layout_graph(g, LayoutOptions(rolled_view="inner"))
-    assert res.repeats == {"enc.layers.1\u201311": [f"enc.layers.{k}" for k in range(1, 12)]}
-    assert any(x.module == "enc.layers.0" and not x.collapsed for x in res.groups)
-    assert [x.repeat for x in res.groups if x.repeat > 1] == [11]
+    assert res.repeats == {FOLD: [f"enc.layers.{k}" for k in range(12)]}
+    assert [(x.module, x.repeat) for x in res.groups if x.repeat > 1] == [(FOLD, 12)]
+    assert not any(x.module.startswith("enc.layers.") and "\u2013" not in x.module for x in res.groups)
+    dg = prepare(g, group="modules", collapsed=set(), unrolled=set(), rolled_view="inner", fold_repeated="on")
+    drawn = {dn.key: dn for dn in dg.nodes}
+    nodes = {n.id: n for n in g.nodes}
+    assert {_layer(nodes[dn.node]) for dn in dg.nodes if dn.node in nodes} <= {-1, 1}  # layer 1 is drawn
+    for n in g.nodes:
+        k = _layer(n)
+        if k >= 0 and n.kind == "op":
+            assert dg.copies[n.id] == [FOLD, k], n.id
+        if k not in (-1, 1):  # every other layer's node stands for the same op in layer 1
+            twin = nodes[drawn[dg.stand_ins[n.id]].node]
+            assert twin.op == n.op and _layer(twin) == 1 and twin.module.split(".")[3:] == n.module.split(".")[3:]
+    seen = sorted([i for e in dg.edges for i in e.trace_edges] + dg.internal_edges)
+    assert seen == list(range(len(g.edges)))
+    full = prepare(g, group="modules", collapsed=set(), unrolled={FOLD}, rolled_view="inner", fold_repeated="on")
+    assert not full.stand_ins and {dn.node for dn in full.nodes} == {n.id for n in g.nodes}
+
+
+def test_a_first_layer_that_really_differs_stays_apart():
+    """Layer 0 with a parameter the others lack is not a first use: it stays apart."""
+    g = synthetic.transformer(4)
+    extra = next(n for n in g.nodes if n.op == "NativeLayerNormBackward0" and n.module.startswith("encoder.layers.0"))
+    w = type(extra)(id="extra_w", kind="leaf", op="AccumulateGrad", label="extra", module=None)
+    g.nodes.append(w)
+    g.edges.append(type(g.edges[0])(src="extra_w", dst=extra.id, input_nr=0, slot=5))
+    dg = prepare(g, rolled_view="inner", fold_repeated="on")
+    assert [(x.module, x.repeat) for x in dg.groups if x.repeat > 1] == [("encoder.layers.1\u20133", 3)]
 
 
 def test_siblings_with_work_between_them_do_not_fold():
@@ -161,9 +192,12 @@ def test_an_unknown_direction_is_an_error():
 def test_many_layers_fold_whatever_their_node_ids():
     """Inputs on the same slot are matched in edge order, not by node id
     ("n1001" sorts before "n999"): all 59 layers after the first fold into
-    one frame drawn as its first layer, not two runs nor a closed box."""
-    g = synthetic.transformer(60)  # layer 0 is fed the leaf x: it differs
+    one frame, not two runs nor a closed box. Layer 0 is fed the leaf x (a
+    first use): it folds too, x drawn outside the frame."""
+    g = synthetic.transformer(60)
     dg = prepare(g, rolled_view="inner")
     folded = [(x.module, x.repeat, x.collapsed) for x in dg.groups if x.repeat > 1]
-    assert folded == [("encoder.layers.1\u201359", 59, False)]
+    assert folded == [("encoder.layers.0\u201359", 60, False)]
+    x = next(dn for dn in dg.nodes if dn.kind == "leaf" and dn.node == "n0")
+    assert "\u2013" not in x.group
     assert dg.stand_ins
