@@ -12,7 +12,11 @@ What msgspec does not do the way the format wants, and is done here:
   (a summary whose min/max/mean/norm are finite holds only finite values: the
   statistics cover all elements), then, for the few places that hold a
   non-finite float, swaps in the string names for the time of the encode and
-  swaps the floats back. Decoding in msgspec's lax mode (`strict=False`) turns
+  swaps the floats back. The float fields of a declared feature's records
+  (GradScaler's norms, any feature's) are found from their Struct
+  annotations (engine/trace/features.py), not listed here; records kept in
+  `Trace.features` are converted to their Structs after the read, laxly.
+  Decoding in msgspec's lax mode (`strict=False`) turns
   the names back into floats wherever the schema says float; `SavedValue.value`
   (free-form) is fixed up after decoding, as before.
 - **Lone surrogates** (a script printing "\\ud800") cannot be UTF-8: such a
@@ -40,7 +44,7 @@ from typing import Any, Optional, Union
 
 import msgspec
 
-from autogradviz.engine.trace import short_floats
+from autogradviz.engine.trace import features, short_floats
 from autogradviz.engine.trace.model import FORMAT, VERSION, TensorSummary, Trace, gc_paused
 from autogradviz.engine.trace.validate import TraceInvalid, check_trace
 
@@ -200,12 +204,12 @@ def _summaries(trace: Trace):
             yield ev.returned
         yield from run.leaf_grads.values()
         yield from run.results
-    for cp in trace.checkpoints:  # the inputs checkpoint kept, summarised at the call
-        yield from cp.inputs
-        for r in cp.recomputations:  # a reentrant re-run's nested backward
-            for st in r.steps:
-                yield from st.grad_outputs
-                yield from st.grad_inputs
+    # every declared feature's (the inputs checkpoint kept, a reentrant
+    # re-run's nested backward, ...), as its records' annotations say
+    walk = features.summaries
+    for feature in features.separate():
+        for record in feature.records(trace):
+            yield from walk(record)
 
 
 def _swap_trace(trace: Trace, swaps: _Swaps) -> None:
@@ -219,12 +223,12 @@ def _swap_trace(trace: Trace, swaps: _Swaps) -> None:
                 v = sv.value
                 if v is not None and v.__class__ is not str and _has_nonfinite(v):
                     swaps.set(sv, "value", encode_nonfinite(v))
-    for ev in trace.scaler_events:  # an overflow gives inf/NaN norms and losses
-        for name in ("scale_before", "scale_after", "grad_norm_scaled", "grad_norm_unscaled", "value"):
-            if _bad(getattr(ev, name)):
-                swaps.set(ev, name, _float_name(getattr(ev, name)))
-        if ev.found_inf and _has_nonfinite(ev.found_inf):
-            swaps.set(ev, "found_inf", encode_nonfinite(ev.found_inf))
+    # every float field of every declared feature's records (a GradScaler
+    # overflow gives inf/NaN norms and losses), found from their annotations
+    for feature in features.separate():
+        for record in feature.records(trace):
+            for obj, name, value in features.nonfinite_floats(record):
+                swaps.set(obj, name, encode_nonfinite(value))
     for note in trace.note_codes:
         if _has_nonfinite(note.params):
             swaps.set(note, "params", encode_nonfinite(note.params))
@@ -454,6 +458,10 @@ def _fix_saved_values(trace: Trace) -> Trace:
                 v = sv.value
                 if v.__class__ is str or v.__class__ is list:
                     sv.value = decode_value(v)
+    try:
+        features.decode_extra(trace)  # (records in Trace.features: their Structs)
+    except msgspec.ValidationError as exc:
+        raise TraceDecodeError(f"not a readable trace: a feature's records ({exc})") from None
     try:
         _resolve_refs(trace)
     except (IndexError, TypeError, ValueError, AttributeError) as exc:

@@ -10,6 +10,7 @@ from typing import Optional
 
 import msgspec
 
+from autogradviz.engine.trace.features import Id, declare
 from autogradviz.engine.trace.part import _Part
 
 STAGES = ("READY", "UNSCALED", "STEPPED")
@@ -24,11 +25,11 @@ class ScalerError(_Part):
 
 
 class ScalerEvent(_Part):
-    scaler: str  # "s1", "s2", ... in order of first use
+    scaler: Id  # "s1", "s2", ... in order of first use
     call: str  # one of CALLS
     line: Optional[int] = None  # the script's line that made the call
     iteration: int = 0  # how many update() calls of this scaler came before
-    optimizer: Optional[str] = None  # "o1", ... (null for scale and update)
+    optimizer: Optional[Id] = None  # "o1", ... (null for scale and update)
     stage_before: Optional[str] = None  # one of STAGES (null for scale and update)
     stage_after: Optional[str] = None
     implicit_unscale: bool = False  # step() unscaled itself (the stage was READY)
@@ -43,3 +44,8 @@ class ScalerEvent(_Part):
     # scale(): the value it was given (the loss), when that is one number.
     value: Optional[float] = None
     error: Optional[ScalerError] = None
+
+
+# Trace.scaler_events: scaler and optimizer ids prefixed in a merge, every
+# float (an overflow's inf/NaN) written by name (engine/trace/features.py).
+SCALER_FEATURE = declare("grad_scaler", ScalerEvent, "scaler_events")

@@ -16,6 +16,7 @@ from typing import Optional
 
 import msgspec
 
+from autogradviz.engine.trace.features import Id, RunIndex, declare
 from autogradviz.engine.trace.part import _Part
 
 PHASES = ("forward", "recompute", "backward")
@@ -29,14 +30,14 @@ class MemoryPoint(_Part):
     # forward: the node (of the run's graph) whose saved tensors were just
     # added, or null for a checkpoint's kept inputs; backward: the node of
     # the step just finished; recompute: the step's node that triggered it.
-    node: Optional[str] = None
+    node: Optional[Id] = None
     # recompute and backward: index of the step in BackwardRun.steps (a
     # recompute point: the step during which torch re-ran the segment, at
     # its peak - before that step's node ran and freed anything).
     step: Optional[int] = None
     # recompute: Checkpoint.id re-run; forward: the checkpoint whose kept
     # inputs were added (non-reentrant keeps its arguments, not activations).
-    checkpoint: Optional[str] = None
+    checkpoint: Optional[Id] = None
 
 
 class MemoryParts(_Part):
@@ -60,8 +61,8 @@ class MemoryParts(_Part):
 
 
 class MemoryRun(_Part):
-    run: int  # index in Trace.backward_runs
-    graph: str
+    run: RunIndex  # index in Trace.backward_runs
+    graph: Id
     # forward points in the order the ops ran (autograd sequence numbers),
     # then per step any recompute point and the point after it.
     points: list[MemoryPoint] = msgspec.field(default_factory=list)
@@ -76,7 +77,7 @@ class MemoryRun(_Part):
 class SegmentMemory(_Part):
     """What one checkpoint call did not store, and what its re-runs stored again."""
 
-    checkpoint: str  # Checkpoint.id
+    checkpoint: Id  # Checkpoint.id
     # Non-reentrant: bytes of the tensors the segment's ops asked to save and
     # checkpoint dropped (placeholders kept instead); reentrant: measured at
     # its first re-run (the forward ran under no_grad and saved nothing).
@@ -94,3 +95,8 @@ class MemoryRecord(_Part):
     # The run request asked for checkpoint(fn, ...) to be called as fn(...)
     # (the "without checkpoint" comparison): no segment was checkpointed.
     checkpoints_direct: bool = False
+
+
+# Trace.memory (one record): a child's timelines and segments join the
+# parent's, ids and run indices as the annotations say (engine/trace/features.py).
+MEMORY_FEATURE = declare("memory", MemoryRecord, "memory")

@@ -2,30 +2,45 @@
 
 Each process the script starts records its own partial trace
 (engine/worker/child_main.py); ids there ("g1", "n7", "c1", "t3") are only
-unique inside that process. `merge_child` appends the child's graphs, runs,
-checkpoints (with their re-runs' inner steps), GradScaler events, memory
-timelines and modules to the parent's trace with every id
-prefixed (e.g. "p4242.n7") and every index that points into a list of the
-trace (a run's `index`, a recomputation's `run`, `scaled_by`) shifted, so the
-merged trace obeys the same rules as a one-process trace
-(docs/trace-format.md). Tensor ids are dropped: a child's tensors died with
-it, so their full values cannot be fetched. Plain data: no torch, no Qt.
+unique inside that process. `merge_child` appends the child's graphs and runs
+(the core, here) and the records of every declared feature
+(engine/trace/features.py: checkpoints with their re-runs' inner steps,
+GradScaler events, memory timelines, modules, and any feature declared
+later) to the parent's trace with every id prefixed (e.g. "p4242.n7") and
+every index that points into a list of the trace (a run's `index`, a
+recomputation's `run`, `scaled_by`) shifted, so the merged trace obeys the
+same rules as a one-process trace (docs/trace-format.md). Which fields of a
+feature's records are ids and indices is read from their annotations, never
+listed here. Tensor ids are dropped: a child's tensors died with it, so
+their full values cannot be fetched. Plain data: no torch, no Qt.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from autogradviz.engine.trace.memory import MemoryRecord
+from autogradviz.engine.trace import features
 from autogradviz.engine.trace.model import Trace
 
 
-def merge_child(trace: Trace, child: Trace, prefix: str, rank: Optional[int], pid: Optional[int]) -> None:  # noqa: C901 - over the cap before it was set; to be split (issue 22)
+def merge_child(trace: Trace, child: Trace, prefix: str, rank: Optional[int], pid: Optional[int]) -> None:
     """Append `child`'s records to `trace`, ids prefixed with `prefix`; runs
     without a rank of their own get `rank` (the child's index), and `pid`."""
     p = prefix.__add__
-    run_base = len(trace.backward_runs)
-    scaler_base = len(trace.scaler_events)
+    # every list of the trace an index can point into, as long as it was before the merge
+    bases = {name: len(v) for name in Trace.__struct_fields__ if isinstance(v := getattr(trace, name), list)}
+    _merge_graphs(trace, child, p)
+    _merge_runs(trace, child, p, bases, rank, pid)
+    for feature in features.separate():
+        _merge_feature(feature, trace, child, p, bases)
+    trace.backward_calls += child.backward_calls
+    trace.runs_truncated = trace.runs_truncated or child.runs_truncated
+    for text, note in zip(child.notes, child.note_codes):
+        trace.notes.append(text)
+        trace.note_codes.append(note)
+
+
+def _merge_graphs(trace: Trace, child: Trace, p) -> None:
     for g in child.graphs:
         g.id = p(g.id)
         g.roots = [p(r) for r in g.roots]
@@ -37,17 +52,20 @@ def merge_child(trace: Trace, child: Trace, prefix: str, rank: Optional[int], pi
         for e in g.edges:
             e.src, e.dst = p(e.src), p(e.dst)
         trace.graphs.append(g)
+
+
+def _merge_runs(trace: Trace, child: Trace, p, bases: dict, rank: Optional[int], pid: Optional[int]) -> None:
     for run in child.backward_runs:
-        run.index += run_base
+        run.index += bases["backward_runs"]
         run.graph = p(run.graph)
         if run.rank is None:
             run.rank = rank
         if run.pid is None:
             run.pid = pid
         if run.scaled_by is not None:
-            run.scaled_by += scaler_base
+            run.scaled_by += bases["scaler_events"]
         for st in run.steps:
-            st.node = p(st.node)
+            st.node = p(st.node) if st.node else st.node
             for x in (*st.grad_outputs, *st.grad_inputs):
                 _drop_ids(x)
         for ev in run.events:
@@ -61,53 +79,34 @@ def merge_child(trace: Trace, child: Trace, prefix: str, rank: Optional[int], pi
         for r in run.results:
             _drop_ids(r)
         trace.backward_runs.append(run)
-    for c in child.checkpoints:
-        c.id = p(c.id)
-        c.graph = p(c.graph) if c.graph else c.graph
-        c.nodes = [p(n) for n in c.nodes]
-        for r in c.recomputations:
-            if r.run is not None:
-                r.run += run_base
-            r.trigger = p(r.trigger) if r.trigger else r.trigger
-            r.graph = p(r.graph) if r.graph else r.graph
-            for st in r.steps:
-                st.node = p(st.node)
-                for x in (*st.grad_outputs, *st.grad_inputs):
-                    _drop_ids(x)
-        trace.checkpoints.append(c)
-    for ev in child.scaler_events:
-        ev.scaler = p(ev.scaler)
-        ev.optimizer = p(ev.optimizer) if ev.optimizer else ev.optimizer
-        trace.scaler_events.append(ev)
-    _merge_memory(trace, child, p, run_base)
-    # The layer table: a child (mp.spawn) usually runs the parent's model
-    # code, so a module path already listed is not listed twice.
-    known = {m.path for m in trace.modules}
-    trace.modules.extend(m for m in child.modules if m.path not in known)
-    trace.backward_calls += child.backward_calls
-    trace.runs_truncated = trace.runs_truncated or child.runs_truncated
-    for text, note in zip(child.notes, child.note_codes):
-        trace.notes.append(text)
-        trace.note_codes.append(note)
 
 
-def _merge_memory(trace: Trace, child: Trace, p, run_base: int) -> None:
-    """The child's activation timelines and checkpoint segments, ids prefixed."""
-    mem = child.memory
-    if mem is None:
+def _merge_feature(feature: features.TraceFeature, trace: Trace, child: Trace, p, bases: dict) -> None:
+    """A declared feature's records of `child` into `trace`: ids and indices
+    as the record's annotations say, summaries without their fetch ids. A
+    feature holding one record joins the child's lists to the parent's."""
+    theirs = feature.get(child)
+    if theirs is None or (isinstance(theirs, list) and not theirs):
         return
-    for mr in mem.runs:
-        mr.run += run_base
-        mr.graph = p(mr.graph)
-        for pt in mr.points:
-            pt.node = p(pt.node) if pt.node else pt.node
-            pt.checkpoint = p(pt.checkpoint) if pt.checkpoint else pt.checkpoint
-    for seg in mem.segments:
-        seg.checkpoint = p(seg.checkpoint)
-    if trace.memory is None:
-        trace.memory = MemoryRecord(checkpoints_direct=mem.checkpoints_direct)
-    trace.memory.runs.extend(mem.runs)
-    trace.memory.segments.extend(mem.segments)
+    for record in feature.records(child):
+        features.relabel(record, p, bases)
+        for s in features.summaries(record):
+            _drop_ids(s)
+    ours = feature.get(trace)
+    if isinstance(theirs, list):
+        ours = [] if ours is None else ours
+        if feature.unique_by:
+            known = {getattr(r, feature.unique_by) for r in ours}
+            theirs = [r for r in theirs if getattr(r, feature.unique_by) not in known]
+        ours.extend(theirs)  # (in place: the parent's list object stays the one it has)
+        feature.set(trace, ours)
+    elif ours is None:
+        feature.set(trace, theirs)
+    else:  # one record each: the child's lists after the parent's
+        for name in feature.record.__struct_fields__:
+            mine = getattr(ours, name)
+            if isinstance(mine, list):
+                mine.extend(getattr(theirs, name))
 
 
 def _drop_ids(summary) -> None:

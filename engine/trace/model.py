@@ -21,6 +21,7 @@ import msgspec
 
 from autogradviz.engine.trace.checkpoint import Checkpoint
 from autogradviz.engine.trace.derivatives import TorchFormula
+from autogradviz.engine.trace.features import declare
 from autogradviz.engine.trace.grad_scaler import ScalerEvent
 from autogradviz.engine.trace.modules import ModuleRecord
 from autogradviz.engine.trace.memory import MemoryRecord
@@ -159,6 +160,12 @@ class Event(_Part):
     params: list[str] = msgspec.field(default_factory=list)
 
 
+# DDP's all-reduces are events of the core runs (kind "allreduce",
+# engine/probes/ddp.py): the core merges and encodes them; the feature owns
+# these fields of them.
+DDP_FEATURE = declare("ddp", Event, within="backward_runs.events", owns=("bucket", "params"))
+
+
 class BackwardRun(_Part):
     index: int
     graph: str
@@ -270,6 +277,11 @@ class Trace(msgspec.Struct, weakref=True):
     # again (engine/trace/short_floats.py); "float64" (older files, and every
     # trace in memory) when they are exactly the floats they are.
     float_digits: str = "float64"
+    # Records of features declared outside the core schema, by feature name
+    # (engine/trace/features.py: `declare(name, Record)` without a field):
+    # a new feature needs no change to this class. Plain data for a feature
+    # the reading process has not declared.
+    features: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def add_note(self, code: str, text: str, **params: Any) -> None:
         """Add a note in both forms: English `text` and `code` + `params`."""

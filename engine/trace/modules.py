@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from autogradviz.engine.trace.features import declare
 from autogradviz.engine.trace.part import _Part
 
 
@@ -30,3 +31,8 @@ class ModuleRecord(_Part):
     params: int = 0
     trainable: int = 0  # the same for parameters with requires_grad
     own_params: int = 0  # parameters registered on this module itself (recurse=False)
+
+
+# Trace.modules: a child process (mp.spawn) usually runs the parent's model
+# code, so a module path already listed is not listed twice.
+MODULES_FEATURE = declare("modules", ModuleRecord, "modules", unique_by="path")

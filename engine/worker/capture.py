@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterable, Optional
 
 import torch
 
+from autogradviz.engine.trace.features import saved_skips
 from autogradviz.engine.trace.model import Edge, Graph, Node, SavedValue, gc_paused
 from autogradviz.engine.worker.beneath_modes import beneath_modes
 from autogradviz.engine.worker.progress import NO_PROGRESS, TICK_MASK
@@ -48,7 +49,11 @@ ACCUMULATE_GRAD = "torch::autograd::AccumulateGrad"
 _get_edge = torch.autograd.graph.get_gradient_edge
 _Tensor = torch.Tensor
 
-SKIP_CHECKPOINT = "inside a non-reentrant checkpoint segment (reading it would re-run the forward)"
+# Saved tensors behind a feature's unpack hook, by the hook's module, with
+# why they are not read (declared beside the feature's records:
+# engine/trace/checkpoint.py's SAVED_SKIP).
+_HOOK_SKIPS = saved_skips()
+SKIP_CHECKPOINT = _HOOK_SKIPS["torch.utils.checkpoint"].text
 SKIP_HOOKS = "saved with saved_tensors_hooks (reading it would call the unpack hook)"
 SKIP_FREED = "already freed by an earlier backward"
 
@@ -92,8 +97,9 @@ def _hook_reason(raw) -> Optional[str]:
         except Exception:
             continue
         if uh is not None:
-            if getattr(uh, "__module__", "") == "torch.utils.checkpoint":
-                return SKIP_CHECKPOINT
+            declared = _HOOK_SKIPS.get(getattr(uh, "__module__", ""))
+            if declared is not None:
+                return declared.text
             reason = SKIP_HOOKS
     return reason
 
@@ -133,7 +139,7 @@ _S_SKIPPED = 3   # a: why it was not read
 SKIP_CHANGED = ("changed in place after it was captured, before its values were read "
                 "(activations the script cannot name are read after the script)")
 # SavedValue.skipped (English) -> SavedValue.skipped_code (the app translates it)
-SKIP_CODES = {SKIP_CHECKPOINT: "checkpoint", SKIP_HOOKS: "saved_tensors_hooks",
+SKIP_CODES = {**{s.text: s.code for s in _HOOK_SKIPS.values()}, SKIP_HOOKS: "saved_tensors_hooks",
               SKIP_FREED: "freed", SKIP_CHANGED: "changed_in_place"}
 
 
