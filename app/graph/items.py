@@ -26,6 +26,7 @@ from autogradviz.app.graph.group_text import display_lines, folded_tip
 from autogradviz.engine.layout.repeats import is_virtual
 from autogradviz.app.graph.style import GraphStyle, NodeLook
 from autogradviz.app.services.text_safety import plain_tip
+from autogradviz.app.services.layout_runner import OverviewData
 
 
 def tr(text: str) -> str:
@@ -543,33 +544,6 @@ class LayerItem(QGraphicsItem):
 
     def paint(self, painter, option, widget=None) -> None:
         pass
-
-
-class OverviewData:
-    """What the overview draws, as plain Qt value objects (QRectF, QLineF).
-
-    Made in the layout's background thread for big graphs (no widgets, no
-    items: value types only), so the GUI thread can show the overview the
-    moment the layout arrives."""
-
-    def __init__(self, layout):
-        from PySide6.QtCore import QLineF
-        self.keys = []
-        self.rects = []
-        self.node_of = []
-        self.kinds = []
-        for b in layout.boxes:
-            self.keys.append(b.key)
-            self.rects.append(QRectF(b.x, b.y, b.w, b.h))
-            self.node_of.append(b.node if b.node is not None else b.copy_of)
-            self.kinds.append(b.kind)
-        self.lines = []
-        for e in layout.edges:
-            if len(e.points) >= 2:
-                (x0, y0), (x1, y1) = e.points[0], e.points[-1]
-                self.lines.append(QLineF(x0, y0, x1, y1))
-        self.width = max(layout.width, 1.0)
-        self.height = max(layout.height, 1.0)
 
 
 class OverviewItem(QGraphicsItem):

@@ -29,6 +29,7 @@ from autogradviz.app.graph.items import (
 from autogradviz.app.graph.style import GraphStyle, NodeLook, style_for
 from autogradviz.app.graph.tensor_labels import named_lines as _named_lines, value_lines
 from autogradviz.app.services.text_safety import escaped, plain_tip
+from autogradviz.app.services.layout_runner import OVERVIEW_MIN_BOXES  # (made there)
 
 
 def tr(text: str) -> str:
@@ -38,9 +39,6 @@ def tr(text: str) -> str:
 # Above this many boxes only the current step's gradients get labels (the rest
 # are shown by edge colour and on hover), so big graphs don't drown in text.
 ALL_LABELS_MAX_BOXES = 60
-# From this many boxes on, zooming far out swaps the items for one overview
-# item painted with a few bulk calls (30,000 Python paint calls take ~0.5 s).
-OVERVIEW_MIN_BOXES = 1500
 OVERVIEW_MAX_SCALE = 0.35
 
 _EVENT_NAMES = {

@@ -18,14 +18,44 @@ import sys
 import traceback
 from typing import Any, Optional
 
-from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
+from PySide6.QtCore import QCoreApplication, QLineF, QObject, QRectF, QThread, Signal
 
 from autogradviz.engine.layout import LayoutCancelled, LayoutOptions, check_option_names, layout_graph
 from autogradviz.engine.trace.gc_pause import freeze, pause_gc, resume_gc, thaw
 from autogradviz.engine.trace.model import Graph
 
-from autogradviz.app.graph.items import OverviewData
-from autogradviz.app.graph.scene import OVERVIEW_MIN_BOXES
+
+# From this many boxes on, zooming far out swaps the items for one overview
+# item painted with a few bulk calls (30,000 Python paint calls take ~0.5 s);
+# the layout thread makes that item's data (app/graph is the layer above
+# this one: it imports these two names from here, never the reverse).
+OVERVIEW_MIN_BOXES = 1500
+
+
+class OverviewData:
+    """What the overview draws, as plain Qt value objects (QRectF, QLineF).
+
+    Made in the layout's background thread for big graphs (no widgets, no
+    items: value types only), so the GUI thread can show the overview the
+    moment the layout arrives."""
+
+    def __init__(self, layout):
+        self.keys = []
+        self.rects = []
+        self.node_of = []
+        self.kinds = []
+        for b in layout.boxes:
+            self.keys.append(b.key)
+            self.rects.append(QRectF(b.x, b.y, b.w, b.h))
+            self.node_of.append(b.node if b.node is not None else b.copy_of)
+            self.kinds.append(b.kind)
+        self.lines = []
+        for e in layout.edges:
+            if len(e.points) >= 2:
+                (x0, y0), (x1, y1) = e.points[0], e.points[-1]
+                self.lines.append(QLineF(x0, y0, x1, y1))
+        self.width = max(layout.width, 1.0)
+        self.height = max(layout.height, 1.0)
 
 
 # How long a thread running Python keeps the GIL while another one waits for
