@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from math import gcd
-from typing import Optional
+from typing import Optional, cast
 
 from autogradviz.engine.trace.model import Graph
 
@@ -106,11 +106,12 @@ def _split(members: list[str], ops: dict, succ: dict, max_candidates: int) -> Op
             anchor[m] = best
         if any(a is None for a in anchor.values()):
             continue
+        anchors = cast("dict[str, str]", anchor)  # (no None left)
         groups: dict[str, Counter] = {}
         for m in members:
-            groups.setdefault(anchor[m], Counter())[ops[m]] += 1
+            groups.setdefault(anchors[m], Counter())[ops[m]] += 1
         if len(groups) != n or any(dict(g) != per_call for g in groups.values()):
             continue
         index = {a: k for k, a in enumerate(sorted(groups, key=lambda a: pos[a]))}
-        return {m: index[anchor[m]] for m in members}
+        return {m: index[anchors[m]] for m in members}
     return None

@@ -89,6 +89,18 @@ class _Level:
         self.edges: dict = {}  # (u, v) -> None, insertion-ordered
         self.has_back = False
 
+    # set while the level is laid out (_layout_level), declared for the type checker
+    x: list
+    rank: list
+    top: list
+    rank_h: list
+    chains: dict
+    reversed: set
+    width: float
+    height: float
+    ox: float
+    oy: float
+
     def node(self, key, kind: str, w: float = DUMMY_W, h: float = 0.0) -> int:
         i = self.idx.get(key)
         if i is None:
@@ -159,7 +171,7 @@ def layout_layered(dg: DrawGraph, progress: Optional[Callable[[float, str], None
         k = 0
         while k < len(ca) and k < len(cb) and ca[k] == cb[k]:
             k += 1
-        segs = []
+        segs: list = []
         inner = ("n", a)
         inner_end = None
         for G in reversed(ca[k:]):  # innermost group first: out through its bottom
@@ -390,6 +402,7 @@ def _layout_level(lv: _Level, cancelled, report=None, title_w: float = 0.0) -> N
         reversed_pairs = _back_edges(n, item_pairs)
         dag = _dag(items, [(b, a) if (a, b) in reversed_pairs else (a, b) for a, b in item_pairs])
     lv.reversed = reversed_pairs
+    assert dag is not None  # acyclic once the back edges are reversed
     topo, isucc, ipred = dag
     _check(cancelled)
     if report:
@@ -547,8 +560,7 @@ def _layout_level(lv: _Level, cancelled, report=None, title_w: float = 0.0) -> N
     # -- in-ports right of the frame's title (edges enter beside it, not through it)
     if ins and title_w > 0:
         rest = [v for v in range(total) if vrank[v] != 0]
-        low = min((xc[v] - vw[v] / 2 for v in rest), default=0.0) + title_w + DUMMY_W
-        x = low
+        x = min((xc[v] - vw[v] / 2 for v in rest), default=0.0) + title_w + DUMMY_W
         for v in layers[0]:
             if xc[v] < x:
                 xc[v] = x

@@ -140,8 +140,8 @@ class _Chains:
                 self.repeated[p] = max(m.values()) + 1
 
     def _chain(self, n: Node) -> list[tuple[str, int]]:
-        out = []
-        for p in _prefixes(n.module):
+        out: list[tuple[str, int]] = []
+        for p in _prefixes(n.module or ""):
             calls = self.calls.get(p)
             inf = self.inferred.get(p)
             if inf is not None and n.id in inf and not (calls and len(calls) > 1):
@@ -337,6 +337,7 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
             out.nodes.append(DrawNode(key, n.kind, nid, lines, w, h, copy_of=cp, group=box_group[r]))
         else:
             path, _, _, inst = ginfo[r]
+            assert chains is not None  # a group box exists only when grouping
             n_calls = chains.repeated.get(path, 1)
             repeat = n_calls if inst == "*" else 1
             lines = tm.group_lines(path, chains.module_class.get(path), len(gmembers[r]), repeat,
@@ -346,6 +347,7 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
 
     for g in visible_groups:
         path, _, _, inst = ginfo[g]
+        assert chains is not None  # groups exist only when grouping
         out.groups.append(DrawGroup(
             id=g, module=path, module_class=chains.module_class.get(path),
             parent=parent_of.get(g), depth=depth_of[g],
@@ -369,6 +371,7 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
         a = call_of.get(copy_key.get((src, dst), src))
         b = call_of.get(dst)
         if a is not None and b is not None and a[0] == b[0] and a[1] != b[1]:
+            assert chains is not None  # calls are told apart only when grouping
             return chains.repeated.get(a[0], 0)
         return 0
 
@@ -415,9 +418,10 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
 
     if group == "auto" and large and collapsed is None and (coll or rolled_paths):
         n_boxes = len(out.nodes)
+        repeated = chains.repeated if chains is not None else {}
         what = []
         if rolled_paths:
-            what.append(", ".join(f"{p} \u00d7{chains.repeated[p]}" for p in sorted(rolled_paths))
+            what.append(", ".join(f"{p} \u00d7{repeated[p]}" for p in sorted(rolled_paths))
                         + (" rolled: the first call drawn, with a loop-back edge" if folded >= rolled_paths
                            else " rolled into one box"))
         n_coll = len(coll - forced)
@@ -428,7 +432,7 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
             "Expand a group to see inside.")
         out.note_codes.append(LayoutNote("large_graph", {
             "nodes": len(graph.nodes), "boxes": n_boxes,
-            "rolled": {p: chains.repeated[p] for p in sorted(rolled_paths)},
+            "rolled": {p: repeated[p] for p in sorted(rolled_paths)},
             "folded": sorted(folded & rolled_paths),
             "repeats": sorted(virtual),
             "collapsed_groups": n_coll}))

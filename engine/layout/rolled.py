@@ -22,7 +22,7 @@ all match is not folded (prepare.py draws it as one "×N" box, as before).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, cast
 
 from autogradviz.engine.trace.model import Graph
 
@@ -56,9 +56,10 @@ def fold_calls(graph: Graph, units: dict, rolled: set[str],
     for path, calls in by_call.items():
         if len(calls) < 2 or 0 not in calls:
             continue
-        orders = {k: _canonical(keys, units, preds, succs, ops, copy_key) for k, keys in calls.items()}
-        if any(o is None for o in orders.values()):
+        canonical = {k: _canonical(keys, units, preds, succs, ops, copy_key) for k, keys in calls.items()}
+        if any(o is None for o in canonical.values()):
             continue
+        orders = cast("dict[int, tuple[list[str], tuple]]", canonical)  # (no None left)
         # the drawn call: the first, or the second when only the first differs
         # (its input needed no gradient: a first use, see match_first_use)
         ref = 1 if 1 in orders and orders[0][1] != orders[1][1] else 0
@@ -146,7 +147,7 @@ def match_first_use(first: list[str], ref: list[str], units: dict, preds: dict, 
             else:
                 return None
         for slot, sr in insr.items():
-            if sr in theirs and is_leaf(sr) and mapping.get(ins0.get(slot)) != sr:
+            if sr in theirs and is_leaf(sr) and mapping.get(ins0.get(slot)) != sr:  # type: ignore[arg-type]  # (a missing slot's None is simply not in mapping)
                 return None  # a parameter of `ref` missing in `first`
     if set(mapping) | set(extras) != mine:
         return None

@@ -91,7 +91,7 @@ def saved_lines(name: str, t: Optional[TensorSummary], value=None) -> list[str]:
     lines = [clip(f"{name} {s}")]
     if complete(t, SAVED_VALUES):
         lines.extend(clip(v) for v in tensor_lines(t, SAVED_VALUES))
-    elif t.norm is not None:
+    elif t is not None and t.norm is not None:  # (t has a shape line, so it is not None)
         lines.append(clip("\u2016\u00b7\u2016 " + number_text(t.norm)))
     return lines
 
