@@ -238,10 +238,10 @@ def bind(graph: Graph, node: Node, step: Optional[Step] = None,
     for k in slot_list:
         shp = _shape_of(inputs.get(k))
         var = rule.inputs[k] if k < len(rule.inputs) else None
-        if shp is None and var and tensors.get(var) is not None:
-            shp = list(tensors[var].shape)
-        if shp is None and step is not None and k < len(step.grad_inputs) and step.grad_inputs[k] is not None:
-            shp = list(step.grad_inputs[k].shape)  # torch checks a gradient has its input's shape
+        if shp is None and var and (saved := tensors.get(var)) is not None:
+            shp = list(saved.shape)
+        if shp is None and step is not None and k < len(step.grad_inputs) and (g := step.grad_inputs[k]) is not None:
+            shp = list(g.shape)  # torch checks a gradient has its input's shape
         in_shapes[k] = shp
     grad_shape = list(grad.shape) if grad is not None else _shape_of(node)
 

@@ -53,7 +53,7 @@ OUT = Var("result")
 ALPHA, BETA = Param("alpha", "α"), Param("beta", "β")
 SIZES = Param("self_sym_sizes", "=")
 
-_EW = dict(symbols={"result": "out"})  # element-wise ops that saved their output
+_EW: dict = dict(symbols={"result": "out"})  # element-wise ops that saved their output
 
 RULES: dict[str, list[OpRule]] = {
     "AddBackward0": [OpRule(("a", "b"), (None, None), (unb(G, 0), unb(scale(ALPHA, G), 1)))],

@@ -103,8 +103,8 @@ def locate(trace: Trace, target: dict) -> Optional[Location]:
         # Prefer a graph that a backward run went through (it can be stepped).
         stepped = {b.graph: i for i, b in reversed(list(enumerate(trace.backward_runs)))}
         graphs = sorted(((stepped.get(g.id), g) for g in trace.graphs), key=lambda e: e[0] is None)
-    for r, graph in graphs:
+    for run_index, graph in graphs:
         for node in graph.nodes:
             if _matches(node, label, op):
-                return Location(graph=graph.id, run=r, node=node.id)
+                return Location(graph=graph.id, run=run_index, node=node.id)
     return None

@@ -75,8 +75,8 @@ class _RunTables:
             ups = []
             for ei in edges_by_dst.get(s.node, ()):
                 slot = graph.edges[ei].slot
-                if 0 <= slot < len(s.grad_inputs) and s.grad_inputs[slot] is not None:
-                    ups.append((ei, s.grad_inputs[slot]))
+                if 0 <= slot < len(s.grad_inputs) and (g := s.grad_inputs[slot]) is not None:
+                    ups.append((ei, g))
             self.edge_updates.append(ups)
             leaf = None
             if s.node in self.leaf_ids:
@@ -173,7 +173,7 @@ def _cache_for(trace: Trace, create: bool = True) -> Optional[dict[int, _RunTabl
     if not create:
         return None
     tables: dict[int, _RunTables] = {}
-    _CACHE[key] = (weakref.ref(trace, lambda _ref, key=key: _forget(key, _ref)), tables)
+    _CACHE[key] = (weakref.ref(trace, lambda _ref: _forget(key, _ref)), tables)
     return tables
 
 
@@ -185,6 +185,7 @@ def _forget(key: int, ref: weakref.ref) -> None:
 
 def _tables(trace: Trace, run_index: int) -> _RunTables:
     cache = _cache_for(trace)
+    assert cache is not None  # (create=True: always a dict)
     t = cache.get(run_index)
     if t is None:
         run = trace.backward_runs[run_index]

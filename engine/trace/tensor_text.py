@@ -121,7 +121,7 @@ def tensor_lines(s: Optional[TensorSummary], max_values: int = 6,
     if s.shape[-2] > MAX_ROWS or 0 in s.shape:
         return [summary_fallback(s, words)]
     slices, width = _rows_of(s)
-    lines = []
+    lines: list[str] = []
     for prefix, rows in slices:
         mat = _matrix_lines(rows, width)
         pad = FIGURE_SPACE * len(prefix)
