@@ -14,6 +14,7 @@ from typing import Any, Mapping, Optional
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from autogradviz.app.features import feature, features
 from autogradviz.engine.trace import replay
 from autogradviz.engine.trace.codec import from_builtins
 from autogradviz.engine.trace.gc_pause import freeze, thaw
@@ -74,7 +75,7 @@ class TraceSession(QObject):
         self.values_cache: dict[str, TensorSummary] = {}
         self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
         self.saved_file: Optional[str] = None  # the trace shown was opened from this file
-        self._recompute = None  # the checkpoint recompute phase (see `recompute`)
+        self._parts: dict[str, Any] = {}  # feature id -> its step phase (see `part`)
         # reentrant checkpoints drawn with their inner graph (app/graph/inner_graph.py)
         self._expanded: set[str] = set()
         self._expanded_graph = None  # (graph id, frozenset, Graph) made once
@@ -99,15 +100,27 @@ class TraceSession(QObject):
         if line and line > 0:
             self.lineRequested.emit(int(line))
 
+    def part(self, feature_id: str):
+        """Feature `feature_id`'s step phase for this session (its
+        `FeatureSpec.step_phase`, app/features/), made on first use; None
+        when the feature declares none."""
+        if feature_id not in self._parts:
+            spec = feature(feature_id)
+            self._parts[feature_id] = spec.step_phase(self) if spec and spec.step_phase else None
+        return self._parts[feature_id]
+
+    def step_phases(self) -> list:
+        """Every declared feature's step phase: the stepper offers each its
+        moves first (positions between two backward steps)."""
+        phases = (self.part(f.id) for f in features() if f.step_phase is not None)
+        return [p for p in phases if p is not None]
+
     @property
     def recompute(self):
-        """The checkpoint recompute phase between two steps (frames the
-        stepper plays and the graph lights; app/panels/checkpoint/
-        recompute_phase.py), made on first use."""
-        if self._recompute is None:
-            from autogradviz.app.panels.checkpoint.recompute_phase import RecomputePhase
-            self._recompute = RecomputePhase(self)
-        return self._recompute
+        """The checkpoint feature's recompute phase between two steps (frames
+        the stepper plays and the graph lights; app/panels/checkpoint/
+        recompute_phase.py): `part("checkpoint")`, kept for its many readers."""
+        return self.part("checkpoint")
 
     # -- read-only properties -------------------------------------------------
     @property

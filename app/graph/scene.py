@@ -20,7 +20,7 @@ from autogradviz.engine.layout.model import LayoutResult
 from autogradviz.engine.trace.replay import StepState
 from autogradviz.engine.trace.model import Event, Graph, Node
 
-from autogradviz.app.graph.checkpoint_regions import CheckpointOverlay
+from autogradviz.app.features import features
 from autogradviz.app.graph.placement import LabelPlacer
 from autogradviz.app.graph.rolled_items import install_rolled
 from autogradviz.app.graph.items import (
@@ -130,11 +130,18 @@ class GraphScene(QGraphicsScene):
         self.item_cache = False
         self._trash: list = []  # old layers being taken apart: [item, its items, done]
         self._rect_set = False
-        # The trace the graph belongs to: its checkpoint segments are drawn
-        # as regions (checkpoint_regions.py); None draws none.
+        # The trace the graph belongs to: the declared features draw their
+        # overlays from it (the checkpoint regions, checkpoint_regions.py);
+        # None draws none.
         self.trace = None
-        self.checkpoint_overlay = CheckpointOverlay(self)
+        self.overlays = {f.id: f.overlay(self) for f in features() if f.overlay is not None}
         self._clear_maps()
+
+    @property
+    def checkpoint_overlay(self):
+        """The checkpoint feature's overlay (its regions), for the exporters
+        and the lesson guide that point at a region."""
+        return self.overlays.get("checkpoint")
 
     def _clear_maps(self) -> None:
         self.node_items: dict[str, list[NodeItem]] = {}  # trace node id -> items (copies)
@@ -182,7 +189,8 @@ class GraphScene(QGraphicsScene):
         (statuses, edges that carry gradients), so that applying that state
         afterwards touches only what differs."""
         old_layer, old_overview = self.layer, self.overview
-        self.checkpoint_overlay.clear()
+        for overlay in self.overlays.values():
+            overlay.clear()
         # the old lookup tables are dropped piece by piece below (freeing
         # tables of 30,000 entries at once is itself a 20 ms pause)
         old_maps = [self.node_items, self.key_items, self.edge_items, self.trace_edge_items,
@@ -344,20 +352,22 @@ class GraphScene(QGraphicsScene):
                 gitem.set_flags(status=self._group_status(gitem, status))
         # the items show `state` already; big graphs then only apply what differs
         self.state = state if (state is not None and self._many()) else None
-        self.checkpoint_overlay.build(self.trace)
+        for overlay in self.overlays.values():
+            overlay.build(self.trace)
         self._mark_static()
 
     def _mark_static(self) -> None:
         """What labels keep off besides the boxes: module frame titles, the
-        "×N" loop badges, the checkpoint regions' tabs and ghosts."""
+        "×N" loop badges, what the overlays ask for (the checkpoint regions' tabs and ghosts)."""
         for gi in self.group_items:  # (the whole strip: a folded frame's title grows with "▶ copy 3")
             self.placer.add_static(("frame", id(gi)), gi.mapRectToScene(gi.title_rect()))
         for ei in self.edge_items:
             if getattr(ei.ledge, "loop", 0):
                 for k in ei.childItems():
                     self.placer.add_static(("loop", id(k)), k.sceneBoundingRect())
-        for i, r in enumerate(self.checkpoint_overlay.avoid_rects()):
-            self.placer.add_static(("checkpoint", i), r)
+        for fid, overlay in self.overlays.items():
+            for i, r in enumerate(overlay.avoid_rects()):
+                self.placer.add_static((fid, i), r)
 
     def wanted_rect(self) -> QRectF:
         """The graph with generous margins, so that centring/fit never gets
@@ -471,7 +481,8 @@ class GraphScene(QGraphicsScene):
         if unplaced != getattr(self, "_unplaced_said", []):
             self._unplaced_said = unplaced
             self.unplacedChanged.emit(unplaced)
-        self.checkpoint_overlay.follow_step()  # "not stored" ghosts filled / emptied
+        for overlay in self.overlays.values():
+            overlay.follow_step()  # e.g. the checkpoints' "not stored" ghosts filled / emptied
 
     def _edges_under_callouts(self) -> list:
         """Edges whose visible gradient label intersects a visible callout."""

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from autogradviz.app.graph import groups
 from autogradviz.app.graph.fold_items import show_running_copy
+from autogradviz.app.features import features
 from autogradviz.app.graph.banner import Banner, BusyBar, notes_text, trace_banner
 from autogradviz.app.graph.builder import SceneBuilder
 from autogradviz.app.graph.canvas import GraphCanvas
@@ -135,9 +136,9 @@ class GraphView(QWidget):
         session.graphChanged.connect(self._on_graph_changed)
         session.stepChanged.connect(self._on_step)
         session.nodeSelected.connect(self._scene.set_selected)
-        session.recompute.changed.connect(self._scene.checkpoint_overlay.show_frame)
-        self._scene.checkpoint_overlay.on_toggle = lambda cid: session.set_checkpoint_expanded(
-            cid, cid not in session.expanded_checkpoints)
+        for spec in features():  # the features' overlays follow the session (e.g. a recompute frame)
+            if spec.connect_overlay is not None and spec.id in self._scene.overlays:
+                spec.connect_overlay(self._scene.overlays[spec.id], session)
         session.layoutOptionsChanged.connect(self._relayout)
         session.traceChanged.connect(self._on_trace_changed)
         self.view.zoomed.connect(self._update_overlays)

@@ -7,10 +7,11 @@ runs come from more than one process or thread: picking "rank 1" keeps the
 run list to rank 1's runs and moves to the run at the same position among
 them, so the learner compares what each rank did in the same backward call.
 
-`AllReduceMarks` draws a green diamond over the stepper's timeline at every
+`allreduce_marks` puts a green diamond on the stepper's timeline at every
 step during which DDP all-reduced a gradient bucket (an "allreduce" event,
 engine/probes/ddp.py), with a tooltip naming the bucket and its parameters.
-`allreduce_text` is the event's line in the stepper's event list.
+`allreduce_text` is the event's line in the stepper's event list. Both are
+declared in the DDP feature (app/features/ddp.py).
 
 Plain view code: it only reads the trace and moves the session's run.
 """
@@ -19,13 +20,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolTip, QWidget
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
+from autogradviz.app.features import StepMark
 from autogradviz.app.graph.items import summary_text
-from autogradviz.app.panels.timeline_overlay import TimelineOverlay
-from autogradviz.app.services.text_safety import plain_tip
 from autogradviz.engine.trace import replay
 
 ALLREDUCE_COLOR = "#2e9d5b"
@@ -165,51 +164,11 @@ def _main_pid(trace) -> Optional[int]:
     return None
 
 
-class AllReduceMarks(QObject):
-    """Green diamonds over the timeline where DDP all-reduced, with tooltips."""
-
-    def __init__(self, timeline, session):
-        super().__init__(timeline)
-        self.timeline = timeline
-        self.session = session
-        self.steps: dict = {}  # step number -> [events]
-        self.overlay = _Overlay(timeline, self)
-        timeline.installEventFilter(self)
-
-    def refresh(self) -> None:
-        t = self.session.trace
-        i = self.session.run_index
-        self.steps = {}
-        if t is not None and 0 <= i < len(t.backward_runs):
-            for k, ev in replay.event_step_numbers(t, i):
-                if ev.kind == "allreduce":
-                    self.steps.setdefault(k, []).append(ev)
-        self.overlay.setVisible(bool(self.steps))
-        self.overlay.update()
-
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.timeline:
-            if event.type() == QEvent.Type.Resize:
-                self.overlay.setGeometry(self.timeline.rect())
-            elif event.type() == QEvent.Type.ToolTip and self.steps:
-                k = self.timeline.step_at(event.pos().x())
-                near = [s for s in self.steps if abs(self.timeline._x(s) - event.pos().x()) <= 6] or \
-                    ([k] if k in self.steps else [])
-                if near:
-                    lines = [allreduce_text(s, ev) for s in near for ev in self.steps[s]]
-                    QToolTip.showText(event.globalPos(), plain_tip("\n".join(lines)), self.timeline)
-                    return True
-        return False
-
-
-class _Overlay(TimelineOverlay):
-    def draw(self, p: QPainter, tl) -> None:
-        mid = self.height() / 2 + 2
-        color = QColor(ALLREDUCE_COLOR)
-        p.setPen(QPen(color.darker(140), 1))
-        p.setBrush(color)
-        for k in self.marks.steps:
-            x = tl._x(k)
-            y = mid + 10
-            p.drawPolygon([QPointF(x, y - 4), QPointF(x + 4, y), QPointF(x, y + 4), QPointF(x - 4, y)])
-
+def allreduce_marks(trace, run_index: int) -> list[StepMark]:
+    """A green diamond (with its tooltip) at every step of run `run_index`
+    during which DDP all-reduced a gradient bucket (the DDP feature's marks,
+    app/features/ddp.py)."""
+    if not 0 <= run_index < len(trace.backward_runs):
+        return []
+    return [StepMark(k, "below", allreduce_text(k, ev), ALLREDUCE_COLOR)
+            for k, ev in replay.event_step_numbers(trace, run_index) if ev.kind == "allreduce"]

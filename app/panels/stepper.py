@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
 from autogradviz.engine.trace import replay
 from autogradviz.engine.trace.model import MAX_RECORDED_RUNS
 
-from autogradviz.app.panels.checkpoint.phase_text import attach as attach_recompute_phase
+from autogradviz.app.features import event_text, features
 from autogradviz.app.graph.items import summary_text, unscaled_summary
 from autogradviz.app.graph.scene import event_title
-from autogradviz.app.panels.checkpoint.recompute_marks import RecomputeMarks
-from autogradviz.app.panels.processes import AllReduceMarks, RankSwitch, allreduce_text
+from autogradviz.app.panels.processes import RankSwitch
+from autogradviz.app.panels.step_marks import StepMarks
 from autogradviz.app.panels.why_gradient import caption_text
 from autogradviz.app.resources_loader import icon_or_standard as _icon
 from autogradviz.app.services.text_safety import escaped, plain, plain_tip
@@ -219,8 +219,7 @@ class StepperPanel(QWidget):
         self.timer.timeout.connect(self._tick)
 
         self.rank_switch = RankSwitch(session, self.run_combo, self)  # several processes/threads
-        self.allreduce_marks = AllReduceMarks(self.timeline, session)
-        self.recompute_marks = RecomputeMarks(self.timeline, session)  # where checkpoint re-ran
+        self.marks = StepMarks(self.timeline, session)  # every feature's (app/features/)
         # A compact strip under the graph: one row of controls with the timeline
         # in it, the step caption under it, the events list beside both.
         top = QHBoxLayout()
@@ -267,7 +266,9 @@ class StepperPanel(QWidget):
         session.graphChanged.connect(lambda _g: self._on_run(session.run_index))
         self.retranslate()
         self._rebuild()
-        attach_recompute_phase(self)  # checkpoint recompute frames (app/panels/checkpoint/phase_text.py)
+        for spec in features():  # e.g. the checkpoint's recompute frames in the step line
+            if spec.stepper_attach is not None:
+                spec.stepper_attach(self)
 
     # -- shortcuts ------------------------------------------------------------------------------
     def set_unplaced(self, texts: list[str]) -> None:
@@ -403,11 +404,11 @@ class StepperPanel(QWidget):
         n = replay.step_count(t, index)
         self.timeline.set_run(n, replay.hook_steps(t, index), replay.event_steps(t, index))
         self._set_controls(n > 0)
-        self.allreduce_marks.refresh()
-        self.recompute_marks.refresh()
+        self.marks.refresh()
         for k, ev in replay.event_step_numbers(t, index):
-            if ev.kind == "allreduce":
-                text = allreduce_text(k, ev)
+            feature_text = event_text(ev.kind)  # (a feature's own event, e.g. DDP's all-reduce)
+            if feature_text is not None:
+                text = feature_text(k, ev)
             elif ev.kind == "retain_grad":
                 val = ev.returned if ev.returned is not None else ev.received
                 text = self.tr("step {0}: retain_grad filled {1}.grad = {2}").format(
@@ -415,7 +416,7 @@ class StepperPanel(QWidget):
             else:
                 text = self.tr("step {0}: {1} on {2} saw {3}").format(
                     k, event_title(ev), self._node_name(ev.node), summary_text(ev.received))
-            if ev.kind not in ("retain_grad", "allreduce") and (ev.replaced or ev.returned is not None):
+            if feature_text is None and ev.kind != "retain_grad" and (ev.replaced or ev.returned is not None):
                 text += self.tr(" → returned {0}").format(summary_text(ev.returned))
             item = QListWidgetItem(text)
             item.setData(Qt.ItemDataRole.UserRole, k)
@@ -555,12 +556,12 @@ class StepperPanel(QWidget):
         self.session.set_step(self.session.step_count)
 
     def go_back(self) -> None:
-        if self.session.recompute.back():  # inside / into a checkpoint recompute phase
+        if any(phase.back() for phase in self.session.step_phases()):  # e.g. into a recompute phase
             return
         self.session.set_step(self.session.step - 1)
 
     def go_forward(self) -> None:
-        if self.session.recompute.forward():
+        if any(phase.forward() for phase in self.session.step_phases()):
             return
         self.session.set_step(self.session.step + 1)
 

@@ -1,6 +1,7 @@
-"""The panel registry: every dock of the main window is one `PanelSpec` in `PANELS`.
+"""The panel registry: every dock of the main window is one `PanelSpec`, in
+`PANELS` (the core's) or in a feature's declaration (app/features/).
 
-A new panel is a module in app/panels/ plus one line here. From that line the
+A new panel is a module in app/panels/ plus one line here (or its feature's `panel`). From that line the
 window gets the dock (placed in its default area, persisted by its object name
 `<id>Dock`), its entry in View ▸ Panels, its title in the UI language (the dock
 retitles itself on LanguageChange) and its theme (the spec's `on_theme` is
@@ -15,71 +16,22 @@ other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QT_TRANSLATE_NOOP
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
-from autogradviz.app.panels.checkpoint import CheckpointPanel
+from autogradviz.app.features import PanelContext, PanelSpec, feature_panels
 from autogradviz.app.panels.editor import CodeEditor
-from autogradviz.app.panels.grad_scaler import GradScalerPanel
 from autogradviz.app.panels.inspector import InspectorPanel
 from autogradviz.app.panels.lessons import LessonsPanel
-from autogradviz.app.panels.modules import ModulesPanel
-from autogradviz.app.panels.memory import MemoryPanel, has_backward_memory
 from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.panels.stepper import StepperPanel
 from autogradviz.app.session import TraceSession
 
 # The translation context of panel titles (`QT_TRANSLATE_NOOP("Panels", ...)`).
 TITLE_CONTEXT = "Panels"
-
-
-@dataclass(frozen=True)
-class PanelContext:
-    """What a panel factory may use: the shared session, the theme the window
-    starts in, and the window (the panel's parent)."""
-
-    session: TraceSession
-    theme: str
-    parent: QWidget
-
-
-@dataclass(frozen=True)
-class PanelSpec:
-    """One dock. `title` is English source text in the "Panels" context (write it
-    as `QT_TRANSLATE_NOOP("Panels", "…")` so that lupdate finds it); `on_theme`
-    is called as `on_theme(widget, "light" | "dark")`; `shortcut` toggles the
-    dock; `width` / `height` are its default size in pixels."""
-
-    id: str
-    title: str
-    factory: Callable[[PanelContext], QWidget]
-    area: Qt.DockWidgetArea
-    on_theme: Optional[Callable[[QWidget, str], None]] = None
-    shortcut: Optional[str] = None
-    width: Optional[int] = None
-    height: Optional[int] = None
-    # For panels that only make sense for some traces: called with each new
-    # trace (or None); the dock is shown when it returns True and hidden when
-    # False. None: the dock's visibility is the user's alone.
-    show_when: Optional[Callable[[object], bool]] = None
-    # Share the place of this panel (a tab beside it) instead of splitting it.
-    tab_with: Optional[str] = None
-    # When show_when shows the dock, bring it in front of the panels it shares
-    # a place with (False: it appears as a tab behind them).
-    raise_when_shown: bool = True
-    # Split the place of this panel and go under it (the lesson tabs under the code).
-    below: Optional[str] = None
-    # A thin strip (the stepper under the graph): no title bar, so the strip
-    # costs the graph no title-row height.
-    strip: bool = False
-
-
-def _has_scaler_events(trace) -> bool:
-    return bool(getattr(trace, "scaler_events", None))
 
 
 PANELS: list[PanelSpec] = [
@@ -97,26 +49,19 @@ PANELS: list[PanelSpec] = [
               Qt.DockWidgetArea.LeftDockWidgetArea, tab_with="lessons"),
     PanelSpec("stepper", QT_TRANSLATE_NOOP("Panels", "Backward steps"), lambda c: StepperPanel(c.session, c.parent),
               Qt.DockWidgetArea.BottomDockWidgetArea, on_theme=StepperPanel.set_theme, strip=True),
-    PanelSpec("gradScaler", QT_TRANSLATE_NOOP("Panels", "GradScaler"),
-              lambda c: GradScalerPanel(c.session, c.parent), Qt.DockWidgetArea.LeftDockWidgetArea,
-              on_theme=GradScalerPanel.set_theme, show_when=_has_scaler_events, tab_with="lessons",
-              raise_when_shown=False),
-    PanelSpec("checkpoint", QT_TRANSLATE_NOOP("Panels", "Checkpoints"), lambda c: CheckpointPanel(c.session, c.parent),
-              Qt.DockWidgetArea.LeftDockWidgetArea, on_theme=CheckpointPanel.set_theme,
-              show_when=lambda t: bool(getattr(t, "checkpoints", None)), tab_with="lessons",
-              raise_when_shown=False),
-    PanelSpec("modules", QT_TRANSLATE_NOOP("Panels", "Modules"), lambda c: ModulesPanel(c.session, c.parent),
-              Qt.DockWidgetArea.LeftDockWidgetArea, show_when=lambda t: bool(getattr(t, "modules", None)), tab_with="lessons",
-              raise_when_shown=False),
-    PanelSpec("memory", QT_TRANSLATE_NOOP("Panels", "Memory"), lambda c: MemoryPanel(c.session, c.parent),
-              Qt.DockWidgetArea.LeftDockWidgetArea, on_theme=MemoryPanel.set_theme, show_when=has_backward_memory,
-              tab_with="lessons", raise_when_shown=False),
 ]
 
 
+def panels() -> list[PanelSpec]:
+    """Every dock a window gets: the core panels above, then each declared
+    feature's (GradScaler, checkpoints, modules, memory: app/features/)."""
+    return PANELS + feature_panels()
+
+
 def register_panel(spec: PanelSpec) -> None:
-    """Add a panel to every main window created from now on (ids are unique)."""
-    if any(p.id == spec.id for p in PANELS):
+    """Add a panel to every main window created from now on (ids are unique).
+    A feature with more than a panel declares a FeatureSpec (app/features/)."""
+    if any(p.id == spec.id for p in panels()):
         raise ValueError(f"a panel with id {spec.id!r} is already registered")
     PANELS.append(spec)
 
@@ -165,7 +110,7 @@ class PanelDocks(QObject):
         window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         window.setDockNestingEnabled(True)
         context = PanelContext(session=session, theme=theme_manager.effective, parent=window)
-        for spec in list(PANELS if specs is None else specs):
+        for spec in list(panels() if specs is None else specs):
             dock = PanelDock(spec, spec.factory(context), window)
             window.addDockWidget(spec.area, dock)
             self._docks[spec.id] = dock

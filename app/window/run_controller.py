@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QComboBox, QInputDialog, QWidget
 from autogradviz.engine.trace.model import Note, Trace
 
 from autogradviz.app.environments.texts import EnvironmentTexts
+from autogradviz.app.features import note_text as feature_note_text
 from autogradviz.app.panels.editor import CodeEditor
 from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.services import settings
@@ -266,6 +267,9 @@ class RunController(QObject):
         """One note in the UI language; the English text for a code this app does not know."""
         params = note.params if note is not None else {}
         code = note.code if note is not None else None
+        text = feature_note_text(code, params)  # a feature's own notes (checkpoint: app/features/)
+        if text:
+            return text
 
         def count(name):
             value = params.get(name)
@@ -286,38 +290,6 @@ class RunController(QObject):
                            "requires_grad=True), so this is None. To keep the gradient of an intermediate "
                            "tensor, call t.retain_grad() before backward(), or use "
                            "torch.autograd.grad(output, t).").format(where=where)
-        if code == "checkpoint_use_reentrant_missing":
-            return self._warning_where(params) + self.tr(
-                "torch says \"the use_reentrant parameter should be passed explicitly\": checkpoint was "
-                "called without use_reentrant. It then uses the reentrant variant (today's "
-                "default; torch plans to make leaving it out an error). Pass "
-                "use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments "
-                "and outputs of any structure and works when no input requires grad; pass "
-                "use_reentrant=True only to keep the old behaviour on purpose.")
-        if code == "checkpoint_no_input_requires_grad":
-            return self._warning_where(params) + self.tr(
-                "torch says \"None of the inputs have requires_grad=True. Gradients will be None\": a "
-                "reentrant checkpoint (use_reentrant=True, or not given) was called with no input that "
-                "requires grad. It runs the function under no_grad and its result only gets a gradient "
-                "through its tensor inputs, so nothing inside the segment - not even the parameters of a "
-                "checkpointed module - gets a gradient from it: their .grad stays None. Make an input "
-                "require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which "
-                "records the segment normally.")
-        if code == "checkpoint_output_loses_grad" and isinstance(params.get("output_type"), str):
-            line = params.get("line")
-            where = self.tr(" (line {0})").format(line) if isinstance(line, int) else ""
-            return self.tr(
-                "Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require "
-                "grad, although an input did: whatever gradient they should carry is lost, silently. Reentrant "
-                "checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to "
-                "the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors "
-                "inside a dict, a list or another object come back detached, so backward never reaches the "
-                "segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass "
-                "use_reentrant=False, which keeps the gradient in any output structure.").format(
-                where=where, type=params["output_type"])
-        if code == "checkpoint_not_read" and count("nodes"):
-            return self.tr("{n} node(s) inside non-reentrant checkpoint segments: their saved tensors were "
-                           "not read (reading them re-runs the checkpointed forward).").format(n=count("nodes"))
         if code == "runs_truncated" and count("calls") and count("recorded"):
             return self.tr("{calls} backward/grad calls; only the first {recorded} were recorded in full.").format(
                 calls=count("calls"), recorded=count("recorded"))
@@ -325,12 +297,6 @@ class RunController(QObject):
             return self.tr("{n} backward call(s) waited too long for another thread's call to be recorded "
                            "and ran unrecorded.").format(n=count("calls"))
         return english
-
-    def _warning_where(self, params: Mapping[str, Any]) -> str:
-        """"Warning (line N): " (the line when the note has one), in the UI language."""
-        line = params.get("line")
-        where = self.tr(" (line {0})").format(line) if isinstance(line, int) else ""
-        return self.tr("Warning{where}: ").format(where=where)
 
     def _on_trace_failed(self, message: str) -> None:
         self._output.append_problem(self.tr("The trace could not be read."), message)

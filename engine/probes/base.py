@@ -191,7 +191,9 @@ class Probe:
 
     def __init__(self):
         self.patches = Patches()
-        self.ctx: Optional[ProbeContext] = None
+        # typed as always present: every hook a probe sets runs after install();
+        # the few paths that may run before it test `self.ctx is None` themselves
+        self.ctx: ProbeContext = None  # type: ignore[assignment]
 
     def install(self, ctx: ProbeContext) -> None:
         """Patch torch (through self.patches) before the script runs."""

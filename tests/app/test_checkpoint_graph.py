@@ -264,15 +264,18 @@ def test_timeline_marks_each_recompute_where_the_trace_says(window, qtbot):
     w = window
     trace = run_in(qtbot, w, REENTRANT)
     stepper = w.panels.widget("stepper")
-    marks = stepper.recompute_marks
+    marks = stepper.marks  # the checkpoint feature's (app/features/checkpoint.py)
     recs = [(k, c, r) for k, c in enumerate(trace.checkpoints, 1) for r in c.recomputations
             if r.run == w.session.run_index]
     assert len(recs) == 2  # two reentrant blocks, each re-run once
-    assert sorted(marks.positions) == sorted(r.step + 0.5 for _, _, r in recs)
+    triangles = [m.position for m in marks.of("checkpoint") if m.kind == "above"]
+    assert sorted(triangles) == sorted(r.step + 0.5 for _, _, r in recs)
+    ticks = [m for m in marks.of("checkpoint") if m.kind == "tick"]  # one per recompute frame
+    assert len(ticks) == sum(expected_frames(r) for _, _, r in recs)
     assert marks.overlay.isVisible()
     for k, c, r in recs:
         text = marks.text_near(stepper.timeline._x(r.step + 0.5))
         assert f"Checkpoint {k}" in text and f"{len(r.ops)} op(s)" in text
     assert marks.text_near(stepper.timeline._x(0)) == ""  # no mark at the first tick
     run_in(qtbot, w, "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 3).sum().backward()\n")
-    assert marks.positions == {} and not marks.overlay.isVisible()
+    assert marks.of("checkpoint") == [] and not marks.overlay.isVisible()

@@ -15,7 +15,7 @@ from autogradviz.app import i18n
 from autogradviz.app.panels.lessons import LessonsPanel, catalog, edits, progress
 from autogradviz.app.resources_loader import Lesson, lessons
 from autogradviz.app.services.worker_process import READY
-from autogradviz.app.window.panel_registry import PANELS
+from autogradviz.app.window.panel_registry import panels
 
 RUN_MS = 60_000
 LESSONS = {l.name: l for l in lessons()}
@@ -49,7 +49,7 @@ def test_chapters_in_order_and_lessons_without_metadata_by_number(qapp, tmp_path
 
 
 def test_every_panel_a_lesson_points_at_exists():
-    ids = {p.id for p in PANELS}
+    ids = {p.id for p in panels()}
     for lesson in LESSONS.values():
         for item in catalog.info(lesson).look:
             if "panel" in item.target:

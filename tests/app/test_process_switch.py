@@ -96,9 +96,9 @@ def test_allreduce_marked_on_its_step(stepper, ddp_trace_json):
     run = trace.backward_runs[0]
     (ev,) = [e for e in run.events if e.kind == "allreduce"]
     stepper.session.set_trace(trace)
-    marks = stepper.allreduce_marks
+    marks = stepper.marks  # the DDP feature's (app/features/ddp.py)
     k = ev.step + 1  # steps are shown 1..n
-    assert list(marks.steps) == [k] and marks.overlay.isVisible()
+    assert [m.position for m in marks.of("ddp")] == [k] and marks.overlay.isVisible()
     items = [stepper.events.item(i) for i in range(stepper.events.count())]
     (item,) = [i for i in items if "DDP all-reduced gradient bucket 0" in i.text()]
     assert item.data(Qt.UserRole) == k and item.text() == allreduce_text(k, ev)
@@ -118,7 +118,7 @@ def test_allreduce_mark_has_a_tooltip(qtbot, stepper, ddp_trace_json):
 
     stepper.session.set_trace(Trace.from_json(ddp_trace_json))
     tl = stepper.timeline
-    (k,) = stepper.allreduce_marks.steps
+    (k,) = [m.position for m in stepper.marks.of("ddp")]
     pos = QPoint(int(tl._x(k)), tl.height() // 2)
     QApplication.sendEvent(tl, QHelpEvent(QEvent.ToolTip, pos, tl.mapToGlobal(pos)))
     qtbot.waitUntil(lambda: "DDP all-reduced gradient bucket 0" in QToolTip.text(), timeout=2000)
