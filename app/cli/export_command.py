@@ -96,6 +96,9 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
                         help="show the state after N steps of the run (0 = before the first); "
                              "default: the plain graph")
     parser.add_argument("--theme", choices=["light", "dark"], default="light")
+    parser.add_argument("--legend", action="store_true",
+                        help="draw the legend (what each colour, border and badge means) above the "
+                             "picture, as the app's Legend shows it (PNG, SVG, PDF, GIF, slides, web page)")
     parser.add_argument("--group", choices=["auto", "none", "modules"], default="auto",
                         help="module groups: auto collapses them on big graphs (default)")
     parser.add_argument("--rolled", choices=["inner", "box"], default="inner",
@@ -349,6 +352,10 @@ def _export_trace(trace, args, fmt: str) -> int:
         _timing("scene built")
         if args.step is not None and run is not None:
             scene.apply_step(replay.state_at(trace, run, args.step))
+        legend = None
+        if getattr(args, "legend", False):
+            from autogradviz.app.export.legend_export import make_legend
+            legend = make_legend(scene.style)
         caption = ()
         if getattr(args, "caption", False) and args.step is not None and run is not None:
             from autogradviz.app.export.captions import caption_lines, session_for
@@ -356,12 +363,13 @@ def _export_trace(trace, args, fmt: str) -> int:
         if getattr(args, "steps", None) == "all":
             from autogradviz.app.export import steps as slides
             if args.folder:
-                info = slides.write_step_folder(scene, trace, run, args.output, fmt, scale=args.scale)
+                info = slides.write_step_folder(scene, trace, run, args.output, fmt, scale=args.scale,
+                                                legend=legend)
             else:
-                info = slides.write_handout(scene, trace, run, args.output)
+                info = slides.write_handout(scene, trace, run, args.output, legend=legend)
         else:
             info = ex.export_scene(scene, args.output, fmt, scale=args.scale, trace=trace,
-                                   run_index=run or 0, theme=args.theme, caption=caption)
+                                   run_index=run or 0, theme=args.theme, caption=caption, legend=legend)
         for note in info.notes:
             print(f"{PROG}: note: {note}", file=sys.stderr, flush=True)
         return 0

@@ -54,6 +54,8 @@ class ExportDialog(QDialog):
         self.every_step = QCheckBox(self.tr("Every step: a folder of pictures (PNG, SVG) or a PDF "
                                             "handout, one page per step"), self)
         self.caption = QCheckBox(self.tr("Caption under the picture: the step and its rule"), self)
+        self.legend_box = QCheckBox(self.tr("Legend: what each colour, border and badge means"), self)
+        self.legend_box.setChecked(self._legend_on_screen())
         self.whole = QRadioButton(self.tr("Whole graph"), self)
         self.visible = QRadioButton(self.tr("Visible area only"), self)
         self.whole.setChecked(True)
@@ -93,6 +95,7 @@ class ExportDialog(QDialog):
         form.addRow(self.tr("File:"), path_row)
         form.addRow("", self.every_step)
         form.addRow("", self.caption)
+        form.addRow("", self.legend_box)
 
         self.buttons = QDialogButtonBox(self)
         self.export_btn = self.buttons.addButton(self.tr("Export"), QDialogButtonBox.ButtonRole.AcceptRole)
@@ -120,6 +123,16 @@ class ExportDialog(QDialog):
         if i >= 0:
             self.format_box.setCurrentIndex(i)
 
+    def _legend_on_screen(self) -> bool:
+        legend = getattr(self.graph_view, "legend", None)
+        return legend is not None and legend.isVisible()
+
+    def _legend(self):
+        """The screen's legend widget when the export shows it (the box), else None."""
+        if not (self.legend_box.isChecked() and self.legend_box.isEnabled()):
+            return None
+        return getattr(self.graph_view, "legend", None)
+
     def _has_run(self) -> bool:
         tr = getattr(self.session, "trace", None)
         run = getattr(self.session, "run_index", -1)
@@ -130,6 +143,7 @@ class ExportDialog(QDialog):
         self.scale_box.setEnabled(fmt in ("png", "gif"))
         self.every_step.setEnabled(fmt in ("png", "svg", "pdf") and self._has_run())
         self.caption.setEnabled(fmt in ("png", "svg") and self._has_run())
+        self.legend_box.setEnabled(fmt != "dot")
         self.area_label.setEnabled(fmt != "dot")
         self.whole.setEnabled(fmt != "dot")
         self.visible.setEnabled(fmt != "dot")
@@ -229,7 +243,7 @@ class ExportDialog(QDialog):
                     caption = caption_lines(session_for(self.session.trace, self.session.run_index),
                                             self.session.step)
                 info = ex.export_scene(scene, path, fmt, rect=rect, scale=self.scale_box.value(),
-                                       theme=theme, caption=caption)
+                                       theme=theme, caption=caption, legend=self._legend())
         except ex.ExportCancelled:
             self._fail(self.tr("Export cancelled; nothing was written."))
             return None
@@ -252,17 +266,14 @@ class ExportDialog(QDialog):
 
     def _export_run(self, scene, path: str, rect, fmt: str):
         """A whole backward run (GIF, web page, a folder of slides, a PDF
-        handout), drawn on a private copy of the scene."""
-        from autogradviz.app.graph.scene import GraphScene
-
+        handout), drawn on the screen's own scene - its folding, callouts,
+        theme and language, so every frame is the screen at that step - with
+        the view's painting paused meanwhile (it would flicker through the
+        steps) and the step and recompute frame shown put back afterwards."""
         trace = self.session.trace
         run = self.session.run_index
         if not self._has_run():
             raise ex.ExportError(self.tr("There is no backward run to animate."))
-        # a private scene: the view keeps showing the current step meanwhile
-        copy = GraphScene(None, scene.style)
-        copy.trace = scene.trace  # (checkpoint regions and recompute frames)
-        copy.set_graph(scene.graph, scene.layout)  # (saved-tensor boxes are in the layout when shown)
         self.progress.setRange(0, max(1, min(len(trace.backward_runs[run].steps), ex.MAX_GIF_FRAMES)))  # (grows
         # with a checkpoint's recompute frames: `progress` sets the maximum)
         self.progress.setValue(0)
@@ -271,26 +282,36 @@ class ExportDialog(QDialog):
         def progress(k, n):
             self.progress.setMaximum(n)
             self.progress.setValue(k)
-            QCoreApplication.processEvents(QEventLoop.AllEvents, 20)
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)  # (Cancel; the dialog is modal)
 
         stop = lambda: self._cancel  # noqa: E731
+        legend = self._legend()
+        overlay = getattr(scene, "checkpoint_overlay", None)
+        frame = overlay.frame if overlay is not None else None
+        state = scene.state
+        self.graph_view.setUpdatesEnabled(False)
         try:
             if fmt == "gif":
-                return ex.write_gif(copy, trace, run, path, rect, scale=self.scale_box.value(),
-                                    progress=progress, cancelled=stop)
+                return ex.write_gif(scene, trace, run, path, rect, scale=self.scale_box.value(),
+                                    progress=progress, cancelled=stop, legend=legend)
             if fmt == "html":
                 from autogradviz.app.export.webpage import write_webpage
-                return write_webpage(copy, trace, run, path, progress=progress, cancelled=stop)
+                return write_webpage(scene, trace, run, path, progress=progress, cancelled=stop, legend=legend)
             from autogradviz.app.export import steps as slides
+            if overlay is not None:
+                overlay.show_frame(None)  # (the slides are the steps themselves)
             if fmt == "pdf":
-                return slides.write_handout(copy, trace, run, path, progress=progress, cancelled=stop)
+                return slides.write_handout(scene, trace, run, path, progress=progress, cancelled=stop,
+                                            legend=legend)
             folder = os.path.splitext(path)[0]  # slides/step-001.png ... beside the name given
-            return slides.write_step_folder(copy, trace, run, folder, fmt, scale=self.scale_box.value(),
+            return slides.write_step_folder(scene, trace, run, folder, fmt, scale=self.scale_box.value(),
                                             captions=self.caption.isChecked(), progress=progress,
-                                            cancelled=stop)
+                                            cancelled=stop, legend=legend)
         finally:
-            copy.clear()
-            copy.deleteLater()
+            scene.apply_step(state)
+            if overlay is not None:
+                overlay.show_frame(frame)
+            self.graph_view.setUpdatesEnabled(True)
 
     def _fail(self, text: str) -> None:
         self.message.setText(text)

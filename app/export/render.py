@@ -262,16 +262,15 @@ def _captioned(scene, img: QImage, text, scale: float = 1.0) -> QImage:
 def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRectF] = None,
               scale: float = 1.0, progress: Optional[Callable[[int, int], None]] = None,
               cancelled: Optional[Callable[[], bool]] = None,
-              max_side: int = MAX_GIF_SIDE, max_frames: int = MAX_GIF_FRAMES) -> ExportInfo:
+              max_side: int = MAX_GIF_SIDE, max_frames: int = MAX_GIF_FRAMES, legend=None) -> ExportInfo:
     """One frame per step of backward run `run_index`: frame k shows the
     state after step k (the step just run highlighted, its gradients), so
     frames == steps (runs longer than `max_frames` are sampled evenly, first
     and last step kept, with a note), plus, before the step during which
     torch re-ran a checkpointed segment, that recomputation's frames (the
     scene draws them when it has the trace: `GraphScene.trace`). The scene's own step state is restored
-    afterwards."""
-    from PIL import Image
-
+    afterwards. `legend`: the legend widget to draw in every frame (None: none)."""
+    from autogradviz.app.export.legend_export import legend_shown
     from autogradviz.engine.trace import replay
 
     if not (0 <= run_index < len(trace.backward_runs)):
@@ -293,8 +292,6 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
         order.append((k, None))
     overlay = getattr(scene, "checkpoint_overlay", None)
     old_frame = overlay.frame if overlay is not None else None
-    frames = []
-    s_used = scale
     try:
         # one rectangle for every frame, holding each frame's callouts: the
         # picture does not shift between frames, and nothing is cut off
@@ -306,6 +303,26 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
                     overlay.show_frame(phase)
                 fr = content_rect(scene)
                 r = fr if r is None else r.united(fr)
+        with legend_shown(scene, legend, r, inside=rect is not None) as shown:
+            if shown is not None and rect is None:
+                r = r.united(shown.sceneBoundingRect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
+            frames, s_used = _gif_frames(scene, trace, run_index, order, n, r, scale, max_side,
+                                         progress, cancelled)
+    finally:
+        scene.apply_step(old_state)
+        if overlay is not None:
+            overlay.show_frame(old_frame)
+    return _write_gif_file(scene, frames, path, s_used, scale, max_side, len(ks) < n, n, len(ks))
+
+
+def _gif_frames(scene, trace, run_index, order, n, r, scale, max_side, progress, cancelled):
+    """The frames of `order` ((step, recompute frame or None), ...) drawn in rectangle `r`."""
+    from autogradviz.engine.trace import replay
+
+    overlay = getattr(scene, "checkpoint_overlay", None)
+    frames = []
+    s_used = scale
+    if True:  # noqa: SIM108 - (the loop as it was)
         for i, (k, phase) in enumerate(order):
             if cancelled is not None and cancelled():
                 raise ExportCancelled(tr("export cancelled"))
@@ -321,10 +338,12 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
             frames.append(_qimage_to_pil(img))
             if progress is not None:
                 progress(i + 1, len(order))
-    finally:
-        scene.apply_step(old_state)
-        if overlay is not None:
-            overlay.show_frame(old_frame)
+    return frames, s_used
+
+
+def _write_gif_file(scene, frames, path, s_used, scale, max_side, sampled, n, n_frames) -> ExportInfo:
+    from PIL import Image
+
     # same canvas for every frame (labels may change the extent a little)
     W = max(f.width for f in frames)
     H = max(f.height for f in frames)
@@ -344,8 +363,8 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
         out[0].save(tmp, format="GIF", save_all=True, append_images=out[1:], duration=durations,
                     loop=0, disposal=1)
     info = ExportInfo(path, "gif", W, H, frames=len(out), scale=s_used)
-    if len(ks) < n:
-        info.notes.append(tr("{0} steps: {1} frames, evenly sampled").format(n, len(ks)))
+    if sampled:
+        info.notes.append(tr("{0} steps: {1} frames, evenly sampled").format(n, n_frames))
     if s_used < scale - 1e-9:
         info.notes.append(tr("frames scaled down to {0:.3g} (at most {1} px a side)").format(
             s_used, max_side))
@@ -355,19 +374,15 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
 def export_scene(scene, path: str, fmt: Optional[str] = None, *, rect: Optional[QRectF] = None,
                  scale: float = 2.0, trace: Optional[Trace] = None, run_index: int = 0,
                  theme: str = "light", progress=None, cancelled=None,
-                 caption: Sequence[str] = ()) -> ExportInfo:
+                 caption: Sequence[str] = (), legend=None) -> ExportInfo:
     """Write what `scene` shows (its current step state) to `path`.
 
     `rect` (scene coordinates) selects a part, e.g. the visible area; default:
-    the whole graph. GIF needs `trace` and animates run `run_index`."""
+    the whole graph. GIF needs `trace` and animates run `run_index`.
+    `legend`: the legend widget (app/graph/legend.py) when the picture shows
+    it (legend_export.py), None for none."""
     f = format_of(path, fmt)
     check_writable(path)
-    if f == "png":
-        return write_png(scene, path, rect, scale, caption=caption)
-    if f == "svg":
-        return write_svg(scene, path, rect, caption=caption)
-    if f == "pdf":
-        return write_pdf(scene, path, rect)
     if f == "dot":
         if scene.graph is None:
             raise ExportError(tr("there is no graph to export"))
@@ -376,10 +391,20 @@ def export_scene(scene, path: str, fmt: Optional[str] = None, *, rect: Optional[
         if trace is None:
             raise ExportError(tr("a GIF needs the trace of a backward run"))
         return write_gif(scene, trace, run_index, path, rect, scale=scale,
-                         progress=progress, cancelled=cancelled)
+                         progress=progress, cancelled=cancelled, legend=legend)
     if f == "html":
         if trace is None:
             raise ExportError(tr("a web page needs the trace of a backward run"))
         from autogradviz.app.export.webpage import write_webpage
-        return write_webpage(scene, trace, run_index, path, progress=progress, cancelled=cancelled)
+        return write_webpage(scene, trace, run_index, path, progress=progress, cancelled=cancelled,
+                             legend=legend)
+    from autogradviz.app.export.legend_export import legend_shown
+
+    with legend_shown(scene, legend, rect, inside=rect is not None):
+        if f == "png":
+            return write_png(scene, path, rect, scale, caption=caption)
+        if f == "svg":
+            return write_svg(scene, path, rect, caption=caption)
+        if f == "pdf":
+            return write_pdf(scene, path, rect)
     raise ExportError(tr("unsupported format {0!r}").format(f))  # pragma: no cover

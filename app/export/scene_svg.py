@@ -22,6 +22,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsSimpleTextItem
 
+from autogradviz.app.export.phase_export import overlay_classes, phase_data, phase_style, phase_svg
 from autogradviz.app.graph.group_text import display_lines
 from autogradviz.app.graph.items import EdgeItem, LabelItem, NodeItem
 from autogradviz.engine.layout.escape import xml_text as _x
@@ -84,7 +85,7 @@ def style_sheet(st) -> str:
         f".checkpoint-region text{{font-weight:bold;fill:{_c(st.current)}}}",
         f".not-stored rect{{fill:none;stroke:{_c(st.text)};stroke-opacity:.5;stroke-dasharray:3 3}}",
     ]
-    return "\n".join(rules)
+    return "\n".join(rules + phase_style(st, _c(st.current)))
 
 
 # -- the items, each as one semantic group ---------------------------------------------------------
@@ -256,11 +257,13 @@ def scene_svg(scene, rect: QRectF, title: str = "", words: Optional[dict] = None
                 f'height="{_n(g.h)}" rx="6"/><text x="{_n(g.x + 6)}" y="{_n(g.y + 8)}">'
                 f'{_x(chr(0x25be) + " " + gi.title)}</text></g>')
     overlay = getattr(scene, "checkpoint_overlay", None)
+    states = overlay_classes(scene) if with_state else []
     for k, o in enumerate(overlay.svg_overlays() if overlay is not None else ()):
         x, y, w, h = o.rect
+        css = o.css + (f" {states[k]}" if k < len(states) and states[k] else "")
         shape = (f'<polygon points="{" ".join(f"{_n(px)},{_n(py)}" for px, py in o.points)}"/>' if o.points
                  else f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" rx="6"/>')
-        app(f'<g class="{_x(o.css)}" id="overlay-{k}"><title>{_x(o.title)}</title>{shape}'
+        app(f'<g class="{_x(css)}" id="overlay-{k}"><title>{_x(o.title)}</title>{shape}'
             + (f'<text x="{_n(x + 6)}" y="{_n(y + 8)}">{_x(o.label)}</text>' if o.label else "") + "</g>")
     if layer_shown:
         ids = {key: _id("node-", key) for key in scene.key_items}
@@ -274,6 +277,14 @@ def scene_svg(scene, rect: QRectF, title: str = "", words: Optional[dict] = None
             lh = label_line_height(scene)
             for owner, lab in visible_labels(scene):
                 app(label_svg(label_data(lab), owner, lh))
+    if with_state and overlay is not None and overlay.frame is not None and layer_shown:
+        d = phase_data(scene)  # a checkpoint's recompute frame: its lit node, ring and panel
+        if d is not None:
+            app(phase_svg(d, label_line_height(scene)))
+    legend = getattr(scene, "export_legend", None)  # (legend_export.py: while an export shows it)
+    if legend is not None and legend.scene() is scene:
+        from autogradviz.app.export.legend_export import legend_svg
+        app(legend_svg(legend))
     if caption:  # the step and its rule, under the picture
         app('<g class="caption">' + "".join(
             f'<text x="{_n(vx + 6)}" y="{_n(vy + pic_h + 3 + (i + 0.5) * CAPTION_LINE)}" '

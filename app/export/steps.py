@@ -17,6 +17,7 @@ from PySide6.QtCore import QMarginsF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPageLayout, QPageSize, QPainter, QPdfWriter
 
 from autogradviz.app.export import render as ex
+from autogradviz.app.export.legend_export import legend_shown
 from autogradviz.app.export.captions import caption_lines, code_lines, session_for, step_node, tr
 from autogradviz.app.export.files import ExportCancelled, ExportError, atomic_path
 from autogradviz.engine.trace import replay
@@ -37,8 +38,9 @@ def _steps_of(trace, run: int) -> list[int]:
 
 def write_step_folder(scene, trace, run: int, folder: str, fmt: str = "png", scale: float = 2.0,
                       captions: bool = True, progress: Optional[Callable[[int, int], None]] = None,
-                      cancelled: Optional[Callable[[], bool]] = None) -> ex.ExportInfo:
-    """One `fmt` file (png or svg) per step of run `run` in `folder` (made if missing)."""
+                      cancelled: Optional[Callable[[], bool]] = None, legend=None) -> ex.ExportInfo:
+    """One `fmt` file (png or svg) per step of run `run` in `folder` (made if missing);
+    `legend`: the legend widget when the pictures show it."""
     if fmt not in ("png", "svg"):
         raise ExportError(tr("a folder of slides is PNG or SVG, not {0}").format(fmt))
     ks = _steps_of(trace, run)
@@ -50,6 +52,15 @@ def write_step_folder(scene, trace, run: int, folder: str, fmt: str = "png", sca
     old = scene.state
     width = len(str(ks[-1]))
     try:
+        with legend_shown(scene, legend):
+            _write_steps(scene, trace, run, ks, folder, fmt, scale, session, width, progress, cancelled)
+    finally:
+        scene.apply_step(old)
+    return ex.ExportInfo(folder, fmt, frames=len(ks), scale=scale)
+
+
+def _write_steps(scene, trace, run, ks, folder, fmt, scale, session, width, progress, cancelled) -> None:
+    if True:  # noqa: SIM108 - (the loop as it was)
         for i, k in enumerate(ks):
             if cancelled is not None and cancelled():
                 raise ExportCancelled(tr("export cancelled"))
@@ -62,9 +73,6 @@ def write_step_folder(scene, trace, run: int, folder: str, fmt: str = "png", sca
                 ex.write_svg(scene, path, caption=lines)
             if progress is not None:
                 progress(i + 1, len(ks))
-    finally:
-        scene.apply_step(old)
-    return ex.ExportInfo(folder, fmt, frames=len(ks), scale=scale)
 
 
 def _font(pt: float, bold: bool = False, mono: bool = False) -> QFont:
@@ -93,15 +101,16 @@ def _text_block(p: QPainter, x: float, y: float, w: float, lines, font: QFont, c
 
 def write_handout(scene, trace, run: int, path: str, title: str = "",
                   progress: Optional[Callable[[int, int], None]] = None,
-                  cancelled: Optional[Callable[[], bool]] = None) -> ex.ExportInfo:
-    """A PDF with one page per step: the picture, its caption and rule, the code."""
+                  cancelled: Optional[Callable[[], bool]] = None, legend=None) -> ex.ExportInfo:
+    """A PDF with one page per step: the picture, its caption and rule, the code
+    (`legend`: the legend widget when the pictures show it)."""
     ks = _steps_of(trace, run)
     session = session_for(trace, run)
     old = scene.state
     bg = QColor("white")
     ink = QColor("#1d2330")
     mark = QColor("#fff3b0")
-    with atomic_path(path) as tmp:
+    with atomic_path(path) as tmp, legend_shown(scene, legend):
         writer = QPdfWriter(tmp)
         writer.setTitle(title or tr("Autograd handout"))
         writer.setCreator("Autograd Visualizer")

@@ -31,6 +31,11 @@ from autogradviz.app.export.scene_svg import (edge_classes, label_data, node_cla
                                               visible_labels)
 from autogradviz.engine.layout.escape import clean, xml_text
 from autogradviz.engine.layout.svg_export import _id
+from autogradviz.app.export.legend_export import legend_shown
+from autogradviz.app.export.phase_export import phase_data
+from autogradviz.app.export.scaler_stages import STAGE_KEYS, run_stages, stage_names
+from autogradviz.app.graph import recompute_frames
+from autogradviz.app.graph.checkpoint_regions import phase_lines
 from autogradviz.engine.trace import replay
 
 _PAGE_CSS = """
@@ -41,6 +46,11 @@ body{margin:0;font-family:'DejaVu Sans',sans-serif;background:BG;color:FG}
 #step{flex:1}
 #caption{white-space:pre-wrap;font-size:13px;padding:6px 10px;border-bottom:1px solid #8888}
 #details{white-space:pre-wrap;font-size:12px;padding:6px 10px;min-height:1em}
+#stages{padding:6px 10px 0 10px;font-size:12px}
+#stages span{display:inline-block;padding:2px 7px;margin:0 4px 2px 0;border:1px solid #8888;border-radius:4px;opacity:.45}
+#stages span.done{opacity:.75}
+#stages span.now{opacity:1;font-weight:bold;border:2px solid CUR}
+#scaler{white-space:pre-wrap;font-size:13px;padding:4px 10px 6px 10px}
 #graph svg{display:block;max-width:100%;height:auto}
 .node{cursor:pointer}
 .node.picked .box{stroke-dasharray:4 2;stroke-width:2.4}
@@ -55,6 +65,14 @@ var NS = "http://www.w3.org/2000/svg";
 var layer = document.createElementNS(NS, "g");
 layer.setAttribute("id", "labels");
 svg.appendChild(layer);
+var phaseLayer = document.createElementNS(NS, "g");
+phaseLayer.setAttribute("class", "phase");
+svg.insertBefore(phaseLayer, layer);
+var overlays = [];  // the checkpoint regions, then the "not stored" chips (scene_svg.py: overlay-k)
+for (var o = 0; document.getElementById("overlay-" + o); o++) {
+  var og = document.getElementById("overlay-" + o);
+  overlays.push([og, og.getAttribute("class")]);
+}
 var byId = {};
 svg.querySelectorAll(".node,.edge").forEach(function(g){ byId[g.id] = g; });
 var base = {};
@@ -97,6 +115,52 @@ function label(l){
   });
   layer.appendChild(g);
 }
+function el(tag, cls, parent, attrs){
+  var e = document.createElementNS(NS, tag);
+  if (cls) { e.setAttribute("class", cls); }
+  for (var a in attrs) { if (Object.prototype.hasOwnProperty.call(attrs, a)) { e.setAttribute(a, attrs[a]); } }
+  parent.appendChild(e);
+  return e;
+}
+function box(r){ return {x: r[0], y: r[1], width: r[2], height: r[3]}; }
+function phase(p){  // a checkpoint's recompute state, as the scene showed it (phase_export.py)
+  while (phaseLayer.firstChild) { phaseLayer.removeChild(phaseLayer.firstChild); }
+  overlays.forEach(function(ov, i){
+    var cls = ov[1];
+    if (p && i < D.nr && p.a === i) { cls += " active"; }
+    if (p && i >= D.nr && p.f[i - D.nr]) {
+      cls += " " + p.f[i - D.nr][0];
+      var t = ov[0].querySelector("text");
+      if (t) { t.textContent = p.f[i - D.nr][1]; }
+    }
+    ov[0].setAttribute("class", cls);
+  });
+  if (!p) { return; }
+  if (p.lit) {
+    var g = el("g", "rerun", phaseLayer, {"data-node": p.lit[4]});
+    var b = box(p.lit); b.rx = "6";
+    el("rect", "glow", g, b); el("rect", "", g, b);
+  }
+  if (p.ring) { var rb = box(p.ring); rb.rx = "6"; el("rect", "ring", phaseLayer, rb); }
+  if (p.panel) {
+    var pg = el("g", "phase-panel", phaseLayer, {});
+    var pb = box(p.panel); pb.rx = "5";
+    el("rect", "", pg, pb);
+    p.panel[4].forEach(function(line, i){
+      var tx = el("text", line[1], pg, {x: p.panel[0] + 8, y: p.panel[1] + 4 + (i + 0.5) * D.lh});
+      tx.setAttribute("xml:space", "preserve");
+      tx.textContent = line[0];
+    });
+  }
+}
+function stages(g){  // the GradScaler stage of this position (scaler_stages.py)
+  var box = document.getElementById("stages");
+  if (!box) { return; }
+  box.querySelectorAll("span").forEach(function(sp, i){
+    sp.className = !g ? "" : (i === g[0] ? "now" : (i < g[0] ? "done" : ""));
+  });
+  document.getElementById("scaler").textContent = g ? g[1] : "";
+}
 function show(k){
   k = Math.max(0, Math.min(D.steps.length - 1, k));
   var state = {};
@@ -107,6 +171,8 @@ function show(k){
   Object.keys(byId).forEach(function(id){ classes(id, state[id] || ""); });
   while (layer.firstChild) { layer.removeChild(layer.firstChild); }
   D.steps[k].l.forEach(label);
+  phase(D.steps[k].p);
+  stages(D.steps[k].g);
   document.getElementById("caption").textContent = D.steps[k].t.join("\n");
   slider.value = String(k);
   cur = k;
@@ -148,18 +214,28 @@ if (location.hash === "#timing") {  // (benchmarks: ms from navigation start to 
   tm.textContent = String(Math.round(performance.now()));
   document.body.appendChild(tm);
 }
-if (location.hash === "#walk") {
-  var seen = [];
+if (location.hash === "#walk") {  // (tests: what each position lights, read back from the DOM)
+  var seen = [], rerun = [], scaler = [];
   for (var k = 0; k < D.steps.length; k++) {
     show(k);
+    scaler.push(document.getElementById("scaler") ? document.getElementById("scaler").textContent : "");
+    if (D.steps[k].f) {
+      var r = phaseLayer.querySelector(".rerun");
+      var act = svg.querySelector(".checkpoint-region.active");
+      rerun.push([r ? r.getAttribute("data-node") : "", act ? act.id : ""]);
+      continue;
+    }
+    if (D.steps[k].s) { continue; }
     var lit = [];
     svg.querySelectorAll(".node.current").forEach(function(n){ lit.push(n.getAttribute("data-node") || n.id); });
     seen.push(lit.sort().join(","));
   }
-  var pre = document.createElement("pre");
-  pre.id = "walk";
-  pre.textContent = JSON.stringify(seen);
-  document.body.appendChild(pre);
+  [["walk", seen], ["walk-rerun", rerun], ["walk-scaler", scaler]].forEach(function(w){
+    var pre = document.createElement("pre");
+    pre.id = w[0];
+    pre.textContent = JSON.stringify(w[1]);
+    document.body.appendChild(pre);
+  });
 }
 })();
 """
@@ -224,10 +300,36 @@ def _touched(scene, old, new) -> tuple[list, list]:
     return nodes, edges
 
 
+def _positions(trace, run: int, n: int, stages) -> list[tuple[int, object, object]]:
+    """The page's positions in playing order: (step, recompute frame or None,
+    GradScaler stage after the last step or None)."""
+    seq = [(k, f, None) for k, f in recompute_frames.sequence(trace, run, n)]
+    if stages is not None:
+        seq += [(n, None, st) for st in stages.after]
+    return seq
+
+
+def _stage_of(stages, k: int, frame, after) -> Optional[list]:
+    if stages is None:
+        return None
+    st = after or (stages.at_start if k == 0 and frame is None else stages.during)
+    return [STAGE_KEYS.index(st.key), st.text]
+
+
+def _frame_caption(frame, n: int) -> list[str]:
+    """A recompute sub-step's words: which checkpoint, which frame, the op now."""
+    lines = [ex.tr("step {0} of {1} · recomputing checkpoint {2} ({3}/{4})").format(
+        frame.step + 1, n, frame.number, frame.sub + 1, frame.subs)]
+    lines += [text for text, how in phase_lines(frame) if how in ("title", "now")]
+    return lines
+
+
 def write_webpage(scene, trace, run: int, path: str, title: str = "",
                   progress: Optional[Callable[[int, int], None]] = None,
-                  cancelled: Optional[Callable[[], bool]] = None) -> ex.ExportInfo:
-    """One HTML file stepping through backward run `run` (step 0 to the last)."""
+                  cancelled: Optional[Callable[[], bool]] = None, legend=None) -> ex.ExportInfo:
+    """One HTML file stepping through backward run `run` (step 0 to the last),
+    with a checkpoint's recompute sub-steps and the GradScaler stages where
+    the run has them; `legend`: the legend widget when the picture shows it."""
     from autogradviz.app.export.scene_svg import label_line_height
 
     if scene.graph is None or scene.layout is None:
@@ -239,22 +341,35 @@ def write_webpage(scene, trace, run: int, path: str, title: str = "",
     session = session_for(trace, run)
     roots = set(scene.graph.roots)
     old = scene.state
+    overlay = getattr(scene, "checkpoint_overlay", None)
+    old_frame = overlay.frame if overlay is not None else None
+    stages = run_stages(trace, run)
+    positions = _positions(trace, run, n, stages)
     steps = []
     try:
         scene.apply_step(None)
+        if overlay is not None:
+            overlay.show_frame(None)
         prev = _state_of(scene, roots)  # the plain graph: what the page's SVG shows
         rect = ex.content_rect(scene)
-        old_state = None
-        for k in range(0, n + 1):
+        old_state, was_frame, state_k = None, False, None
+        for i, (k, frame, after) in enumerate(positions):
             if cancelled is not None and cancelled():
                 raise ExportCancelled(tr("export cancelled"))
-            state = replay.state_at(trace, run, k)
+            state = old_state if state_k == k else replay.state_at(trace, run, k)
+            state_k = k
             scene.apply_step(state)
-            nodes, edges = _touched(scene, old_state, state)
-            old_state = state
-            now = {_id("node-", it.key): _node_state(it, roots) for it in nodes}
-            now.update({f"edge-{ei.pos_index}": _edge_state(ei) for ei in edges})
-            changed = {i: v for i, v in now.items() if prev.get(i, "") != v}
+            if overlay is not None:
+                overlay.show_frame(frame)
+            if frame is not None or was_frame:  # (the inner graph's nodes: every item)
+                now = _state_of(scene, roots)
+                rect = rect.united(ex.content_rect(scene))
+            else:
+                nodes, edges = _touched(scene, old_state, state)
+                now = {_id("node-", it.key): _node_state(it, roots) for it in nodes}
+                now.update({f"edge-{ei.pos_index}": _edge_state(ei) for ei in edges})
+            old_state, was_frame = state, frame is not None
+            changed = {j: v for j, v in now.items() if prev.get(j, "") != v}
             prev.update(changed)
             labels = []
             for owner, lab in visible_labels(scene):
@@ -262,23 +377,49 @@ def write_webpage(scene, trace, run: int, path: str, title: str = "",
                 labels.append([d["kind"], d["x"], d["y"], d["w"], d["h"], d["lines"], d["fresh"], owner,
                                d.get("leader")])
                 rect = rect.united(lab.sceneBoundingRect())  # (labels are all that grows the picture)
-            steps.append({"c": changed, "l": labels, "t": caption_lines(session, k)})
+            text = _frame_caption(frame, n) if frame is not None else caption_lines(session, k)
+            step = {"c": changed, "l": labels, "t": text}
+            ph = phase_data(scene)
+            if ph is not None:
+                step["p"] = ph
+            g = _stage_of(stages, k, frame, after)
+            if g is not None:
+                step["g"] = g
+            if frame is not None:
+                step["f"] = 1
+            if after is not None:
+                step["s"] = 1
+            steps.append(step)
             if progress is not None:
-                progress(k + 1, n + 1)
+                progress(i + 1, len(positions))
         scene.apply_step(None)
-        svg = scene_svg(scene, rect or QRectF(0, 0, 10, 10), title=title, words=ex.svg_words(),
-                        with_state=False, with_labels=False)
+        if overlay is not None:
+            overlay.show_frame(None)
+        with legend_shown(scene, legend, rect) as shown:
+            if shown is not None:
+                rect = rect.united(shown.sceneBoundingRect().adjusted(-ex.MARGIN, -ex.MARGIN, ex.MARGIN, ex.MARGIN))
+            svg = scene_svg(scene, rect or QRectF(0, 0, 10, 10), title=title, words=ex.svg_words(),
+                            with_state=False, with_labels=False)
     finally:
         scene.apply_step(old)
+        if overlay is not None:
+            overlay.show_frame(old_frame)
     svg = svg.split("?>", 1)[1].lstrip() if svg.startswith("<?xml") else svg
-    data = {"steps": steps, "start": min(1, n), "lh": round(label_line_height(scene), 2)}
+    start = next((i for i, (k, f, a) in enumerate(positions) if k == min(1, n) and f is None and a is None), 0)
+    nr = len(overlay.regions) if overlay is not None else 0
+    data = {"steps": steps, "start": start, "lh": round(label_line_height(scene), 2), "nr": nr}
     st = scene.style
-    css = _PAGE_CSS.replace("BG", st.background.name()).replace("FG", st.text.name())
+    css = (_PAGE_CSS.replace("BG", st.background.name()).replace("FG", st.text.name())
+           .replace("CUR", st.current.name()))
     page_title = title or tr("Autograd graph: backward run {0}").format(run + 1)
     w = {k: xml_text(v) for k, v in (
         ("first", tr("First step (Home)")), ("prev", tr("Previous step (Left arrow)")),
         ("play", tr("Play / pause (Space)")), ("next", tr("Next step (Right arrow)")),
         ("last", tr("Last step (End)")), ("step", tr("Step")), ("details", tr("Click a box for its details")))}
+    scaler_html = ""
+    if stages is not None:
+        scaler_html = ("<div id=\"stages\" aria-label=\"GradScaler\">" + "".join(
+            f"<span>{xml_text(name)}</span>" for name in stage_names()) + "</div><div id=\"scaler\"></div>")
     html = "".join([
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">",
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -293,6 +434,7 @@ def write_webpage(scene, trace, run: int, path: str, title: str = "",
         f"<button id=\"last\" title=\"{w['last']}\">\u25b6|</button>",
         f"<input id=\"step\" type=\"range\" min=\"0\" value=\"0\" "
         f"aria-label=\"{w['step']}\"></div>",
+        scaler_html,
         "<div id=\"caption\" aria-live=\"polite\"></div>",
         f"<div id=\"graph\">{svg}</div>",
         f"<div id=\"details\" title=\"{w['details']}\"></div>",
@@ -303,4 +445,4 @@ def write_webpage(scene, trace, run: int, path: str, title: str = "",
         with open(tmp, "w", encoding="utf-8", newline="\n") as f:
             f.write(html)
     return ex.ExportInfo(path, "html", int(round(rect.width())) if rect else 0,
-                         int(round(rect.height())) if rect else 0, frames=n + 1)
+                         int(round(rect.height())) if rect else 0, frames=len(positions))

@@ -74,24 +74,34 @@ class Legend(QWidget):
             self.retranslate()
         super().changeEvent(event)
 
+    def placed_entries(self) -> list[tuple[str, object, str, int, int, int]]:
+        """(kind, colour or look, text, x, y, column width) of every entry as
+        drawn: the exports (app/export/legend_export.py) draw the same rows."""
+        out = []
+        for i, (kind, what, text) in enumerate(self._entries):
+            col, row = divmod(i, self._rows)
+            out.append((kind, what, text, sum(self._colw[:col]), 4 + 18 * row, self._colw[col]))
+        return out
+
     def paintEvent(self, event) -> None:
-        st = self.style
         p = QPainter(self)
+        self.paint_on(p)
+        p.end()
+
+    def paint_on(self, p: QPainter) -> None:
+        """The legend drawn with `p` at (0, 0): the widget and the exports."""
+        st = self.style
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         bg = QColor(st.background)
         bg.setAlpha(225)
         p.setBrush(bg)
         p.setPen(QPen(st.edge, 1))
         p.drawRoundedRect(QRectF(0.5, 0.5, self.width() - 1, self.height() - 1), 5, 5)
-        for i, (kind, what, text) in enumerate(self._entries):
-            col, row = divmod(i, self._rows)
-            x0 = sum(self._colw[:col])
-            y = 4 + 18 * row
+        for kind, what, text, x0, y, width in self.placed_entries():
             p.save()
             p.translate(x0, 0)
-            self._paint_entry(p, kind, what, text, y, self._colw[col])
+            self._paint_entry(p, kind, what, text, y, width)
             p.restore()
-        p.end()
 
     def _paint_entry(self, p: QPainter, kind, what, text, y: int, width: int) -> None:
         st = self.style
