@@ -32,7 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Callable, Optional
+from types import FrameType
+from typing import Callable, Literal, Optional, cast
 
 import torch
 
@@ -53,7 +54,7 @@ class RecordedRun:
         self._filename = filename
         self._recording: Optional[Recording] = None
         self._before: dict = {}
-        self._frame = None
+        self._frame: Optional[FrameType] = None
         self._t0 = 0.0
         self.trace: Optional[Trace] = None
         self.path: Optional[str] = None  # the file `save()` or `open()` wrote last
@@ -75,9 +76,10 @@ class RecordedRun:
         self._recording.install()
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         rec, frame = self._recording, self._frame
         self._recording = self._frame = None
+        assert rec is not None and frame is not None  # (both set by __enter__)
         try:
             rec.remove()
         finally:
@@ -87,7 +89,7 @@ class RecordedRun:
                 fresh = {k: v for k, v in now.items() if self._before.get(k) != id(v)}
                 if exc is not None:
                     from autogradviz.engine.worker.runner import error_info
-                    rec.trace.error = error_info(exc, rec.recorder.filename)
+                    rec.trace.error = error_info(exc, cast(str, rec.recorder.filename))  # (record() always names the file)
                 rec.finish(namespace=fresh)
                 rec.trace.duration_s = time.perf_counter() - self._t0
                 self.trace = rec.trace

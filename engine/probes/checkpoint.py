@@ -44,6 +44,7 @@ from __future__ import annotations
 import bisect
 import sys
 import threading
+from types import FrameType
 from typing import Optional
 
 from autogradviz.engine.probes.base import Probe
@@ -280,7 +281,7 @@ class CheckpointProbe(Probe):
     def _line(self) -> Optional[int]:
         """The innermost line of the script's own file that led to this call."""
         filename = self.ctx.filename
-        f = sys._getframe(2)
+        f: Optional[FrameType] = sys._getframe(2)
         while f is not None:
             if filename is not None and f.f_code.co_filename == filename:
                 return f.f_lineno

@@ -210,6 +210,7 @@ def _main_path(namespace: dict):
     path = namespace.get("__file__")
     if path is None:
         return None
-    if not os.path.isabs(path) and process.ORIGINAL_DIR is not None:
-        path = os.path.join(process.ORIGINAL_DIR, path)
+    # (ORIGINAL_DIR: a module global of multiprocessing.process the stubs leave out)
+    if not os.path.isabs(path) and process.ORIGINAL_DIR is not None:  # type: ignore[attr-defined]
+        path = os.path.join(process.ORIGINAL_DIR, path)  # type: ignore[attr-defined]
     return os.path.normpath(path)

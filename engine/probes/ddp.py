@@ -49,7 +49,7 @@ class DdpAllReduceProbe(Probe):
             from torch.nn.parallel import DistributedDataParallel as DDP
         except Exception:
             return
-        observed = weakref.WeakSet()  # DDP models whose buckets we observe (or the user's hook does)
+        observed: weakref.WeakSet = weakref.WeakSet()  # DDP models whose buckets we observe (or the user's hook does)
         probe = self
 
         def register(orig):

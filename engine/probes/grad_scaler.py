@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from types import FrameType
 from typing import Optional
 
 from autogradviz.engine.probes.base import Probe
@@ -149,7 +150,7 @@ class GradScalerProbe(Probe):
                 probe._end(event, scaler, optimizer, ran if name == "step" else None)
                 probe.events.append(event)
 
-        wrapper.__wrapped__ = original
+        wrapper.__wrapped__ = original  # type: ignore[attr-defined]  # (functools.wraps' attribute, set by hand)
         wrapper.__name__ = getattr(original, "__name__", name)
         wrapper.__qualname__ = getattr(original, "__qualname__", name)
         wrapper.__doc__ = getattr(original, "__doc__", None)
@@ -211,7 +212,7 @@ class GradScalerProbe(Probe):
 
     def _line(self) -> Optional[int]:
         """The innermost line of the script's own file that led to this call."""
-        f = sys._getframe(2)
+        f: Optional[FrameType] = sys._getframe(2)
         while f is not None:
             if self.filename is not None and f.f_code.co_filename == self.filename:
                 return f.f_lineno

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Optional
+from typing import Any, Optional
 
 from autogradviz.engine.probes.base import FEATURE_ORDER, Probe
 from autogradviz.engine.trace.gc_pause import gc_paused
@@ -67,7 +67,7 @@ class _Segment:
         self.kept: dict[int, int] = {}  # kept arguments: ptr -> bytes
         self.has_frame = False
         self.frame_seq = start
-        self.frame_freed = None  # (run, step) when torch freed the frame
+        self.frame_freed: Optional[tuple] = None  # (run, step) when torch freed the frame
         self.recomputes: list[_Recompute] = []
         self.thread = threading.get_ident()  # the caller's (sequence numbers count per thread)
 
@@ -128,7 +128,7 @@ class MemoryProbe(Probe):
         self._installed = False
         self.direct = False  # set by the runner for a run without checkpoint
         self._cuda = False
-        self._me = [self]
+        self._me: list[Optional[MemoryProbe]] = [self]  # (emptied by remove())
 
     # -- probe interface ------------------------------------------------------------------
     def install(self, ctx) -> None:
@@ -269,7 +269,7 @@ class MemoryProbe(Probe):
             finally:
                 local.busy = False
 
-        call.__wrapped__ = original
+        call.__wrapped__ = original  # type: ignore[attr-defined]  # (functools.wraps' attribute, set by hand)
         for attr in ("__name__", "__qualname__", "__doc__"):
             setattr(call, attr, getattr(original, attr, None))
         return call
@@ -363,7 +363,7 @@ class MemoryProbe(Probe):
         me = self._me
         self.patches.wrap(tuc, "checkpoint", self._wrap_checkpoint)
 
-        ck_base = tuc._checkpoint_hook
+        ck_base: Any = tuc._checkpoint_hook
 
         class _ObservedCheckpointHook(ck_base):
             """torch's own hook; its pack hook also tells the probe what it drops."""
@@ -380,7 +380,7 @@ class MemoryProbe(Probe):
 
                 self.pack_hook = pack_hook
 
-        rc_base = tuc._recomputation_hook
+        rc_base: Any = tuc._recomputation_hook
 
         class _ObservedRecomputationHook(rc_base):
             """torch's own hook; its pack hook also tells the probe what it stored again."""

@@ -132,7 +132,7 @@ def node_hook_names(nodes) -> dict:
     old = _HookMixin.__dict__.get("_register_hook")
     if old is None:
         return out
-    _HookMixin._register_hook = staticmethod(reader)
+    _HookMixin._register_hook = staticmethod(reader)  # type: ignore[method-assign]  # (patched for this read, restored below)
     try:
         for n in nodes:
             names: list = []
@@ -154,7 +154,7 @@ def node_hook_names(nodes) -> dict:
             if names:
                 out[n] = names
     finally:
-        _HookMixin._register_hook = old
+        _HookMixin._register_hook = old  # type: ignore[method-assign]
     return out
 
 

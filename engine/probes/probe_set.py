@@ -10,7 +10,7 @@ run (`ProbeContext.internal_error`, stage "<probe>.install" / ".remove" /
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional
 
 from autogradviz.engine.probes import registry
 from autogradviz.engine.probes.base import ProbeContext
@@ -34,7 +34,7 @@ class ProbeSet:
     def __init__(self, ctx: ProbeContext, probes: Optional[list] = None):
         self.ctx = ctx
         ctx.probes = self
-        self.probes = registry.create() if probes is None else probes
+        self.probes: list = registry.create() if probes is None else probes  # (name, Probe or the error making it)
         self.installed: list = []
         self.removed: list = []  # newest first
 
@@ -79,6 +79,6 @@ class ProbeSet:
         self.install()
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> Literal[False]:
         self.remove()
         return False

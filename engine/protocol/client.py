@@ -17,25 +17,28 @@ from __future__ import annotations
 
 import collections
 import io
-import itertools
 import os
 import queue
 import signal
 import subprocess
-import sys
 import threading
 import time
 import tokenize
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from autogradviz.engine.protocol.client_core import (  # noqa: F401 - describe_exit: re-exported
+    AskForLine, CancelTimer, ClientCore, Kill, ReportedExit, ReportedInputWanted, ReportedOutput,
+    ReportedProgress, ReportedReady, ReportedRefused, ReportedStarted, RunEnded, Send, StartTimer, Terminate,
+    describe_exit)
 from autogradviz.engine.protocol.distributions import install_target
-from autogradviz.engine.protocol.interpreter import pip_install_command, worker_environment
-from autogradviz.engine.protocol.process_group import kill_group
+from autogradviz.engine.protocol.interpreter import pip_install_command
 from autogradviz.engine.protocol.messages import (
-    DEFAULT_RUN_TIMEOUT_S, DUMP_WAIT_S, KILL_GRACE_S, START_TIMEOUT_S, STDERR_TAIL_BYTES,
-    ProtocolDecodeError, ProtocolVersionError, check_ready, decode_message, encode_message,
-    line_from_dump)
+    DEFAULT_RUN_TIMEOUT_S, KILL_GRACE_S, START_TIMEOUT_S, STDERR_TAIL_BYTES, CheckGradient, Fetch,
+    GradientCheck, MessageError, Ping, Pong, ProtocolDecodeError, ProtocolErrorMessage, Ready, Run, Shutdown,
+    Values, as_dict, decode_worker_message, encode_message)
+from autogradviz.engine.protocol.process_group import kill_group
+from autogradviz.engine.protocol.worker_config import WorkerConfig
 from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
 
 OutputCallback = Callable[[str, str], None]
@@ -82,34 +85,27 @@ class TraceOutcome:
     trace_json: Optional[bytes] = None
 
 
-def describe_exit(returncode: Optional[int]) -> str:
-    if returncode is None:
-        return "an unknown status"
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = "unknown signal"
-        return f"signal {-returncode} ({name})"
-    return f"exit code {returncode}"
-
-
 class WorkerClient:
     """A worker subprocess and the blocking protocol calls on it.
 
-    A timeout or crash leaves the client without a process; the next `run`
-    starts a fresh worker. Use as a context manager or call `close()`.
+    The blocking adapter of the client core (client_core.py): it starts the
+    process, reads its pipes on two threads, waits on the stdout queue until
+    the core's earliest timer, and carries out what the core decides (send,
+    ask for the running line, terminate, kill). A timeout or crash leaves the
+    client without a process; the next `run` starts a fresh worker. Use as a
+    context manager or call `close()`.
     """
 
     def __init__(self, python: Optional[str] = None, env: Optional[dict] = None,
-                 start_timeout: float = START_TIMEOUT):
-        self.python = python or sys.executable
+                 start_timeout: float = START_TIMEOUT, config: Optional[WorkerConfig] = None):
+        self.config = config if config is not None else WorkerConfig(python=python)
         self.env = env
         self.start_timeout = start_timeout
-        self.ready_info: Optional[dict] = None
+        self.ready_info: Optional[dict] = None  # the `ready` message as the wire's object
+        self._core = ClientCore(kill_grace_s=KILL_GRACE_S)
+        self._timers: dict[str, float] = {}  # the core's timers: name -> deadline (monotonic)
         self._proc: Optional[subprocess.Popen] = None
         self._queue: queue.Queue = queue.Queue()
-        self._ids = itertools.count(1)
         self._stderr_tail: collections.deque = collections.deque()
         self._stderr_len = 0
         self._stderr_lock = threading.Lock()
@@ -119,6 +115,10 @@ class WorkerClient:
         # The process the last run's script ran in (`started`'s pid: each run
         # is a fork of the worker, engine/worker/zygote.py).
         self.run_pid: Optional[int] = None
+
+    @property
+    def python(self) -> str:
+        return self.config.interpreter
 
     # -- lifecycle -------------------------------------------------------------
     @property
@@ -134,20 +134,15 @@ class WorkerClient:
         if self.alive and self.ready_info is not None:
             return self.ready_info
         self._discard()
-        # another interpreter (`--python`) finds this app's engine on PYTHONPATH
-        env = worker_environment(self.python, os.environ if self.env is None else self.env)
-        env.setdefault("PYTHONUNBUFFERED", "1")
-        env.setdefault("PYTHONIOENCODING", "utf-8")
         self._queue = queue.Queue()
         self._stderr_tail = collections.deque()
         self._stderr_len = 0
         self._eof = False
+        self._timers = {}
         try:
             self._proc = subprocess.Popen(
-                [self.python, "-m", "autogradviz.engine.worker"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=env, close_fds=True,
-            )
+                self.config.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=self.config.environment(os.environ if self.env is None else self.env), close_fds=True)
         except OSError as exc:
             self._proc = None
             raise WorkerError(f"could not start the worker ({self.python}): {exc}") from exc
@@ -160,24 +155,28 @@ class WorkerClient:
         ]
         for t in self._threads:
             t.start()
+        self._core.process_started()
         deadline = time.monotonic() + self.start_timeout
         while True:
-            msg = self._next(deadline)
+            try:
+                msg = self._next(deadline)
+            except queue.Empty:
+                self._reap()
+                raise WorkerError(f"the worker did not start within {self.start_timeout:g} s") from None
             if msg is None:
-                rc = self._reap()
-                detail = self.stderr_tail().strip().splitlines()
-                last = f": {detail[-1]}" if detail else ""
-                if rc is None:
-                    raise WorkerError(f"the worker did not start within {self.start_timeout:g} s")
-                raise WorkerError(f"the worker exited during start-up with {describe_exit(rc)}{last}")
-            if msg.get("type") == "ready":
-                try:
-                    check_ready(msg)
-                except ProtocolVersionError as exc:
+                for report in self._perform(self._core.process_exited(self._reap(), self.stderr_tail())):
+                    if isinstance(report, ReportedExit):
+                        raise WorkerError(report.message or "the worker exited during start-up")
+                raise WorkerError("the worker exited during start-up")
+            if not isinstance(msg, Ready):
+                continue
+            for report in self._perform(self._core.received(msg)):
+                if isinstance(report, ReportedRefused):
                     self._reap()
-                    raise WorkerError(str(exc)) from None
-                self.ready_info = msg
-                return msg
+                    raise WorkerError(report.message)
+                if isinstance(report, ReportedReady):
+                    self.ready_info = as_dict(report.info)
+                    return self.ready_info
 
     def close(self, timeout: float = 3.0) -> None:
         """Ask the worker to exit; terminate, then kill, if it does not."""
@@ -186,7 +185,7 @@ class WorkerClient:
             return
         if proc.poll() is None:
             try:
-                self._send({"type": "shutdown"})
+                self._send(Shutdown())
             except WorkerError:
                 pass
             try:
@@ -212,15 +211,13 @@ class WorkerClient:
     # -- requests -------------------------------------------------------------
     def ping(self, timeout: float = 10.0) -> bool:
         self.start()
-        rid = next(self._ids)
-        self._send({"type": "ping", "id": rid})
-        deadline = time.monotonic() + timeout
-        while True:
-            msg = self._next(deadline)
-            if msg is None:
-                return False
-            if msg.get("type") == "pong" and msg.get("id") == rid:
-                return True
+        rid = self._core.next_id()
+        self._send(Ping(id=rid))
+        try:
+            self._reply(rid, (Pong,), timeout)
+        except FetchError:
+            return False
+        return True
 
     def send_raw(self, line: str) -> None:
         """Write one raw line to the worker (tests of protocol robustness)."""
@@ -228,8 +225,13 @@ class WorkerClient:
         self._write((line.rstrip("\n") + "\n").encode("utf-8", "surrogatepass"))
 
     def next_message(self, timeout: float = 10.0) -> Optional[dict]:
-        """The next message from the worker, or None on timeout/EOF (tests)."""
-        return self._next(time.monotonic() + timeout)
+        """The next message from the worker as the wire's object, or None on
+        timeout/EOF (tests)."""
+        try:
+            msg = self._next(time.monotonic() + timeout)
+        except queue.Empty:
+            return None
+        return as_dict(msg) if msg is not None and not isinstance(msg, MessageError) else None
 
     def run(self, source: str, filename: str = "<editor>", device: str = "cpu",
             timeout: Optional[float] = DEFAULT_TIMEOUT,
@@ -256,66 +258,94 @@ class WorkerClient:
         Raises WorkerError only when no worker could be started.
         """
         self.start()
-        rid = next(self._ids)
-        out: dict[str, list[str]] = {"stdout": [], "stderr": []}
-        t0 = time.monotonic()
-        deadline = None if timeout is None else t0 + timeout
+        request = Run(id=self._core.next_id(), source=source, filename=filename, device=device,  # type: ignore[arg-type]
+                      steps=steps, values=values, no_checkpoint=no_checkpoint)
         self._keep_trace_json = keep_json
-        try:
-            self._send({"type": "run", "id": rid, "source": source, "filename": filename,
-                        "device": device, **({} if steps else {"steps": False}),
-                        **({"no_checkpoint": True} if no_checkpoint else {}),
-                        **({} if values else {"values": False})})
-        except WorkerError:
-            pass  # the process is gone; the loop below reports the crash
+        pending = collections.deque(self._core.run(request, timeout))
         while True:
-            try:
-                msg = self._next(deadline)
-            except queue.Empty:
-                return self._timed_out(filename, device, timeout, out)
-            if msg is None:
-                return self._crashed(filename, device, out)
-            kind = msg.get("type")
-            if msg.get("id") != rid:
+            if not pending:
+                pending.extend(self._wait_event())
                 continue
-            if kind == "started":
-                self.run_pid = msg.get("pid") if isinstance(msg.get("pid"), int) else None
-            elif kind == "output":
-                stream = msg.get("stream", "stdout")
-                text = msg.get("text", "")
-                out.setdefault(stream, []).append(text)
-                if on_output is not None:
-                    on_output(stream, text)
-            elif kind == "progress":
-                if on_progress is not None:
-                    on_progress(str(msg.get("code", "")), dict(msg.get("params") or {}))
-            elif kind == "input_request":
-                asked_at = time.monotonic()
-                line = on_input(str(msg.get("prompt") or "")) if on_input is not None else None
-                if deadline is not None:  # the time spent answering is not the script's
-                    deadline += time.monotonic() - asked_at
-                reply = {"eof": True} if line is None else {"text": str(line)}
-                try:
-                    self._send({"type": "input_reply", "id": rid, **reply})
-                except WorkerError:
-                    pass  # the process is gone; the next message says how
-            elif kind == "trace":
-                trace = msg["trace"]
-                if not isinstance(trace, Trace):  # unreadable: said by the reader thread
-                    trace = self._made_up_trace(filename, device, out, ErrorInfo(
-                        type="ProtocolError", message=f"the worker's trace could not be read: {trace}",
-                        explanation="A bug in Autograd Visualizer, not in your script."))
-                    return RunOutcome(trace, "error", f"unreadable trace from the worker: {msg['trace']}")
-                raw = msg.get("trace_json")
-                if trace.error is None:
-                    return RunOutcome(trace, "ok", trace_json=raw)
-                return RunOutcome(trace, "error", describe_error(trace.error, filename, self.python),
-                                  trace_json=raw)
-            elif kind == "protocol_error":
-                trace = self._made_up_trace(filename, device, out, ErrorInfo(
-                    type="ProtocolError", message=msg.get("message", "protocol error"),
-                    explanation="The worker did not understand the request (a bug in Autograd Visualizer)."))
-                return RunOutcome(trace, "error", f"worker protocol error: {msg.get('message')}")
+            report = self._perform_one(pending.popleft())
+            if report is None:
+                continue
+            if isinstance(report, RunEnded):
+                return self._outcome(report, filename)
+            pending.extend(self._report(report, on_output, on_progress, on_input))
+
+    def _report(self, report, on_output, on_progress, on_input) -> list:
+        """Hand one report of the running run to the caller's callbacks;
+        the core's answer (the input reply) when there is one."""
+        if isinstance(report, ReportedStarted):
+            self.run_pid = report.message.pid
+        elif isinstance(report, ReportedOutput) and on_output is not None:
+            on_output(report.stream, report.text)
+        elif isinstance(report, ReportedProgress) and on_progress is not None:
+            on_progress(report.code, report.params)
+        elif isinstance(report, ReportedInputWanted):
+            line = on_input(report.prompt) if on_input is not None else None
+            return self._core.answer_input(line)
+        return []
+
+    def _wait_event(self) -> list:
+        """Block until the next message, the end of stdout or the core's
+        earliest timer; the core's actions for it."""
+        deadline = min(self._timers.values()) if self._timers else None
+        try:
+            msg = self._next(deadline)
+        except queue.Empty:
+            name = min(self._timers, key=self._timers.__getitem__)
+            del self._timers[name]
+            return self._core.timer_fired(name)
+        if msg is None:
+            return self._core.process_exited(self._reap(), self.stderr_tail())
+        if isinstance(msg, MessageError):
+            return self._core.unreadable(msg)
+        return self._core.received(msg)
+
+    def _outcome(self, ended: RunEnded, filename: str) -> RunOutcome:
+        if ended.status in ("ok", "error") and ended.trace.error is not None:
+            message = describe_error(ended.trace.error, filename, self.python)
+            return RunOutcome(ended.trace, "error", message, trace_json=ended.trace_json)
+        if ended.status in ("unreadable", "protocol_error"):
+            return RunOutcome(ended.trace, "error", ended.message)
+        return RunOutcome(ended.trace, ended.status, ended.message, ended.returncode, ended.trace_json)
+
+    def _perform(self, actions: list) -> list:
+        """Carry out the core's actions; the reports among them, in order."""
+        return [r for r in map(self._perform_one, actions) if r is not None]
+
+    def _perform_one(self, action):
+        """Carry out one action of the core; a report is returned for the caller."""
+        if isinstance(action, Send):
+            try:
+                self._send(action.message)
+            except WorkerError:
+                pass  # the process is gone; the end of stdout says how
+        elif isinstance(action, StartTimer):
+            self._timers[action.name] = time.monotonic() + action.seconds
+        elif isinstance(action, CancelTimer):
+            self._timers.pop(action.name, None)
+        elif isinstance(action, (AskForLine, Terminate, Kill)):
+            self._signal(action)
+        else:
+            return action
+        return None
+
+    def _signal(self, action) -> None:
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            if isinstance(action, AskForLine):
+                if hasattr(signal, "SIGUSR1"):
+                    proc.send_signal(signal.SIGUSR1)
+            elif isinstance(action, Terminate):
+                proc.terminate()
+            else:
+                proc.kill()
+        except OSError:
+            pass
 
     def fetch(self, tensor_id: str, timeout: float = 60.0,
               max_values: Optional[int] = None) -> TensorSummary:
@@ -324,24 +354,23 @@ class WorkerClient:
         worker's limit, 4,000,000)."""
         if not self.alive:
             raise FetchError("no worker is running (the last run ended with a crash or timeout)")
-        rid = next(self._ids)
+        rid = self._core.next_id()
         try:
-            req = {"type": "fetch", "id": rid, "tensor": tensor_id}
             if max_values is not None:
-                req["max_values"] = int(max_values)
-            self._send(req)
+                self._send(Fetch(id=rid, tensor=tensor_id, max_values=int(max_values)))
+            else:
+                self._send(Fetch(id=rid, tensor=tensor_id))
         except WorkerError as exc:
             raise FetchError(str(exc)) from exc
-        msg = self._reply(rid, ("values", "protocol_error"), timeout)
-        if msg.get("type") == "protocol_error":
-            raise FetchError(msg.get("message", "protocol error"))
-        summary = msg.get("summary")
-        if not isinstance(summary, TensorSummary):
-            raise FetchError(msg.get("error") or f"no values for {tensor_id!r}")
-        return summary
+        msg = self._reply(rid, (Values, ProtocolErrorMessage), timeout)
+        if isinstance(msg, ProtocolErrorMessage):
+            raise FetchError(msg.message or "protocol error")
+        if msg.summary is None:
+            raise FetchError(msg.error or f"no values for {tensor_id!r}")
+        return msg.summary
 
-    def _reply(self, rid: int, types: tuple, timeout: float) -> dict:
-        """The message of type in `types` answering request `rid` (others are
+    def _reply(self, rid: int, types: tuple, timeout: float):
+        """The message of a class in `types` answering request `rid` (others are
         skipped); FetchError when the worker dies or does not answer in time."""
         deadline = time.monotonic() + timeout
         while True:
@@ -351,22 +380,19 @@ class WorkerClient:
                 raise FetchError(f"the worker did not answer within {timeout:g} s") from None
             if msg is None:
                 raise FetchError(f"the worker died with {describe_exit(self._reap())}")
-            if msg.get("id") == rid and msg.get("type") in types:
+            if isinstance(msg, types) and getattr(msg, "id", None) == rid:
                 return msg
 
     def check_gradient(self, leaf: str, run: int = 0, grad_tensor: Optional[str] = None,
                        timeout: float = 120.0) -> dict:
         """Finite differences for the leaf named `leaf` in backward run `run` of
-        the last run: the worker's `gradient_check` reply (docs/worker-protocol.md).
-        Raises FetchError when the worker does not answer."""
+        the last run: the worker's `gradient_check` reply as the wire's object
+        (docs/worker-protocol.md). Raises FetchError when the worker does not answer."""
         if not self.alive:
             raise FetchError("no worker is running")
-        rid = next(self._ids)
-        req = {"type": "check_gradient", "id": rid, "leaf": leaf, "run": run}
-        if grad_tensor is not None:
-            req["grad_tensor"] = grad_tensor
-        self._send(req)
-        return self._reply(rid, ("gradient_check", "protocol_error"), timeout)
+        rid = self._core.next_id()
+        self._send(CheckGradient(id=rid, leaf=leaf, run=run, grad_tensor=grad_tensor))
+        return as_dict(self._reply(rid, (GradientCheck, ProtocolErrorMessage), timeout))
 
     def stderr_tail(self) -> str:
         """The last bytes the worker wrote on stderr (native output, crash dumps)."""
@@ -374,54 +400,8 @@ class WorkerClient:
             data = b"".join(self._stderr_tail)
         return data.decode("utf-8", "replace")
 
-    # -- outcomes ---------------------------------------------------------------
-    def _made_up_trace(self, filename, device, out, error: ErrorInfo) -> Trace:
-        info = self.ready_info or {}
-        return Trace(script=filename, device=device, torch_version=info.get("torch_version"),
-                     stdout="".join(out.get("stdout", [])), stderr="".join(out.get("stderr", [])),
-                     error=error)
-
-    def _timed_out(self, filename, device, timeout, out) -> RunOutcome:
-        proc = self._proc
-        # Ask faulthandler (registered on SIGUSR1 in the worker) where the
-        # script is, so the message can name the line that was running.
-        if proc is not None and proc.poll() is None and hasattr(signal, "SIGUSR1"):
-            try:
-                proc.send_signal(signal.SIGUSR1)
-                time.sleep(DUMP_WAIT_S)
-            except OSError:
-                pass
-        rc = self._reap()
-        line = line_from_dump(self.stderr_tail(), filename)
-        where = f" (it was at line {line})" if line else ""
-        message = (f"the script did not finish within {timeout:g} s and was stopped{where}; "
-                   "an infinite loop? raise the limit with --timeout")
-        trace = self._made_up_trace(filename, device, out, ErrorInfo(
-            type="Timeout", message=f"the script did not finish within {timeout:g} s and was stopped",
-            line=line,
-            explanation=("The worker running the script was terminated after the time limit. "
-                         "Check for a loop that never ends, or allow more time.")))
-        return RunOutcome(trace, "timeout", message, rc)
-
-    def _crashed(self, filename, device, out) -> RunOutcome:
-        rc = self._reap()
-        line = line_from_dump(self.stderr_tail(), filename)
-        where = f" at line {line}" if line else ""
-        how = describe_exit(rc)
-        if rc is not None and rc < 0:
-            message = f"the worker process crashed with {how}{where} while running the script"
-            explanation = ("The process running the script died from a signal, e.g. a segmentation "
-                           "fault in native code (ctypes, a C extension) or running out of memory.")
-        else:
-            message = f"the worker process exited with {how}{where} before the script finished"
-            explanation = ("The process running the script ended without finishing, e.g. the script "
-                           "called os._exit() or a native library aborted.")
-        trace = self._made_up_trace(filename, device, out, ErrorInfo(
-            type="WorkerCrashed", message=message, line=line, explanation=explanation))
-        return RunOutcome(trace, "crashed", message, rc)
-
     # -- plumbing ----------------------------------------------------------------
-    def _send(self, msg: dict) -> None:
+    def _send(self, msg) -> None:
         self._write(encode_message(msg))
 
     def _write(self, data: bytes) -> None:
@@ -434,8 +414,9 @@ class WorkerClient:
         except (BrokenPipeError, OSError, ValueError) as exc:
             raise WorkerError(f"the worker is not accepting requests: {exc}") from exc
 
-    def _next(self, deadline: Optional[float]) -> Optional[dict]:
-        """Next message; None when the worker's stdout closed; raises
+    def _next(self, deadline: Optional[float]):
+        """Next message (a typed message, or the MessageError of a trace that
+        could not be read); None when the worker's stdout closed; raises
         queue.Empty when the deadline passes."""
         if self._eof:
             return None
@@ -449,13 +430,13 @@ class WorkerClient:
         try:
             for line in proc.stdout:
                 try:
-                    msg = decode_message(line.rstrip(b"\n"), keep_trace_json=self._keep_trace_json)
+                    msg = decode_worker_message(line.rstrip(b"\n"), keep_trace_json=self._keep_trace_json)
+                except MessageError as exc:
+                    if exc.kind != "trace":
+                        continue  # cannot happen with our worker; never trust it blindly
+                    msg = exc  # the waiting run still gets its answer
                 except ProtocolDecodeError:
-                    continue  # cannot happen with our worker; never trust it blindly
-                except ValueError as exc:  # a message whose trace or summary is unreadable
-                    if not line.startswith(b'{"type":"trace"'):
-                        continue
-                    msg = {"type": "trace", "id": _id_of(line), "trace": str(exc)}
+                    continue
                 q.put(msg)
         except (OSError, ValueError):
             pass
@@ -504,20 +485,12 @@ class WorkerClient:
                 pass
         self._proc = None
         self.ready_info = None
+        self._timers = {}
         return rc
 
     def _discard(self) -> None:
         if self._proc is not None:
             self._reap()
-
-
-def _id_of(line: bytes):
-    """The `id` of a message whose body could not be read, so the waiting
-    run still gets its answer."""
-    try:
-        return decode_message(line.split(b',"trace"', 1)[0] + b"}").get("id")
-    except ValueError:
-        return None
 
 
 def describe_error(error: ErrorInfo, filename: str, python: Optional[str] = None) -> str:

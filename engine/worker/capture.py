@@ -364,7 +364,7 @@ def walk(roots: Iterable) -> tuple[list, list, dict]:
 
 def root_edges(tensors) -> list[tuple[Any, int, Any]]:
     """(node, output_nr, tensor) for each root tensor / GradientEdge."""
-    out = []
+    out: list[tuple[Any, int, Any]] = []
     if isinstance(tensors, (_Tensor, torch.autograd.graph.GradientEdge)):
         tensors = (tensors,)
     try:
@@ -751,11 +751,11 @@ def _materialize(state: CaptureState, cap: CapturedGraph) -> None:
                 edge_app(Edge(f"n{base + index[m] + 1}", nid, nr, slot))
             slot += 1
     g.roots = [f"n{base + index[n] + 1}" for n in cap.root_nodes]
-    # what only materialize needed
-    cap.nexts = None
-    cap.named = cap.saved = cap.leaf_info = None
-    cap.hooks_by_node = cap.node_hooks = None
-    cap.retains = None
+    # what only materialize needed (freed here: typed as always present before)
+    cap.nexts = None  # type: ignore[assignment]
+    cap.named = cap.saved = cap.leaf_info = None  # type: ignore[assignment]
+    cap.hooks_by_node = cap.node_hooks = None  # type: ignore[assignment]
+    cap.retains = None  # type: ignore[assignment]
 
 
 def _saved_values(node, attrs: list, captured: Optional[list], request) -> list[SavedValue]:

@@ -156,7 +156,7 @@ def child_main(cfg: dict, **spawn_kwds) -> None:
     except Exception:
         link = None
     recording: list = []
-    original_fixup = spawn._fixup_main_from_path
+    original_fixup = spawn._fixup_main_from_path  # type: ignore[attr-defined]  # (a private of multiprocessing, not in the stubs)
     original_prepare = spawn.prepare
 
     def start_recording(namespace: dict) -> None:
@@ -194,7 +194,7 @@ def child_main(cfg: dict, **spawn_kwds) -> None:
 
     send_trace = Once(send_trace)
     send_on_sigterm(send_trace)  # (Pool.terminate() ends its workers with SIGTERM)
-    spawn._fixup_main_from_path = fixup
+    spawn._fixup_main_from_path = fixup  # type: ignore[attr-defined]  # (a private of multiprocessing, not in the stubs)
     spawn.prepare = prepare
     try:
         spawn.spawn_main(**spawn_kwds)

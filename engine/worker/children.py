@@ -203,6 +203,6 @@ def end_leftover_children() -> None:
     try:
         from multiprocessing import forkserver
         if getattr(forkserver._forkserver, "_forkserver_pid", None) is not None:
-            forkserver._forkserver._stop()
+            forkserver._forkserver._stop()  # type: ignore[attr-defined]  # (a private of multiprocessing, not in the stubs)
     except Exception:
         pass

@@ -24,7 +24,8 @@ import threading
 from typing import Callable, Optional
 
 from autogradviz.engine.protocol.messages import (
-    INPUT_REPLY, INPUT_REQUEST, ProtocolDecodeError, decode_message)
+    InputReply, InputRequest, MessageError, Ping, Pong, ProtocolDecodeError, ProtocolErrorMessage, Shutdown,
+    decode_request, kind_of)
 
 PROMPT_MAX_CHARS = 1000  # of the current stdout line, sent as the prompt
 
@@ -118,7 +119,7 @@ class ConsoleInput(io.TextIOBase):
             self._flush_output()
         except Exception:
             pass
-        self._send({"type": INPUT_REQUEST, "id": self._run_id, "prompt": self._line_tail})
+        self._send(InputRequest(id=self._run_id, prompt=self._line_tail))
         while True:
             raw = self._reader.readline()
             if not raw:  # the client closed the pipe: nobody will ever answer
@@ -126,23 +127,24 @@ class ConsoleInput(io.TextIOBase):
             if not raw.strip():
                 continue
             try:
-                req = decode_message(raw.strip())
-            except ProtocolDecodeError as exc:
-                self._send({"type": "protocol_error", "id": None, "message": f"not a request: {exc}"})
+                req = decode_request(raw.strip())
+            except MessageError as exc:
+                self._send(ProtocolErrorMessage(id=exc.id, message=f"invalid request: {exc}"))
                 continue
-            kind, rid = req.get("type"), req.get("id")
-            if kind == INPUT_REPLY and rid == self._run_id:
-                text = req.get("text")
-                if req.get("eof") or not isinstance(text, str):
-                    return None
-                return text.split("\n", 1)[0].rstrip("\r")
-            if kind == "ping":
-                self._send({"type": "pong", "id": rid})
-            elif kind == "shutdown":
+            except ProtocolDecodeError as exc:
+                self._send(ProtocolErrorMessage(id=None, message=f"not a request: {exc}"))
+                continue
+            if isinstance(req, InputReply):
+                if req.id == self._run_id:
+                    return req.line()
+                continue  # (a late reply to an earlier run is dropped)
+            if isinstance(req, Ping):
+                self._send(Pong(id=req.id))
+            elif isinstance(req, Shutdown):
                 os._exit(0)
-            elif kind != INPUT_REPLY:  # (a late reply to an earlier run is dropped)
-                self._send({"type": "protocol_error", "id": rid,
-                            "message": f"{kind!r}: the worker is running a script that waits for input"})
+            else:
+                self._send(ProtocolErrorMessage(
+                    id=req.id, message=f"{kind_of(req)!r}: the worker is running a script that waits for input"))
 
 
 class _LineBytes(io.RawIOBase):

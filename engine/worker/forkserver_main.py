@@ -57,7 +57,7 @@ def _prepare_server(cfg: dict) -> None:
         if not recording:
             recording.append(child_main._Recording(cfg, namespace, _nowhere))
 
-    original_fixup = spawn._fixup_main_from_path
+    original_fixup = spawn._fixup_main_from_path  # type: ignore[attr-defined]  # (privates of multiprocessing, not in the stubs)
 
     def fixup(main_path):
         if getattr(sys.modules.get("__main__"), "__file__", None) == main_path:
@@ -67,8 +67,8 @@ def _prepare_server(cfg: dict) -> None:
         else:
             original_fixup(main_path)
 
-    spawn._fixup_main_from_path = fixup
-    original_bootstrap = process.BaseProcess._bootstrap
+    spawn._fixup_main_from_path = fixup  # type: ignore[attr-defined]  # (privates of multiprocessing, not in the stubs)
+    original_bootstrap = process.BaseProcess._bootstrap  # type: ignore[attr-defined]  # (privates of multiprocessing, not in the stubs)
 
     def _bootstrap(self, *args, **kwargs):  # in each forked child only
         child_cfg = self.__dict__.pop(CHILD_CONFIG_ATTR, None)
@@ -87,7 +87,7 @@ def _prepare_server(cfg: dict) -> None:
             if sender is not None:
                 sender()
 
-    process.BaseProcess._bootstrap = _bootstrap
+    process.BaseProcess._bootstrap = _bootstrap  # type: ignore[attr-defined]  # (privates of multiprocessing, not in the stubs)
 
 
 def _nowhere(stream: str, text: str) -> None:

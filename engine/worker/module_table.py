@@ -10,7 +10,7 @@ module. Never changes what the forward returns.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 from torch.nn.modules import module as _nn_module
@@ -38,7 +38,7 @@ class ModuleTable:
     def __init__(self, path_of: Callable[[torch.nn.Module], str]):
         self._path_of = path_of
         self._records: dict[str, ModuleRecord] = {}
-        self._handle = None
+        self._handle: Any = None  # torch's RemovableHandle once installed
 
     def install(self) -> None:
         self._handle = _nn_module.register_module_forward_hook(self._post)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import sys
+from types import FrameType
 from typing import Callable, Optional
 
 import torch
@@ -143,7 +144,7 @@ class ModuleTracker:
         self._marks: list[tuple[Optional[str], Optional[str], Optional[int]]] = []
         self._stack: list[tuple[torch.nn.Module, str, str, int]] = []
         self._calls = 0  # module forward calls so far (Node.module_call)
-        self._ns_key = None
+        self._ns_key: Optional[tuple] = None
         self._paths: dict[int, str] = {}
         self._keep: list = []
 
@@ -197,7 +198,7 @@ class ModuleTracker:
                 pass
         # A module nobody holds at module level: a local variable of the caller?
         try:
-            f = sys._getframe(2)
+            f: Optional[FrameType] = sys._getframe(2)
             depth = 0
             while f is not None and depth < 30:
                 if self._filename is None or f.f_code.co_filename == self._filename:

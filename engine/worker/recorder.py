@@ -317,7 +317,8 @@ class Recorder:
         nodes while the outer run's hooks are in place."""
         if not self.own_hooks_fast:
             return [_Handle(n.register_hook(post)) for n in nodes]
-        outer, own = self._own_hooks, []
+        outer = self._own_hooks
+        own: list = []
         self._own_hooks = own
         self.registering_own = True
         try:
@@ -376,10 +377,10 @@ class Recorder:
         node_events = [e for e in events if e.kind in ("node_prehook", "node_hook") and e.node]
         if node_events:  # badges: the user's node hooks we saw firing
             by_id = {nd.id: nd for nd in g.nodes}
-            for e in node_events:
-                nd = by_id.get(e.node)
-                if nd is not None and e.name and e.name not in nd.hooks:
-                    nd.hooks.append(e.name)
+            for ev in node_events:
+                nd = by_id.get(ev.node)
+                if nd is not None and ev.name and ev.name not in nd.hooks:
+                    nd.hooks.append(ev.name)
         if kind == "backward":
             leaf_grads = run.leaf_grads
             every = not self.record_steps  # no steps: which leaves ran is unknown
@@ -448,7 +449,7 @@ class Recorder:
         act.changed = cuts  # type: ignore[assignment]
 
     def _apply_changed(self, act: _Active, steps: list) -> None:
-        cuts = act.changed
+        cuts: dict = act.changed  # type: ignore[assignment]  # (a dict once _cut_changed ran)
         for k, (_n, gi, go) in enumerate(act.raw):
             for grads, out in ((go, steps[k].grad_outputs), (gi, steps[k].grad_inputs)):
                 for j, x in enumerate(grads):

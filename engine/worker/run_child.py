@@ -47,7 +47,7 @@ def run_child(worker, requests_fd: int, status_fd: int, real_stderr: int, pipes:
     code = 0
     try:
         _as_fresh_process(real_stderr)
-        from autogradviz.engine.protocol.messages import decode_message
+        from autogradviz.engine.protocol.messages import decode_request
         from autogradviz.engine.worker.fd_output import FdOutput
 
         output = FdOutput(pipes)
@@ -60,7 +60,7 @@ def run_child(worker, requests_fd: int, status_fd: int, real_stderr: int, pipes:
         line = worker.reader.readline()
         if not line:  # the zygote ended without a run for us
             os._exit(0)
-        worker.handle_run(decode_message(line.strip()))
+        worker.handle_request(decode_request(line.strip()))  # (the zygote sends only a valid Run)
         output.connect(None)  # what leftover threads and processes print later goes nowhere
         os.write(status_fd, TRACE_SENT)
         for line in worker.reader:

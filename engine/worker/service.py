@@ -33,8 +33,9 @@ import traceback  # noqa: E402
 from typing import Any, Optional  # noqa: E402
 
 from autogradviz.engine.protocol.messages import (  # noqa: E402
-    CHECK_GRADIENT, FETCH_MAX_VALUES, OUTPUT_CAP, PROGRESS, PROTOCOL_VERSION, ProtocolDecodeError,
-    decode_message, encode_message, trace_message)
+    OUTPUT_CAP, PROTOCOL_VERSION, CheckGradient, Fetch, GradientCheck, MessageError, Output, Ping,
+    Pong, Progress, ProtocolDecodeError, ProtocolErrorMessage, Ready, Request, Run, Shutdown, Started, Values,
+    decode_request, encode_message, trace_message)
 from autogradviz.engine.trace import codec  # noqa: E402
 from autogradviz.engine.trace.model import ErrorInfo, Trace  # noqa: E402
 
@@ -70,7 +71,8 @@ class Channel:
         self._lock = threading.Lock()
         self.broken = False
 
-    def send(self, msg: dict) -> None:
+    def send(self, msg) -> None:
+        """Send one typed message (message_types.py)."""
         self.send_line(encode_message(msg))
 
     def send_line(self, data: bytes) -> None:
@@ -150,7 +152,7 @@ class OutputPump:
             self._window_sends += 1
             batch, self._pending, self._pending_chars = self._pending, [], 0
         for stream, text in batch:
-            self.channel.send({"type": "output", "id": self.run_id, "stream": stream, "text": text})
+            self.channel.send(Output(id=self.run_id, stream=stream, text=text))
 
     def _flusher(self) -> None:
         while not self._stop.wait(FLUSH_INTERVAL_S):
@@ -204,75 +206,50 @@ class Worker:
         except Exception:
             self.cuda_available = False
             self.cuda_devices = []
-        self.channel.send({
-            "type": "ready",
-            "protocol": PROTOCOL_VERSION,
-            "pid": os.getpid(),
-            "torch_version": torch.__version__,
-            "cuda_available": self.cuda_available,
-            "cuda_devices": self.cuda_devices,
-            "python": platform.python_version(),
-            "pgid": self.pgid,
-        })
+        self.channel.send(Ready(
+            protocol=PROTOCOL_VERSION, pid=os.getpid(), torch_version=str(torch.__version__),
+            cuda_available=self.cuda_available, cuda_devices=list(self.cuda_devices),
+            python=platform.python_version(), pgid=self.pgid))
 
     # -- requests ------------------------------------------------------------
     def handle_line(self, line: bytes) -> bool:
-        """Handle one request line; return False to stop the loop."""
+        """Handle one request line; return False to stop the loop. A line
+        that is not a valid request is answered by `protocol_error` naming
+        the request kind and the field (message_types.MessageError)."""
         text = line.strip()
         if not text:
             return True
         try:
-            req = decode_message(text)
+            req = decode_request(text)
+        except MessageError as exc:
+            self._protocol_error(exc.id, _invalid_request_text(exc))
+            return True
         except ProtocolDecodeError as exc:
             self._protocol_error(None, f"not a request: {exc}")
             return True
-        rid = req.get("id")
-        kind = req.get("type")
-        if kind == "run":
+        return self.handle_request(req)
+
+    def handle_request(self, req: Request) -> bool:
+        """Dispatch one decoded request; False for `shutdown`."""
+        if isinstance(req, Run):
             self.handle_run(req)
-        elif kind == "fetch":
+        elif isinstance(req, Fetch):
             self.handle_fetch(req)
-        elif kind == CHECK_GRADIENT:
+        elif isinstance(req, CheckGradient):
             self.handle_check_gradient(req)
-        elif kind == "ping":
-            self.channel.send({"type": "pong", "id": rid})
-        elif kind == "shutdown":
+        elif isinstance(req, Ping):
+            self.channel.send(Pong(id=req.id))
+        elif isinstance(req, Shutdown):
             return False
-        elif kind == "input_reply":
-            pass  # a reply that came after its run ended (console_input.py)
-        else:
-            self._protocol_error(rid, f"unknown request type {kind!r}")
+        # (InputReply: a reply that came after its run ended, console_input.py)
         return True
 
     def _protocol_error(self, rid, message: str) -> None:
-        self.channel.send({"type": "protocol_error", "id": rid, "message": message})
+        self.channel.send(ProtocolErrorMessage(id=rid if isinstance(rid, int) else None, message=message))
 
-    def handle_run(self, req: dict) -> None:  # noqa: C901 - over the cap before it was set; to be split (issue 22)
-        rid = req.get("id")
-        source = req.get("source")
-        filename = req.get("filename") or "<editor>"
-        device = req.get("device") or "cpu"
-        steps = req.get("steps", True)
-        if not isinstance(steps, bool):
-            self._protocol_error(rid, "run: 'steps' must be true or false")
-            return
-        no_checkpoint = req.get("no_checkpoint", False)
-        if not isinstance(no_checkpoint, bool):
-            self._protocol_error(rid, "run: 'no_checkpoint' must be true or false")
-            return
-        values = req.get("values", True)
-        if not isinstance(values, bool):
-            self._protocol_error(rid, "run: 'values' must be true or false")
-            return
-        if not isinstance(source, str):
-            self._protocol_error(rid, "run: 'source' must be a string")
-            return
-        if not isinstance(filename, str):
-            self._protocol_error(rid, "run: 'filename' must be a string")
-            return
-        if device not in ("cpu", "cuda"):
-            self._protocol_error(rid, f"run: 'device' must be \"cpu\" or \"cuda\", not {device!r}")
-            return
+    def handle_run(self, req: Run) -> None:
+        rid, source, filename, device = req.id, req.source, req.filename, req.device
+        steps, no_checkpoint, values = req.steps, req.no_checkpoint, req.values
 
         # Drop the previous run (its namespace and graphs) before starting anew
         # (a run in its own process has none).
@@ -284,7 +261,7 @@ class Worker:
         folder = WorkingFolder(filename)  # the script's folder, or home for unsaved text
         self.last_script = (source, filename, _rng_snapshot())
         # (pid: the process the script runs in, a fork of the worker: zygote.py)
-        self.channel.send({"type": "started", "id": rid, "cwd": folder.folder, "pid": os.getpid()})
+        self.channel.send(Started(id=rid, cwd=folder.folder, pid=os.getpid()))
         t0 = time.perf_counter()
 
         from autogradviz.engine.worker.runner import device_error
@@ -360,8 +337,7 @@ class Worker:
         trace.script = filename  # as asked (the run itself used the absolute path)
         if pump.truncated:
             # Tell the reader how much was printed in all, now that we know.
-            self.channel.send({"type": "output", "id": rid, "stream": "stderr",
-                               "text": f"[{pump.total:,} characters printed in all]\n"})
+            self.channel.send(Output(id=rid, stream="stderr", text=f"[{pump.total:,} characters printed in all]\n"))
             trace.add_note("output_capped", f"The script printed {pump.total:,} characters; only the "
                            f"first {OUTPUT_CAP:,} are kept.", total=pump.total, cap=OUTPUT_CAP)
         trace.stdout = cap_text(trace.stdout or "", pump.total)
@@ -374,8 +350,7 @@ class Worker:
         called from inside the recording)."""
         def on_progress(code: str, params: Optional[dict] = None) -> None:
             try:
-                self.channel.send({"type": PROGRESS, "id": rid, "code": str(code),
-                                   "params": dict(params or {})})
+                self.channel.send(Progress(id=rid, code=str(code), params=dict(params or {})))
             except Exception:
                 pass
         return on_progress
@@ -400,37 +375,41 @@ class Worker:
         except Exception:
             return None
 
-    def handle_check_gradient(self, req: dict) -> None:
+    def handle_check_gradient(self, req: CheckGradient) -> None:
         """Finite differences for one leaf (engine/worker/finite_diff.py)."""
+        import msgspec
+
+        from autogradviz.engine.protocol.messages import as_dict
         from autogradviz.engine.worker.finite_diff import handle_request
 
         source, filename, rng = self.last_script
-        rid = req.get("id")
+        rid = req.id
         progress = self._progress_sender(rid)
         from autogradviz.engine.worker.working_folder import WorkingFolder
 
         with WorkingFolder(filename):  # the re-run sees the files the run saw
-            reply = handle_request(req, self.last_run, source, filename, rng,
+            reply = handle_request(as_dict(req), self.last_run, source, filename, rng,
                                    on_progress=lambda done, total: progress(
                                        "finite_differences", {"done": done, "total": total}),
                                    device=self.last_script_io.get("device", "cpu"),
                                    inputs=tuple(self.last_script_io.get("inputs", ())))
-        self.channel.send(reply)
+        try:
+            message = msgspec.convert(reply, GradientCheck)
+        except msgspec.ValidationError as exc:  # a bug of ours: said, never a broken line
+            message = GradientCheck(id=rid, leaf=req.leaf, run=req.run, error="failed",
+                                    message=f"the reply did not fit the protocol: {exc}")
+        self.channel.send(message)
 
-    def handle_fetch(self, req: dict) -> None:
-        rid = req.get("id")
-        tensor_id = req.get("tensor")
-        if not isinstance(tensor_id, str):
-            self._protocol_error(rid, "fetch: 'tensor' must be a string")
-            return
+    def handle_fetch(self, req: Fetch) -> None:
+        rid, tensor_id = req.id, req.tensor
         summary = None
         error: Optional[str] = None
         if self.last_run is None:
             error = "no run to fetch from (the last run was dropped or none has finished)"
         else:
-            limit = req.get("max_values", FETCH_MAX_VALUES)
+            limit = req.max_values
             numel = self._numel(tensor_id)
-            if isinstance(limit, int) and numel is not None and numel > limit:
+            if numel is not None and numel > limit:
                 error = (f"tensor {tensor_id!r} has {numel:,} elements, more than the {limit:,} "
                          "that can be fetched at once")
         if error is None:
@@ -442,10 +421,14 @@ class Worker:
                     summary = s
             except Exception as exc:
                 error = f"could not read tensor {tensor_id!r}: {type(exc).__name__}: {exc}"
-        msg = {"type": "values", "id": rid, "tensor": tensor_id, "summary": summary}
-        if error is not None:
-            msg["error"] = error
-        self.channel.send(msg)
+        self.channel.send(Values(id=rid, tensor=tensor_id, summary=summary, error=error))
+
+
+def _invalid_request_text(exc: MessageError) -> str:
+    """The protocol_error text of a request that does not fit."""
+    if exc.field == "type" and exc.kind is not None:
+        return f"unknown request type {exc.kind!r}"
+    return f"invalid request: {exc}"
 
 
 def _rng_snapshot():

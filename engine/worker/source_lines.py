@@ -43,8 +43,8 @@ import functools
 import linecache
 import sys
 import threading
-from types import FunctionType
-from typing import Optional
+from types import FrameType, FunctionType
+from typing import Any, Optional
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -55,7 +55,7 @@ _Tensor = torch.Tensor
 _getframe = sys._getframe
 _get_ident = threading.get_ident
 # Ways to make a leaf that requires grad, apart from a factory's keyword.
-_REQUIRES_GRAD_SETTERS = (_Tensor.requires_grad_, _Tensor.requires_grad.__set__)
+_REQUIRES_GRAD_SETTERS = (_Tensor.requires_grad_, _Tensor.requires_grad.__set__)  # type: ignore[attr-defined]  # (a descriptor at run time)
 
 
 _is_compiling = torch.compiler.is_compiling
@@ -99,7 +99,7 @@ def _make_trampoline(frame, with_kwargs: bool):
     tpl = _TEMPLATES[1 if with_kwargs else 0]
     try:
         code = tpl.replace(co_filename=co.co_filename, co_firstlineno=frame.f_lineno or 1,
-                           co_name=co.co_name, co_qualname=getattr(co, "co_qualname", co.co_name))
+                           co_name=co.co_name, co_qualname=getattr(co, "co_qualname", co.co_name))  # type: ignore[call-arg]  # (3.11+; 3.10 below)
     except (TypeError, ValueError):  # (before 3.11: no co_qualname)
         code = tpl.replace(co_filename=co.co_filename, co_firstlineno=frame.f_lineno or 1, co_name=co.co_name)
     _TRAMPOLINE_CODES.add(code)
@@ -110,6 +110,8 @@ def _drop_trampoline(exc: BaseException) -> None:
     """The trampoline's frame out of the traceback (the script's line would
     show twice): this handler's entry is first, then the trampoline's."""
     tb = exc.__traceback__
+    if tb is None:
+        return
     for _ in range(2):
         nxt = tb.tb_next if tb is not None else None
         if nxt is None:
@@ -132,7 +134,7 @@ class SourceLines(TorchFunctionMode):
         self.ends: list[int] = []
         self.lines: list[int] = []
         self.leaves = WeakIdKeyDictionary()
-        self._handle = None
+        self._handle: Any = None  # torch's RemovableHandle once installed
         # Torch function modes and autograd sequence numbers are per thread:
         # the installing thread's intervals are the lists above, another
         # thread's are here (ident -> (starts, ends, lines)); the mode enters
@@ -140,7 +142,7 @@ class SourceLines(TorchFunctionMode):
         self.thread = _get_ident()
         self.by_thread: dict = {}
         self.noted = 0  # intervals noted so far, all threads
-        self._saved_profile = None
+        self._saved_profile: Any = None
 
     # -- install / remove ---------------------------------------------------
     def install(self) -> None:
@@ -259,7 +261,7 @@ class SourceLines(TorchFunctionMode):
                 self.ends.append(s1)
                 self.lines.append(line)
             else:
-                lists = self.by_thread.get(ident)
+                lists: Optional[tuple[list, list, list]] = self.by_thread.get(ident)
                 if lists is None:
                     lists = self.by_thread[ident] = ([], [], [])
                 lists[0].append(s0)
@@ -268,7 +270,7 @@ class SourceLines(TorchFunctionMode):
 
     def _script_line(self) -> Optional[int]:
         fn = self.filename
-        f = _getframe(2)
+        f: Optional[FrameType] = _getframe(2)
         while f is not None:
             if f.f_code.co_filename == fn:
                 return f.f_lineno

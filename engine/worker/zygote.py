@@ -41,7 +41,7 @@ import signal
 import sys
 from typing import Optional
 
-from autogradviz.engine.protocol.messages import ProtocolDecodeError, decode_message
+from autogradviz.engine.protocol.messages import Output, ProtocolDecodeError, Run, Shutdown, decode_request
 from autogradviz.engine.worker.fd_output import read_left
 from autogradviz.engine.worker.run_child import TRACE_SENT, run_child
 
@@ -183,14 +183,13 @@ class Zygote:
                     self._request(line)
 
     def _request(self, line: bytes) -> None:
-        try:
-            req = decode_message(line.strip()) if line.strip() else None
+        try:  # (a line that is not a valid request is answered by whoever serves it)
+            req = decode_request(line.strip()) if line.strip() else None
         except ProtocolDecodeError:
             req = None
-        kind = req.get("type") if isinstance(req, dict) else None
-        if kind == "run":
+        if isinstance(req, Run):
             self._start_run(req, line)
-        elif kind == "shutdown":
+        elif isinstance(req, Shutdown):
             self._exit(0)
         elif self.child is not None and self.child_requests is not None:
             try:
@@ -203,7 +202,7 @@ class Zygote:
             self.worker.handle_line(line)  # no run: answered here
 
     # -- run children -----------------------------------------------------------------
-    def _start_run(self, req: dict, line: bytes) -> None:
+    def _start_run(self, req: Run, line: bytes) -> None:
         self._end_child()
         for _attempt in range(2):
             if self.spare is None:
@@ -216,7 +215,7 @@ class Zygote:
             except OSError:  # the spare died meanwhile: another one
                 self._drop(pid, [req_w, status_r] + [r for _s, r in output_pipes])
         self.output_pipes = output_pipes
-        self.run_id = req.get("id")
+        self.run_id = req.id
         self.child, self.child_requests, self.child_status = pid, req_w, status_r
         self.trace_sent = False
 
@@ -321,8 +320,7 @@ class Zygote:
             text = read_left(r)
             if text:
                 try:
-                    self.worker.channel.send({"type": "output", "id": self.run_id,
-                                              "stream": stream, "text": text})
+                    self.worker.channel.send(Output(id=self.run_id, stream=stream, text=text))
                 except Exception:
                     pass
 
