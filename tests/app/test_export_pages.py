@@ -191,3 +191,88 @@ def test_hostile_names_add_nothing_to_the_web_page(tmp_path):
     assert [u for u in _requests(log) if not u.startswith("file:")] == []
     assert '<pre id="walk">' in dom
     assert "<img" not in dom
+
+
+def _traced(tmp_path_factory, stem: str):
+    folder = tmp_path_factory.mktemp(stem)
+    out = folder / f"{stem}.json"
+    p = subprocess.run([sys.executable, "-m", "autogradviz", "trace", str(LESSONS_DIR / f"{stem}.py"), "-o",
+                        str(out)], capture_output=True, text=True, timeout=TIMEOUT)
+    assert p.returncode == 0, p.stderr
+    from autogradviz.engine.trace.model import Trace
+
+    return out, Trace.from_json(out.read_text(encoding="utf-8"))
+
+
+def _walked(dom: str, name: str):
+    start = dom.index(f'<pre id="{name}">') + len(f'<pre id="{name}">')
+    return json.loads(__import__("html").unescape(dom[start:dom.index("</pre>", start)]))
+
+
+@pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                    reason="headless Chromium is not installed (/usr/bin/chromium): .ci/run installs it")
+def test_checkpoint_page_lights_the_recompute_in_the_traced_order(tmp_path_factory, tmp_path):
+    """Lesson 30 (non-reentrant checkpoint, stopped early): between the
+    steps, the page's sub-steps light the region, then each re-run op's node
+    in the order the trace recorded (`Recomputation.op_nodes`), then the node
+    where torch stopped; the steps themselves still light the trace's nodes."""
+    from autogradviz.engine.trace import replay
+
+    saved, trace = _traced(tmp_path_factory, "30_checkpoint_mlp")
+    (c,) = trace.checkpoints
+    (r,) = [r for r in c.recomputations if r.run == 0]
+    want = [n for n in r.op_nodes if n is not None]
+    if r.early_stopped:  # the forward op after the last re-run one (docs/trace-format.md)
+        want.append(c.forward_op_nodes[len(r.ops)])
+    page = tmp_path / "ckpt.html"
+    p = _cli(saved, "-o", page)
+    assert p.returncode == 0, p.stderr
+    dom, stderr, log = _chromium(page, tmp_path)
+    assert _console_errors(stderr) == []
+    assert [u for u in _requests(log) if not u.startswith("file:")] == []
+    rerun = _walked(dom, "walk-rerun")
+    assert [lit for lit, _ in rerun] == [""] + want  # the trigger frame first: nothing re-run yet
+    assert {region for _, region in rerun} == {"overlay-0"}  # the region lit through the phase
+    n = replay.step_count(trace, 0)
+    assert _walked(dom, "walk") == [replay.state_at(trace, 0, k).current or "" for k in range(n + 1)]
+    # the sub-steps come right after step r.step (the trigger has not run yet)
+    text = page.read_text(encoding="utf-8")
+    assert text.count('"f":1') == len(rerun)
+
+
+@pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                    reason="headless Chromium is not installed (/usr/bin/chromium): .ci/run installs it")
+def test_grad_scaler_page_shows_each_stage_at_its_step(tmp_path_factory, tmp_path):
+    """Lesson 22, its second backward (the iteration whose gradients overflow):
+    step 0 shows scale() with the recorded scale, every step of the run says
+    backward of the scaled loss, then one position per later call of that
+    iteration - step() skipped, update() backing the scale off - with the
+    numbers the trace recorded."""
+    from autogradviz.engine.trace import replay
+
+    saved, trace = _traced(tmp_path_factory, "22_overflow_and_growth")
+    run = next(i for i, r in enumerate(trace.backward_runs)
+               if r.scaled_by is not None and any(e.skipped for e in trace.scaler_events
+                                                  if e.iteration == trace.scaler_events[r.scaled_by].iteration))
+    events = trace.scaler_events
+    first = events[trace.backward_runs[run].scaled_by]
+    later = [e for e in events[trace.backward_runs[run].scaled_by + 1:]
+             if e.scaler == first.scaler and e.iteration == first.iteration]
+    assert [e.call for e in later] == ["step", "update"] and later[0].skipped
+    page = tmp_path / "scaler.html"
+    p = _cli(saved, "-o", page, "--run", run)
+    assert p.returncode == 0, p.stderr
+    dom, stderr, _ = _chromium(page, tmp_path)
+    assert _console_errors(stderr) == []
+    said = _walked(dom, "walk-scaler")
+    n = replay.step_count(trace, run)
+    assert len(said) == n + 1 + len(later)
+    assert f"{first.scaler}.scale(loss)" in said[0] and f"{first.scale_before:.6g}" in said[0]
+    assert all("backward of the scaled loss" in s and f"{first.scale_before:.6g}" in s for s in said[1:n + 1])
+    step_text, update_text = said[n + 1:]
+    assert f"{first.scaler}.step(" in step_text and "skipped" in step_text
+    assert f"{first.scaler}.update(" in update_text and "backs off" in update_text
+    assert f"{later[1].scale_before:.6g} → {later[1].scale_after:.6g}" in update_text
+    assert later[1].scale_after < later[1].scale_before
+    # the backward steps in between light the trace's nodes, as for any run
+    assert _walked(dom, "walk") == [replay.state_at(trace, run, k).current or "" for k in range(n + 1)]
