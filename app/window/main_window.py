@@ -52,8 +52,9 @@ STATE_VERSION = 3  # 3: canvas first (the code beside the graph, panels in tabs 
 # The stepper strip's height and the code column's share of the window's width
 STRIP_HEIGHT = 96
 CODE_SHARE = 0.31
-LESSON_SHARE = 0.66  # the most of the left column a lesson's text may take from the code,
-CODE_MIN_LINES = 16  # leaving the code at least this many lines
+LESSON_SHARE = 0.72  # the most of the left column a lesson's text may take from the code,
+CODE_MIN_LINES = 10  # leaving the code at least this many lines (at 1280×800 lesson 1's text
+LESSON_MIN_SHARE = 0.35  # needs ~460 px of a ~700 px column); a short text leaves the code the rest
 
 
 class MainWindow(QMainWindow):
@@ -293,22 +294,30 @@ class MainWindow(QMainWindow):
             dock.raise_()
             QTimer.singleShot(0, self, self._fit_lesson_text)
 
-    def _fit_lesson_text(self) -> None:
-        """Give the lesson tabs the height the text needs (at most `LESSON_SHARE`
-        of the column, and the code keeps `CODE_MIN_LINES`), when they sit under the code."""
+    def _fit_lesson_text(self, passes: int = 4) -> None:
+        """Give the lesson tabs the height the text needs, when they sit under
+        the code: all of it where the code keeps `CODE_MIN_LINES` lines (and
+        the tabs at most `LESSON_SHARE` of the column); a short text gives
+        the code the rest (the tabs keep `LESSON_MIN_SHARE`)."""
         lessons, editor = self.panels.dock("lessons"), self.panels.dock("editor")
         if (lessons.isFloating() or editor.isFloating() or not editor.isVisible() or lessons.isHidden()
                 or self.dockWidgetArea(lessons) != self.dockWidgetArea(editor)
                 or abs(lessons.x() - editor.x()) > 4):
             return
+        self.lessons_panel.layout().activate()  # (the buttons' row just folded away)
         text = self.lessons_panel.text
-        need = int(text.document().size().height()) + 2 * text.frameWidth() + 12
-        missing = need - text.viewport().height()
+        overflow = text.verticalScrollBar().maximum()  # exact, after the text's own layout
+        delta = overflow + 6 if overflow > 0 else int(text.document().size().height()) + 6 - text.viewport().height()
         column = lessons.height() + editor.height()
         code_min = self.editor.fontMetrics().lineSpacing() * CODE_MIN_LINES + 60  # (+ title, scrollbar)
-        grown = min(lessons.height() + missing, int(column * LESSON_SHARE), column - code_min)
-        if missing > 0 and grown > lessons.height():
-            self.resizeDocks([editor, lessons], [column - grown, grown], Qt.Orientation.Vertical)
+        high = min(int(column * LESSON_SHARE), column - code_min)
+        wanted = max(min(lessons.height() + delta, high), int(column * LESSON_MIN_SHARE))
+        if abs(wanted - lessons.height()) > 2:
+            # only the code's size is set: the tabs under it take what it gives up (naming
+            # both, Qt would share out the tab bar's height between them as well)
+            self.resizeDocks([editor], [editor.height() - (wanted - lessons.height())], Qt.Orientation.Vertical)
+            if passes > 1:  # again once the text is laid out at its new size (a scroll bar gone, a stale width)
+                QTimer.singleShot(0, self, lambda: self._fit_lesson_text(passes - 1))
 
     # -- texts --------------------------------------------------------------------------
     def retranslate(self) -> None:
@@ -409,6 +418,7 @@ class MainWindow(QMainWindow):
         if not self._sized:  # first launch: the docks take their share of the size it opens at
             self._sized = True
             self.apply_default_sizes()
+            QTimer.singleShot(0, self, self._fit_lesson_text)  # (then the lesson's text all in view)
 
     def save_layout(self) -> None:
         s = settings.settings()

@@ -7,7 +7,7 @@ and the "running" overlay over the old graph during a slow run."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtCore import QRect, Qt, QUrl
 from PySide6.QtTest import QTest
 
 from autogradviz.app.resources_loader import lessons
@@ -65,6 +65,42 @@ def test_the_canvas_gets_at_least_half_of_the_window(qtbot, shared_worker, size)
         assert stepper.height() <= 140
     finally:
         w.close()
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1280, 800)])
+def test_the_default_lesson_opens_with_all_its_text_in_view(qtbot, shared_worker, size):
+    """At first launch the default lesson's text is in front and whole (no
+    scrolling), the code keeps its lines, and the canvas still gets half."""
+    w = _first_launch_window(qtbot, shared_worker, *size)
+    try:
+        panel, text = w.lessons_panel, w.lessons_panel.text
+        assert w.files.lesson is not None and w.files.lesson.name == lessons()[0].name
+        qtbot.waitUntil(lambda: text.verticalScrollBar().maximum() == 0, timeout=5000)
+        qtbot.wait(100)  # (nothing moves after)
+        assert text.verticalScrollBar().maximum() == 0 and text.isVisible()
+        assert not w.panels.dock("lessons").visibleRegion().isEmpty(), "the lesson text in front"
+        assert not panel.tree.isVisible() and not panel.buttons.isVisible()
+        body = text.toPlainText()
+        first = LESSONS[lessons()[0].name]
+        assert body.startswith(panel.info(first.name).title("en")) and "All lessons" in body.splitlines()[-1]
+        line = w.editor.fontMetrics().lineSpacing()
+        assert w.editor.viewport().height() >= 10 * line, "the code keeps ten lines"
+        assert _canvas_share(w) >= 0.5
+    finally:
+        w.close()
+
+
+def test_the_lesson_texts_commands_are_links_while_reading(qtbot, window):
+    w = window
+    panel = w.lessons_panel
+    w.files.open_lesson(LESSONS["02_intermediate_gradients"], run=False)
+    assert not panel.catalog_shown()
+    w.editor.setPlainText("changed")
+    panel.text.anchorClicked.emit(QUrl("cmd:reset"))
+    assert w.editor.toPlainText() == LESSONS["02_intermediate_gradients"].source
+    panel.text.anchorClicked.emit(QUrl("cmd:catalog"))
+    assert panel.catalog_shown() and panel.tree.isVisible() and panel.buttons.isVisible()
+    assert "All lessons" not in panel.text.toPlainText().splitlines()[-1]
 
 
 def _run_lesson(qtbot, w, name: str) -> None:
@@ -206,6 +242,7 @@ def test_presentation_mode_shows_graph_code_and_caption_and_gives_the_layout_bac
 
 def test_reset_layout_gives_back_the_default(qtbot, window):
     w = window
+    qtbot.wait(300)  # (the lesson text's fit after the first show has settled)
     before = _docks(w)
     w.panels.dock("editor").hide()
     w.panels.dock("stepper").setFloating(True)
@@ -224,7 +261,7 @@ def test_a_lesson_opens_with_its_text_in_front_and_own_scripts_are_named(qtbot, 
     w.files.open_lesson(LESSONS["05_linear_function"], run=False)
     qtbot.waitUntil(lambda: not w.panels.dock("lessons").visibleRegion().isEmpty(), timeout=5000)
     assert not panel.tree.isVisible(), "the course list folds away: the text gets the panel"
-    assert panel.text.isVisible() and panel.text.height() > 250
+    qtbot.waitUntil(lambda: panel.text.isVisible() and panel.text.height() > 250, timeout=5000)
     qtbot.waitUntil(lambda: panel.text.verticalScrollBar().maximum() == 0, timeout=5000)  # all of it in view
     assert not panel.own_note.isVisible()
     w.files.new_file()

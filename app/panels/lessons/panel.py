@@ -11,7 +11,7 @@ UI language; search matches both languages.
 from __future__ import annotations
 
 from PySide6.QtCore import QElapsedTimer, QEvent, Qt, QUrl, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QTextBrowser,
                                QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -67,6 +67,9 @@ class LessonsPanel(QWidget):
         self.text.setObjectName("lessonText")
         self.text.setOpenLinks(False)
         self.text.anchorClicked.connect(self._on_link)
+        # lists indented by a little, not Qt's 40 px: in a ~370 px column
+        # that is a tenth of the width, and two or three lines more per lesson
+        self.text.document().setIndentWidth(16)
         self.open_button = QPushButton(self)
         self.open_button.setIcon(icon("open"))
         self.open_button.clicked.connect(self._open_current)
@@ -100,12 +103,17 @@ class LessonsPanel(QWidget):
         outer.addWidget(self.search)
         outer.addWidget(self.own_note)
         outer.addWidget(split, 1)
-        row = QHBoxLayout()
+        # The buttons under the catalog. While a lesson is read (the catalog
+        # folded away) they give their row to the text: the text ends with
+        # the same commands as links ("All lessons · Reset lesson").
+        self.buttons = QWidget(self)
+        row = QHBoxLayout(self.buttons)
+        row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.catalog_button)
         row.addWidget(self.reset_button)
         row.addStretch(1)
         row.addWidget(self.open_button)
-        outer.addLayout(row)
+        outer.addWidget(self.buttons)
         self.retranslate()
 
     # -- queries ------------------------------------------------------------------------
@@ -156,7 +164,11 @@ class LessonsPanel(QWidget):
             return
         self.search.setVisible(on)
         self.tree.setVisible(on)
+        self.buttons.setVisible(on)
         self.catalog_button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+        info = self._infos.get(self._current)
+        if info is not None:
+            self._set_text(info)  # (the commands as links while reading)
 
     def catalog_shown(self) -> bool:
         return self.catalog_button.isChecked()
@@ -247,10 +259,24 @@ class LessonsPanel(QWidget):
         if not name:
             return
         self._current = name
-        self.text.setMarkdown(self._markdown(self._infos[name]))
+        self._set_text(self._infos[name])
         if self._own_name:
             self._retranslate_own_note()
         self.reset_button.setEnabled(True)
+
+    def _set_text(self, info: LessonInfo) -> None:
+        """Show `info`'s text, its paragraphs 4 px apart (Qt's markdown puts
+        6 px above and below each: the text stays readable and a lesson's
+        text fits a 1280×800 window's column whole)."""
+        self.text.setMarkdown(self._markdown(info))
+        block = self.text.document().begin()
+        while block.isValid():
+            fmt = block.blockFormat()
+            if fmt.topMargin() > 4 or fmt.bottomMargin() > 4:
+                fmt.setTopMargin(min(fmt.topMargin(), 4))
+                fmt.setBottomMargin(min(fmt.bottomMargin(), 4))
+                QTextCursor(block).setBlockFormat(fmt)
+            block = block.next()
 
     def _markdown(self, info: LessonInfo) -> str:
         lang = i18n.current_language()
@@ -262,9 +288,17 @@ class LessonsPanel(QWidget):
         if info.tries:
             parts.append("#### " + self.tr("Try this"))
             parts.append("\n".join(f"- {item.text(lang)}" for item in info.tries))
+        if not self.catalog_button.isChecked():
+            parts.append(f"[{self.tr('All lessons')}](cmd:catalog) · [{self.tr('Reset lesson')}](cmd:reset)")
         return "\n\n".join(parts)
 
     def _on_link(self, url: QUrl) -> None:
+        if url.scheme() == "cmd":
+            if url.path() == "catalog":
+                self.set_catalog_shown(True)
+            elif url.path() == "reset":
+                self._reset_current()
+            return
         if url.scheme() == "look":
             try:
                 self.look(int(url.path()))
