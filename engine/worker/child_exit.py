@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from typing import Callable
+from typing import Callable, Optional
 
 # True once SIGTERM arrived: sends then wait for a lock at most briefly (the
 # handler runs in the main thread, which may be in the middle of a send).
@@ -35,7 +35,7 @@ class Once:
         self._send = send
         self._lock = threading.Lock()
         self._done = False
-        self._sending_in = None  # the thread sending now
+        self._sending_in: Optional[int] = None  # the thread sending now
         self.kill_after = False
 
     def busy_here(self) -> bool:

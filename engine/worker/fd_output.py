@@ -42,7 +42,7 @@ class FdOutput:
         a copy of the read ends, to pass on what a crashed run wrote last)."""
         self._sink: Optional[Sink] = None
         self._lock = threading.Lock()
-        self._streams: dict[int, tuple[str, object]] = {}
+        self._streams: dict[int, tuple[str, codecs.IncrementalDecoder]] = {}
         for fd, stream in ((1, "stdout"), (2, "stderr")):
             r, w = pipes[fd] if pipes else os.pipe()
             os.dup2(w, fd)  # (inheritable: children the script starts write here too)

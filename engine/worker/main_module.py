@@ -23,7 +23,7 @@ import os
 import sys
 import tempfile
 import types
-from typing import Optional
+from typing import Literal, Optional
 
 
 # Temporary copies are named autogradviz_main_<worker pid>_<random>.py: a
@@ -105,7 +105,7 @@ class MainModule:
         self.temp_path = path
         self.namespace["__file__"] = path
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> Literal[False]:
         for name, mod in self._saved.items():
             if mod is None:
                 sys.modules.pop(name, None)

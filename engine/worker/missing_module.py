@@ -62,14 +62,14 @@ def missing_module_error(exc: BaseException) -> Optional[tuple[str, dict[str, An
     if not isinstance(exc, ModuleNotFoundError):
         return None
     name = exc.name or _name_from_message(str(exc))
-    if not name or install_target(name) is None:  # not an import name (a script can raise anything)
+    distribution = install_target(name) if name else None
+    if not name or distribution is None:  # not an import name (a script can raise anything)
         return None
     top = name.split(".", 1)[0]
     if top != name and _importable(top):
         return (MISSING_SUBMODULE, {"module": name, "top": top},
                 ENGLISH_SUBMODULE.format(module=name, top=top))
     python = sys.executable or "python"
-    distribution = install_target(name)
     command = pip_install_command(python, [distribution])
     has_pip = _importable("pip")
     params = {"module": top, "distribution": distribution, "python": python, "command": command,

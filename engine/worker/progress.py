@@ -42,7 +42,7 @@ class Progress:
         self.clock = clock
         self._last = float("-inf")
 
-    def phase(self, code: str, total: int, unit: str = "nodes") -> "_Phase":
+    def phase(self, code: str, total: int, unit: str = "nodes") -> "_Phase | _NoPhase":
         """A phase of `total` items; reports its start (when big enough and
         not too soon after the last report), then `tick(done)` reports."""
         if self.callback is None or total < self.min_items:
