@@ -32,8 +32,8 @@ loss.backward()
 FOLD = "enc.layers.0\u201311"
 
 
-def show(qtbot, view):
-    trace = trace_of(ENCODER)
+def show(qtbot, view, source: str = ENCODER):
+    trace = trace_of(source)
     with qtbot.waitSignal(view.layoutFinished, timeout=60_000):
         view.session.set_trace(trace)
     wait_layout(qtbot, view)
@@ -69,6 +69,25 @@ def test_folded_encoder_is_readable_at_fit_and_stepping_names_the_copy(qtbot, vi
         assert frame.running == want and f"copy {layer + 1} of 12" in frame.shown_title()
     session.set_step(0)
     assert frame.running == ""
+
+
+def test_the_encoder_fed_x_folds_all_twelve_and_layer_0_lights_its_twin(qtbot, view):
+    """Fed x (no gradient), layer 0 records fewer nodes; it folds with the
+    others all the same, and its steps light their twins in the drawn layer."""
+    trace = show(qtbot, view, ENCODER.replace("enc(proj(x))", "enc(x)"))
+    session, scene = view.session, view.graph_scene()
+    frame = _frame(scene, FOLD)
+    assert frame.group.repeat == 12 and "\u00d712" in frame.title
+    nodes = {n.id: n for n in session.graph.nodes}
+    run = trace.backward_runs[0]
+    for layer in (0, 1, 11):
+        k = max(i for i, st in enumerate(run.steps)  # (backward runs layer 0 last)
+                if (nodes[st.node].module or "").startswith(f"enc.layers.{layer}.") and nodes[st.node].kind == "op")
+        session.set_step(k + 1)
+        cur = session.state.current
+        item = scene.stand_in_items.get(cur) or scene.node_items[cur][0]
+        qtbot.waitUntil(lambda: item.status == "current", timeout=10_000)
+        assert frame.running == f"copy {layer + 1} of 12: enc.layers.{layer}"
 
 
 def test_clicking_the_folded_title_unfolds_every_layer_and_the_menu_folds_back(qtbot, view):
