@@ -315,6 +315,12 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
     return _write_gif_file(scene, frames, path, s_used, scale, max_side, len(ks) < n, n, len(ks))
 
 
+def recompute_caption(frame, n: int) -> str:
+    """A checkpoint recompute frame's words (GIF frames, web page sub-steps)."""
+    return tr("step {0} of {1} · recomputing checkpoint {2} ({3}/{4})").format(
+        frame.step + 1, n, frame.number, frame.sub + 1, frame.subs)
+
+
 def _gif_frames(scene, trace, run_index, order, n, r, scale, max_side, progress, cancelled):
     """The frames of `order` ((step, recompute frame or None), ...) drawn in rectangle `r`."""
     from autogradviz.engine.trace import replay
@@ -331,9 +337,7 @@ def _gif_frames(scene, trace, run_index, order, n, r, scale, max_side, progress,
                 overlay.show_frame(phase)
             img, s_used = render_image(scene, r, scale, max_side=max_side,
                                        max_pixels=max_side * max_side)
-            caption = tr("step {0} of {1}").format(k, n) if phase is None else \
-                tr("step {0} of {1} · recomputing checkpoint {2} ({3}/{4})").format(
-                    k + 1, n, phase.number, phase.sub + 1, phase.subs)
+            caption = tr("step {0} of {1}").format(k, n) if phase is None else recompute_caption(phase, n)
             img = _captioned(scene, img, caption, s_used)
             frames.append(_qimage_to_pil(img))
             if progress is not None:

@@ -318,8 +318,7 @@ def _stage_of(stages, k: int, frame, after) -> Optional[list]:
 
 def _frame_caption(frame, n: int) -> list[str]:
     """A recompute sub-step's words: which checkpoint, which frame, the op now."""
-    lines = [ex.tr("step {0} of {1} · recomputing checkpoint {2} ({3}/{4})").format(
-        frame.step + 1, n, frame.number, frame.sub + 1, frame.subs)]
+    lines = [ex.recompute_caption(frame, n)]
     lines += [text for text, how in phase_lines(frame) if how in ("title", "now")]
     return lines
 

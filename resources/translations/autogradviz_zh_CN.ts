@@ -607,6 +607,10 @@ then run the script again. (If '{module}' is a file of your own, put it in the s
         <source>Wrote {0}.</source>
         <translation>已写入 {0}。</translation>
     </message>
+    <message>
+        <source>Legend: what each colour, border and badge means</source>
+        <translation>图例：每种颜色、边框和徽标的含义</translation>
+    </message>
 </context>
 <context>
     <name>FileController</name>
@@ -4365,4 +4369,83 @@ The file on disk is unchanged, and your text is still in the editor.</source>
         <source>Not in the rule table; torch's own formula (derivatives.yaml of the torch that ran):</source>
         <translation>不在法则表中；以下是 torch 自己的公式（来自运行所用 torch 的 derivatives.yaml）：</translation>
     </message>
-</context></TS>
+</context><context>
+    <name>ExportScaler</name>
+    <message>
+        <source>scale</source>
+        <translation>scale（放大）</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向传播</translation>
+    </message>
+    <message>
+        <source>unscale_ · inf check</source>
+        <translation>unscale_ · 检查 inf</translation>
+    </message>
+    <message>
+        <source>step / skip</source>
+        <translation>step / 跳过</translation>
+    </message>
+    <message>
+        <source>update</source>
+        <translation>update（更新）</translation>
+    </message>
+    <message>
+        <source>{0} was refused: {1}: “{2}”</source>
+        <translation>{0} 被拒绝：{1}：“{2}”</translation>
+    </message>
+    <message>
+        <source>{0} divided the gradients by {1} (norm {2} → {3}) and checked them: {4}</source>
+        <translation>{0} 将梯度除以 {1}（范数 {2} → {3}）并检查：{4}</translation>
+    </message>
+    <message>
+        <source>inf/NaN found</source>
+        <translation>发现 inf/NaN</translation>
+    </message>
+    <message>
+        <source>no inf/NaN</source>
+        <translation>没有 inf/NaN</translation>
+    </message>
+    <message>
+        <source>it unscaled the gradients itself first; </source>
+        <translation>它先自行取消了梯度缩放；</translation>
+    </message>
+    <message>
+        <source>{0}: {1}inf/NaN in the gradients, so optimizer.step() was skipped: the parameters did not change.</source>
+        <translation>{0}：{1}梯度中有 inf/NaN，因此跳过了 optimizer.step()：参数没有改变。</translation>
+    </message>
+    <message>
+        <source>{0}: {1}optimizer.step() ran with the unscaled gradients.</source>
+        <translation>{0}：{1}用取消缩放后的梯度执行了 optimizer.step()。</translation>
+    </message>
+    <message>
+        <source>a step had inf/NaN gradients: the scale backs off</source>
+        <translation>有一步的梯度含 inf/NaN：缩放系数回退</translation>
+    </message>
+    <message>
+        <source>enough clean iterations in a row: the scale grows</source>
+        <translation>连续足够多次迭代没有 inf/NaN：缩放系数增大</translation>
+    </message>
+    <message>
+        <source>no inf/NaN; clean iterations in a row: {0}</source>
+        <translation>没有 inf/NaN；连续正常迭代次数：{0}</translation>
+    </message>
+    <message>
+        <source>{0}: {1}, {2} → {3}.</source>
+        <translation>{0}：{1}，{2} → {3}。</translation>
+    </message>
+    <message>
+        <source>{0} multiplied by {1}.</source>
+        <translation>{0} 乘以 {1}。</translation>
+    </message>
+    <message>
+        <source>{0}.scale(loss) multiplied the loss by {1}: backward starts from the scaled loss.</source>
+        <translation>{0}.scale(loss) 把损失乘以 {1}：反向传播从放大后的损失开始。</translation>
+    </message>
+    <message>
+        <source>backward of the scaled loss: every gradient is {0} × the real one until it is unscaled.</source>
+        <translation>放大后损失的反向传播：在取消缩放之前，每个梯度都是真实梯度的 {0} 倍。</translation>
+    </message>
+</context>
+</TS>
