@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional
+from typing import Optional, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QGroupBox,
-                               QHBoxLayout, QLabel, QProgressBar, QPushButton, QRadioButton, QSizePolicy,
+                               QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QRadioButton, QSizePolicy,
                                QVBoxLayout, QWidget)
 
 from autogradviz.app.environments.discovery import find_interpreters
@@ -32,6 +32,8 @@ class PreferencesDialog(QDialog):
     After `accept`, `chosen_python()` is the choice to keep."""
 
     checked = Signal(object)  # InterpreterReport, after each check
+    # the check's outcome; the name hides QDialog.result(), which nothing calls here
+    result: QLabel  # type: ignore[assignment]
 
     def __init__(self, python: str = "", parent: Optional[QWidget] = None, own_torch: Optional[str] = None):
         super().__init__(parent)
@@ -62,7 +64,7 @@ class PreferencesDialog(QDialog):
         self.path_combo.addItems(find_interpreters())
         self.path_combo.setToolTip(self.tr("Type the path of an interpreter, or pick one of the environments "
                                            "found on this computer"))
-        self.path_edit = self.path_combo.lineEdit()
+        self.path_edit = cast(QLineEdit, self.path_combo.lineEdit())  # (editable: it has one)
         self.path_edit.setObjectName("interpreterPath")
         self.path_edit.setPlaceholderText(self.tr("for example ~/miniconda3/envs/torch/bin/python"))
         self.browse_button = QPushButton(self.tr("Browse…"), box)

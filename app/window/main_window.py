@@ -23,10 +23,10 @@ process (`WorkerProcess`), traces come back as plain data (msgspec structs) and 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, cast
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 
 from autogradviz.app import i18n
@@ -34,6 +34,10 @@ from autogradviz.app.environments.controller import EnvironmentController
 from autogradviz.app.graph.view import GraphView
 from autogradviz.app.panels.lessons.wiring import connect_lesson_browser
 from autogradviz.app.panels.code_link.link import CodeGraphLink
+from autogradviz.app.panels.editor import CodeEditor
+from autogradviz.app.panels.lessons import LessonsPanel
+from autogradviz.app.panels.output import OutputPane
+from autogradviz.app.panels.stepper import StepperPanel
 from autogradviz.app.resources_loader import default_lesson, icon
 from autogradviz.app.services import settings
 from autogradviz.app.services.worker_process import READY, RUNNING, STARTING, WorkerProcess
@@ -60,6 +64,11 @@ LESSON_MIN_SHARE = 0.35  # needs ~460 px of a ~700 px column); a short text leav
 class MainWindow(QMainWindow):
     """See the module docstring. `worker` may be injected (tests share one)."""
 
+    # the menu actions by name (WindowChrome.actions); the name hides
+    # QWidget.actions(), which nothing calls on the window
+    actions: dict[str, QAction]  # type: ignore[assignment]
+    chrome: WindowChrome  # (made after the presentation, whose callback reads it)
+
     def __init__(self, theme_manager: ThemeManager | None = None, worker: WorkerProcess | None = None,
                  start_worker: bool = True, restore_autosave: bool = True,
                  open_path: str | None = None, parent=None):
@@ -77,10 +86,11 @@ class MainWindow(QMainWindow):
         self.graph_view.setObjectName("graphView")
         self.setCentralWidget(self.graph_view)
         self.panels = PanelDocks(self, self.session, self.theme_manager)
-        self.editor = self.panels.widget("editor")
-        self.output = self.panels.widget("output")
-        self.lessons_panel = self.panels.widget("lessons")
-        self.stepper = self.panels.widget("stepper")
+        # (the registry's widgets, by the class that makes each: panel_registry.PANELS)
+        self.editor = cast(CodeEditor, self.panels.widget("editor"))
+        self.output = cast(OutputPane, self.panels.widget("output"))
+        self.lessons_panel = cast(LessonsPanel, self.panels.widget("lessons"))
+        self.stepper = cast(StepperPanel, self.panels.widget("stepper"))
         # Left/Right/Space/Home/End step the backward pass while the graph has focus;
         # F10, Shift+F10, Alt+Home/End and F9 wherever it is (Run menu, chrome.py).
         self.stepper.install_shortcuts(self.graph_view)
@@ -261,7 +271,7 @@ class MainWindow(QMainWindow):
         try:
             from autogradviz.app.export.dialog import ExportDialog
         except ImportError:
-            ExportDialog = None
+            ExportDialog = None  # type: ignore[misc, assignment]  # (then a plain image save, below)
         if ExportDialog is not None:
             ExportDialog(self.graph_view, self.session, self).exec()
             return
@@ -304,7 +314,9 @@ class MainWindow(QMainWindow):
                 or self.dockWidgetArea(lessons) != self.dockWidgetArea(editor)
                 or abs(lessons.x() - editor.x()) > 4):
             return
-        self.lessons_panel.layout().activate()  # (the buttons' row just folded away)
+        layout = self.lessons_panel.layout()
+        if layout is not None:
+            layout.activate()  # (the buttons' row just folded away)
         text = self.lessons_panel.text
         overflow = text.verticalScrollBar().maximum()  # exact, after the text's own layout
         delta = overflow + 6 if overflow > 0 else int(text.document().size().height()) + 6 - text.viewport().height()

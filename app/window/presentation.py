@@ -11,9 +11,13 @@ back as it was: dock places (saveState), the window's full-screen state, fonts.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QMainWindow
+
+if TYPE_CHECKING:  # (main_window imports this module)
+    from autogradviz.app.window.main_window import MainWindow
 
 SCALE = 1.6
 KEPT = ("editor", "stepper")
@@ -21,12 +25,12 @@ CODE_SHARE = 0.36  # of the screen's width; the graph takes the rest  # the pane
 
 
 class Presentation(QObject):
-    def __init__(self, window: QMainWindow, on_changed=None):
+    def __init__(self, window: MainWindow, on_changed=None):
         super().__init__(window)
         self._window = window
         self._on = False
         self._on_changed = on_changed  # called with the new state (the menu's check)
-        self._saved = None
+        self._saved: Any = None  # what set_on(True) saved, for set_on(False)
         stepper = window.stepper
         self._keys = []
         for key, slot in ((Qt.Key.Key_Right, stepper.go_forward), (Qt.Key.Key_Left, stepper.go_back),

@@ -100,7 +100,9 @@ class RunController(QObject):
         self._output.append_info(self._said.say(lambda: self.tr("▶ Running {name} on {device}…").format(
             name=os.path.basename(run_file) if run_file != EDITOR_FILE else self.tr("untitled.py"), device=device)))
         self.worker.timeout_s = settings.run_timeout_s()
-        self._session.run_request = {"source": source, "filename": run_file, "device": self._device}
+        # (`config`: the worker's configuration, also the comparison run's: app/panels/memory/comparison_run.py)
+        self._session.run_request = {"source": source, "filename": run_file, "device": self._device,
+                                     "config": self.worker.config}
         self.worker.run(source, run_file, self._device)
         self._status.run_started()
         self.busyChanged.emit(self.worker.is_busy())

@@ -10,6 +10,8 @@ UI language; search matches both languages.
 
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtCore import QElapsedTimer, QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QTextBrowser,
@@ -24,6 +26,16 @@ from autogradviz.app.services.text_safety import plain
 _LESSON_ROLE = Qt.ItemDataRole.UserRole + 1
 # Progress level (0-3) -> the mark before a lesson's title
 _MARKS = ["", "•", "▶", "✓"]
+
+
+def _chapters(tree: QTreeWidget) -> list[QTreeWidgetItem]:
+    """The tree's chapter items (Qt types its item getters Optional: in range, none is None)."""
+    return [cast(QTreeWidgetItem, tree.topLevelItem(i)) for i in range(tree.topLevelItemCount())]
+
+
+def _lessons_of(chapter: QTreeWidgetItem) -> list[QTreeWidgetItem]:
+    """A chapter's lesson items."""
+    return [cast(QTreeWidgetItem, chapter.child(j)) for j in range(chapter.childCount())]
 
 
 def chapter_share(levels: list[int]) -> int:
@@ -130,19 +142,17 @@ class LessonsPanel(QWidget):
         return info.lesson if info else None
 
     def item_for(self, name: str) -> QTreeWidgetItem | None:
-        for i in range(self.tree.topLevelItemCount()):
-            chapter = self.tree.topLevelItem(i)
-            for j in range(chapter.childCount()):
-                if chapter.child(j).data(0, _LESSON_ROLE) == name:
-                    return chapter.child(j)
+        for chapter in _chapters(self.tree):
+            for item in _lessons_of(chapter):
+                if item.data(0, _LESSON_ROLE) == name:
+                    return item
         return None
 
     def visible_lessons(self) -> list[str]:
         out = []
-        for i in range(self.tree.topLevelItemCount()):
-            chapter = self.tree.topLevelItem(i)
-            out += [chapter.child(j).data(0, _LESSON_ROLE) for j in range(chapter.childCount())
-                    if not chapter.child(j).isHidden() and not chapter.isHidden()]
+        for chapter in _chapters(self.tree):
+            out += [item.data(0, _LESSON_ROLE) for item in _lessons_of(chapter)
+                    if not item.isHidden() and not chapter.isHidden()]
         return out
 
     # -- commands -------------------------------------------------------------------------
@@ -217,11 +227,9 @@ class LessonsPanel(QWidget):
         self.select(keep or (self.lessons[0].name if self.lessons else ""))
 
     def _refresh_marks(self) -> None:
-        for i in range(self.tree.topLevelItemCount()):
-            chapter = self.tree.topLevelItem(i)
+        for chapter in _chapters(self.tree):
             levels = []
-            for j in range(chapter.childCount()):
-                item = chapter.child(j)
+            for item in _lessons_of(chapter):
                 name = item.data(0, _LESSON_ROLE)
                 lvl = progress.level(name)
                 levels.append(lvl)
@@ -243,11 +251,9 @@ class LessonsPanel(QWidget):
         return words
 
     def _filter(self, query: str) -> None:
-        for i in range(self.tree.topLevelItemCount()):
-            chapter = self.tree.topLevelItem(i)
+        for chapter in _chapters(self.tree):
             shown = 0
-            for j in range(chapter.childCount()):
-                item = chapter.child(j)
+            for item in _lessons_of(chapter):
                 ok = self._infos[item.data(0, _LESSON_ROLE)].matches(query)
                 item.setHidden(not ok)
                 shown += ok

@@ -1,10 +1,13 @@
 """Runs the same script again without checkpoint, for the Memory panel's comparison.
 
-A second `WorkerProcess` of its own (the app's worker client, the same worker
-program), so the main worker, its trace and the session stay as they are:
-the comparison trace goes only to the panel. The request carries the worker
-option `no_checkpoint` (checkpoint(fn, ...) runs as fn(...)). Started on
-first use, kept warm for the next comparison, shut down with the panel.
+A second `WorkerProcess` of its own, so the main worker, its trace and the
+session stay as they are: the comparison trace goes only to the panel. It
+runs with the app's one `WorkerConfig` (engine/protocol/worker_config.py),
+the run request's `config` (the main worker's): the interpreter chosen in
+Preferences and the run timeout, and it follows a change of interpreter as
+the main worker does. The request carries the worker option `no_checkpoint`
+(checkpoint(fn, ...) runs as fn(...)). Started on first use, kept warm for
+the next comparison, shut down with the panel.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Optional
 from PySide6.QtCore import QObject, Signal
 
 from autogradviz.app.services.worker_process import WorkerProcess
+from autogradviz.engine.protocol.worker_config import WorkerConfig
 
 
 class ComparisonRun(QObject):
@@ -22,15 +26,17 @@ class ComparisonRun(QObject):
     failed = Signal(str, str)
     busyChanged = Signal(bool)
 
-    def __init__(self, parent: Optional[QObject] = None, timeout_s: float = 120.0):
+    def __init__(self, parent: Optional[QObject] = None, config: Optional[WorkerConfig] = None):
         super().__init__(parent)
         self.worker: Optional[WorkerProcess] = None
-        self.timeout_s = timeout_s
+        # Used when a request brings none (a panel on its own, in tests): the app's own Python.
+        self.config = config if config is not None else WorkerConfig()
         self.busy = False
 
     def start(self, request: dict) -> None:
-        """`request`: {"source", "filename", "device"} of the run to repeat."""
-        w = self._worker()
+        """`request`: {"source", "filename", "device", "config"} of the run to
+        repeat (`config`: the WorkerConfig the run was made with)."""
+        w = self._worker(request.get("config") or self.config)
         self._set_busy(True)
         w.run(request["source"], request.get("filename") or "<editor>", request.get("device") or "cpu",
               no_checkpoint=True)
@@ -47,9 +53,11 @@ class ComparisonRun(QObject):
             self.worker = None
         self._set_busy(False)
 
-    def _worker(self) -> WorkerProcess:
+    def _worker(self, config: WorkerConfig) -> WorkerProcess:
+        if self.worker is not None and self.worker.config is not config:
+            self.shutdown()  # (another app's configuration: a worker of its own)
         if self.worker is None:
-            w = WorkerProcess(self, timeout_s=self.timeout_s)
+            w = WorkerProcess(self, config=config)
             w.traceReady.connect(self._on_trace)
             w.traceFailed.connect(self._on_unreadable)
             w.crashed.connect(self._on_crashed)
