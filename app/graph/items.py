@@ -9,7 +9,7 @@ big graph stays cheap.
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Any, Optional
 
 import msgspec
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
@@ -90,6 +90,8 @@ class NodeItem(QGraphicsRectItem):
     so that `boundingRect` is answered in C++: Qt asks every item under a
     layer for it on each paint and mouse move, and 30,000 calls into Python
     made both take 20-30 ms on a big graph."""
+
+    owner: Any  # set by the scene on a box that stands in for others
 
     def __init__(self, box, look: NodeLook, style: GraphStyle, *, retain: bool = False,
                  hooks: bool = False, tooltip=""):
@@ -257,6 +259,9 @@ class NodeItem(QGraphicsRectItem):
 class GroupFrameItem(QGraphicsItem):
     """The frame of an expanded module group; clicking its title collapses it."""
 
+    # the layout's group; the name hides QGraphicsItem.group(), which nothing calls here
+    group: Any  # type: ignore[assignment]
+
     def __init__(self, group, style: GraphStyle):
         super().__init__()
         self.group = group
@@ -345,6 +350,9 @@ class EdgeItem(QGraphicsRectItem):
     never looked at closely. A QGraphicsRectItem over the edge's extent so
     that `boundingRect` stays in C++ (see NodeItem)."""
 
+    pos_index: Any  # set by the scene: the trace edge's position
+    is_saved_edge: bool  # set by the scene on a saved tensor's edge
+
     def __init__(self, ledge, style: GraphStyle, rect: Optional[tuple] = None):
         super().__init__(*(rect if rect is not None else edge_rect(ledge.points)))
         self.ledge = ledge
@@ -353,7 +361,7 @@ class EdgeItem(QGraphicsRectItem):
         self.current = False
         self.lit = False
         self._path: Optional[QPainterPath] = None
-        self._arrow = None
+        self._arrow: Optional[QPolygonF] = None  # made with the path
         self._pen = QPen(style.edge, 1.2)
 
     def path(self) -> QPainterPath:
@@ -426,7 +434,8 @@ class EdgeItem(QGraphicsRectItem):
         painter.drawPath(path)
         painter.setBrush(pen.color())
         painter.setPen(QPen(pen.color(), 1))
-        painter.drawPolygon(self._arrow)
+        if self._arrow is not None:  # (made by self.path() above)
+            painter.drawPolygon(self._arrow)
 
 
 def edge_rect(points) -> tuple:
@@ -451,7 +460,7 @@ class LabelItem(QGraphicsItem):
         self.lines: list[str] = []
         self.emphasis = False
         self._rect = QRectF()
-        self._leader = None  # QGraphicsLineItem to the edge or box, when placed away from it
+        self._leader: Any = None  # QGraphicsLineItem to the edge or box, when placed away from it
         self.setZValue(5)
 
     def box_rect(self) -> QRectF:

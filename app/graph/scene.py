@@ -10,7 +10,7 @@ renders this same scene offscreen, so the app and exported images look alike.
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Any, Optional
 
 from PySide6.QtCore import QCoreApplication, QPointF, QRect, QRectF, Signal
 from PySide6.QtGui import QBrush
@@ -115,6 +115,9 @@ class GraphScene(QGraphicsScene):
     hoverChanged = Signal(object)  # node id or None
     # texts of labels with no free place on the graph (placement.py): the step caption says them
     unplacedChanged = Signal(list)
+    # the graph's colours and strokes; the name hides QGraphicsScene.style(),
+    # which nothing calls on this scene
+    style: GraphStyle  # type: ignore[assignment]
 
     def __init__(self, parent=None, style: Optional[GraphStyle] = None):
         super().__init__(parent)
@@ -154,18 +157,19 @@ class GraphScene(QGraphicsScene):
         self.in_edges: dict[str, list[EdgeItem]] = {}  # draw key -> edges
         self.out_edges: dict[str, list[EdgeItem]] = {}
         self._lit: list = []
-        self._shown = {}  # item -> last applied flags (status)
+        self._shown: dict = {}  # item -> last applied flags (status)
         self._search_hits: list[NodeItem] = []
         self._selected: Optional[str] = None
         self._nodes: dict[str, Node] = {}
-        self.layer = None
-        self.overview = None
+        # (made by set_graph; typed as present, what runs before checks for None)
+        self.layer: LayerItem = None  # type: ignore[assignment]
+        self.overview: Optional[OverviewItem] = None
         self.overview_mode = False
         self.overview_locked = False
         # every label's place: clear of boxes, badges, titles and each other (placement.py)
         self.placer = LabelPlacer(self)
-        self._edge_layer = None
-        self._node_layer = None
+        self._edge_layer: LayerItem = None  # type: ignore[assignment]
+        self._node_layer: LayerItem = None  # type: ignore[assignment]
         self.group_boxes: dict[str, NodeItem] = {}  # node id inside a collapsed group -> its box
         self._group_members: dict[str, list[str]] = {}  # group box key -> member node ids
         self.stand_in_items: dict[str, NodeItem] = {}  # rolled view: node id -> box standing for it
@@ -218,11 +222,11 @@ class GraphScene(QGraphicsScene):
             self._edge_layer = LayerItem(self.layer, 1)
             self._node_layer = LayerItem(self.layer, 2)
             if len(layout.boxes) >= OVERVIEW_MIN_BOXES:
-                self.overview = OverviewItem(layout, self.style, overview_data)
+                overview = self.overview = OverviewItem(layout, self.style, overview_data)
                 if state is not None:
-                    self.overview.set_status(state.status, ())
-                self.overview.setVisible(False)
-                self.addItem(self.overview)
+                    overview.set_status(state.status, ())
+                overview.setVisible(False)
+                self.addItem(overview)
                 yield "overview"
         while old_maps:
             old_maps.pop()
@@ -275,13 +279,14 @@ class GraphScene(QGraphicsScene):
         group_look = NodeLook(st.group_fill, st.group_border, st.group_text, st.op.border_width,
                               st.op.rounded, st.op.double)
         node_layer, edge_layer, placer = self._node_layer, self._edge_layer, self.placer
-        cache = NodeItem.DeviceCoordinateCache if self.item_cache else None
+        cache = NodeItem.CacheMode.DeviceCoordinateCache if self.item_cache else None
         for bi, box in enumerate(layout.boxes):
             if bi % chunk == 0:
                 yield bi
             nid = box.node if box.node is not None else box.copy_of
             node = nodes.get(nid) if nid else None
             grp = None
+            tip: Any  # a text, or a function that makes it when first shown
             if box.kind == "saved":
                 look, tip = st.saved, tr("Saved for backward by {0}").format(node.op if node else "?")
             elif box.kind == "group":
@@ -453,17 +458,17 @@ class GraphScene(QGraphicsScene):
         new_eg = state.edge_grads if state is not None else {}
         cur = state.current if state is not None else None
         old_cur = old.current if old is not None else None
-        touched_edges = set()
+        touched_edges: set = set()
         for t in set(old_eg) ^ set(new_eg):
             touched_edges.update(self.trace_edge_items.get(t, ()))
         for t, g in new_eg.items():
             if old_eg.get(t) is not g:
                 touched_edges.update(self.trace_edge_items.get(t, ()))
         # edges fed by the current (and previous current) node change emphasis
-        for nid in (cur, old_cur):
-            if nid is None:
+        for cur_id in (cur, old_cur):
+            if cur_id is None:
                 continue
-            for item in self.node_items.get(nid, ()):
+            for item in self.node_items.get(cur_id, ()):
                 touched_edges.update(self.in_edges.get(item.key, ()))
         # callouts first (anchored to their node), then the labels avoid them;
         # labels that disappear go before labels that are placed
@@ -607,10 +612,10 @@ class GraphScene(QGraphicsScene):
         want = self._callout_nodes(state)
         have = set(self.callouts)
         for nid in have - want:
-            c = self.callouts[nid]
-            if c.isVisible():
-                c.setVisible(False)
-                self.placer.forget(c)
+            gone = self.callouts[nid]
+            if gone.isVisible():
+                gone.setVisible(False)
+                self.placer.forget(gone)
         # recompute those that can have changed: new ones, those touched by events
         # at this or the previous step, the current/previous current node
         recompute = want - {n for n in have if self.callouts[n].isVisible()}
@@ -620,6 +625,8 @@ class GraphScene(QGraphicsScene):
                 if st.current:
                     recompute.add(st.current)
                 recompute.update(set(st.leaf_grads) ^ set((state or st).leaf_grads))
+        if state is None:
+            return  # (nothing wanted: want is empty)
         for nid in recompute & want:
             items = self.node_items.get(nid)
             if not items:
@@ -652,7 +659,7 @@ class GraphScene(QGraphicsScene):
         if not entering:
             self.hoverChanged.emit(None)
             return
-        lit = []
+        lit: list = []
         if item.node_id is not None:
             lit.extend(c for c in self.node_items.get(item.node_id, ()) if c is not item)
         for e in self.in_edges.get(item.key, ()):
