@@ -23,6 +23,12 @@ _BUTTONS = (("zoom_in_btn", "zoom-in", QStyle.StandardPixmap.SP_ArrowUp),
 
 
 class GraphToolbar(QWidget):
+    # made by name from _BUTTONS (setattr)
+    zoom_in_btn: QToolButton
+    zoom_out_btn: QToolButton
+    fit_btn: QToolButton
+    search_btn: QToolButton
+
     def __init__(self, session: TraceSession, parent=None):
         super().__init__(parent)
         self.session = session

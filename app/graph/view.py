@@ -44,7 +44,7 @@ class GraphView(QWidget):
         super().__init__(parent)
         self.session = session
         self._theme = "light"
-        self._icon_theme = None  # None: the icon loader's current theme
+        self._icon_theme: Optional[str] = None  # None: the icon loader's current theme
         self._scene = GraphScene(self, style_for(self._theme))
         self._scene.item_cache = True
         self.view = GraphCanvas(self._scene, self)
@@ -273,6 +273,8 @@ class GraphView(QWidget):
         sizes = (self.legend.size_for(1), self.legend.size_for(2)) if legend_on else None
         plan = plan_fit(rect, self.view.viewport().size(), bool(whole), sizes, layout,
                         backward_start(self.session.graph, layout), max_zoom=self._max_zoom)
+        if plan is None:
+            return  # (an empty rect: returned above already)
         if legend_on:
             if plan.legend_columns:
                 self.legend.set_columns(plan.legend_columns)
@@ -565,8 +567,8 @@ class GraphView(QWidget):
 
     def _look_at_focus(self) -> None:
         """After expanding/collapsing a group, look at what changed."""
-        focus = [self._scene.center_of(n) for n in self._focus_nodes[:1]]
-        focus = [p for p in focus if p is not None]
+        centers = [self._scene.center_of(n) for n in self._focus_nodes[:1]]
+        focus = [p for p in centers if p is not None]
         if not focus:
             for n in self._focus_nodes:
                 if n in self._scene.group_boxes:
