@@ -136,6 +136,8 @@ class Banner(QLabel):
             return
         fill = st.banner_error_fill if self._error else st.banner_info_fill
         border = st.banner_error_border if self._error else st.banner_info_border
+        if fill is None or border is None or st.banner_text is None:
+            return  # (a style without banner colours: the palette always gives them)
         self.setStyleSheet(
             "QLabel { padding: 5px 8px; background: %s; color: %s; border: none; "
             "border-left: 4px solid %s; }" % (fill.name(), st.banner_text.name(), border.name()))

@@ -14,6 +14,9 @@ from autogradviz.app.graph.style import GraphStyle, NodeLook
 
 
 class Legend(QWidget):
+    # the graph's colours; the name hides QWidget.style(), which nothing calls on the legend
+    style: GraphStyle  # type: ignore[assignment]
+
     def __init__(self, style: GraphStyle, parent=None):
         super().__init__(parent)
         self.style = style

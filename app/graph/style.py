@@ -10,6 +10,7 @@ rounded, ops are square, outputs have a double border).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Optional
 
 from PySide6.QtGui import QColor, QFont
 
@@ -62,11 +63,11 @@ class GraphStyle:
     callout_text: QColor
     hook_callout_border: QColor
     # the message banner above the graph (errors; notes such as "large graph")
-    banner_error_fill: QColor = None
-    banner_error_border: QColor = None
-    banner_info_fill: QColor = None
-    banner_info_border: QColor = None
-    banner_text: QColor = None
+    banner_error_fill: Optional[QColor] = None
+    banner_error_border: Optional[QColor] = None
+    banner_info_fill: Optional[QColor] = None
+    banner_info_border: Optional[QColor] = None
+    banner_text: Optional[QColor] = None
     font_family: str = "DejaVu Sans"
     # Sizes in scene units (= layout points): engine/layout/text_metrics sizes
     # boxes for DejaVu Sans at 10 units, so the font is set in pixels of the
@@ -75,7 +76,7 @@ class GraphStyle:
     small_font_size: float = 9.0
     extra: dict = field(default_factory=dict)
     # ring around the nodes made by the editor's cursor line (app/panels/code_link)
-    line_hit: QColor = None
+    line_hit: Optional[QColor] = None
 
     def font(self, bold: bool = False) -> QFont:
         f = QFont(self.font_family)
@@ -99,7 +100,7 @@ def _style(name: str) -> GraphStyle:
     """The style of a theme: colours from the one palette the exports share
     (engine/layout/palette.py), widths and shapes here."""
     p = palette(name)
-    plain = {k: _c(v) for k, v in p.items() if isinstance(v, str)}
+    plain: dict[str, Any] = {k: _c(v) for k, v in p.items() if isinstance(v, str)}
     return GraphStyle(
         name=name,
         leaf=_look(p["leaf"], 1.4, rounded=True),
