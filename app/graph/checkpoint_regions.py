@@ -33,7 +33,7 @@ reads the trace.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
@@ -143,7 +143,7 @@ class RegionItem(QGraphicsItem):
         self.title = region_title(number, checkpoint)
         self.style = style
         self.active = False  # lit during this checkpoint's recompute phase
-        self.overlay = None
+        self.overlay: Any = None  # the CheckpointOverlay that made it
         self.expanded = False  # reentrant: its inner graph is drawn
         padded = [b.adjusted(-PAD, -PAD, PAD, PAD) for b in boxes]
         self._rect = QRectF(padded[0])
@@ -476,7 +476,7 @@ class CheckpointOverlay:
             return (r.x(), r.y(), r.width(), r.height())
 
         out = [Overlay("checkpoint-region", region.toolTip(), region.title, box(region.label_frame()),
-                       tuple((p.x(), p.y()) for p in region.frame_polygon()))
+                       tuple((p.x(), p.y()) for p in region.frame_polygon()))  # type: ignore[attr-defined]  # (QPolygonF iterates)
                for region in self.regions.values()]
         out += [Overlay("not-stored", chip.toolTip(), chip.text(), box(chip._rect))  # ("mat1 · not stored")
                 for chips in self.placeholders.values() for chip in chips]
@@ -505,15 +505,15 @@ class CheckpointOverlay:
             return
         lit = self.lit_node()
         lit_box = self._box_of(lit) if lit is not None else None
-        if lit_box is not None:
+        if lit_box is not None and lit is not None:
             self.rerun = RerunItem(lit_box, sc.style, lit)
             sc.addItem(self.rerun)
-        region = self.regions.get(frame.checkpoint)
+        framed = self.regions.get(frame.checkpoint)
         box = self._box_of(frame.trigger) if frame.trigger else None
         if box is not None:
             self.ring = RingItem(box, sc.style)
             sc.addItem(self.ring)
-        anchor = region.frame_rect() if region is not None else box
+        anchor = framed.frame_rect() if framed is not None else box
         if anchor is not None:
             self.panel = PhasePanelItem(sc.style)
             self.panel.set_lines(phase_lines(frame), anchor,

@@ -268,7 +268,7 @@ class LabelPlacer:
         """The static keys a leader may end in: the callout's box (its tick, badges)."""
         if points is not None:
             return ()
-        out = []
+        out: list = []
         for c in self.static._cells_of(anchor):
             for key, r in self.static._cells.get(c, ()):
                 if isinstance(key, tuple) and key[0] in ("box", "tick", "badges") and r.intersects(anchor):
