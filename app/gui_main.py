@@ -8,6 +8,7 @@ imports torch in the background, so the window appears before torch is ready.
 from __future__ import annotations
 
 import sys
+from typing import cast
 
 
 def run_gui(argv: list[str] | None = None, open_path: str | None = None) -> int:
@@ -21,7 +22,7 @@ def run_gui(argv: list[str] | None = None, open_path: str | None = None) -> int:
 
     QCoreApplication.setOrganizationName(settings.ORGANIZATION)
     QCoreApplication.setApplicationName(settings.APPLICATION)
-    app = QApplication.instance() or QApplication(list(argv) if argv else [sys.argv[0]])
+    app = cast(QApplication, QApplication.instance() or QApplication(list(argv) if argv else [sys.argv[0]]))
     app.setApplicationDisplayName("Autograd Visualizer")
     app.setWindowIcon(icon("app"))
     i18n.set_language(i18n.saved_language(), save=False)

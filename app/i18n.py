@@ -44,6 +44,7 @@ def set_language(language: str, save: bool = True) -> bool:
     Returns False when the .qm file is missing (the UI then stays English)."""
     global _current
     app = QCoreApplication.instance()
+    assert app is not None  # (the GUI, or export after _ensure_qapp, made it)
     for t in _translators:
         app.removeTranslator(t)
     _translators.clear()

@@ -120,7 +120,7 @@ class ThemeManager(QObject):
             return name
         self._effective = name
         app = QApplication.instance()
-        if app is not None:
+        if isinstance(app, QApplication):  # (a widgets app: never a bare QCoreApplication here)
             if app.style().objectName().lower() != "fusion":
                 app.setStyle(QStyleFactory.create("Fusion"))
             app.setPalette(_palette(name))

@@ -111,14 +111,20 @@ class PackagesDialog(QDialog):
         row = self.table.currentRow()
         if row < 0:
             return
-        self._pip([self.table.item(row, 0).text()], uninstall=True)
+        item = self.table.item(row, 0)
+        if item is not None:
+            self._pip([item.text()], uninstall=True)
+
+    def _installed(self, _names) -> None:
+        self.changed.emit()
+        self.refresh()
 
     def _pip(self, names: list[str], uninstall: bool) -> None:
         dialog = InstallDialog(self.python, names, self, offer_run=False, uninstall=uninstall)
         if uninstall and {n.lower() for n in names} & NEEDED:
             dialog.status.setText(self.tr("Scripts cannot run in this Python without {names}.").format(
                 names=", ".join(names)))
-        dialog.installed.connect(lambda _names: (self.changed.emit(), self.refresh()))
+        dialog.installed.connect(self._installed)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.pip_dialog = dialog
         dialog.open()  # window-modal, no nested event loop
@@ -127,7 +133,7 @@ class PackagesDialog(QDialog):
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        out = bytes(proc.readAllStandardOutput()).decode("utf-8", "replace")
+        out = proc.readAllStandardOutput().data().decode("utf-8", "replace")
         proc.deleteLater()
         try:
             self.packages = [(str(n), str(v)) for n, v in json.loads(out.strip().splitlines()[-1])]

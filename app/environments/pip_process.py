@@ -59,12 +59,14 @@ class PipProcess(QObject):
         if not self.is_running():
             return
         self._cancelled = True
+        assert self._proc is not None  # (running)
         self._proc.terminate()
         self._kill_timer.start(KILL_GRACE_MS)
 
     def wait(self, ms: int = 3000) -> None:
         """Block until pip ended (closing the app: leave nothing running)."""
         if self.is_running():
+            assert self._proc is not None  # (running)
             self._proc.kill()
             self._proc.waitForFinished(ms)
 
@@ -90,12 +92,13 @@ class PipProcess(QObject):
     def _read(self) -> None:
         proc = self.sender()
         if isinstance(proc, QProcess):
-            text = bytes(proc.readAllStandardOutput()).decode("utf-8", "replace")
+            text = proc.readAllStandardOutput().data().decode("utf-8", "replace")
             if text:
                 self.output.emit(text)
 
     def _kill(self) -> None:
         if self.is_running():
+            assert self._proc is not None  # (running)
             self._proc.kill()
 
     def _on_error(self, error) -> None:
@@ -108,10 +111,10 @@ class PipProcess(QObject):
 
     def _on_finished(self, code: int, status) -> None:
         proc = self.sender()
-        if proc is not self._proc:
+        if proc is not self._proc or not isinstance(proc, QProcess):
             return
         self._kill_timer.stop()
-        rest = bytes(proc.readAllStandardOutput()).decode("utf-8", "replace")
+        rest = proc.readAllStandardOutput().data().decode("utf-8", "replace")
         if rest:
             self.output.emit(rest)
         self._proc = None
