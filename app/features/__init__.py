@@ -49,7 +49,7 @@ class PanelContext:
 @dataclass(frozen=True)
 class PanelSpec:
     """One dock. `title` is English source text in the "Panels" context (write it
-    as `QT_TRANSLATE_NOOP("Panels", "…")` so that lupdate finds it); `on_theme`
+    as `str(QT_TRANSLATE_NOOP("Panels", "…"))` so that lupdate finds it); `on_theme`
     is called as `on_theme(widget, "light" | "dark")`; `shortcut` toggles the
     dock; `width` / `height` are its default size in pixels."""
 

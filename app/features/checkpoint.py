@@ -83,7 +83,7 @@ def _not_read(params: Mapping[str, Any]) -> Optional[str]:
 
 FEATURE = FeatureSpec(
     id="checkpoint",
-    panel=PanelSpec("checkpoint", QT_TRANSLATE_NOOP("Panels", "Checkpoints"),
+    panel=PanelSpec("checkpoint", str(QT_TRANSLATE_NOOP("Panels", "Checkpoints")),
                     lambda c: CheckpointPanel(c.session, c.parent), Qt.DockWidgetArea.LeftDockWidgetArea,
                     on_theme=CheckpointPanel.set_theme, show_when=lambda t: bool(getattr(t, "checkpoints", None)),
                     tab_with="lessons", raise_when_shown=False),

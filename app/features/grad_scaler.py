@@ -15,7 +15,7 @@ def has_scaler_events(trace) -> bool:
 
 FEATURE = FeatureSpec(
     id="gradScaler",
-    panel=PanelSpec("gradScaler", QT_TRANSLATE_NOOP("Panels", "GradScaler"),
+    panel=PanelSpec("gradScaler", str(QT_TRANSLATE_NOOP("Panels", "GradScaler")),
                     lambda c: GradScalerPanel(c.session, c.parent), Qt.DockWidgetArea.LeftDockWidgetArea,
                     on_theme=GradScalerPanel.set_theme, show_when=has_scaler_events, tab_with="lessons",
                     raise_when_shown=False),

@@ -10,7 +10,7 @@ from autogradviz.app.panels.memory import MemoryPanel, has_backward_memory
 
 FEATURE = FeatureSpec(
     id="memory",
-    panel=PanelSpec("memory", QT_TRANSLATE_NOOP("Panels", "Memory"), lambda c: MemoryPanel(c.session, c.parent),
+    panel=PanelSpec("memory", str(QT_TRANSLATE_NOOP("Panels", "Memory")), lambda c: MemoryPanel(c.session, c.parent),
                     Qt.DockWidgetArea.LeftDockWidgetArea, on_theme=MemoryPanel.set_theme, show_when=has_backward_memory,
                     tab_with="lessons", raise_when_shown=False),
 )

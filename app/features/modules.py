@@ -10,7 +10,7 @@ from autogradviz.app.panels.modules import ModulesPanel
 
 FEATURE = FeatureSpec(
     id="modules",
-    panel=PanelSpec("modules", QT_TRANSLATE_NOOP("Panels", "Modules"), lambda c: ModulesPanel(c.session, c.parent),
+    panel=PanelSpec("modules", str(QT_TRANSLATE_NOOP("Panels", "Modules")), lambda c: ModulesPanel(c.session, c.parent),
                     Qt.DockWidgetArea.LeftDockWidgetArea, show_when=lambda t: bool(getattr(t, "modules", None)), tab_with="lessons",
                     raise_when_shown=False),
 )

@@ -39,15 +39,15 @@ PANELS: list[PanelSpec] = [
     # tab group (lesson text, output, inspector and the panels a trace asks for);
     # the stepper a strip under the graph. Those trace panels appear as tabs
     # behind the lesson text, so a lesson's text stays readable after its run.
-    PanelSpec("lessons", QT_TRANSLATE_NOOP("Panels", "Lessons"), lambda c: LessonsPanel(c.parent),
+    PanelSpec("lessons", str(QT_TRANSLATE_NOOP("Panels", "Lessons")), lambda c: LessonsPanel(c.parent),
               Qt.DockWidgetArea.LeftDockWidgetArea, below="editor"),
-    PanelSpec("editor", QT_TRANSLATE_NOOP("Panels", "Code"), lambda c: CodeEditor(c.parent, c.theme),
+    PanelSpec("editor", str(QT_TRANSLATE_NOOP("Panels", "Code")), lambda c: CodeEditor(c.parent, c.theme),
               Qt.DockWidgetArea.LeftDockWidgetArea, on_theme=CodeEditor.set_theme),
-    PanelSpec("output", QT_TRANSLATE_NOOP("Panels", "Output"), lambda c: OutputPane(c.parent, c.theme),
+    PanelSpec("output", str(QT_TRANSLATE_NOOP("Panels", "Output")), lambda c: OutputPane(c.parent, c.theme),
               Qt.DockWidgetArea.LeftDockWidgetArea, on_theme=OutputPane.set_theme, tab_with="lessons"),
-    PanelSpec("inspector", QT_TRANSLATE_NOOP("Panels", "Inspector"), lambda c: InspectorPanel(c.session, c.parent),
+    PanelSpec("inspector", str(QT_TRANSLATE_NOOP("Panels", "Inspector")), lambda c: InspectorPanel(c.session, c.parent),
               Qt.DockWidgetArea.LeftDockWidgetArea, tab_with="lessons"),
-    PanelSpec("stepper", QT_TRANSLATE_NOOP("Panels", "Backward steps"), lambda c: StepperPanel(c.session, c.parent),
+    PanelSpec("stepper", str(QT_TRANSLATE_NOOP("Panels", "Backward steps")), lambda c: StepperPanel(c.session, c.parent),
               Qt.DockWidgetArea.BottomDockWidgetArea, on_theme=StepperPanel.set_theme, strip=True),
 ]
 

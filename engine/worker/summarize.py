@@ -27,7 +27,7 @@ from typing import Any, Optional
 import torch
 
 from autogradviz.engine.trace.model import MAX_INLINE_VALUES, TensorSummary
-from autogradviz.engine.worker.beneath_modes import beneath_modes
+from autogradviz.engine.worker.beneath_modes import beneath_modes, readable_storage
 from autogradviz.engine.worker.progress import NO_PROGRESS, TICK_MASK
 
 # Memory the store may keep alive for later fetches (bytes).
@@ -51,6 +51,7 @@ CPU_CHUNK_BYTES = 1024 * 1024
 
 _DTYPE_NAMES: dict = {}
 _STRIDED = torch.strided
+_PLAIN_TYPES = (torch.Tensor, torch.nn.Parameter)
 
 
 def dtype_name(dtype) -> str:
@@ -284,6 +285,9 @@ class Summarizer:
                 return _symbolic_summary(t, m)
             s = TensorSummary([*shape], m[0], m[1], [], numel > MAX_INLINE_VALUES, numel,
                               None, None, None, None, None, t.requires_grad, t.is_leaf)
+            if type(t) not in _PLAIN_TYPES and not readable_storage(t):
+                s.truncated = True  # a wrapper subclass: no values of its own (beneath_modes)
+                return s
             if queue:
                 if m[2] and 0 < numel <= BATCH_MAX_NUMEL and t.layout is _STRIDED:
                     g = self._groups.get((dt, dev, shape))
@@ -326,7 +330,8 @@ class Summarizer:
         # unpacked by every node that saved it) is summarised once.
         try:
             version = t._version
-            key = (t.data_ptr(), version, t.dtype, t.shape, t.stride(), t.device)
+            ptr = t.data_ptr()
+            key = (ptr, version, t.dtype, t.shape, t.stride(), t.device) if ptr else id(t)
         except Exception:
             version = None
             key = id(t)
@@ -343,8 +348,7 @@ class Summarizer:
         if snapshot:
             # The tensor may change in place later (a parameter, a .grad):
             # summarise it now; keep a copy for fetch only within the budget.
-            self._fill(s, t)
-            if s.truncated:
+            if self._fill(s, t) and s.truncated:
                 s.id = self.store.add(t.detach(), snapshot=True)
             self._hold.append(t)  # its id() stays unique until the flush
         return s
@@ -391,10 +395,14 @@ class Summarizer:
             self.flush()
         return s
 
-    def _fill(self, s: TensorSummary, t) -> None:
+    def _fill(self, s: TensorSummary, t) -> bool:
+        """Values and statistics of `t` into `s`; false when they cannot be
+        read (another layout, meta, nested, a wrapper subclass)."""
         try:
             if t.layout != torch.strided or t.is_meta or getattr(t, "is_nested", False):
-                return
+                return False
+            if type(t) not in _PLAIN_TYPES and not readable_storage(t):
+                return False
             kind = _kind(t.dtype)
             d = t.detach()  # a detached view: no graph is built below
             if s.numel <= MAX_INLINE_VALUES:
@@ -404,8 +412,9 @@ class Summarizer:
                     _fill_small(s, d.reshape(-1).tolist(), kind)
             else:
                 _fill_large(s, d, kind)
+            return True
         except Exception:
-            pass
+            return False
 
     @beneath_modes
     def flush(self) -> None:
@@ -502,6 +511,7 @@ def summarize(t, store: Optional[TensorStore] = None) -> Optional[TensorSummary]
     return Summarizer(store).summarize(t)
 
 
+@beneath_modes
 def full_summary(t) -> Optional[TensorSummary]:
     """A summary with all values (for fetch)."""
     if t is None:
@@ -510,7 +520,7 @@ def full_summary(t) -> Optional[TensorSummary]:
     if s is None:
         return None
     try:
-        if s.truncated:
+        if s.truncated and readable_storage(t):
             with torch.no_grad():
                 vals = t.detach().reshape(-1).tolist()
             s.values = [_plain(v) for v in vals]

@@ -228,3 +228,108 @@ def test_torch_compile_runs_as_under_python(worker, tmp_path):
     # the compiled node is labelled with the script's line of the call
     compiled = [n for g in trace.graphs for n in g.nodes if n.op == "CompiledFunctionBackward"]
     assert compiled and all(n.line is not None for n in compiled)
+
+
+# Tensor subclasses that log what reaches them: a wrapper (`_make_wrapper_subclass`,
+# values in `.elem`, every aten op through `__torch_dispatch__`), a subclass over
+# real data with `__torch_dispatch__`, and one with `__torch_function__` only.
+SUBCLASSES = '''\
+import sys, torch
+from torch.utils._pytree import tree_map
+BACKWARD
+
+class LoggingTensor(torch.Tensor):
+    __slots__ = ["elem"]
+
+    @staticmethod
+    def __new__(cls, elem, requires_grad=False):
+        r = torch.Tensor._make_wrapper_subclass(
+            cls, elem.size(), strides=elem.stride(), storage_offset=elem.storage_offset(),
+            dtype=elem.dtype, layout=elem.layout, device=elem.device, requires_grad=requires_grad)
+        r.elem = elem.detach() if requires_grad else elem
+        return r
+
+    def __repr__(self):
+        return f"LoggingTensor({self.elem})"
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        unwrap = lambda e: e.elem if isinstance(e, LoggingTensor) else e
+        wrap = lambda e: LoggingTensor(e) if isinstance(e, torch.Tensor) else e
+        out = tree_map(wrap, func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs or {})))
+        print("wrapper", func)
+        return out
+
+class OverData(torch.Tensor):
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        print("over-data", func)
+        with torch._C._DisableTorchDispatch():  # (the kernel on its own data)
+            return func(*args, **(kwargs or {}))
+
+class LoggingFunction(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        print("function", getattr(func, "__name__", func))
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+x = LoggingTensor(torch.tensor([1.0, 2.0, 3.0]), requires_grad=True)
+w = torch.full((3,), 2.0, requires_grad=True)
+loss = (x * w).sum()
+print("backward 1")
+backward(loss)
+print("grads", x.grad, w.grad)
+
+d = torch.Tensor._make_subclass(OverData, torch.tensor([1.0, -2.0, 3.0]), True)
+loss = (d * d).sum()
+print("backward 2")
+backward(loss)
+print("grads", d.grad)
+
+z = torch.tensor([1.0, 2.0, 3.0]).as_subclass(LoggingFunction).requires_grad_()
+loss = (z * 3).sum()
+print("backward 3")
+backward(loss)
+print("grads", z.grad)
+print("refcount", sys.getrefcount(z), sys.getrefcount(w))
+print("function modes", [type(m).__name__ for m in torch.overrides._get_current_function_mode_stack()])
+'''
+
+
+def test_logging_subclasses_see_no_recorder_reads(worker, tmp_path):
+    reference = plain_python(_script(tmp_path, SUBCLASSES.replace("BACKWARD", REFERENCE_BACKWARD), "ref.py"))
+    assert reference.returncode == 0, reference.stderr
+    steps = [eval(line[len("STEPS "):]) for line in reference.stderr.splitlines() if line.startswith("STEPS ")]
+    assert len(steps) == 3
+    path = _script(tmp_path, SUBCLASSES.replace("BACKWARD", PLAIN_BACKWARD))
+    expected = plain_python(path)
+    assert expected.returncode == 0, expected.stderr
+    grads = [line for line in expected.stdout.splitlines() if line.startswith("grads ")]
+    assert grads == [line for line in reference.stdout.splitlines() if line.startswith("grads ")]
+    # each subclass logs under python (what the recorder must not add to)
+    assert "wrapper aten.mul.Tensor" in expected.stdout and "over-data aten.mul.Tensor" in expected.stdout
+    assert "function backward" in expected.stdout
+    trace = traced(worker, path)
+    assert trace.error is None
+    # The two documented differences (docs/architecture.md, "What the script
+    # sees of the recorder"): our line-recording mode is on the function-mode
+    # stack, and a leaf whose graph the script dropped (w: `loss` was
+    # reassigned) counts one more reference (the captured AccumulateGrad node).
+    assert expected.stdout.endswith("refcount 3 2\nfunction modes []\n")
+    assert trace.stdout == expected.stdout.replace(
+        "refcount 3 2\nfunction modes []", "refcount 3 3\nfunction modes ['SourceLines']")
+    assert trace.stderr == expected.stderr
+    assert [step_ops(trace, run) for run in trace.backward_runs] == steps
+    # values read beneath the subclass over real data: (d * d)'s gradients
+    # are d and d, and d.grad (as printed by python) is 2 * d
+    assert "grads tensor([ 2., -4.,  6.])" in expected.stdout
+    over_data = trace.backward_runs[1]
+    assert [g.values for g in over_data.steps[1].grad_inputs] == [[1.0, -2.0, 3.0]] * 2
+    assert [s.values for s in over_data.leaf_grads.values()] == [[2.0, -4.0, 6.0]]
+    # a wrapper's values live behind its dispatch: not read, shape only
+    # (both leaves' gradients are LoggingTensors, as python prints)
+    assert "grads LoggingTensor(tensor([2., 2., 2.])) LoggingTensor(tensor([1., 2., 3.]))" in expected.stdout
+    wrapped = list(trace.backward_runs[0].leaf_grads.values())
+    assert [(s.shape, s.values, s.truncated) for s in wrapped] == [([3], [], True)] * 2

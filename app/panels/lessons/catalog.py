@@ -20,12 +20,12 @@ from autogradviz.app.resources_loader import Lesson, lessons
 CONTEXT = "LessonChapters"
 # (id, English title): the order in which the browser shows them.
 CHAPTERS: list[tuple[str, str]] = [
-    ("basics", QT_TRANSLATE_NOOP("LessonChapters", "Autograd basics")),
-    ("shapes", QT_TRANSLATE_NOOP("LessonChapters", "Tensors and shapes")),
-    ("training", QT_TRANSLATE_NOOP("LessonChapters", "Training")),
-    ("memory", QT_TRANSLATE_NOOP("LessonChapters", "Memory and speed")),
-    ("precision", QT_TRANSLATE_NOOP("LessonChapters", "Mixed precision")),
-    ("parallel", QT_TRANSLATE_NOOP("LessonChapters", "Parallel")),
+    ("basics", str(QT_TRANSLATE_NOOP("LessonChapters", "Autograd basics"))),
+    ("shapes", str(QT_TRANSLATE_NOOP("LessonChapters", "Tensors and shapes"))),
+    ("training", str(QT_TRANSLATE_NOOP("LessonChapters", "Training"))),
+    ("memory", str(QT_TRANSLATE_NOOP("LessonChapters", "Memory and speed"))),
+    ("precision", str(QT_TRANSLATE_NOOP("LessonChapters", "Mixed precision"))),
+    ("parallel", str(QT_TRANSLATE_NOOP("LessonChapters", "Parallel"))),
 ]
 assert tuple(c for c, _ in CHAPTERS) == CHAPTER_IDS  # one order for titles and numbers
 
