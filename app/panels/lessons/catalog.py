@@ -89,7 +89,9 @@ def _items(raw, with_target: bool) -> tuple[Item, ...]:
         if not isinstance(entry, dict):
             continue
         texts = {k: v for k, v in entry.items() if k != "target" and isinstance(v, str)}
-        target = entry.get("target") if isinstance(entry.get("target"), dict) else {}
+        target = entry.get("target")
+        if not isinstance(target, dict):
+            target = {}
         if texts and (target or not with_target):
             out.append(Item(texts=texts, target=target))
     return tuple(out)
