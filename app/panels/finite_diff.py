@@ -112,6 +112,7 @@ class FiniteDiffBox(QGroupBox):
     def _eligible(self) -> Optional[str]:
         """None when the check can be made, else why not (translated)."""
         n = self.node
+        assert n is not None  # (asked only about a leaf: refresh() and check() test for one)
         if self.session.saved_file:  # the worker never ran this trace: it would re-run another script
             if self.rerun_script():
                 return tr("This is a saved trace: the check needs its script to run again. Run it again, "
@@ -214,7 +215,7 @@ class FiniteDiffBox(QGroupBox):
         self.busy.hide()
         self.button.setEnabled(True)
         if reply.get("error"):
-            self.result.setText(self._error_text(reply.get("error"), reply.get("message", "")))
+            self.result.setText(self._error_text(reply.get("error") or "", reply.get("message", "")))
             return
         fd, shape = reply.get("fd") or [], reply.get("shape") or []
         fd_summary = TensorSummary(shape=shape, dtype="float64", device="cpu", values=fd, numel=len(fd))

@@ -26,7 +26,7 @@ PALETTES = {
     },
 }
 
-_KEYWORDS = r"\b(?:" + "|".join(keyword.kwlist + ["match", "case"]) + r")\b"
+_KEYWORDS = r"\b(?:" + "|".join(list(keyword.kwlist) + ["match", "case"]) + r")\b"
 _BUILTINS = r"\b(?:" + "|".join(n for n in dir(builtins) if not n.startswith("_")) + r")\b"
 _RULES = [
     ("number", re.compile(r"\b(?:0[xX][0-9a-fA-F_]+|\d[\d_]*\.?\d*(?:[eE][+-]?\d+)?j?)\b")),

@@ -80,6 +80,9 @@ def fill_table(table: QTableWidget, s: Optional[TensorSummary]) -> None:
 
 
 class InspectorPanel(QWidget):
+    # the panel's scrolled body; the name hides QWidget.scroll(), which nothing calls here
+    scroll: QScrollArea  # type: ignore[assignment]
+
     def __init__(self, session: TraceSession, parent: Optional[QWidget] = None):
         super().__init__(parent)
         self.session = session

@@ -23,6 +23,8 @@ continuations and copying joins them again (`text_of`).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from PySide6.QtCore import QMimeData, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QDockWidget, QTextBrowser
@@ -182,7 +184,7 @@ class OutputPane(QTextBrowser):
         return fmt
 
     def _write(self, runs: list[tuple[str, QTextCharFormat]],
-               open_line: list[tuple[str, QTextCharFormat]] = (), keep: int = 0) -> None:
+               open_line: Sequence[tuple[str, QTextCharFormat]] = (), keep: int = 0) -> None:
         """Replace the unfinished line shown from column `keep` on by `runs`
         (its rest, then finished lines, each ending in "\\n") and then
         `open_line` (the new unfinished line, from where `runs` leave off)."""

@@ -90,7 +90,7 @@ class Timeline(QWidget):
         """Where the handle is, in steps (a fraction inside a recompute phase)."""
         return self.step + self.sub
 
-    def _x(self, k: int) -> float:
+    def _x(self, k: float) -> float:
         w = self.width() - 20
         return 10 + (w * k / self.n if self.n else 0)
 
@@ -165,7 +165,7 @@ class StepperPanel(QWidget):
         super().__init__(parent)
         self._unplaced: list[str] = []  # labels with no room on the graph (set_unplaced)
         self.session = session
-        self._theme = None  # None: the icon loader's current theme
+        self._theme: Optional[str] = None  # None: the icon loader's current theme
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
         self.run_combo = QComboBox(self)
@@ -257,7 +257,7 @@ class StepperPanel(QWidget):
         lay.setContentsMargins(4, 2, 4, 2)
         lay.addWidget(split)
 
-        self._shortcuts = []
+        self._shortcuts: list = []
         self.install_shortcuts(self)
 
         session.traceChanged.connect(self._rebuild)

@@ -62,6 +62,7 @@ def masks_html(checkpoint, r, pal: dict) -> str:
         a = fwd[i] if i < len(fwd) else None
         b = again[i] if i < len(again) else None
         m = a or b
+        assert m is not None  # (i is below one of the two lengths)
         cols = _cols(m.shape)
         title = tr("Dropout mask {0} {1}: kept {2} of {3}").format(
             i + 1, "×".join(str(d) for d in m.shape) or "()", a.kept if a else "—", m.numel)

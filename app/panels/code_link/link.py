@@ -54,7 +54,7 @@ class CodeGraphLink(QObject):
             return []
         return [n.id for n in g.nodes if n.line == line]
 
-    def lit_nodes(self) -> list[str]:
+    def lit_nodes(self) -> list[Optional[str]]:
         """Ids of the nodes ringed now (for tests and tools)."""
         return [getattr(it, "node_id", None) or getattr(it, "key", None) for it in self._lit]
 

@@ -181,10 +181,10 @@ class StateDiagram(QWidget):
                 p.drawEllipse(dot, 6, 6)
         if self.refused is not None:
             stage, call = self.refused
-            c = self._centres()[stage]
+            centre = self._centres()[stage]
             path = QPainterPath()
-            path.moveTo(c + QPointF(20, 28))
-            path.cubicTo(c + QPointF(60, 70), c + QPointF(-60, 70), c + QPointF(-20, 28))
+            path.moveTo(centre + QPointF(20, 28))
+            path.cubicTo(centre + QPointF(60, 70), centre + QPointF(-60, 70), centre + QPointF(-20, 28))
             pen = QPen(red, 2.2, Qt.PenStyle.DashLine)
             p.setPen(pen)
             p.setBrush(Qt.BrushStyle.NoBrush)

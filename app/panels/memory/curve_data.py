@@ -45,7 +45,7 @@ def byte_ticks(lo: float, hi: float, most: int = 6) -> list[float]:
     while hi / unit >= 1024:
         unit *= 1024
     span = hi / unit
-    steps = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500)
+    steps: tuple[float, ...] = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500)
     if unit > 1:  # 0.25 MiB is a round number too
         steps = (0.25, 0.5) + steps
     for step in steps:
@@ -108,7 +108,8 @@ def curve(trace, run_index: int) -> Optional[Curve]:
 
 def stairs(xs: list[float], ys: list[float]) -> tuple[list[float], list[float]]:
     """The step line through the points: each value holds until the next x."""
-    sx, sy = [], []
+    sx: list[float] = []
+    sy: list[float] = []
     for k, (x, y) in enumerate(zip(xs, ys)):
         if k:
             sx.append(x)
