@@ -64,8 +64,8 @@ class InterpreterCheck(QObject):
             return
         self._proc = None
         self._timer.stop()
-        report = parse_check_output(self._python, code, proc.readAllStandardOutput().data().decode("utf-8", "replace"),
-                                    proc.readAllStandardError().data().decode("utf-8", "replace"))
+        report = parse_check_output(self._python, code, bytes(proc.readAllStandardOutput().data()).decode("utf-8", "replace"),
+                                    bytes(proc.readAllStandardError().data()).decode("utf-8", "replace"))
         proc.deleteLater()
         self.finished.emit(report)
 

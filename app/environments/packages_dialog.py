@@ -133,7 +133,7 @@ class PackagesDialog(QDialog):
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        out = proc.readAllStandardOutput().data().decode("utf-8", "replace")
+        out = bytes(proc.readAllStandardOutput().data()).decode("utf-8", "replace")
         proc.deleteLater()
         try:
             self.packages = [(str(n), str(v)) for n, v in json.loads(out.strip().splitlines()[-1])]

@@ -92,7 +92,7 @@ class PipProcess(QObject):
     def _read(self) -> None:
         proc = self.sender()
         if isinstance(proc, QProcess):
-            text = proc.readAllStandardOutput().data().decode("utf-8", "replace")
+            text = bytes(proc.readAllStandardOutput().data()).decode("utf-8", "replace")
             if text:
                 self.output.emit(text)
 
@@ -114,7 +114,7 @@ class PipProcess(QObject):
         if proc is not self._proc or not isinstance(proc, QProcess):
             return
         self._kill_timer.stop()
-        rest = proc.readAllStandardOutput().data().decode("utf-8", "replace")
+        rest = bytes(proc.readAllStandardOutput().data()).decode("utf-8", "replace")
         if rest:
             self.output.emit(rest)
         self._proc = None

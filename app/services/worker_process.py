@@ -517,7 +517,7 @@ class WorkerProcess(QObject):
         proc = self.sender()
         if proc is not self._proc:
             return
-        self._buffer += bytes(proc.readAllStandardOutput())  # type: ignore[attr-defined]
+        self._buffer += bytes(proc.readAllStandardOutput().data())  # type: ignore[attr-defined]
         self._drain()
 
     def _drain(self) -> None:
@@ -576,7 +576,7 @@ class WorkerProcess(QObject):
         self._read_stderr(proc)  # type: ignore[arg-type]
 
     def _read_stderr(self, proc: QProcess) -> None:
-        self._stderr_tail = (self._stderr_tail + bytes(proc.readAllStandardError()))[-STDERR_TAIL_BYTES:]
+        self._stderr_tail = (self._stderr_tail + bytes(proc.readAllStandardError().data()))[-STDERR_TAIL_BYTES:]
 
     def _on_parsed(self, trace: Trace) -> None:
         if self._closing or self._pending is not None:
