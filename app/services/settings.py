@@ -4,6 +4,8 @@ else lives in QSettings."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QSettings
 
 ORGANIZATION = "autogradviz"
@@ -37,7 +39,7 @@ def put(key: str, value) -> None:
 
 
 def recent_files() -> list[str]:
-    value = settings().value("files/recent", [])
+    value: Any = settings().value("files/recent", [])
     if isinstance(value, str):
         value = [value]
     return [str(v) for v in (value or []) if v]

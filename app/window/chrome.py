@@ -9,11 +9,11 @@ language switch) and icons in `apply_theme` (their ink follows the theme).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, cast
 
 from PySide6.QtCore import QObject, QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QMenu, QToolBar
+from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QMenu, QToolBar, QToolButton
 
 from autogradviz.app import i18n
 from autogradviz.app.resources_loader import icon
@@ -59,7 +59,7 @@ ACTIONS = [
     ("lessons_help", None, ["F1"]),
 ]
 CHECKABLE = ("show_saved", "fold_repeated", "left_to_right", "presentation")
-KEY_HINTS = {"zoom_in": QKeySequence.StandardKey.ZoomIn, "zoom_out": QKeySequence.StandardKey.ZoomOut,
+KEY_HINTS: dict[str, Any] = {"zoom_in": QKeySequence.StandardKey.ZoomIn, "zoom_out": QKeySequence.StandardKey.ZoomOut,
              "zoom_fit": QKeySequence("Ctrl+0"), "find": QKeySequence.StandardKey.Find}
 
 
@@ -198,7 +198,7 @@ class WindowChrome(QObject):
         act = self.actions
         for name in ("new", "open", "save"):
             tb.addAction(act[name])
-            tb.widgetForAction(act[name]).setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+            cast(QToolButton, tb.widgetForAction(act[name])).setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         tb.addSeparator()
         tb.addAction(act["run"])
         tb.widgetForAction(act["run"]).setObjectName("runButton")
@@ -213,7 +213,7 @@ class WindowChrome(QObject):
         tb.addSeparator()
         for name in ("zoom_in", "zoom_out", "zoom_fit"):
             tb.addAction(act[name])
-            tb.widgetForAction(act[name]).setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+            cast(QToolButton, tb.widgetForAction(act[name])).setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         tb.addSeparator()
         tb.addAction(act["export"])
         self._window.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)

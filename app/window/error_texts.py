@@ -35,7 +35,7 @@ class ErrorTexts(QObject):
         try:
             text = make(p)
             if code not in ("syntax", "import_name", "input_eof") and isinstance(p.get("module"), str):
-                text += " " + self._module_note(code, p)
+                text += " " + self._module_note(str(code), p)  # (a code: `make` was found for it)
             return text
         except (KeyError, IndexError, ValueError, TypeError):
             return None

@@ -114,7 +114,7 @@ class FileController(QObject):
             return False
         self._set_text(text)
         self._set_document(os.path.abspath(path), None)
-        settings.add_recent_file(self._path)
+        settings.add_recent_file(os.path.abspath(path))
         self._output.clear()
         self._output.append_info(self.tr("Opened {path}. Press Run (Ctrl+Enter) to run it.").format(path=path))
         return True
@@ -219,7 +219,7 @@ class FileController(QObject):
             return False
         self._editor.document().setModified(False)
         self._set_document(os.path.abspath(path), None)
-        settings.add_recent_file(self._path)
+        settings.add_recent_file(os.path.abspath(path))
         self.statusMessage.emit(self.tr("Saved {path}").format(path=path), 3000)
         return True
 
@@ -256,4 +256,5 @@ class FileController(QObject):
                           QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel, self._window)
         box.setDefaultButton(QMessageBox.StandardButton.Save)
         answer = box.exec()
-        return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")
+        answers: dict[int, str] = {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}
+        return answers.get(answer, "cancel")

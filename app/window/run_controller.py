@@ -11,9 +11,10 @@ says something useful to an older app.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QInputDialog, QWidget
 
 from autogradviz.engine.trace.model import Note, Trace
@@ -211,7 +212,9 @@ class RunController(QObject):
             for text, href in self._env_texts.error_actions(err, live=saved_file is None):  # install a missing package
                 out.append_action(text, href)
         for i, text in enumerate(self.note_texts(trace)):
-            out.append_note(self._said.say(lambda i=i, text=text: _nth(self.note_texts(trace), i, text)))
+            def nth_note(i: int = i, text: str = text) -> str:  # (said again in a new language)
+                return _nth(self.note_texts(trace), i, text)
+            out.append_note(self._said.say(nth_note))
         nodes = sum(len(g.nodes) for g in trace.graphs)
         seconds = f"{trace.duration_s:.2f}" if trace.duration_s is not None else "?"
         if not trace.graphs and err is None:
@@ -346,7 +349,7 @@ class RunController(QObject):
     # -- the device selector --------------------------------------------------------------
     def update_devices(self) -> None:
         """Enable CUDA only when the worker reported a usable GPU; say why in the tooltip."""
-        item = self._combo.model().item(1)
+        item = cast(QStandardItemModel, self._combo.model()).item(1)  # (a combo box's own model)
         info = self.worker.info
         available = bool(info.get("cuda_available"))
         item.setEnabled(available)

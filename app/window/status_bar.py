@@ -209,7 +209,7 @@ class WindowStatus(QObject):
             self.layout_label.setText("")
         else:
             # the graph view says its last layout again, in the new language
-            view = getattr(self._window, "graph_view", None)
+            view: Any = getattr(self._window, "graph_view", None)
             info = view.layout_info_text() if hasattr(view, "layout_info_text") else ""
             if info:
                 self._layout_info = info
