@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from PySide6.QtCore import QCoreApplication, QMarginsF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
@@ -133,7 +133,7 @@ def write_png(scene, path: str, rect: Optional[QRectF] = None, scale: float = 2.
         info.notes.append(tr("scaled down to {0:.3g} so the image stays under {1} px a side").format(
             s, MAX_IMAGE_SIDE))
     with atomic_path(path) as tmp:
-        if not img.save(tmp, "PNG"):
+        if not img.save(tmp, "PNG"):  # type: ignore[call-overload]  # (PySide6 wants str here: b"PNG", as its stub says, raises ValueError)
             raise ExportError(tr("cannot write {0}: saving the PNG failed").format(path))
     return info
 
@@ -247,7 +247,7 @@ def _captioned(scene, img: QImage, text, scale: float = 1.0) -> QImage:
     p = QPainter(out)
     try:
         p.drawImage(0, 0, img)
-        if st is not None:
+        if st is not None and font is not None:  # (font is made with st)
             p.setPen(QColor(st.text))
             p.setFont(font)
         p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
@@ -286,7 +286,7 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
     phases = run_frames(trace, run_index)
     seq = [(k - 1, f) for k in ks for f in phases.get(k - 1, ())] if phases else []
     seq = sorted(seq, key=lambda e: (e[0], e[1].number, e[1].sub)) if seq else []
-    order = []
+    order: list[tuple[int, Any]] = []  # (step, its phase frame or None)
     for k in ks:
         order.extend(e for e in seq if e[0] == k - 1)
         order.append((k, None))
@@ -304,7 +304,7 @@ def write_gif(scene, trace: Trace, run_index: int, path: str, rect: Optional[QRe
                 fr = content_rect(scene)
                 r = fr if r is None else r.united(fr)
         with legend_shown(scene, legend, r, inside=rect is not None) as shown:
-            if shown is not None and rect is None:
+            if shown is not None and rect is None and r is not None:
                 r = r.united(shown.sceneBoundingRect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
             frames, s_used = _gif_frames(scene, trace, run_index, order, n, r, scale, max_side,
                                          progress, cancelled)
