@@ -303,7 +303,7 @@ def _touched(scene, old, new) -> tuple[list, list]:
 def _positions(trace, run: int, n: int, stages) -> list[tuple[int, object, object]]:
     """The page's positions in playing order: (step, recompute frame or None,
     GradScaler stage after the last step or None)."""
-    seq = [(k, f, None) for k, f in recompute_frames.sequence(trace, run, n)]
+    seq: list[tuple[int, object, object]] = [(k, f, None) for k, f in recompute_frames.sequence(trace, run, n)]
     if stages is not None:
         seq += [(n, None, st) for st in stages.after]
     return seq
@@ -377,7 +377,7 @@ def write_webpage(scene, trace, run: int, path: str, title: str = "",
                                d.get("leader")])
                 rect = rect.united(lab.sceneBoundingRect())  # (labels are all that grows the picture)
             text = _frame_caption(frame, n) if frame is not None else caption_lines(session, k)
-            step = {"c": changed, "l": labels, "t": text}
+            step: dict[str, object] = {"c": changed, "l": labels, "t": text}
             ph = phase_data(scene)
             if ph is not None:
                 step["p"] = ph
