@@ -18,7 +18,10 @@ import os
 import sys
 import threading
 import time
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Sequence
+
+if TYPE_CHECKING:
+    from autogradviz.engine.trace.model import Graph
 
 from autogradviz.app.cli.interpreter_option import add_python_argument, checked_python
 
@@ -284,7 +287,7 @@ def _export_command(args, out: str, fmt: str, t0: float) -> int:
     return rc
 
 
-def _pick(trace, args) -> tuple[Optional[object], Optional[int], Optional[str]]:
+def _pick(trace, args) -> tuple[Optional[Graph], Optional[int], Optional[str]]:
     """(graph, run index or None, error)"""
     runs = trace.backward_runs
     run = args.run
@@ -316,6 +319,7 @@ def _export_trace(trace, args, fmt: str) -> int:
     if problem is not None:
         _err(problem)
         return 2 if problem.startswith("--") else 1
+    assert graph is not None  # (no problem: _pick found the graph)
     if fmt == "gif" and run is None:
         _err("a GIF animates a backward run, and the script made no backward call")
         return 1
@@ -356,12 +360,13 @@ def _export_trace(trace, args, fmt: str) -> int:
         if getattr(args, "legend", False):
             from autogradviz.app.export.legend_export import make_legend
             legend = make_legend(scene.style)
-        caption = ()
+        caption: Sequence[str] = ()
         if getattr(args, "caption", False) and args.step is not None and run is not None:
             from autogradviz.app.export.captions import caption_lines, session_for
             caption = caption_lines(session_for(trace, run), args.step)
         if getattr(args, "steps", None) == "all":
             from autogradviz.app.export import steps as slides
+            assert run is not None  # (--steps all without a run returned above)
             if args.folder:
                 info = slides.write_step_folder(scene, trace, run, args.output, fmt, scale=args.scale,
                                                 legend=legend)

@@ -181,7 +181,7 @@ class ExportDialog(QDialog):
         s = QSettings()
         self.set_format(str(s.value("export/format", "png")))
         try:
-            self.scale_box.setValue(float(s.value("export/scale", 2.0)))
+            self.scale_box.setValue(float(s.value("export/scale", 2.0)))  # type: ignore[arg-type]  # (what was stored; a bad value is caught)
         except (TypeError, ValueError):
             pass
         folder = str(s.value("export/folder", "") or "") or os.path.expanduser("~")
@@ -237,7 +237,7 @@ class ExportDialog(QDialog):
                 info = self._export_run(scene, path, rect, fmt)
             else:
                 theme = getattr(getattr(scene, "style", None), "name", "light")
-                caption = ()
+                caption: tuple | list = ()
                 if self.caption.isChecked() and self.caption.isEnabled():
                     from autogradviz.app.export.captions import caption_lines, session_for
                     caption = caption_lines(session_for(self.session.trace, self.session.run_index),

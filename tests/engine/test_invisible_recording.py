@@ -333,3 +333,42 @@ def test_logging_subclasses_see_no_recorder_reads(worker, tmp_path):
     assert "grads LoggingTensor(tensor([2., 2., 2.])) LoggingTensor(tensor([1., 2., 3.]))" in expected.stdout
     wrapped = list(trace.backward_runs[0].leaf_grads.values())
     assert [(s.shape, s.values, s.truncated) for s in wrapped] == [([3], [], True)] * 2
+
+
+# mode="reduce-overhead" on the CPU: no CUDA graphs there, but its own
+# compile path (and a module and a function compiled with it in one loss).
+REDUCE_OVERHEAD = '''\
+import torch
+torch.manual_seed(0)
+BACKWARD
+net = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh(), torch.nn.Linear(3, 1))
+cnet = torch.compile(net, mode="reduce-overhead")
+f = torch.compile(lambda t: (t.sin() * 2).sum(), mode="reduce-overhead")
+x = torch.linspace(-1, 1, 4, requires_grad=True)
+for i in range(3):
+    net.zero_grad()
+    loss = cnet(torch.arange(8.0).reshape(2, 4) / (i + 1)).pow(2).mean() + f(x)
+    backward(loss)
+    print(round(loss.item(), 6), [round(v, 6) for v in net[0].weight.grad.flatten().tolist()])
+print([round(v, 6) for v in x.grad.tolist()])
+'''
+
+
+@pytest.mark.slow
+def test_torch_compile_reduce_overhead_on_the_cpu_runs_as_under_python(worker, tmp_path):
+    reference = plain_python(_script(tmp_path, REDUCE_OVERHEAD.replace("BACKWARD", REFERENCE_BACKWARD), "ref.py"))
+    assert reference.returncode == 0, reference.stderr
+    steps = [eval(line[len("STEPS "):]) for line in reference.stderr.splitlines() if line.startswith("STEPS ")]
+    assert len(steps) == 3 and all(s.count("CompiledFunctionBackward") == 2 for s in steps)
+    path = _script(tmp_path, REDUCE_OVERHEAD.replace("BACKWARD", PLAIN_BACKWARD))
+    expected = plain_python(path)
+    assert expected.returncode == 0, expected.stderr
+    trace = traced(worker, path)
+    assert trace.error is None
+    assert trace.stdout == expected.stdout == reference.stdout  # losses and gradients
+    assert trace.stderr == expected.stderr
+    assert [step_ops(trace, run) for run in trace.backward_runs] == steps
+    # x.grad recorded in the last run is the one python printed
+    last = trace.backward_runs[-1].leaf_grads
+    printed = eval(expected.stdout.splitlines()[-1])
+    assert any(s.shape == [4] and [round(v, 6) for v in s.values] == printed for s in last.values())
