@@ -175,7 +175,7 @@ def _trace(args) -> int:
         return 2
     outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
                          keep_json=True, python=python, on_input=no_console_input("trace"),
-                         **({"no_checkpoint": True} if args.no_checkpoint else {}))
+                         no_checkpoint=bool(args.no_checkpoint))
     if outcome.trace is not None:
         data = _trace_bytes(outcome, args.indent)
         try:
@@ -202,7 +202,7 @@ def _trace(args) -> int:
 def no_console_input(command: str):
     """on_input for a traced script: end of input (EOFError, as under
     `python script.py < /dev/null`), explained in one line the first time."""
-    said = []
+    said: list = []
 
     def on_input(prompt: str):
         if not said:

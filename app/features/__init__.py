@@ -187,6 +187,8 @@ def event_text(kind: str) -> Optional[Callable[[int, Any], str]]:
 def note_text(code: Optional[str], params: Mapping[str, Any]) -> Optional[str]:
     """A feature's text for a trace note (None: no feature knows the code, or
     its parameters do not fit; the caller then uses its own or the English)."""
+    if not code:
+        return None
     for spec in _with_note(code):
         text = spec.note_texts[code](params)
         if text:

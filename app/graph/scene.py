@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QGraphicsScene, QWidget
 
 from autogradviz.engine.layout.model import LayoutResult
 from autogradviz.engine.trace.replay import StepState
-from autogradviz.engine.trace.model import Event, Graph, Node
+from autogradviz.engine.trace.model import Event, Graph, Node, Trace
 
 from autogradviz.app.features import features
 from autogradviz.app.graph.placement import LabelPlacer
@@ -136,7 +136,7 @@ class GraphScene(QGraphicsScene):
         # The trace the graph belongs to: the declared features draw their
         # overlays from it (the checkpoint regions, checkpoint_regions.py);
         # None draws none.
-        self.trace = None
+        self.trace: Optional[Trace] = None
         self.overlays = {f.id: f.overlay(self) for f in features() if f.overlay is not None}
         self._clear_maps()
 

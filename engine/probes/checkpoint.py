@@ -49,7 +49,6 @@ from typing import Optional
 
 from autogradviz.engine.probes.base import Probe
 from autogradviz.engine.trace.checkpoint import Checkpoint, Recomputation
-from autogradviz.engine.worker.explain import OUTPUT_LOSES_GRAD_NOTE
 
 
 class CheckpointProbe(Probe):
@@ -103,10 +102,8 @@ class CheckpointProbe(Probe):
         except Exception as exc:  # the re-runs stay, without their nodes
             self.ctx.internal_error("checkpoint.op_nodes", exc)
         trace.checkpoints = list(self.records)
-        for line, kind in self.lost_grad:
-            where = f" (line {line})" if line is not None else ""
-            trace.add_note("checkpoint_output_loses_grad", OUTPUT_LOSES_GRAD_NOTE.format(where=where, type=kind),
-                           line=line, output_type=kind)
+        for line, kind in self.lost_grad:  # (the text: engine/trace/notes.py)
+            trace.add_note("checkpoint_output_loses_grad", line=line, output_type=kind)
 
     # -- the wrapped call -----------------------------------------------------------
     def _wrap(self, original):

@@ -229,9 +229,10 @@ def _swap_trace(trace: Trace, swaps: _Swaps) -> None:
         for record in feature.records(trace):
             for obj, name, value in features.nonfinite_floats(record):
                 swaps.set(obj, name, encode_nonfinite(value))
-    for note in trace.note_codes:
-        if _has_nonfinite(note.params):
-            swaps.set(note, "params", encode_nonfinite(note.params))
+    for notes in (trace.note_codes, trace.note_records):
+        for note in notes:
+            if _has_nonfinite(note.params):
+                swaps.set(note, "params", encode_nonfinite(note.params))
     if _bad(trace.duration_s):
         swaps.set(trace, "duration_s", None)
 

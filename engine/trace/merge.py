@@ -38,6 +38,7 @@ def merge_child(trace: Trace, child: Trace, prefix: str, rank: Optional[int], pi
     for text, note in zip(child.notes, child.note_codes):
         trace.notes.append(text)
         trace.note_codes.append(note)
+    trace.note_records.extend(child.note_list())
 
 
 def _merge_graphs(trace: Trace, child: Trace, p) -> None:

@@ -217,6 +217,17 @@ class Note(_Part):
     params: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+class NoteRecord(_Part):
+    """One note whole: its code (registered in engine/trace/notes.py), the
+    code's parameters and the English text the registry's template gives.
+    Read from `Trace.note_records`, one list: `notes` and `note_codes` (the
+    older pair of parallel lists) stay in the file for older readers."""
+
+    code: str
+    params: dict[str, Any] = msgspec.field(default_factory=dict)
+    text: str = ""
+
+
 class Trace(msgspec.Struct, weakref=True):
     """One run of a script (docs/trace-format.md).
 
@@ -250,6 +261,9 @@ class Trace(msgspec.Struct, weakref=True):
     notes: list[str] = msgspec.field(default_factory=list)
     # `notes[i]` as a code and parameters (same index); see `add_note`.
     note_codes: list[Note] = msgspec.field(default_factory=list)
+    # The same notes as one list of (code, params, text): what readers use
+    # (`note_list()` also for traces made before it existed).
+    note_records: list[NoteRecord] = msgspec.field(default_factory=list)
     # One per GradScaler call the script made (engine/probes/grad_scaler.py).
     scaler_events: list[ScalerEvent] = msgspec.field(default_factory=list)
     # One per torch.utils.checkpoint.checkpoint call (engine/probes/checkpoint.py).
@@ -283,10 +297,31 @@ class Trace(msgspec.Struct, weakref=True):
     # the reading process has not declared.
     features: dict[str, Any] = msgspec.field(default_factory=dict)
 
-    def add_note(self, code: str, text: str, **params: Any) -> None:
-        """Add a note in both forms: English `text` and `code` + `params`."""
-        self.notes.append(text)
+    def add_note(self, code: str, text: Optional[str] = None, /, **params: Any) -> None:
+        """Add a note: `code` (registered in engine/trace/notes.py, else
+        KeyError) with its `params`; the English text is the registry's
+        template rendered (a `text` given by an older caller is not used:
+        the template is the one wording). Written to `note_records` and to
+        the older `notes` / `note_codes` pair."""
+        from autogradviz.engine.trace.notes import render
+
+        english = render(code, params)
+        if self.notes and not self.note_records:  # (a trace from before note_records: the older notes first)
+            self.note_records = self.note_list()
+        self.notes.append(english)
         self.note_codes.append(Note(code=code, params=params))
+        self.note_records.append(NoteRecord(code, params, english))
+
+    def note_list(self) -> list[NoteRecord]:
+        """The notes as (code, params, text): `note_records`, or for a trace
+        made before it existed the older pair, `notes[i]` with `note_codes[i]`
+        when the two line up, else each English text without a code
+        (code "")."""
+        if self.note_records or not self.notes:
+            return self.note_records
+        codes = self.note_codes if len(self.note_codes) == len(self.notes) else None
+        return [NoteRecord(codes[i].code, codes[i].params, text) if codes else NoteRecord("", {}, text)
+                for i, text in enumerate(self.notes)]
 
     # -- convenience (not serialised) ---------------------------------------
     def graph(self, graph_id: str) -> Graph:

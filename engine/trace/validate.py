@@ -278,8 +278,5 @@ def check_trace(trace):
         _check_summaries(trace)  # (raises, saying where)
     cut = _check_refs(trace)
     if cut:
-        trace.add_note("module_paths_cut",
-                       f"{cut:,} module path(s) in this trace were deeper than {MAX_MODULE_PARTS} parts or "
-                       f"longer than {MAX_MODULE_CHARS:,} characters; they are shown cut to that.",
-                       count=cut, parts=MAX_MODULE_PARTS, chars=MAX_MODULE_CHARS)
+        trace.add_note("module_paths_cut", count=cut, parts=MAX_MODULE_PARTS, chars=MAX_MODULE_CHARS)
     return trace

@@ -21,6 +21,9 @@ import re
 from typing import Optional
 
 from autogradviz.engine.worker.missing_module import ENGLISH_IMPORT_NAME, missing_module_error
+# The warnings' texts are the note registry's (one wording; re-exported for their readers).
+from autogradviz.engine.trace.notes import (  # noqa: F401
+    NO_INPUT_REQUIRES_GRAD_WARNING, NONLEAF_GRAD_WARNING, OUTPUT_LOSES_GRAD_NOTE, USE_REENTRANT_MISSING_WARNING)
 
 # (code, pattern, text, names): the code says which mistake a rule is about
 # (ErrorInfo.code, translated by the app); `names` name the pattern's groups
@@ -153,13 +156,6 @@ _rule(
     "call t.retain_grad() before backward().",
 )
 
-NONLEAF_GRAD_WARNING = (
-    "Reading .grad of a non-leaf tensor: autograd only stores gradients in the .grad "
-    "of leaf tensors (the ones you created with requires_grad=True), so this is None. "
-    "To keep the gradient of an intermediate tensor, call t.retain_grad() before "
-    "backward(), or use torch.autograd.grad(output, t)."
-)
-
 
 CHECKPOINT_KWARGS = (
     "torch.utils.checkpoint.checkpoint was given keyword argument(s) it would have to pass on to "
@@ -177,34 +173,6 @@ CHECKPOINT_SEQUENTIAL_KWARGS = (
     "the output of the previous one, so there is nothing to pass keyword arguments to. Check the "
     "spelling, or bind such values into the modules or functions (functools.partial) before "
     "passing them."
-)
-NO_INPUT_REQUIRES_GRAD_WARNING = (
-    "torch says \"None of the inputs have requires_grad=True. Gradients will be None\": a "
-    "reentrant checkpoint (use_reentrant=True, or not given) was called with no input that "
-    "requires grad. It runs the function under no_grad and its result only gets a gradient "
-    "through its tensor inputs, so nothing inside the segment - not even the parameters of a "
-    "checkpointed module - gets a gradient from it: their .grad stays None. Make an input "
-    "require grad (x.requires_grad_() on the first input), or use use_reentrant=False, which "
-    "records the segment normally."
-)
-USE_REENTRANT_MISSING_WARNING = (
-    "torch says \"the use_reentrant parameter should be passed explicitly\": checkpoint was "
-    "called without use_reentrant. It then uses the reentrant variant (today's "
-    "default; torch plans to make leaving it out an error). Pass "
-    "use_reentrant=False explicitly: the recommended variant, which accepts keyword arguments and "
-    "outputs of any structure and works when no input requires grad; pass use_reentrant=True only "
-    "to keep the old behaviour on purpose."
-)
-# The checkpoint probe's note (engine/probes/checkpoint.py): {where} is
-# " (line N)" or empty, {type} the result's type name.
-OUTPUT_LOSES_GRAD_NOTE = (
-    "Checkpoint{where}: the reentrant checkpoint returned a {type} whose tensors do not require grad, "
-    "although an input did: whatever gradient they should carry is lost, silently. Reentrant "
-    "checkpoint (use_reentrant=True, or not given) runs the function under no_grad and connects to "
-    "the graph only the tensors it returns directly (a tensor, or the elements of a tuple); tensors "
-    "inside a dict, a list or another object come back detached, so backward never reaches the "
-    "segment's inputs and parameters. Return a tensor or a tuple of tensors, or pass "
-    "use_reentrant=False, which keeps the gradient in any output structure."
 )
 
 # torch's own module (the file raising a checkpoint error must be this one)

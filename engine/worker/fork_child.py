@@ -159,4 +159,5 @@ def _since_fork(trace: Trace, base: dict) -> Trace:
                  backward_runs=runs, backward_calls=trace.backward_calls - base["calls"],
                  runs_truncated=trace.runs_truncated, checkpoints=checkpoints,
                  scaler_events=trace.scaler_events[scalers0:], memory=memory, modules=trace.modules,
-                 notes=trace.notes[n0:], note_codes=trace.note_codes[n0:])
+                 notes=trace.notes[n0:], note_codes=trace.note_codes[n0:],
+                 note_records=trace.note_list()[n0:])

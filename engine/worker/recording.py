@@ -71,24 +71,15 @@ class Recording:
         summ.flush()
         self.probes.contribute()
         summ.flush()  # (what the probes asked for)
+        # (the notes' English texts: engine/trace/notes.py)
         if state.checkpoint_skips:
-            trace.add_note(
-                "checkpoint_not_read",
-                f"{state.checkpoint_skips} node(s) inside non-reentrant checkpoint segments: their saved "
-                "tensors were not read (reading them re-runs the checkpointed forward).",
-                nodes=state.checkpoint_skips)
+            trace.add_note("checkpoint_not_read", nodes=state.checkpoint_skips)
         if trace.runs_truncated:
-            trace.add_note(
-                "runs_truncated",
-                f"{trace.backward_calls} backward/grad calls; only the first {len(trace.backward_runs)} "
-                "were recorded in full.",
-                calls=trace.backward_calls, recorded=len(trace.backward_runs))
+            trace.add_note("runs_truncated", calls=trace.backward_calls, recorded=len(trace.backward_runs))
         if recorder.turns.missed:
-            trace.add_note("runs_unrecorded_threads", f"{recorder.turns.missed} backward call(s) waited too "
-                           "long for another thread's call to be recorded and ran unrecorded.",
-                           calls=recorder.turns.missed)
+            trace.add_note("runs_unrecorded_threads", calls=recorder.turns.missed)
         for stage, text in recorder.errors + ctx.errors:
-            trace.add_note("internal_error", f"internal: {stage}: {text}", stage=stage, error=text)
+            trace.add_note("internal_error", stage=stage, error=text)
         return trace
 
 

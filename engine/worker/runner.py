@@ -144,11 +144,8 @@ class _Output:
         for stream in ("stdout", "stderr"):
             text = "".join(self.parts[stream])
             if self.total[stream] > self.size[stream]:
-                self.trace.add_note(
-                    "output_truncated",
-                    f"{stream} truncated: kept the first {self.size[stream]:,} of "
-                    f"{self.total[stream]:,} characters",
-                    stream=stream, kept=self.size[stream], total=self.total[stream])
+                self.trace.add_note("output_truncated", stream=stream, kept=self.size[stream],
+                                    total=self.total[stream])
             setattr(self.trace, stream, text)
 
 
@@ -280,15 +277,14 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
             try:
                 found = warning_note(str(message))
                 if found is not None:
-                    code_, note = found
+                    code_ = found[0]
                     # torch's checkpoint warnings point into torch (stacklevel):
                     # the script's line is the innermost frame of its file.
                     line_ = lineno if fname == filename else _script_line(filename)
                     key = (str(message), line_)
                     if key not in seen_warnings:
                         seen_warnings.add(key)
-                        where = f" (line {line_})" if line_ is not None else ""
-                        trace.add_note(code_, f"Warning{where}: {note}", line=line_)
+                        trace.add_note(code_, line=line_)  # ("Warning (line N): ...": engine/trace/notes.py)
             except Exception:
                 pass
             # What Python's default showwarning does (sys.stderr is ours here).

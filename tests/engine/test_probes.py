@@ -250,7 +250,7 @@ def test_a_probe_in_the_real_worker_process(tmp_path):
     text, params = _note(out.trace, "dummy_probe")
     assert text == "dummy probe: 3 checkpoint call(s)"
     hook_step = next(e.step for e in out.trace.backward_runs[0].events if e.kind == "tensor_hook")
-    assert params == {"log": ["install", "remove", "contribute"], "positions": [[0, None, None], [1, 0, hook_step],
+    assert params == {"calls": 3, "log": ["install", "remove", "contribute"], "positions": [[0, None, None], [1, 0, hook_step],
                                                                   [1, None, None]],
                       "restored": True, "script_ran_before_install": False,
                       "script_ran_before_remove": True}

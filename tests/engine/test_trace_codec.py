@@ -130,11 +130,11 @@ def test_nonfinite_everywhere_round_trips_and_objects_are_left_as_they_were():
     c = TensorSummary([1], "complex64", "cpu", values=[[1.0, inf]], numel=1)
     t = Trace(graphs=[Graph(id="g1", nodes=[Node("n1", "X", "op", tensor=s, saved=[
         SavedValue("eps", value=-inf), SavedValue("sizes", value=[1, nan]), SavedValue("c", c)])])])
-    t.add_note("n", "note", ratio=inf)
+    t.add_note("internal_error", stage="s", error="e", ratio=inf)
     text = t.to_json()
     json.loads(text, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
     assert s.values[1] == inf and s.min != s.min, "encoding must not change the trace"
-    assert t.note_codes[0].params == {"ratio": inf}
+    assert t.note_codes[0].params["ratio"] == inf and t.note_records[0].params["ratio"] == inf
     back = Trace.from_json(text)
     n = back.graphs[0].nodes[0]
     assert math.isnan(n.tensor.values[0]) and n.tensor.values[1:] == [inf, -inf, 1.0]

@@ -14,8 +14,12 @@ import functools
 import torch.utils.checkpoint
 
 from autogradviz.engine.probes.base import Probe
+from autogradviz.engine.trace import notes
 
 INSTANCES: list = []
+# A plugin registers its note codes (engine/trace/notes.py); the app shows its English text.
+notes.register("dummy_probe", "dummy probe: {calls} checkpoint call(s)", calls=1, log=[], positions=[],
+               restored=True, script_ran_before_install=False, script_ran_before_remove=True)
 
 
 class DummyProbe(Probe):
@@ -51,7 +55,7 @@ class DummyProbe(Probe):
 
     def contribute(self, trace) -> None:
         self.log.append("contribute")
-        trace.add_note("dummy_probe", f"dummy probe: {len(self.positions)} checkpoint call(s)",
+        trace.add_note("dummy_probe", calls=len(self.positions),
                        log=list(self.log), positions=[list(p) for p in self.positions],
                        restored=self.restored,
                        script_ran_before_install=self.script_ran_before_install,
