@@ -1,11 +1,14 @@
-"""The view model every widget shares: which trace, graph, run and step, and
-the view state (selected node, "show saved tensors", collapsed and unrolled
-module groups: the layout options).
+"""The session every widget shares: the Qt side of the view state.
 
-This is the one owner of that state: widgets never talk to each other and
-keep no copies; they change it here and subscribe to its signals (model
-first, view second). Moving the step recomputes the replay state once
-(`engine.trace.replay.state_at`, a pure function of the step) and announces it.
+What is shown (trace, graph, run, step, selected node, display options) is
+owned by a plain-Python `ViewState` (app/services/view_state.py, no Qt,
+testable alone); this QObject is its thin adapter: it forwards the state's
+events as signals (widgets never talk to each other and keep no copies; they
+change the state here and subscribe to these signals, model first, view
+second) and adds what needs Qt or the worker: the values fetched from the
+worker and their cache, numeric-check and re-run requests, the line a panel
+asks the editor to show, big traces freed a moment later, and each declared
+feature's step phase (app/features/).
 """
 
 from __future__ import annotations
@@ -15,13 +18,10 @@ from typing import Any, Mapping, Optional
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from autogradviz.app.features import feature, features
-from autogradviz.engine.trace import replay
+from autogradviz.app.services.view_state import ViewState
 from autogradviz.engine.trace.codec import from_builtins
 from autogradviz.engine.trace.gc_pause import freeze, thaw
-from autogradviz.engine.trace.replay import StepState
-from autogradviz.engine.trace.model import (
-    BackwardRun, Graph, Node, TensorSummary, Trace,
-)
+from autogradviz.engine.trace.model import TensorSummary, Trace
 
 
 BIG_TRACE = 2000  # nodes + steps from which the trace's objects are frozen (see set_trace)
@@ -31,6 +31,11 @@ def _is_big(trace: Trace) -> bool:
     n = sum(len(g.nodes) for g in trace.graphs)
     n += sum(len(r.steps) for r in trace.backward_runs)
     return n >= BIG_TRACE
+
+
+def _forward(name: str, doc: Optional[str] = None) -> property:
+    """A read-only property of the session that reads the view state's."""
+    return property(lambda self: getattr(self.view, name), doc=doc or getattr(ViewState, name).__doc__)
 
 
 class TraceSession(QObject):
@@ -58,42 +63,27 @@ class TraceSession(QObject):
     # layout of the graph is due.
     layoutOptionsChanged = Signal()
 
-    def __init__(self, parent: Optional[QObject] = None):
+    def __init__(self, parent: Optional[QObject] = None, view: Optional[ViewState] = None):
         super().__init__(parent)
-        self._trace: Optional[Trace] = None
-        self._graph_id: str = ""
-        self._run_index: int = -1
-        self._step: int = 0
-        self._state: Optional[StepState] = None
-        self._selected: Optional[str] = None
-        self._nodes: dict[str, Node] = {}
-        self._collapsed: Optional[set[str]] = None  # None = the layout's default
-        self._unrolled: Optional[set[str]] = None
-        self._show_saved: bool = False
-        self._fold_repeated: bool = True  # identical sibling modules drawn once, ×N (big graphs)
-        self._direction: str = "TB"  # "LR": the graph laid out left to right
+        self.view = view if view is not None else ViewState(expand=self._expand_checkpoints)
+        for event, signal in (("trace", self.traceChanged), ("graph", self.graphChanged),
+                              ("run", self.runChanged), ("step", self.stepChanged),
+                              ("selected", self.nodeSelected), ("show_saved", self.showSavedChanged),
+                              ("layout_options", self.layoutOptionsChanged)):
+            self.view.events.connect(event, signal.emit)
         self.values_cache: dict[str, TensorSummary] = {}
         self._dropping: list[Trace] = []  # replaced big traces, freed shortly after
         self.saved_file: Optional[str] = None  # the trace shown was opened from this file
         self._parts: dict[str, Any] = {}  # feature id -> its step phase (see `part`)
-        # reentrant checkpoints drawn with their inner graph (app/graph/inner_graph.py)
-        self._expanded: set[str] = set()
-        self._expanded_graph = None  # (graph id, frozenset, Graph) made once
         # {"source", "filename", "device"} of the last run sent to the worker
         # (the run controller sets it): the Memory panel runs it again without
         # checkpoint. A trace whose `script` differs did not come from it.
         self.run_request: Optional[dict] = None
 
-    def run_scale(self) -> Optional[float]:
-        """The GradScaler scale the current run's gradients carry: the run began
-        at a tensor `scaler.scale(loss)` returned (`BackwardRun.scaled_by`), so
-        each gradient is this many times the real one. None otherwise."""
-        run, trace = self.run, self._trace
-        index = getattr(run, "scaled_by", None) if run is not None else None
-        events = getattr(trace, "scaler_events", None) or []
-        if index is None or not 0 <= index < len(events):
-            return None
-        return events[index].scale_before or None
+    def _expand_checkpoints(self, trace, graph, expanded: set):
+        from autogradviz.app.graph.inner_graph import expanded_graph
+
+        return expanded_graph(trace, graph, expanded, self.tr("checkpoint {0} · recomputed").format)
 
     def request_line(self, line: int) -> None:
         """Ask the window to show script line `line` (1-based) in the editor."""
@@ -122,117 +112,36 @@ class TraceSession(QObject):
         recompute_phase.py): `part("checkpoint")`, kept for its many readers."""
         return self.part("checkpoint")
 
-    # -- read-only properties -------------------------------------------------
-    @property
-    def trace(self) -> Optional[Trace]:
-        return self._trace
-
-    @property
-    def graph_id(self) -> str:
-        return self._graph_id
-
-    @property
-    def run_index(self) -> int:
-        return self._run_index
-
-    @property
-    def step(self) -> int:
-        return self._step
-
-    @property
-    def state(self) -> Optional[StepState]:
-        return self._state
-
-    @property
-    def selected_node(self) -> Optional[str]:
-        return self._selected
-
-    @property
-    def show_saved(self) -> bool:
-        """Draw the tensors each operation saved for backward."""
-        return self._show_saved
-
-    @property
-    def collapsed(self) -> Optional[set[str]]:
-        """Module paths drawn as one box (None: the layout decides)."""
-        return None if self._collapsed is None else set(self._collapsed)
-
-    @property
-    def unrolled(self) -> Optional[set[str]]:
-        """Repeated modules drawn one box per call (None: the layout decides)."""
-        return None if self._unrolled is None else set(self._unrolled)
+    # -- the view state, read (app/services/view_state.py) --------------------------------------
+    trace = _forward("trace", "The trace shown, or None.")
+    graph_id = _forward("graph_id", "The id of the graph shown (\"\": none).")
+    run_index = _forward("run_index", "The backward run shown (-1: none).")
+    step = _forward("step", "The step shown (0: before backward).")
+    state = _forward("state", "The replay state at the step (engine/trace/replay.py).")
+    selected_node = _forward("selected_node", "The selected node's id, or None.")
+    show_saved = _forward("show_saved")
+    collapsed = _forward("collapsed")
+    unrolled = _forward("unrolled")
+    fold_repeated = _forward("fold_repeated")
+    direction = _forward("direction")
+    graph = _forward("graph", "The graph shown (with expanded checkpoints' inner graphs), or None.")
+    expanded_checkpoints = _forward("expanded_checkpoints")
+    run = _forward("run", "The BackwardRun shown, or None.")
+    step_count = _forward("step_count", "The number of steps of the run shown.")
 
     def layout_options(self) -> dict[str, Any]:
-        """The layout options of the current picture, as `LayoutOptions` fields."""
-        # a rolled module (N calls) is drawn as its first call's graph with a loop "×N"
-        return {"collapsed": self.collapsed, "unrolled": self.unrolled, "show_saved": self._show_saved,
-                "rolled_view": "inner", "fold_repeated": "auto" if self._fold_repeated else "off",
-                "direction": self._direction}
+        return self.view.layout_options()
 
-    @property
-    def fold_repeated(self) -> bool:
-        """Fold N identical sibling modules into one ×N (engine/layout/repeats.py)."""
-        return self._fold_repeated
-
-    @property
-    def direction(self) -> str:
-        """"TB" (forward flows down) or "LR" (left to right, for long chains)."""
-        return self._direction
-
-    @property
-    def graph(self) -> Optional[Graph]:
-        if self._trace is None or not self._graph_id:
-            return None
-        try:
-            g = self._trace.graph(self._graph_id)
-        except KeyError:
-            return None
-        return self._with_inner_graphs(g) if self._expanded else g
-
-    def _with_inner_graphs(self, g: Graph) -> Graph:
-        from autogradviz.app.graph.inner_graph import expanded_graph
-
-        key = (g.id, frozenset(self._expanded))
-        cached = self._expanded_graph
-        if cached is None or cached[0] != key:
-            title = self.tr("checkpoint {0} · recomputed").format
-            cached = self._expanded_graph = (key, expanded_graph(self._trace, g, self._expanded, title))
-        return cached[1]
-
-    @property
-    def expanded_checkpoints(self) -> set[str]:
-        """Reentrant checkpoints whose node is drawn expanded into its inner graph."""
-        return set(self._expanded)
-
-    def set_checkpoint_expanded(self, checkpoint_id: str, on: bool) -> None:
-        """Draw a reentrant checkpoint's inner graph in the picture (or not)."""
-        if (checkpoint_id in self._expanded) == bool(on):
-            return
-        (self._expanded.add if on else self._expanded.discard)(checkpoint_id)
-        g = self.graph
-        self._nodes = {n.id: n for n in g.nodes} if g is not None else {}
-        self.layoutOptionsChanged.emit()
-
-    @property
-    def run(self) -> Optional[BackwardRun]:
-        if self._trace is None or self._run_index < 0:
-            return None
-        return self._trace.backward_runs[self._run_index]
-
-    @property
-    def step_count(self) -> int:
-        r = self.run
-        return len(r.steps) if r is not None else 0
-
-    def node(self, node_id: Optional[str]) -> Optional[Node]:
-        return self._nodes.get(node_id) if node_id else None
+    def node(self, node_id: Optional[str]):
+        return self.view.node(node_id)
 
     def runs_for_graph(self, graph_id: str) -> list[int]:
-        if self._trace is None:
-            return []
-        return [i for i, r in enumerate(self._trace.backward_runs) if r.graph == graph_id]
+        return self.view.runs_for_graph(graph_id)
 
-    # -- changing things --------------------------------------------------------
+    def run_scale(self) -> Optional[float]:
+        return self.view.run_scale()
+
+    # -- the view state, changed ----------------------------------------------------------------
     def set_trace(self, trace: Optional[Trace], saved_file: Optional[str] = None) -> None:
         """Show `trace`: a run's (from the worker) or one opened from `saved_file`
         (no worker holds its tensors: full values cannot be fetched)."""
@@ -245,134 +154,49 @@ class TraceSession(QObject):
             # trace, and are freed normally (by reference counting) after:
             # take them out of the collector's sight (engine/trace/gc_pause.py).
             freeze("trace")
-        old = self._trace
+        old = self.view.trace
         if old is not None and old is not trace and _is_big(old):
             # Freeing a big trace (a million objects) takes 30-60 ms in one go:
             # not on top of everything the new trace's arrival does; a moment later
             self._dropping.append(old)
             QTimer.singleShot(400, self, self._drop_one)
         del old
-        self._trace = trace
-        self._selected = None
         self.values_cache = {}
-        self._collapsed = None
-        self._unrolled = None
-        self._expanded = set()
-        self._expanded_graph = None
-        self._graph_id = ""
-        self._run_index = -1
-        self._step = 0
-        self._state = None
-        self._nodes = {}
-        self.traceChanged.emit()
-        if trace is None:
-            self.graphChanged.emit("")
-            self.runChanged.emit(-1)
-            self.stepChanged.emit(0)
-            self.nodeSelected.emit(None)
-            return
-        if trace.backward_runs:
-            self.select_run(0, force=True)
-        elif trace.graphs:
-            self.select_graph(trace.graphs[0].id, force=True)
-        else:
-            self.graphChanged.emit("")
-            self.runChanged.emit(-1)
-            self.stepChanged.emit(0)
-        self.nodeSelected.emit(None)
+        self.view.set_trace(trace)
 
     def _drop_one(self) -> None:
         if self._dropping:
             self._dropping.pop(0)
-        if not self._dropping and not (self._trace is not None and _is_big(self._trace)):
+        trace = self.view.trace
+        if not self._dropping and not (trace is not None and _is_big(trace)):
             thaw("trace")  # no big trace left: its frozen objects go back to the collector
 
-    def _set_graph(self, graph_id: str, force: bool = False) -> bool:
-        if graph_id == self._graph_id and not force:
-            return False
-        if graph_id != self._graph_id:
-            self._collapsed = None
-            self._unrolled = None
-        self._graph_id = graph_id
-        g = self.graph
-        self._nodes = {n.id: n for n in g.nodes} if g is not None else {}
-        if self._selected not in self._nodes:
-            self._selected = None
-        self.graphChanged.emit(graph_id)
-        return True
-
     def select_graph(self, graph_id: str, force: bool = False) -> None:
-        if self._trace is None:
-            return
-        changed = self._set_graph(graph_id, force)
-        if not changed:
-            return
-        runs = self.runs_for_graph(graph_id)
-        self._run_index = runs[0] if runs else -1
-        self.runChanged.emit(self._run_index)
-        self._set_step_internal(0, force=True)
+        self.view.select_graph(graph_id, force)
 
     def select_run(self, index: int, force: bool = False) -> None:
-        if self._trace is None or not 0 <= index < len(self._trace.backward_runs):
-            return
-        if index == self._run_index and not force:
-            return
-        run = self._trace.backward_runs[index]
-        self._run_index = index
-        self._set_graph(run.graph, force=force)
-        self.runChanged.emit(index)
-        self._set_step_internal(0, force=True)
+        self.view.select_run(index, force)
 
     def set_step(self, k: int) -> None:
-        self._set_step_internal(k)
-
-    def _set_step_internal(self, k: int, force: bool = False) -> None:
-        n = self.step_count
-        k = max(0, min(int(k), n))
-        if k == self._step and not force and self._state is not None:
-            return
-        self._step = k
-        if self._trace is not None and self._run_index >= 0:
-            self._state = replay.state_at(self._trace, self._run_index, k)
-        else:
-            self._state = None
-        self.stepChanged.emit(k)
+        self.view.set_step(k)
 
     def select_node(self, node_id: Optional[str]) -> None:
-        if node_id is not None and node_id not in self._nodes:
-            node_id = None
-        if node_id == self._selected:
-            return
-        self._selected = node_id
-        self.nodeSelected.emit(node_id)
+        self.view.select_node(node_id)
 
-    # -- layout options ------------------------------------------------------------
     def set_show_saved(self, on: bool) -> None:
-        if bool(on) != self._show_saved:
-            self._show_saved = bool(on)
-            self.showSavedChanged.emit(self._show_saved)
-            self.layoutOptionsChanged.emit()
+        self.view.set_show_saved(on)
 
     def set_fold_repeated(self, on: bool) -> None:
-        """Fold repeated layers (on) or draw each. Turning it on folds again
-        the runs unfolded one by one, and the module groups start afresh."""
-        if bool(on) != self._fold_repeated:
-            self._fold_repeated = bool(on)
-            self._collapsed = self._unrolled = None  # the paths inside folds change names
-            self.layoutOptionsChanged.emit()
+        self.view.set_fold_repeated(on)
 
     def set_direction(self, direction: str) -> None:
-        direction = "LR" if direction == "LR" else "TB"
-        if direction != self._direction:
-            self._direction = direction
-            self.layoutOptionsChanged.emit()
+        self.view.set_direction(direction)
 
     def set_layout_groups(self, collapsed: set[str], unrolled: set[str]) -> None:
-        """Lay out again with exactly these module paths collapsed and these
-        repeated modules drawn one call at a time (see LayoutOptions)."""
-        self._collapsed = set(collapsed)
-        self._unrolled = set(unrolled)
-        self.layoutOptionsChanged.emit()
+        self.view.set_layout_groups(collapsed, unrolled)
+
+    def set_checkpoint_expanded(self, checkpoint_id: str, on: bool) -> None:
+        self.view.set_checkpoint_expanded(checkpoint_id, on)
 
     # -- values fetched from the worker ---------------------------------------------
     def request_values(self, tensor_id: str) -> None:
