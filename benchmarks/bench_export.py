@@ -21,7 +21,10 @@ Runs alternate (ours, torchviz, torchviz, ours, ...) and the ratio is the
 median of per-pair ratios, since the load of a shared machine drifts; the
 phases of our run come from the CLI's AUTOGRADVIZ_TIMINGS lines.
 The web page of the GPT-2 run (`-o run.html`): under 2 MB, and Chromium shows
-it (navigation start to the first step drawn) in under 2 s.
+it (navigation start to the first step drawn) in under 2 s. A page of a few
+hundred nodes (a 4-layer TransformerEncoder, legend on): under 2 MB too, and
+its size per node is printed. The load average (`uptime`) is printed with
+the figures: on a shared machine they move with it.
 Run: .venv/bin/python benchmarks/bench_export.py [--repeat N] [--only gpt2|rnn|page]
 """
 
@@ -209,6 +212,47 @@ def bench(name, source, tmp, repeat, extra=()):
                 size=size, tv_size=tv_size)
 
 
+ENCODER = """\
+import torch
+from torch import nn
+torch.manual_seed(0)
+layer = nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, batch_first=True)
+enc = nn.TransformerEncoder(layer, num_layers=4, enable_nested_tensor=False)
+x = torch.randn(2, 6, 32, requires_grad=True)
+loss = enc(x).pow(2).mean()
+loss.backward()
+"""
+
+
+def load_average() -> str:
+    try:
+        with open("/proc/loadavg", encoding="ascii") as f:
+            return "load average " + ", ".join(f.read().split()[:3])
+    except OSError:
+        return "load average n/a"
+
+
+def bench_page_small(tmp: str) -> dict:
+    """A few hundred nodes (ENCODER, every node drawn, the legend shown): page size and nodes."""
+    script = os.path.join(tmp, "encoder.py")
+    with open(script, "w", encoding="utf-8") as f:
+        f.write(ENCODER)
+    trace = os.path.join(tmp, "encoder.json")
+    subprocess.run([sys.executable, "-m", "autogradviz", "trace", script, "-o", trace], check=True,
+                   capture_output=True, timeout=600)
+    from autogradviz.engine.trace.model import Trace
+
+    with open(trace, encoding="utf-8") as f:
+        t = Trace.from_json(f.read())
+    nodes = len(t.graph(t.backward_runs[0].graph).nodes)
+    page = os.path.join(tmp, "encoder.html")
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "autogradviz", "export", trace, "-o", page, "--group", "none",
+                    "--legend"], check=True, capture_output=True, timeout=600)
+    return dict(page=os.path.getsize(page), page_s=time.perf_counter() - t0, nodes=nodes,
+                steps=len(t.backward_runs[0].steps))
+
+
 def bench_page(source: str, tmp: str) -> dict:
     """The web page of the run (`-o run.html`) and the SVG at its last step:
     sizes, export wall time, and how long headless Chromium takes from
@@ -247,7 +291,7 @@ def main() -> int:
     args = ap.parse_args()
     from bench_layout import RNN, gpt2_script
 
-    print(f"bench_export: system dot = {shutil.which('dot') or 'none'}")
+    print(f"bench_export: system dot = {shutil.which('dot') or 'none'}; {load_average()} (at the start)")
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         if args.only in (None, "gpt2"):
@@ -256,7 +300,9 @@ def main() -> int:
             results["rnn"] = bench("rnn_1000", RNN.format(steps=1000), tmp, args.repeat)
         if args.only in (None, "page"):
             results["page"] = bench_page(gpt2_script(), tmp)
+            results["page_small"] = bench_page_small(tmp)
     print()
+    print(f"bench_export: {load_average()} (at the end)")
     targets = Targets()
     if "gpt2" in results:
         r = results["gpt2"]
@@ -291,6 +337,11 @@ def main() -> int:
             tv = results["gpt2"]["tv_size"]
             targets.check("GPT-2-small SVG at the last step (labels, callouts) no larger than torchviz's",
                           r["svg"] <= tv, f"{r['svg']} vs {tv} bytes")
+    if "page_small" in results:
+        r = results["page_small"]
+        print(f"Web page of a {r['nodes']}-node encoder ({r['steps']} steps, legend on): {r['page'] / 1e6:.2f} MB "
+              f"({r['page'] / max(r['nodes'], 1) / 1e3:.1f} KB a node), written in {r['page_s']:.2f} s")
+        targets.check("web page of a few hundred nodes under 2 MB", r["page"] < 2_000_000, f"{r['page']} bytes")
     return targets.exit_code()
 
 

@@ -78,12 +78,22 @@ def phase_svg(d: dict, lh: float) -> str:
 
 
 def phase_style(st, colour: str) -> list[str]:
-    """CSS of the phase (the overlay's own colours: checkpoint_regions.py, recompute_items.py)."""
+    """CSS of the regions and the phase, in the overlay's own colours
+    (checkpoint_regions.py: a teal dash-dot frame, lightly filled, with a
+    filled title tab; lit: the current colour, solid; recompute_items.py:
+    amber for what the re-run makes)."""
+    from autogradviz.app.graph.checkpoint_regions import _colors
     from autogradviz.app.graph.recompute_items import RECOMPUTE_COLOR as AMBER
 
+    teal = _colors(st)[0].name()
+    shape = ".checkpoint-region>polygon,.checkpoint-region>rect:not(.tab)"
+    lit = ".checkpoint-region.active>polygon,.checkpoint-region.active>rect:not(.tab)"
     return [
-        f".checkpoint-region.active polygon,.checkpoint-region.active rect{{stroke:{colour};stroke-width:2.4;"
-        "stroke-dasharray:none}",
+        f"{shape}{{stroke:{teal};fill:{teal};fill-opacity:.07;stroke-width:1.4;stroke-dasharray:8 3 2 3}}",
+        f"{lit}{{stroke:{colour};fill-opacity:.13;stroke-width:2.4;stroke-dasharray:none}}",
+        f".checkpoint-region rect.tab{{fill:{teal};stroke:none}}.checkpoint-region.active rect.tab{{fill:{colour}}}",
+        f".checkpoint-region text{{fill:#ffffff;font-size:{_n(st.small_font_size)}px}}",
+        f".not-stored rect{{fill:{st.background.name()};fill-opacity:.84}}",
         f".not-stored.filled rect{{fill:{AMBER};fill-opacity:.27;stroke:{AMBER};stroke-opacity:1;"
         "stroke-dasharray:none;stroke-width:1.6}",
         ".not-stored text{font-style:italic}.not-stored.filled text{font-style:normal;font-weight:bold}",
@@ -91,7 +101,7 @@ def phase_style(st, colour: str) -> list[str]:
         f".phase .rerun rect{{fill:none;stroke:{AMBER};stroke-width:2.6}}"
         ".phase .rerun rect.glow{stroke-opacity:.31;stroke-width:9}",
         f".phase .ring{{fill:none;stroke:{colour};stroke-width:2.2;stroke-dasharray:2 3}}",
-        f".phase-panel rect{{fill:{st.callout_fill.name()};stroke:{colour};stroke-width:1.2}}",
+        f".phase-panel rect{{fill:{st.callout_fill.name()};stroke:{teal};stroke-width:1.2}}",
         f".phase-panel text{{font-size:{_n(st.small_font_size)}px}}",
         f".phase-panel text.now{{fill:{colour};font-weight:bold}}.phase-panel text.title{{font-weight:bold}}",
         ".phase-panel text.todo,.phase-panel text.skip{fill-opacity:.43}",

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QColor, QFontMetricsF
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsSimpleTextItem
 
 from autogradviz.app.export.phase_export import overlay_classes, phase_data, phase_style, phase_svg
@@ -218,6 +218,16 @@ def label_line_height(scene) -> float:
     return QFontMetricsF(scene.style.small_font(bold=True)).height()
 
 
+def caption_width(st, caption: Sequence[str]) -> float:
+    """The width the caption lines take (.caption text: 11 px of the theme's font) plus the margins."""
+    if not caption:
+        return 0.0
+    font = QFont(st.font_family)
+    font.setPixelSize(11)
+    fm = QFontMetricsF(font)
+    return max(fm.horizontalAdvance(line) for line in caption) + 18
+
+
 def scene_svg(scene, rect: QRectF, title: str = "", words: Optional[dict] = None,
               with_state: bool = True, with_labels: bool = True, caption: Sequence[str] = ()) -> str:
     """The SVG text of `scene` within `rect` (scene coordinates).
@@ -231,6 +241,7 @@ def scene_svg(scene, rect: QRectF, title: str = "", words: Optional[dict] = None
     vx, vy, vw, vh = rect.x(), rect.y(), rect.width(), rect.height()
     cap_h = CAPTION_LINE * len(caption) + (6 if caption else 0)
     pic_h, vh = vh, vh + cap_h
+    vw = max(vw, caption_width(st, caption))  # a caption is never cut off: the picture widens for it
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" class="autograd-graph theme-{_x(st.name)}" '
@@ -258,13 +269,20 @@ def scene_svg(scene, rect: QRectF, title: str = "", words: Optional[dict] = None
                 f'{_x(chr(0x25be) + " " + gi.title)}</text></g>')
     overlay = getattr(scene, "checkpoint_overlay", None)
     states = overlay_classes(scene) if with_state else []
+    regions = list(overlay.regions.values()) if overlay is not None else []
     for k, o in enumerate(overlay.svg_overlays() if overlay is not None else ()):
         x, y, w, h = o.rect
         css = o.css + (f" {states[k]}" if k < len(states) and states[k] else "")
         shape = (f'<polygon points="{" ".join(f"{_n(px)},{_n(py)}" for px, py in o.points)}"/>' if o.points
                  else f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" rx="6"/>')
+        tx, ty = x + 6, y + 8
+        if k < len(regions):  # a region's title on its tab, as the screen draws it
+            tab = regions[k].mapRectToScene(regions[k].label_rect())
+            shape += (f'<rect class="tab" x="{_n(tab.x())}" y="{_n(tab.y())}" width="{_n(tab.width())}" '
+                      f'height="{_n(tab.height())}" rx="4"/>')
+            tx, ty = tab.x() + 6, tab.center().y()
         app(f'<g class="{_x(css)}" id="overlay-{k}"><title>{_x(o.title)}</title>{shape}'
-            + (f'<text x="{_n(x + 6)}" y="{_n(y + 8)}">{_x(o.label)}</text>' if o.label else "") + "</g>")
+            + (f'<text x="{_n(tx)}" y="{_n(ty)}">{_x(o.label)}</text>' if o.label else "") + "</g>")
     if layer_shown:
         ids = {key: _id("node-", key) for key in scene.key_items}
         for ei in scene.edge_items:

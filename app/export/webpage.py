@@ -207,7 +207,8 @@ svg.addEventListener("click", function(e){
   var t = g.querySelector("title");
   box.textContent = t ? t.textContent : "";
 });
-show(D.start);
+var at = /^#step=(\d+)$/.exec(location.hash);  // a link to one position: run.html#step=12
+show(at ? parseInt(at[1], 10) : D.start);
 if (location.hash === "#timing") {  // (benchmarks: ms from navigation start to a stepped page)
   var tm = document.createElement("pre");
   tm.id = "timing";
