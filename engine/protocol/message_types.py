@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Optional, Union, cast
 
 import msgspec
 
@@ -192,8 +192,8 @@ Message = Union[Request, WorkerMessage]
 
 def kind_of(cls_or_message) -> str:
     """The wire `type` of a message class or message."""
-    cls = cls_or_message if isinstance(cls_or_message, type) else type(cls_or_message)
-    return cls.__struct_config__.tag
+    cls: type[msgspec.Struct] = cls_or_message if isinstance(cls_or_message, type) else type(cls_or_message)
+    return cast(str, cls.__struct_config__.tag)  # (every message class is tagged with its name)
 
 
 # -- what is decoded on the wire (the big parts as raw spans) --------------------------------------------

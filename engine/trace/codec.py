@@ -179,7 +179,7 @@ def _swap_summary(s: Optional[TensorSummary], swaps: _Swaps) -> None:
     except TypeError:  # not a number where one belongs: let the encoder say so
         return
     for name, v in (("min", mn), ("max", mx), ("mean", me), ("norm", no)):
-        if _bad(v):
+        if v is not None and _bad(v):
             swaps.set(s, name, _float_name(v))
     if _has_nonfinite(s.values):
         swaps.set(s, "values", encode_nonfinite(s.values))
@@ -309,9 +309,9 @@ def _widen_trace(trace: Trace) -> None:
             for s in group:
                 s.values = widen(s.values, dtype) or s.values
                 if s.min.__class__ is float:
-                    s.min = widen([s.min], dtype)[0]
+                    s.min = (widen([s.min], dtype) or [s.min])[0]  # (one float always widens)
                 if s.max.__class__ is float:
-                    s.max = widen([s.max], dtype)[0]
+                    s.max = (widen([s.max], dtype) or [s.max])[0]
             continue
         i = len(flat)
         j = 0
@@ -390,8 +390,8 @@ def _resolve_refs(trace: Trace) -> None:
         for st in steps:
             if st.same_as:
                 for side, j, pos, side2, j2 in st.same_as:
-                    src = steps[pos]
-                    t = (src.grad_outputs if side2 == 0 else src.grad_inputs)[j2]
+                    from_step = steps[pos]
+                    t = (from_step.grad_outputs if side2 == 0 else from_step.grad_inputs)[j2]
                     (st.grad_outputs if side == 0 else st.grad_inputs)[j] = t
                 st.same_as = []
 

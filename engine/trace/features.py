@@ -132,7 +132,7 @@ def _field_plan(name: str, tp) -> Optional[FieldPlan]:
     return FieldPlan(name, found[0], ONE, found[1]) if found else None
 
 
-def plan_of(cls: type) -> tuple[FieldPlan, ...]:
+def plan_of(cls: type[msgspec.Struct]) -> tuple[FieldPlan, ...]:
     """The fields of Struct class `cls` that merge or the codec must visit,
     read from its annotations (cached per class)."""
     plan = _PLANS.get(cls)
@@ -248,7 +248,7 @@ class TraceFeature:
     and codec handle them, and `owns` names the fields the feature fills."""
 
     name: str
-    record: type
+    record: type[msgspec.Struct]
     field: Optional[str] = None
     unique_by: Optional[str] = None
     owns: tuple[str, ...] = ()
@@ -356,4 +356,4 @@ def decode_extra(trace) -> None:
         feature = _DECLARED.get(name)
         if feature is None or feature.field is not None or feature.within or not isinstance(raw, list):
             continue
-        trace.features[name] = msgspec.convert(raw, list[feature.record], strict=False)
+        trace.features[name] = msgspec.convert(raw, list[feature.record], strict=False)  # type: ignore[name-defined]  # (a type made at run time)

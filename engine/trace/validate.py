@@ -124,7 +124,7 @@ def _fields_of(cls) -> tuple:
     if names is None:
         try:
             info = msgspec.inspect.type_info(cls)
-            names = tuple(f.name for f in info.fields if _may_nest(f.type))
+            names = tuple(f.name for f in info.fields if _may_nest(f.type))  # type: ignore[attr-defined]  # (a StructType's)
         except Exception:  # (a type msgspec cannot describe: walk everything)
             names = cls.__struct_fields__
         _FIELDS[cls] = names
@@ -253,13 +253,13 @@ def _check_refs(trace) -> int:
                 raise TraceInvalid(f"graphs[{gi}].edges[{ei}]: slot {e.slot:,} / input_nr {e.input_nr:,} "
                                    f"(each 0 to {MAX_SLOT:,})")
     for ri, run in enumerate(trace.backward_runs):
-        ids = ids_of.get(run.graph)
-        if ids is None:
+        run_ids = ids_of.get(run.graph)
+        if run_ids is None:
             if not run.steps:
                 continue  # (nothing refers into it)
             raise TraceInvalid(f"backward_runs[{ri}]: graph {str(run.graph)[:80]!r} is not in the trace")
         for si, st in enumerate(run.steps):
-            if st.node and st.node not in ids:
+            if st.node and st.node not in run_ids:
                 raise TraceInvalid(f"backward_runs[{ri}].steps[{si}]: node {st.node[:80]!r} is not in graph "
                                    f"{str(run.graph)[:80]!r}")
     for rec in trace.modules:
