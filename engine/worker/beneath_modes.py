@@ -37,7 +37,7 @@ _len_dispatch = getattr(torch._C, "_len_torch_dispatch_stack", None)
 try:
     from torch.utils._python_dispatch import _disable_current_modes
 except ImportError:  # another torch: Python dispatch is still off (above)
-    _disable_current_modes = None
+    _disable_current_modes = None  # type: ignore[assignment]  # (another torch: None)
 
 _PLAIN_TYPES = (torch.Tensor, torch.nn.Parameter)
 

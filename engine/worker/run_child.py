@@ -51,8 +51,8 @@ def run_child(worker, requests_fd: int, status_fd: int, real_stderr: int, pipes:
         from autogradviz.engine.worker.fd_output import FdOutput
 
         output = FdOutput(pipes)
-        sys.stdout = sys.__stdout__ = output.stdout
-        sys.stderr = sys.__stderr__ = output.stderr
+        sys.stdout = sys.__stdout__ = output.stdout  # type: ignore[misc]  # (the child's own streams, as python's)
+        sys.stderr = sys.__stderr__ = output.stderr  # type: ignore[misc]  # (the child's own streams, as python's)
         _watch_parent(os.getppid())
         worker.reader = os.fdopen(requests_fd, "rb", buffering=1 << 16)
         worker.output_fds = output
@@ -125,9 +125,9 @@ def _own_atexit() -> None:
         import weakref
 
         atexit._clear()
-        for f in list(weakref.finalize._registry):
+        for f in list(weakref.finalize._registry):  # type: ignore[attr-defined]  # (privates of weakref/threading, not in the stubs)
             f.atexit = False
-        weakref.finalize._registered_with_atexit = False
+        weakref.finalize._registered_with_atexit = False  # type: ignore[attr-defined]  # (privates of weakref/threading, not in the stubs)
         if "logging" in sys.modules:
             atexit.register(sys.modules["logging"].shutdown)
         if "multiprocessing.util" in sys.modules:
@@ -144,7 +144,7 @@ def end_of_main() -> None:
     python's do."""
     try:
         hooks = list(getattr(threading, "_threading_atexits", []))
-        threading._threading_atexits[:] = []
+        threading._threading_atexits[:] = []  # type: ignore[attr-defined]  # (privates of weakref/threading, not in the stubs)
         for hook in reversed(hooks):
             try:
                 hook()

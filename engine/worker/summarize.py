@@ -363,7 +363,7 @@ class Summarizer:
         by_id = self._by_id
         get = by_id.get
         new = self._new
-        out = []
+        out: list = []
         app = out.append
         def summaries(tensors) -> list:
             # One summary per tensor object and version: a gradient passed on
@@ -488,17 +488,17 @@ class Summarizer:
         else:
             xi = x.long() if dt == torch.bool else x
             st = torch.stack([xi.amin(1), xi.amax(1)], 1).double()
-        st = st.tolist()
+        stats = st.tolist()
         vals = (x if small else x[:, :MAX_INLINE_VALUES]).tolist()
         if floating:
-            for s, v, (mn, mx, me, no) in zip(ss, vals, st):
+            for s, v, (mn, mx, me, no) in zip(ss, vals, stats):
                 s.values = v
                 s.min = mn
                 s.max = mx
                 s.mean = me
                 s.norm = no
         else:
-            for s, v, (mn, mx) in zip(ss, vals, st):
+            for s, v, (mn, mx) in zip(ss, vals, stats):
                 s.values = v
                 s.min = mn
                 s.max = mx
