@@ -87,6 +87,16 @@ class RunController(QObject):
         """"cpu" or "cuda": where the next run goes."""
         return self._device
 
+    @property
+    def _device(self) -> str:
+        """The device is the worker configuration's (engine/protocol/worker_config.py),
+        which every worker the app starts shares; this controller chooses it."""
+        return self.worker.config.device
+
+    @_device.setter
+    def _device(self, device: str) -> None:
+        self.worker.config.device = device
+
     # -- commands ------------------------------------------------------------------
     def run_script(self) -> None:
         """Send the editor's text to the worker (a run already going is cancelled)."""

@@ -135,3 +135,14 @@ def test_in_the_window_preferences_reach_the_memory_panels_comparison(qtbot, mai
         w.environments.set_python("")
         wait_until(lambda: w.worker.state == READY and w.worker.python == sys.executable, WAIT_MS,
                    "the shared worker back in the app's own Python")
+
+
+def test_the_windows_device_choice_is_the_configurations(main_window):
+    w = main_window
+    combo = w.runs._combo
+    try:
+        w.runs._device_chosen(combo.findData("cuda"))
+        assert w.worker.config.device == "cuda" == w.runs.device
+    finally:
+        w.runs._device_chosen(combo.findData("cpu"))
+    assert w.worker.config.device == "cpu" == w.runs.device
