@@ -11,13 +11,14 @@ says something useful to an older app.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Mapping, Optional, cast
+from typing import Any, Callable, Mapping, Optional, Union, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QInputDialog, QWidget
 
-from autogradviz.engine.trace.model import Note, Trace
+from autogradviz.engine.trace.model import Note, NoteRecord, Trace
+from autogradviz.engine.trace.notes import NOTES
 
 from autogradviz.app.environments.texts import EnvironmentTexts
 from autogradviz.app.features import note_text as feature_note_text
@@ -264,21 +265,20 @@ class RunController(QObject):
     def note_texts(self, trace: Trace) -> list[str]:
         """The trace's notes in the UI language, internal ones left out.
 
-        `note_codes[i]` is `notes[i]` as a code; when the two lists do not line
-        up (a trace from a worker that wrote some notes without a code) every
-        note is shown in its English form rather than pairing the wrong ones."""
-        notes = list(trace.notes or [])
-        codes = list(getattr(trace, "note_codes", None) or [])
-        paired = len(codes) == len(notes)
+        One record per note (code, params, English text: engine/trace/notes.py
+        registers the codes); a trace from before the records pairs `notes[i]`
+        with `note_codes[i]` only when the two line up (`Trace.note_list`), so
+        a note never gets another's code: one without a code shows its English."""
         texts = []
-        for i, english in enumerate(notes):
-            note = codes[i] if paired else None
-            if english.startswith("internal:") or (note is not None and note.code.startswith("internal")):
+        for note in trace.note_list():
+            kind = NOTES.get(note.code)
+            if (kind is not None and kind.internal) or note.code.startswith("internal") or (
+                    note.text.startswith("internal:")):
                 continue
-            texts.append(self.note_text(note, english))
+            texts.append(self.note_text(note if note.code else None, note.text))
         return texts
 
-    def note_text(self, note: Optional[Note], english: str) -> str:
+    def note_text(self, note: Optional[Union[Note, NoteRecord]], english: str) -> str:
         """One note in the UI language; the English text for a code this app does not know."""
         params = note.params if note is not None else {}
         code = note.code if note is not None else None

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Mapping, Optional
 
 # import name -> pip distribution: what the worker imports besides the stdlib
 WORKER_REQUIREMENTS = {"torch": "torch", "msgspec": "msgspec"}
@@ -148,7 +148,7 @@ def _private(folder: str) -> bool:
     return st.st_uid == os.getuid() and not st.st_mode & 0o022 and not os.path.islink(folder)
 
 
-def worker_environment(python: Optional[str], base: Optional[dict] = None) -> dict:
+def worker_environment(python: Optional[str], base: Optional[Mapping[str, str]] = None) -> dict:
     """The environment for a worker run by `python`: `base` (default: this
     process's) with the engine path leading PYTHONPATH when `python` is not
     this interpreter."""

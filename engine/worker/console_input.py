@@ -21,7 +21,7 @@ from __future__ import annotations
 import io
 import os
 import threading
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from autogradviz.engine.protocol.messages import (
     InputReply, InputRequest, MessageError, Ping, Pong, ProtocolDecodeError, ProtocolErrorMessage, Shutdown,
@@ -37,7 +37,7 @@ class ConsoleInput(io.TextIOBase):
     input (binary, line by line); `flush_output()` sends pending prints first
     (the prompt must be on screen before the input line appears)."""
 
-    def __init__(self, run_id, send: Callable[[dict], None], reader, flush_output: Callable[[], None]):
+    def __init__(self, run_id, send: Callable[[Any], None], reader, flush_output: Callable[[], None]):
         self._run_id = run_id
         self._send = send
         self._reader = reader
@@ -85,7 +85,7 @@ class ConsoleInput(io.TextIOBase):
             self._buffer = io.BufferedReader(_LineBytes(self))
         return self._buffer
 
-    def readline(self, size: Optional[int] = -1) -> str:
+    def readline(self, size: Optional[int] = -1) -> str:  # type: ignore[override]  # (a text stream: str, as io.TextIOBase's)
         with self._lock:
             if self._ended:
                 return ""
@@ -100,7 +100,7 @@ class ConsoleInput(io.TextIOBase):
 
     def read(self, size: Optional[int] = -1) -> str:
         """Every line up to the end of input (the client's `eof`)."""
-        parts = []
+        parts: list[str] = []
         while True:
             line = self.readline()
             if not line:

@@ -37,6 +37,7 @@ import threading
 import time
 import traceback
 import warnings
+from types import FrameType
 from typing import Callable, Optional
 
 import torch
@@ -117,7 +118,7 @@ class _Output:
     def __init__(self, trace: Trace, on_output):
         self.trace = trace
         self.on_output = on_output
-        self.parts = {"stdout": [], "stderr": []}
+        self.parts: dict[str, list[str]] = {"stdout": [], "stderr": []}
         self.size = {"stdout": 0, "stderr": 0}
         self.total = {"stdout": 0, "stderr": 0}
         self._tls = threading.local()  # (threads print too: "busy" is per thread)
@@ -355,7 +356,7 @@ def _clear_main(namespace: dict, output_fds) -> None:
 
 def _script_line(filename: str) -> Optional[int]:
     """The line of the script running now (the innermost frame of its file), or None."""
-    f = sys._getframe(1)
+    f: Optional[FrameType] = sys._getframe(1)
     while f is not None:
         if f.f_code.co_filename == filename:
             return f.f_lineno
