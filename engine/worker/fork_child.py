@@ -142,7 +142,7 @@ def _since_fork(trace: Trace, base: dict) -> Trace:
     for c in checkpoints:
         for rc in c.recomputations:
             rc.run = run_index(rc.run)
-    used: set[Optional[str]] = {r.graph for r in runs}
+    used: set = {r.graph for r in runs}  # (graph ids; a checkpoint's may be None)
     used.update(c.graph for c in checkpoints)
     used.update(rc.graph for c in checkpoints for rc in c.recomputations)
     memory = trace.memory
