@@ -175,11 +175,11 @@ def cap_text(text: str, total_hint: int = 0, cap: int = OUTPUT_CAP) -> str:
 class Worker:
     def __init__(self, channel: Channel):
         self.channel = channel
-        self.torch = None
+        self.torch: Any = None  # the torch module, once imported
         self.cuda_available = False
         self.cuda_devices: list[str] = []
-        self.last_run = None  # runner.ScriptRun of the last run, kept for fetch
-        self.reader = None  # the protocol's input, for input() during a run (console_input.py)
+        self.last_run: Any = None  # runner.ScriptRun of the last run, kept for fetch
+        self.reader: Any = None  # the protocol's input, for input() during a run (console_input.py)
         self.pgid = None  # our process group (process_group.py), set by main()
         self.last_script: tuple = (None, "<editor>", None)  # source, filename, random state at its start
         self.last_script_io: dict = {}  # its device and the input() lines it read (for re-runs)
@@ -268,10 +268,10 @@ class Worker:
 
         unusable = device_error(device) if device == "cuda" and not self.cuda_available else None
         if unusable is not None:  # the one source of this error: the runner's
-            trace = Trace(script=filename, device=device, torch_version=self.torch.__version__)
-            trace.error = unusable
-            trace.duration_s = time.perf_counter() - t0
-            self.send_trace(rid, trace)
+            refused = Trace(script=filename, device=device, torch_version=self.torch.__version__)
+            refused.error = unusable
+            refused.duration_s = time.perf_counter() - t0
+            self.send_trace(rid, refused)
             return
 
         pump = OutputPump(self.channel, rid)
@@ -518,7 +518,8 @@ def _end_group() -> None:
 
 def _group_members() -> list:
     """Other live processes of our group (Linux /proc; empty elsewhere)."""
-    me, found = os.getpid(), []
+    me = os.getpid()
+    found: list = []
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -541,9 +542,9 @@ def main(proto_fds=None) -> int:
     # On SIGUSR1 (sent by the client just before it stops a run that timed
     # out) the stacks are dumped too, so the message can name the line.
     try:
-        faulthandler.enable(file=sys.__stderr__, all_threads=True)
+        faulthandler.enable(file=sys.__stderr__, all_threads=True)  # type: ignore[arg-type]  # (a worker has one; a failure is caught)
         if hasattr(signal, "SIGUSR1"):
-            faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
+            faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)  # type: ignore[arg-type]
     except Exception:
         pass
     pgid = _lead_group()

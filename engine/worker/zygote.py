@@ -39,7 +39,7 @@ import os
 import select
 import signal
 import sys
-from typing import Optional
+from typing import Any, Optional
 
 from autogradviz.engine.protocol.messages import Output, ProtocolDecodeError, Run, Shutdown, decode_request
 from autogradviz.engine.worker.fd_output import read_left
@@ -123,15 +123,15 @@ class Zygote:
     def __init__(self, worker, proto_in: int):
         self.worker = worker
         self.proto_in = proto_in
-        self.child = None  # pid of the run child
-        self.child_requests = None  # fd: requests forwarded to it
-        self.child_status = None  # fd: TRACE_SENT from it
+        self.child: Any = None  # pid of the run child
+        self.child_requests: Any = None  # fd: requests forwarded to it
+        self.child_status: Any = None  # fd: TRACE_SENT from it
         self.trace_sent = False
         self.dying: set = set()  # ended run children not yet reaped
         # A run child forked ahead, waiting for its run request: Run does not
         # wait for a fork. (pid, requests fd, status fd, output pipes)
         self.spare: Optional[tuple] = None
-        self.run_id = None
+        self.run_id: Any = None
         self.output_pipes: list = []  # read ends of the run child's fds 1 and 2 (a copy)
         self.real_stderr = os.dup(2)
         os.set_inheritable(self.real_stderr, False)
@@ -207,6 +207,7 @@ class Zygote:
         for _attempt in range(2):
             if self.spare is None:
                 self._fork_spare()
+            assert self.spare is not None  # (_fork_spare made one, or raised)
             pid, req_w, status_r, output_pipes = self.spare
             self.spare = None
             try:
