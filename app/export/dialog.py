@@ -242,8 +242,10 @@ class ExportDialog(QDialog):
                     from autogradviz.app.export.captions import caption_lines, session_for
                     caption = caption_lines(session_for(self.session.trace, self.session.run_index),
                                             self.session.step)
+                from autogradviz.app.export.legend_export import screen_place
                 info = ex.export_scene(scene, path, fmt, rect=rect, scale=self.scale_box.value(),
-                                       theme=theme, caption=caption, legend=self._legend())
+                                       theme=theme, caption=caption, legend=self._legend(),
+                                       legend_place=screen_place(self.graph_view) if rect is not None else None)
         except ex.ExportCancelled:
             self._fail(self.tr("Export cancelled; nothing was written."))
             return None
@@ -289,6 +291,8 @@ class ExportDialog(QDialog):
         overlay = getattr(scene, "checkpoint_overlay", None)
         frame = overlay.frame if overlay is not None else None
         state = scene.state
+        bars = (self.graph_view.view.horizontalScrollBar(), self.graph_view.view.verticalScrollBar())
+        scrolled = [b.value() for b in bars]  # (a recompute frame scrolls its panel into sight)
         self.graph_view.setUpdatesEnabled(False)
         try:
             if fmt == "gif":
@@ -311,6 +315,8 @@ class ExportDialog(QDialog):
             scene.apply_step(state)
             if overlay is not None:
                 overlay.show_frame(frame)
+            for bar, value in zip(bars, scrolled):
+                bar.setValue(value)
             self.graph_view.setUpdatesEnabled(True)
 
     def _fail(self, text: str) -> None:

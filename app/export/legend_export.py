@@ -17,7 +17,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator, Optional
 
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFontInfo, QPainter
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -56,12 +56,24 @@ def make_legend(style, columns: int = 2):
     return legend
 
 
+def screen_place(graph_view) -> Optional[tuple[QPointF, float]]:
+    """Where the view shows its legend, in scene coordinates, and the view's
+    zoom: a visible-area export draws the legend there, at the screen's size."""
+    legend = getattr(graph_view, "legend", None)
+    if legend is None or not legend.isVisible():
+        return None
+    view = graph_view.view
+    at = view.viewport().mapFrom(view, legend.pos())
+    return view.mapToScene(at), max(view.transform().m11(), 1e-6)
+
+
 @contextmanager
-def legend_shown(scene, legend, rect: Optional[QRectF] = None, inside: bool = False
-                 ) -> Iterator[Optional[LegendItem]]:
+def legend_shown(scene, legend, rect: Optional[QRectF] = None, inside: bool = False,
+                 place: Optional[tuple[QPointF, float]] = None) -> Iterator[Optional[LegendItem]]:
     """The legend on `scene` for the duration of an export (`legend` None: no legend).
-    Placed above `rect` (default: the scene's content), or in its top-left
-    corner when `inside` (the visible-area export)."""
+    Placed above `rect` (default: the scene's content), or, when `inside`
+    (the visible-area export), where the screen shows it (`place`: scene
+    point and zoom, screen_place) or else in the rectangle's top-left corner."""
     if legend is None:
         yield None
         return
@@ -71,7 +83,10 @@ def legend_shown(scene, legend, rect: Optional[QRectF] = None, inside: bool = Fa
         legend.set_style(scene.style)  # (the scene's theme)
     r = rect if rect is not None else content_rect(scene)
     item = LegendItem(legend)
-    if inside:
+    if inside and place is not None:
+        item.setPos(place[0])
+        item.setScale(1.0 / place[1])  # the screen's size at the view's zoom
+    elif inside:
         item.setPos(r.left() + INSET, r.top() + INSET)
     else:
         item.setPos(r.left() + MARGIN, r.top() + MARGIN - GAP - legend.height())
@@ -131,7 +146,8 @@ def legend_svg(item: LegendItem) -> str:
     size = QFontInfo(legend.font()).pixelSize()
     bg = QColor(st.background)
     bg.setAlpha(225)
-    parts = [f'<g class="legend" transform="translate({_n(p.x())},{_n(p.y())})">',
+    zoom = f" scale({item.scale():.4g})" if abs(item.scale() - 1.0) > 1e-6 else ""
+    parts = [f'<g class="legend" transform="translate({_n(p.x())},{_n(p.y())}){zoom}">',
              f"<title>{_x(legend.toolTip())}</title>",
              f"<style>.legend text{{font-size:{size}px;text-anchor:start;font-weight:normal;"
              f"fill:{_c(st.text)};dominant-baseline:central}}</style>",

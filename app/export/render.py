@@ -378,13 +378,14 @@ def _write_gif_file(scene, frames, path, s_used, scale, max_side, sampled, n, n_
 def export_scene(scene, path: str, fmt: Optional[str] = None, *, rect: Optional[QRectF] = None,
                  scale: float = 2.0, trace: Optional[Trace] = None, run_index: int = 0,
                  theme: str = "light", progress=None, cancelled=None,
-                 caption: Sequence[str] = (), legend=None) -> ExportInfo:
+                 caption: Sequence[str] = (), legend=None, legend_place=None) -> ExportInfo:
     """Write what `scene` shows (its current step state) to `path`.
 
     `rect` (scene coordinates) selects a part, e.g. the visible area; default:
     the whole graph. GIF needs `trace` and animates run `run_index`.
     `legend`: the legend widget (app/graph/legend.py) when the picture shows
-    it (legend_export.py), None for none."""
+    it (legend_export.py), None for none; `legend_place`: where the screen
+    shows it (legend_export.screen_place), for a visible-area export."""
     f = format_of(path, fmt)
     check_writable(path)
     if f == "dot":
@@ -404,7 +405,7 @@ def export_scene(scene, path: str, fmt: Optional[str] = None, *, rect: Optional[
                              legend=legend)
     from autogradviz.app.export.legend_export import legend_shown
 
-    with legend_shown(scene, legend, rect, inside=rect is not None):
+    with legend_shown(scene, legend, rect, inside=rect is not None, place=legend_place):
         if f == "png":
             return write_png(scene, path, rect, scale, caption=caption)
         if f == "svg":

@@ -91,6 +91,30 @@ def test_svg_has_the_legend_entries_when_shown_and_none_when_hidden(qtbot, view,
     assert not any(type(i).__name__ == "LegendItem" for i in view.graph_scene().items())
 
 
+def test_visible_area_export_has_the_legend_where_the_screen_shows_it(qtbot, view, tmp_path):
+    """Zoomed in, "Visible area only": the legend sits where the view shows it, at the screen's size."""
+    view.set_legend_shown(True)
+    qtbot.waitUntil(view.legend.isVisible)
+    for _ in range(3):
+        view.zoom_in()
+    zoom = view.view.transform().m11()
+    assert zoom > 1.2
+    d = ExportDialog(view, view.session)
+    qtbot.addWidget(d)
+    d.set_format("svg")
+    d.visible.setChecked(True)
+    assert d.export_to(str(tmp_path / "part.svg")) is not None, d.message.text()
+    root = ET.parse(tmp_path / "part.svg").getroot()
+    legend = next(g for g in root.iter(NS + "g") if g.get("class") == "legend")
+    move, size = legend.get("transform").split(" scale(")
+    x, y = map(float, move[len("translate("):-1].split(","))
+    v = view.view
+    want = v.mapToScene(v.viewport().mapFrom(v, view.legend.pos()))
+    assert abs(x - want.x()) < 0.5 and abs(y - want.y()) < 0.5
+    assert abs(float(size.rstrip(")")) - 1 / zoom) < 1e-3
+    assert len(legend_entries(tmp_path / "part.svg")) == 12
+
+
 def test_raster_bounds_hold_the_legend_and_its_pixels(qtbot, view, tmp_path):
     from PIL import Image
 
