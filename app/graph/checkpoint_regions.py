@@ -98,7 +98,8 @@ def not_stored(trace, checkpoint) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def region_shape(boxes: list[QRectF], links: list[QPainterPath], avoid: list[QRectF]) -> QPainterPath:
+def region_shape(boxes: list[QRectF], links: list[QPainterPath], avoid: list[QRectF],
+                 frames_off: tuple | list = ()) -> QPainterPath:
     """The outline around exactly the segment: its padded boxes and the
     edges between them (stroked as wide as the padding), joined into one
     blob, minus every box outside the segment (with a margin).
@@ -107,7 +108,9 @@ def region_shape(boxes: list[QRectF], links: list[QPainterPath], avoid: list[QRe
     diagonal and around the leaves it uses (`x`, the weights), so a
     rectangle, or the convex hull, would take in nodes that are not part of
     it; this shape follows the segment and, by the subtraction, contains
-    no outside box whatever the layout did."""
+    no outside box whatever the layout did. `frames_off`: module frames with
+    nothing of the segment, kept off too (by a hair: a frame drawn right
+    beside one the region holds leaves little room)."""
     path = QPainterPath()
     path.setFillRule(Qt.FillRule.WindingFill)
     for b in boxes:
@@ -122,11 +125,14 @@ def region_shape(boxes: list[QRectF], links: list[QPainterPath], avoid: list[QRe
     path = path.simplified()
     bounds = path.boundingRect()
     avoid = [r for r in avoid if r.intersects(bounds)]  # (a big graph: only the boxes nearby)
-    if avoid:
+    if avoid or frames_off:
         holes = QPainterPath()
         holes.setFillRule(Qt.FillRule.WindingFill)
         for r in avoid:
             holes.addRoundedRect(r.adjusted(-4, -4, 4, 4), 4, 4)
+        for r in frames_off:
+            if r.intersects(bounds):
+                holes.addRect(r.adjusted(-1.5, -1.5, 1.5, 1.5))
         path = path.subtracted(holes.simplified())
     return path
 
@@ -136,7 +142,8 @@ class RegionItem(QGraphicsItem):
     outline around exactly its boxes (`region_shape`)."""
 
     def __init__(self, number: int, checkpoint, boxes: list[QRectF], style,
-                 links: Optional[list[QPainterPath]] = None, avoid: Optional[list[QRectF]] = None):
+                 links: Optional[list[QPainterPath]] = None, avoid: Optional[list[QRectF]] = None,
+                 frames_off: Optional[list[QRectF]] = None):
         super().__init__()
         self.number = number
         self.checkpoint = checkpoint
@@ -149,7 +156,7 @@ class RegionItem(QGraphicsItem):
         self._rect = QRectF(padded[0])
         for b in padded[1:]:
             self._rect = self._rect.united(b)
-        self._shape = region_shape(boxes, list(links or ()), list(avoid or ()))
+        self._shape = region_shape(boxes, list(links or ()), list(avoid or ()), list(frames_off or ()))
         self._poly = self._shape.toFillPolygon()
         self._rect = self._rect.united(self._shape.boundingRect())
         top = min(padded, key=lambda b: (b.top(), b.left()))
@@ -394,6 +401,7 @@ class CheckpointOverlay:
                 continue
             inner = [n.id for r in c.recomputations[:1] if r.graph for n in _graph_nodes(trace, r.graph)]
             members = [*c.nodes, *(n for n in inner if n in sc.node_items)]
+            members += segment_parameters(graph, set(members))
             boxes = [b for b in map(self._box_of, members) if b is not None]
             inside = set(members)
             for gi in sc.group_items:  # module frames wholly inside the segment
@@ -403,12 +411,16 @@ class CheckpointOverlay:
                 continue
             outside = [drawn_box(items[0]) for nid, items in sc.node_items.items()
                        if items and nid not in inside]
+            # the module frames with nothing of the segment: the outline keeps off them
+            # (padded, it could cross the border of a frame drawn right beside it)
+            frames_off = [gi.sceneBoundingRect() for gi in sc.group_items
+                          if gi.group.members and not set(gi.group.members) & inside]
             self.placeholders[c.id] = items = self._ghosts(trace, c, outside)
             boxes += [g._rect for g in items]
             keys = {it.key for nid in members for it in sc.node_items.get(nid, ())}
             links = [ei.mapToScene(ei.path()) for ei in sc.edge_items
                      if ei.ledge.src in keys and ei.ledge.dst in keys]
-            region = RegionItem(number, c, boxes, sc.style, links, outside)
+            region = RegionItem(number, c, boxes, sc.style, links, outside, frames_off)
             region.place_title([items[0].sceneBoundingRect() for nid, items in sc.node_items.items()
                                 if items and nid not in inside] + [g._rect for g in items])
             region.overlay = self
@@ -568,6 +580,19 @@ class CheckpointOverlay:
             if item is not None:
                 item.style = style
                 item.update()
+
+
+def segment_parameters(graph, nodes: set[str]) -> list[str]:
+    """The parameters a segment's `nodes` use and nothing else does: leaves
+    that name their module (the checkpointed block's weights, drawn in its
+    module frames), every consumer in the segment. They belong to the block
+    the region frames; an input leaf (`x`, which names no module) does not."""
+    consumers: dict[str, set[str]] = {}
+    for e in graph.edges:
+        consumers.setdefault(e.src, set()).add(e.dst)
+    return [n.id for n in graph.nodes
+            if n.kind == "leaf" and n.module and n.id not in nodes and consumers.get(n.id)
+            and consumers[n.id] <= nodes]
 
 
 def drawn_box(item) -> QRectF:

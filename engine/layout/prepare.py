@@ -189,16 +189,25 @@ def prepare(graph: Graph, group: str = "auto", collapsed: Optional[set[str]] = N
     def elems(nid: str) -> list:
         return list(chains.elements[nid]) if chains else []
 
+    # When the trace names the module of each parameter, a leaf it names none
+    # is an input (the script's `x`), not part of any module: drawn outside
+    # the module frames, not inside its first consumer's (where it looked
+    # like a parameter of that layer, and sat inside a checkpoint's region).
+    params_known = any(n.kind == "leaf" and n.module for n in graph.nodes)
+
+    def leaf_elems(n, consumer: str) -> list:
+        return [] if params_known and not n.module else elems(consumer)
+
     for n in graph.nodes:
         cons = consumers.get(n.id, [])
         if per_use_leaves and n.kind == "leaf" and cons:
             if len(cons) == 1:
-                units[n.id] = (n.id, None, elems(cons[0]))
+                units[n.id] = (n.id, None, leaf_elems(n, cons[0]))
                 copy_key[(n.id, cons[0])] = n.id
             else:
                 for i, c in enumerate(cons):
                     k = f"{n.id}#use{i}"
-                    units[k] = (n.id, n.id, elems(c))
+                    units[k] = (n.id, n.id, leaf_elems(n, c))
                     copy_key[(n.id, c)] = k
         else:
             units[n.id] = (n.id, None, elems(n.id))

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from PySide6.QtGui import QPainterPath
 
 from autogradviz.app.graph.checkpoint_regions import drawn_box
 
@@ -93,7 +94,7 @@ def test_lesson_30_recompute_lights_each_op_fills_ghosts_moves_arrow_and_slider(
     assert before[0] is None and before[1] is None and set(before[2].values()) == {"empty"}
     # lit: nothing at the trigger frame, then each op's node, then the stop node
     assert [s[1] for s in frames] == [None, *r.op_nodes, stop]
-    for f, lit, fills, _pos, _line in frames:
+    for f, _lit, fills, _pos, _line in frames:
         remade = set(r.op_nodes[:f.op_index]) | ({stop} if f.phase == "stopped" else set())
         assert fills == {o: "filled" if o in remade else "empty" for o in owners}, f.phase
     # the arrow on the checkpoint(...) call (the block's ops have no line of their own)
@@ -114,23 +115,48 @@ def test_lesson_30_recompute_lights_each_op_fills_ghosts_moves_arrow_and_slider(
 
 
 def test_regions_hold_exactly_their_segment(window, qtbot):
+    """A region holds its segment's nodes and the parameters only they use
+    (the checkpointed block's weights, in its module frames), nothing else:
+    not the input `x`, no other node or leaf, not even a corner. And it
+    never cuts a module frame's border: each frame is wholly inside the
+    outline, wholly outside it, or holds the whole region."""
     w = window
-    for name in ("30_checkpoint_mlp", "32_reentrant_vs_non_reentrant"):
+    for name in ("30_checkpoint_mlp", "32_reentrant_vs_non_reentrant", "33_dropout_rng_state",
+                 "34_selective_checkpoint"):
         trace = run_lesson(qtbot, w, name)
         scene = w.graph_view.graph_scene()
         overlay = scene.checkpoint_overlay
+        graph = trace.graph(w.session.graph_id)
+        nodes = {n.id: n for n in graph.nodes}
         drawn = [c for c in trace.checkpoints if c.graph == w.session.graph_id and c.nodes]
         assert drawn and set(overlay.regions) == {c.id for c in drawn}
         for c in drawn:
+            users = {}
+            for e in graph.edges:
+                users.setdefault(e.src, set()).add(e.dst)
+            # its own parameters, counted here from the graph: a leaf naming a module, used only inside
+            own = {nid for nid, n in nodes.items() if n.kind == "leaf" and n.module and users.get(nid)
+                   and users[nid] <= set(c.nodes)}
             path = overlay.regions[c.id].frame_path()
             for nid, items in scene.node_items.items():
                 box = drawn_box(items[0])
-                if nid in c.nodes:
+                if nid in c.nodes or nid in own:
                     assert path.contains(box), (name, c.id, nid)
                 else:  # no leaf, no node of the rest of the graph, not even a corner
                     assert not path.intersects(box), (name, c.id, nid)
             for g in overlay.placeholders[c.id]:
                 assert path.contains(g.sceneBoundingRect().adjusted(1.5, 1.5, -1.5, -1.5))
+            inputs = [n for n in nodes.values() if n.kind == "leaf" and not n.module
+                      and users.get(n.id, set()) & set(c.nodes)]
+            for n in inputs:  # the input x is drawn outside the region
+                assert not path.intersects(drawn_box(scene.node_items[n.id][0])), (name, n.id)
+            region = path.boundingRect()
+            for frame in scene.group_items:
+                r = frame.sceneBoundingRect()
+                border = QPainterPath()
+                border.addRect(r)
+                whole = path.contains(r) or not path.intersects(border) or r.contains(region)
+                assert whole, (name, c.id, frame.group.module, "the region cuts its frame")
 
 
 def test_lesson_32_reentrant_rerun_lights_its_node(window, qtbot):
