@@ -262,8 +262,9 @@ def test_grad_scaler_page_shows_each_stage_at_its_step(tmp_path_factory, tmp_pat
     page = tmp_path / "scaler.html"
     p = _cli(saved, "-o", page, "--run", run)
     assert p.returncode == 0, p.stderr
-    dom, stderr, _ = _chromium(page, tmp_path)
+    dom, stderr, log = _chromium(page, tmp_path)
     assert _console_errors(stderr) == []
+    assert [u for u in _requests(log) if not u.startswith("file:")] == []
     said = _walked(dom, "walk-scaler")
     n = replay.step_count(trace, run)
     assert len(said) == n + 1 + len(later)
