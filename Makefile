@@ -48,6 +48,7 @@ run: $(LINKS)
 
 test: $(LINKS)
 	$(VENV)/bin/ruff check app engine
+	$(VENV)/bin/mypy
 	QT_QPA_PLATFORM=$${QT_QPA_PLATFORM:-offscreen} $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) --dist loadfile
 
 BENCH_STAMP := $(VENV)/.bench
