@@ -25,7 +25,7 @@ import threading
 import time
 import tokenize
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from autogradviz.engine.protocol.client_core import (  # noqa: F401 - describe_exit: re-exported
     AskForLine, CancelTimer, ClientCore, Kill, ReportedExit, ReportedInputWanted, ReportedOutput,
@@ -427,6 +427,8 @@ class WorkerClient:
         return msg
 
     def _read_stdout(self, proc: subprocess.Popen, q: queue.Queue) -> None:
+        assert proc.stdout is not None  # (started with stdout=PIPE)
+        msg: Any
         try:
             for line in proc.stdout:
                 try:
@@ -444,6 +446,7 @@ class WorkerClient:
             q.put(None)
 
     def _read_stderr(self, proc: subprocess.Popen) -> None:
+        assert proc.stderr is not None  # (started with stderr=PIPE)
         try:
             while True:
                 chunk = proc.stderr.read1(65536) if hasattr(proc.stderr, "read1") else proc.stderr.read(4096)
@@ -574,7 +577,7 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     interpreter; see engine/protocol/interpreter.py for another one).
     """
     source, problem = read_script(path)
-    if problem is not None:
+    if source is None:
         return TraceOutcome(None, 2, problem)
     own = client is None
     client = client or WorkerClient(python=python)
@@ -582,8 +585,7 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
         try:
             outcome = client.run(source, filename=path, device=device, timeout=timeout,
                                  on_output=on_output, steps=steps, keep_json=keep_json,
-                                 on_input=on_input, **({"no_checkpoint": True} if no_checkpoint else {}),
-                                 **({} if values else {"values": False}))
+                                 on_input=on_input, no_checkpoint=no_checkpoint, values=values)
         except WorkerError as exc:
             return TraceOutcome(None, 2, str(exc))
         except KeyboardInterrupt:

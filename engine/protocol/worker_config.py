@@ -87,7 +87,7 @@ class WorkerConfig:
     def environment(self, base: Mapping[str, str]) -> dict:
         """`base` with what the worker needs: unbuffered UTF-8 pipes, and for
         another interpreter this app's engine on PYTHONPATH (interpreter.py)."""
-        env = worker_environment(self.interpreter, base)
+        env = worker_environment(self.interpreter, dict(base))
         env.setdefault("PYTHONUNBUFFERED", "1")
         env.setdefault("PYTHONIOENCODING", "utf-8")
         return env
