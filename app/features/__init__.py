@@ -17,6 +17,12 @@ A feature declares (every part optional):
   the stepper's timeline with their tooltips; `stepper_attach(stepper)`,
   called once by each stepper panel (e.g. to show its own step text);
 - `event_texts`: {event kind: `text(step, event)`}, the stepper's event list;
+  `event_titles`: {event kind: (title, short title)}, English source text in
+  the "GraphScene" context (mark it with QT_TRANSLATE_NOOP), the event's name
+  on the graph's callouts and in the stepper;
+- `step_caption`: `step_caption(session, node_step) -> str`, added to the
+  stepper's line about what the current node received (GradScaler: the real
+  gradient);
 - `note_texts`: {note code: `text(params) -> str | None`}, the Output pane's
   line for a trace note in the UI language (None: the worker's English).
 
@@ -126,6 +132,8 @@ class FeatureSpec:
     stepper_marks: Optional[Callable[[Any, int], list]] = None
     stepper_attach: Optional[Callable[[Any], None]] = None
     event_texts: Mapping[str, Callable[[int, Any], str]] = field(default_factory=dict)
+    event_titles: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    step_caption: Optional[Callable[[Any, Any], str]] = None
     note_texts: Mapping[str, Callable[[Mapping[str, Any]], Optional[str]]] = field(default_factory=dict)
 
 
@@ -182,6 +190,17 @@ def stepper_marks(trace, run_index: int) -> dict[str, list[StepMark]]:
 def event_text(kind: str) -> Optional[Callable[[int, Any], str]]:
     """The feature's text for a stepper event of this kind (None: the core's)."""
     return next((f.event_texts[kind] for f in features() if kind in f.event_texts), None)
+
+
+def event_title(kind: str, short: bool = False) -> Optional[str]:
+    """A feature's English name for an event kind ("GraphScene" context), or None."""
+    titles = next((f.event_titles[kind] for f in features() if kind in f.event_titles), None)
+    return None if titles is None else titles[1 if short else 0]
+
+
+def step_captions(session, node_step) -> str:
+    """What every feature adds to the stepper's line about the current node."""
+    return "".join(f.step_caption(session, node_step) for f in features() if f.step_caption is not None)
 
 
 def note_text(code: Optional[str], params: Mapping[str, Any]) -> Optional[str]:

@@ -5,6 +5,8 @@ tells threads and processes apart without DDP."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
 from autogradviz.app.features import FeatureSpec
 from autogradviz.app.panels.processes import allreduce_marks, allreduce_text
 
@@ -12,4 +14,6 @@ FEATURE = FeatureSpec(
     id="ddp",
     stepper_marks=allreduce_marks,
     event_texts={"allreduce": allreduce_text},
+    event_titles={"allreduce": (str(QT_TRANSLATE_NOOP("GraphScene", "DDP all-reduce")),
+                                str(QT_TRANSLATE_NOOP("GraphScene", "DDP all-reduce")))},
 )

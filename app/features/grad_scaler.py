@@ -3,14 +3,31 @@ for traces in which the script used a GradScaler."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QT_TRANSLATE_NOOP
+from PySide6.QtCore import QCoreApplication, Qt, QT_TRANSLATE_NOOP
 
 from autogradviz.app.features import FeatureSpec, PanelSpec
+from autogradviz.app.graph.items import summary_text, unscaled_summary
 from autogradviz.app.panels.grad_scaler import GradScalerPanel
+from autogradviz.app.services.text_safety import escaped
+
+
+def tr(text: str) -> str:
+    # (the stepper's words before this moved here: same context, same translations)
+    return QCoreApplication.translate("StepperPanel", text)
 
 
 def has_scaler_events(trace) -> bool:
     return bool(getattr(trace, "scaler_events", None))
+
+
+def real_gradient_caption(session, node_step) -> str:
+    """" (GradScaler: 1024 × the real gradient …)" when the run's gradients
+    carry the scaler's factor (the stepper's line about the current node)."""
+    scale = session.run_scale()
+    if not scale or not node_step.grad_outputs or node_step.grad_outputs[0] is None:
+        return ""
+    real = unscaled_summary(node_step.grad_outputs[0], scale)
+    return tr(" (GradScaler: {0} × the real gradient {1})").format(f"{scale:g}", escaped(summary_text(real)))
 
 
 FEATURE = FeatureSpec(
@@ -19,4 +36,5 @@ FEATURE = FeatureSpec(
                     lambda c: GradScalerPanel(c.session, c.parent), Qt.DockWidgetArea.LeftDockWidgetArea,
                     on_theme=GradScalerPanel.set_theme, show_when=has_scaler_events, tab_with="lessons",
                     raise_when_shown=False),
+    step_caption=real_gradient_caption,
 )

@@ -20,7 +20,7 @@ from autogradviz.engine.layout.model import LayoutResult
 from autogradviz.engine.trace.replay import StepState
 from autogradviz.engine.trace.model import Event, Graph, Node, Trace
 
-from autogradviz.app.features import features
+from autogradviz.app.features import event_title as feature_event_title, features
 from autogradviz.app.graph.placement import LabelPlacer
 from autogradviz.app.graph.rolled_items import install_rolled
 from autogradviz.app.graph.items import (
@@ -47,8 +47,7 @@ _EVENT_NAMES = {
     "node_hook": "node hook",
     "post_accumulate_grad_hook": "post-accumulate-grad hook",
     "retain_grad": "retain_grad",
-    "allreduce": "DDP all-reduce",  # (app/panels/processes.py)
-}
+}  # (and those of the features: FeatureSpec.event_titles, e.g. DDP's all-reduce)
 
 
 _SHORT_EVENT_NAMES = {
@@ -57,13 +56,13 @@ _SHORT_EVENT_NAMES = {
     "node_hook": "node hook",
     "post_accumulate_grad_hook": "after-.grad hook",
     "retain_grad": "retain_grad",
-    "allreduce": "DDP all-reduce",
 }
 
 
 def event_title(ev: Event, short: bool = False) -> str:
     names = _SHORT_EVENT_NAMES if short else _EVENT_NAMES
-    kind = QCoreApplication.translate("GraphScene", names.get(ev.kind, ev.kind))
+    english = names.get(ev.kind) or feature_event_title(ev.kind, short) or ev.kind
+    kind = QCoreApplication.translate("GraphScene", english)
     return f"{kind} {ev.name}" if ev.name else kind
 
 

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 from autogradviz.engine.trace import replay
 from autogradviz.engine.trace.model import MAX_RECORDED_RUNS
 
-from autogradviz.app.features import event_text, features
-from autogradviz.app.graph.items import summary_text, unscaled_summary
+from autogradviz.app.features import event_text, features, step_captions
+from autogradviz.app.graph.items import summary_text
 from autogradviz.app.graph.scene import event_title
 from autogradviz.app.panels.processes import RankSwitch
 from autogradviz.app.panels.step_marks import StepMarks
@@ -463,11 +463,7 @@ class StepperPanel(QWidget):
             parts.append(self.tr(" and sent ") + "; ".join(sent))
         elif self.session.node(st.current) is not None and self.session.node(st.current).kind == "leaf":
             parts.append(self.tr(" and accumulated it into .grad"))
-        scale = self.session.run_scale()
-        if scale and step.grad_outputs and step.grad_outputs[0] is not None:
-            first = step.grad_outputs[0]
-            parts.append(self.tr(" (GradScaler: {0} × the real gradient {1})").format(
-                f"{scale:g}", escaped(summary_text(unscaled_summary(first, scale)))))
+        parts.append(step_captions(self.session, step))  # e.g. GradScaler's real gradient
         return "".join(parts)
 
     def _node_name(self, nid: str) -> str:
