@@ -1,6 +1,7 @@
 """Screenshot driver for the README: open the app on the default lesson, run it,
 step to STEP (default: the middle), select the node labelled NODE, grab the window.
-SCRIPT=path opens and runs that script instead of the default lesson; CALL=k
+SCRIPT=path opens and runs that script instead of the default lesson, LESSON=name
+that lesson (as the lesson browser opens it); RUNNING=s grabs s seconds into that run; CALL=k
 selects the k-th GradScaler call in its panel; PHASE=k shows frame k of the first checkpoint
 recompute phase (after STEP); SAVED=1 turns on Show saved tensors; PANEL=id raises that dock (e.g.
 memory, checkpoint, modules) before the grab; PRESENT=1 grabs presentation mode. W and H set the window size
@@ -28,16 +29,29 @@ tm = ThemeManager(app); tm.apply(force=True)
 w = MainWindow(theme_manager=tm, start_worker=True, restore_autosave=False)
 w.set_theme_mode(theme_name)
 w.resize(int(os.environ.get("W", 1600)), int(os.environ.get("H", 1000))); w.show()
-if os.environ.get("SCRIPT"):
-    for _ in range(200):
+if os.environ.get("SCRIPT") or os.environ.get("LESSON"):
+    for _ in range(1500):  # the default lesson's run first (as at launch)
         app.processEvents(); time.sleep(0.02)
-        if w.session.trace is not None:
+        if w.session.trace is not None and not w.status.layout_busy:
             break
-    w.files.open_file(os.environ["SCRIPT"], ask=False)
-    w.session.set_trace(None)
+    if os.environ.get("LESSON"):  # LESSON=name: open that lesson as the lesson browser does, and run it
+        from autogradviz.app.resources_loader import lessons
+        w.files.open_lesson(next(l for l in lessons() if l.name == os.environ["LESSON"]), run=False)
+    else:
+        w.files.open_file(os.environ["SCRIPT"], ask=False)
+    if not os.environ.get("RUNNING"):  # (a grab while running shows the old graph dimmed under it)
+        w.session.set_trace(None)
     w.run_script()
+if os.environ.get("RUNNING"):  # RUNNING=s: grab s seconds into the run (the running overlay)
+    t0 = time.time()
+    while time.time() - t0 < float(os.environ["RUNNING"]):
+        app.processEvents(); time.sleep(0.02)
+    w.grab().save(out)
+    print("saved", out, "while running")
+    w.shutdown()
+    raise SystemExit(0)
 t0 = time.time()
-while time.time() - t0 < 60:
+while time.time() - t0 < 150:
     app.processEvents(); time.sleep(0.02)
     s = w.session
     if s.trace is not None and not w.status.layout_busy and time.time() - t0 > 3:

@@ -39,6 +39,16 @@ class FitPlan:
     readable: bool  # fitted across a long graph (not all of it shown)
 
 
+def big_graph_zoom(layout) -> float:
+    """The least zoom a fit calls readable: 1.0 (box text 10 px) for a big
+    graph drawn folded or collapsed (the layout says "large_graph": the
+    12-layer encoder's 13 boxes stand in a column too tall for the canvas at
+    10 px, so it is fitted across at 10 px around where backward starts, and
+    Fit again shows the whole); else `MIN_READABLE_ZOOM`."""
+    notes = getattr(layout, "note_codes", None) or ()
+    return 1.0 if any(getattr(n, "code", "") == "large_graph" for n in notes) else MIN_READABLE_ZOOM
+
+
 def _margins(rect: QRectF) -> QRectF:
     # room for what stepping adds: gradient labels beside the edges and the
     # .grad / hook callouts to the right of the boxes
@@ -54,6 +64,7 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
         return None
     rect = _margins(rect)
     vw, vh = viewport.width(), viewport.height()
+    readable = big_graph_zoom(layout)
     cands = [(0, 0, 2)]
     if legend_sizes is not None:
         tall, wide = legend_sizes
@@ -71,7 +82,7 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
             sc = min(sw, sh, max_zoom)
             long_side = None
             big = max(sw, sh)
-            if not whole and sc < MIN_READABLE_ZOOM and (
+            if not whole and sc < readable and (
                     big >= MIN_READABLE_ZOOM or (sc < MIN_OVERVIEW_ZOOM and big > 4 * sc)):
                 # readable across, or (an extremely long graph, whose whole
                 # would be a hairline) at least its structure across
