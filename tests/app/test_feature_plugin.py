@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QRectF, Qt
-from PySide6.QtGui import QHelpEvent, QPen
+from PySide6.QtGui import QColor, QHelpEvent, QPen
 from PySide6.QtWidgets import QApplication, QDockWidget, QGraphicsEllipseItem, QLabel, QToolTip
 
 from autogradviz.app import features
@@ -82,11 +82,20 @@ DUMMY = FeatureSpec(
 )
 
 
+def painted_near(widget, x: float, color: str) -> bool:
+    """Whether the widget, as painted now, has a pixel of `color` within 4 px of column x."""
+    image = widget.grab().toImage()
+    want = QColor(color)
+    return any(image.pixelColor(int(x) + dx, y) == want
+               for dx in range(-4, 5) for y in range(image.height()) if 0 <= int(x) + dx < image.width())
+
+
 def make_window(qtbot, worker) -> tuple[MainWindow, ThemeManager]:
     theme = ThemeManager()
     w = MainWindow(theme_manager=theme, worker=worker, start_worker=False, restore_autosave=False)
     qtbot.addWidget(w)
     w.ask_unsaved = lambda: "discard"
+    w.resize(1400, 900)  # (room for the stepper's timeline)
     w.show()
     qtbot.waitExposed(w)
     return w, theme
@@ -133,6 +142,7 @@ def test_a_dummy_feature_plugs_in_with_one_declaration(qtbot, shared_worker, dum
         assert [m.position for m in marks] == [k + 0.5 for k in odd]
         assert stepper.marks.overlay.isVisible()
         tl = stepper.timeline
+        assert painted_near(tl, tl._x(1.5), "#123456") and not painted_near(tl, tl._x(2.5), "#123456")
         first_op = next(n.op for n in trace.graph(run.graph).nodes if n.id == run.steps[0].node)
         assert stepper.marks.text_near(tl._x(1.5)) == f"dummy mark after step 1: {first_op}"
         pos = QPoint(int(tl._x(1.5)), tl.height() // 2)
