@@ -44,26 +44,43 @@ def pause_gc() -> None:
         _depth += 1
 
 
-def resume_gc() -> None:
-    """End one pause; the last one puts the GC back as the first found it."""
+def resume_gc(promote: bool = False) -> None:
+    """End one pause; the last one puts the GC back as the first found it.
+
+    `promote` (the recorder, after a recorded backward call): the objects
+    made during the pause go straight to the oldest generation instead of
+    being scanned by the young collection the next allocation would set off
+    (the objects of a 10,000-node capture: 150,000 in one pass, 20-35 ms
+    inside the learner's backward call). `gc.freeze()` then `gc.unfreeze()`
+    does that in O(1) (both merge lists); done only when nothing is frozen
+    (no holder, no zygote's freeze), since unfreeze releases everything
+    frozen. Unreachable cycles among them are still found, by the next full
+    collection, as `gc.collect()` always finds them."""
     global _depth
     with _lock:
         if _depth == 0:
             return  # (unpaired: nothing to end)
         _depth -= 1
         if _depth == 0 and _was_enabled:
+            if promote and not _holders and gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
 class gc_paused:
-    """`with gc_paused():` pause_gc() ... resume_gc(); re-entrant, thread-safe."""
+    """`with gc_paused():` pause_gc() ... resume_gc(); re-entrant, thread-safe.
+    `gc_paused(promote=True)`: see resume_gc."""
+
+    def __init__(self, promote: bool = False):
+        self.promote = promote
 
     def __enter__(self):
         pause_gc()
         return self
 
     def __exit__(self, *exc):
-        resume_gc()
+        resume_gc(self.promote)
         return False
 
 

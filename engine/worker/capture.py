@@ -343,22 +343,24 @@ def walk(roots: Iterable) -> tuple[list, list, dict]:
     order: list = []
     nexts: list = []
     index: dict = {}
-    stack = [r for r in roots if r is not None]
-    push = stack.append
+    # (node, input_nr) pairs, as next_functions holds them: a node's are
+    # pushed in one C call (extend), None and visited ones skipped when popped
+    stack = [(r, 0) for r in roots if r is not None]
     pop = stack.pop
+    push_all = stack.extend
     app = order.append
     napp = nexts.append
+    k = 0
     while stack:
-        n = pop()
-        if n in index:
+        n = pop()[0]
+        if n is None or n in index:
             continue
-        index[n] = len(order)
+        index[n] = k
+        k += 1
         app(n)
         nf = n.next_functions
         napp(nf)
-        for m, _ in nf:
-            if m is not None:  # (visited ones are skipped when popped)
-                push(m)
+        push_all(nf)
     return order, nexts, index
 
 

@@ -50,6 +50,7 @@ skipped instead and noted in the trace).
 
 from __future__ import annotations
 
+import operator
 import sys
 import threading
 from typing import Any, Optional
@@ -73,6 +74,7 @@ from autogradviz.engine.worker.run_tags import Turns, in_backward, tag_run
 DEFER_BYTES = 256 * 1024 * 1024
 
 _current_node = torch._C._current_autograd_node
+_first = operator.itemgetter(0)
 _is_compiling = torch.compiler.is_compiling
 # Our own entry in every node's post-hook dict (each node has its own dict).
 _OWN_KEY = -(2 ** 62) + 7
@@ -268,7 +270,9 @@ class Recorder:
                 self.errors.append(("recording", _error_text(e)))
             exc = None  # no cycle through the traceback
             tls.busy = False
-            resume_gc()
+            # (what the call made and keeps goes to the oldest generation
+            # unscanned: no collection of it inside the script's call)
+            resume_gc(promote=True)
 
     @beneath_modes
     def _prepare(self, kind, roots_arg, args, kwargs):
@@ -344,7 +348,7 @@ class Recorder:
         ids = act.ids
         nodes = cap.order
         req = self.summ.request
-        step_of = {e[0]: k for k, e in enumerate(raw)}
+        step_of = dict(zip(map(_first, raw), range(len(raw))))  # {node: its step} (in C: 10,000s of steps)
         plain = (exc is None and kind == "backward" and self.record_steps and not act.events
                  and not act.changed and act.failure is None and not _gives_tensors(args, kwargs))
         if plain:

@@ -94,6 +94,42 @@ def test_freeze_is_undone_when_the_last_holder_thaws():
     del keep
 
 
+def test_promote_moves_what_the_pause_made_to_the_oldest_generation_unscanned():
+    import weakref
+
+    class Cycle:
+        pass
+
+    gc.collect()
+    with gc_paused(promote=True):
+        made = [[i] for i in range(5000)]
+        garbage = Cycle()
+        garbage.me = garbage  # an unreachable cycle once dropped
+        dead = weakref.ref(garbage)
+        del garbage
+    # nothing young left for the next allocation's collection to scan ...
+    assert gc.get_count()[0] < 50 and gc.isenabled()
+    young = {id(o) for o in gc.get_objects(0)} | {id(o) for o in gc.get_objects(1)}
+    assert id(made) not in young and id(made[0]) not in young
+    assert any(o is made for o in gc.get_objects(2))
+    assert dead() is not None
+    # ... and the cycle is still found by a full collection, as always
+    gc.collect()
+    assert dead() is None
+    del made
+
+
+def test_promote_leaves_frozen_objects_frozen():
+    keep = [[i] for i in range(100)]
+    freeze("scene")
+    frozen = gc.get_freeze_count()
+    with gc_paused(promote=True):
+        more = [[i] for i in range(100)]
+    assert gc.get_freeze_count() == frozen  # (no unfreeze while a holder, or the zygote, froze)
+    thaw("scene")
+    del keep, more
+
+
 def test_the_trace_models_gc_paused_is_this_one():
     assert model.gc_paused is gc_pause.gc_paused
 
