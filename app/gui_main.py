@@ -37,9 +37,44 @@ def run_gui(argv: list[str] | None = None, open_path: str | None = None) -> int:
     window.show()
     window.raise_()
     _quit_on_signals(app, window)
+    _quit_after_open(app, window)
     code = app.exec()
     window.shutdown()
     return code
+
+
+# `AUTOGRADVIZ_QUIT_AFTER_OPEN=REPORT.json autogradviz TRACE.json`: once the
+# trace is on screen (or could not be opened), what the app loaded goes to
+# REPORT.json and the app quits. For tests of whatever starts the app on a
+# trace in a process of its own (`run.open()` of the Python API), which
+# cannot reach into that process otherwise.
+QUIT_AFTER_OPEN = "AUTOGRADVIZ_QUIT_AFTER_OPEN"
+
+
+def _quit_after_open(app, window) -> None:
+    import os
+
+    report = os.environ.get(QUIT_AFTER_OPEN)
+    if not report:
+        return
+
+    def done(info: dict, code: int) -> None:
+        import json
+
+        with open(report, "w", encoding="utf-8") as f:
+            json.dump(info, f)
+        app.exit(code)
+
+    def opened(path: str) -> None:
+        trace = window.session.trace
+        graphs = trace.graphs if trace is not None else []
+        runs = trace.backward_runs if trace is not None else []
+        done({"opened": os.path.abspath(path), "script": trace.script if trace is not None else None,
+              "nodes": [[n.id for n in g.nodes] for g in graphs],
+              "steps": [[s.node for s in r.steps] for r in runs]}, 0)
+
+    window.trace_files.traceOpened.connect(opened)
+    window.trace_files.failed.connect(lambda text: done({"failed": text}, 1))
 
 
 def _quit_on_signals(app, window) -> None:
