@@ -28,9 +28,14 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 if TYPE_CHECKING:  # (the worker imports torch; this module need not)
     from autogradviz.engine.trace.model import Trace
-    from autogradviz.engine.worker.capture import CaptureState
-    from autogradviz.engine.worker.progress import Progress
-    from autogradviz.engine.worker.recorder import Recorder
+
+# The worker's objects a probe is handed (engine/worker/capture.py's
+# CaptureState, recorder.py's Recorder, progress.py's Progress): named here
+# by what they are, not imported - engine/worker imports engine/probes,
+# never the reverse.
+CaptureState = Any
+Recorder = Any
+Progress = Any
 
 # Probe.order of the probes that record backward calls and the user's hooks;
 # features default to FEATURE_ORDER, so they install after (and wrap around)
@@ -125,6 +130,42 @@ class BackwardPosition:
     step: Optional[int] = None
 
 
+@dataclass(frozen=True)
+class ProbeServices:
+    """What the worker lends every probe, so that no probe imports the
+    worker (engine/worker/probe_context.py fills it in; the dependency runs
+    from the worker to the probes only).
+
+    `hook_events`: the user-hook bookkeeping (engine/worker/hook_events.py:
+    hook_name, hook_target, node_id, tensors_in, first_tensor, before_user,
+    after_user, user_failed). `beneath_modes(fn)`: `fn` run beneath the
+    script's torch modes and subclasses. `no_progress`: a Progress that
+    reports nothing. Capture, for a probe that captures a graph of its own
+    (a reentrant checkpoint's re-run): `capture_pending(state, edges, names,
+    origin=...)`, `root_edges(tensors)`, `current_node()` (the autograd Node
+    running now), `remove_own(handles)`; `recorder_module`: the module whose
+    `capture_pending` the recorder calls before each backward (the memory
+    probe wraps it). `saved_attrs(node)` and `hook_reason(raw)`: a node's
+    saved attributes and why one must not be read. `user_line(exc,
+    filename)`: the script's line of an exception. `module_tracker`,
+    `module_table`, `source_lines`: the classes of those recorders."""
+
+    hook_events: Any
+    beneath_modes: Callable[[Callable], Callable]
+    no_progress: Any
+    capture_pending: Callable[..., Any]
+    root_edges: Callable[..., Any]
+    current_node: Callable[[], Any]
+    remove_own: Callable[..., Any]
+    recorder_module: Any
+    saved_attrs: Callable[..., Any]
+    hook_reason: Callable[..., Any]
+    user_line: Callable[..., Any]
+    module_tracker: Callable[..., Any]
+    module_table: Callable[..., Any]
+    source_lines: Callable[..., Any]
+
+
 @dataclass
 class ProbeContext:
     """What the runner gives every probe at install time.
@@ -138,7 +179,7 @@ class ProbeContext:
     `progress` reports long work to the app (rate-limited; see
     worker/progress.py). `internal_error(stage, exc)` records a failure of
     ours as a trace note (code "internal_error"); never raise into the
-    script instead."""
+    script instead. `services`: what the worker lends probes (ProbeServices)."""
 
     trace: "Trace"
     state: "CaptureState"
@@ -154,6 +195,7 @@ class ProbeContext:
     # The ProbeSet these probes belong to (set by it): a forked child ends
     # the copy it inherited itself (engine/worker/fork_child.py).
     probes: Optional[Any] = None
+    services: Optional[ProbeServices] = None
 
     @property
     def summ(self):
@@ -167,8 +209,7 @@ class ProbeContext:
     def user_line(self, exc: BaseException) -> Optional[int]:
         """The script's line where `exc` was raised (last frame of the
         script's file in its traceback), or None."""
-        from autogradviz.engine.worker.recorder import user_line
-        return user_line(exc, self.filename)
+        return self.services.user_line(exc, self.filename) if self.services is not None else None
 
     def internal_error(self, stage: str, exc: BaseException) -> None:
         msg = str(exc)

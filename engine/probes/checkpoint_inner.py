@@ -67,10 +67,10 @@ def _names(probe, rec, run):
 
 
 def _record_nested(probe, r, original, tensors, args, kwargs):
-    from autogradviz.engine.worker.capture import capture_pending, root_edges
-    from autogradviz.engine.worker.recorder import _current_node, _remove_own
-
     ctx = probe.ctx
+    services = ctx.services  # (the worker's capture, lent through the context)
+    capture_pending, root_edges = services.capture_pending, services.root_edges
+    _current_node, _remove_own = services.current_node, services.remove_own
     rec = ctx.recorder
     raw: list = []
     own: list = []

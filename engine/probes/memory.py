@@ -49,7 +49,6 @@ from typing import Any, Optional
 
 from autogradviz.engine.probes.base import FEATURE_ORDER, Probe
 from autogradviz.engine.trace.gc_pause import gc_paused
-from autogradviz.engine.worker.beneath_modes import beneath_modes
 from autogradviz.engine.trace.memory import (MemoryParts, MemoryRecord, SegmentMemory)
 
 
@@ -148,7 +147,7 @@ class MemoryProbe(Probe):
         self.patches.wrap(torch.Tensor, "backward", lambda o: self._wrap_backward(o, 2, 3))
         self.patches.wrap(torch.autograd, "backward", lambda o: self._wrap_backward(o, 2, 3))
         self.patches.wrap(torch.autograd, "grad", lambda o: self._wrap_backward(o, 3, 4))
-        from autogradviz.engine.worker import recorder as recorder_mod
+        recorder_mod = ctx.services.recorder_module  # (lent through the context)
 
         # the graph the recorder captures just before the real backward: its
         # leaves, without a walk of our own
@@ -261,7 +260,7 @@ class MemoryProbe(Probe):
                             index = _run_of(probe.ctx.trace.backward_runs, runs, local.graph)
                             if index is not None and leaves is not None:
                                 probe._calls.append(_Call(index, retain, local.before,
-                                                          beneath_modes(probe._parts)(leaves),
+                                                          probe.ctx.services.beneath_modes(probe._parts)(leaves),
                                                           [weakref.ref(t) for t in leaves]))
                             local.leaves = local.before = None
                         except Exception as exc:
@@ -506,7 +505,7 @@ class MemoryProbe(Probe):
             local.recompute = outer
         if seg.reentrant:
             try:
-                rec.stored = _inner_saved(out, start)
+                rec.stored = _inner_saved(out, start, self.ctx.services)
             except Exception as exc:
                 self.ctx.internal_error("memory.recompute", exc)
         return out
@@ -592,10 +591,10 @@ def _retains(args, kwargs, retain_at: int, create_at: int) -> bool:
     return bool(create) if retain is None else bool(retain)
 
 
-def _inner_saved(out, start: int) -> dict[int, int]:
+def _inner_saved(out, start: int, services) -> dict[int, int]:
     """{ptr: bytes} saved by the graph a reentrant re-run built (nodes made
     since sequence number `start`); never reads a value under an unpack hook."""
-    from autogradviz.engine.worker.capture import _hook_reason, _saved_attrs
+    _hook_reason, _saved_attrs = services.hook_reason, services.saved_attrs
 
     roots = [t.grad_fn for t in _tensors(out) if t.grad_fn is not None]
     seen = set(roots)

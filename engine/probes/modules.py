@@ -11,8 +11,6 @@ can show it, although the script never named it.
 from __future__ import annotations
 
 from autogradviz.engine.probes.base import CORE_ORDER, Probe
-from autogradviz.engine.worker.module_table import ModuleTable
-from autogradviz.engine.worker.module_tracker import ModuleTracker
 
 
 class ModulesProbe(Probe):
@@ -22,12 +20,14 @@ class ModulesProbe(Probe):
     def install(self, ctx) -> None:
         super().install(ctx)
         ns = ctx.namespace
-        tracker = self.tracker = ModuleTracker(lambda: ns, ctx.filename, on_output=ctx.state.note_output)
+        # (worker/module_tracker.py and module_table.py, lent through the context)
+        tracker = self.tracker = ctx.services.module_tracker(lambda: ns, ctx.filename,
+                                                            on_output=ctx.state.note_output)
         ctx.state.module_of = tracker.module_of
         ctx.state.module_calls = lambda: tracker.calls
         tracker.install()
         # The layer table (Trace.modules); its hook runs after the tracker's.
-        self.table = ModuleTable(tracker.path_of)
+        self.table = ctx.services.module_table(tracker.path_of)
         self.table.install()
 
     def contribute(self, trace) -> None:

@@ -7,7 +7,7 @@ alike) through one Python staticmethod,
 purposes, so one probe owns it:
 
 - the user's node hooks are wrapped to record an Event per firing (see
-  worker/hook_events.py), and counted, so that capture looks for hook names
+  worker/hook_events.py, lent through `ProbeContext.services`), and counted, so that capture looks for hook names
   on nodes only when the script registered any (`node_hook_names`);
 - the recorder's own post-hook on every node goes straight into the node's
   hook dict, without a RemovableHandle (a few microseconds per node, on every
@@ -24,7 +24,6 @@ from torch.autograd.function import _HookMixin
 
 from autogradviz.engine.probes.base import CORE_ORDER, Probe
 from autogradviz.engine.trace.model import Event
-from autogradviz.engine.worker import hook_events as he
 
 _current_node = torch._C._current_autograd_node
 
@@ -67,9 +66,10 @@ class NodeHooksProbe(Probe):
         free unless the script registered node hooks."""
         if not self.user_hooks:
             return {}
-        return node_hook_names(nodes)
+        return node_hook_names(nodes, self.ctx.services.hook_events.hook_name)
 
     def wrap_node_hook(self, hook):
+        he = self.ctx.services.hook_events  # (the worker's hook bookkeeping, lent through the context)
         name = he.hook_name(hook)
         rec = self.ctx.recorder
         summ = self.ctx.summ
@@ -115,7 +115,7 @@ class NodeHooksProbe(Probe):
         return user_node_hook
 
 
-def node_hook_names(nodes) -> dict:
+def node_hook_names(nodes, hook_name) -> dict:
     """{node: [names of the user's hooks registered on it with
     node.register_prehook / register_hook]}: torch keeps no readable list of a
     C++ node's Python hooks, so each node is asked to register a hook while
@@ -148,7 +148,7 @@ def node_hook_names(nodes) -> dict:
                 for v in list(d.values()):
                     if getattr(v, "_agv_own", False):
                         continue
-                    nm = getattr(v, "_agv_hook_name", None) or he.hook_name(v)
+                    nm = getattr(v, "_agv_hook_name", None) or hook_name(v)
                     if nm not in names:
                         names.append(nm)
             if names:

@@ -14,17 +14,8 @@ from typing import Literal, Optional
 
 from autogradviz.engine.probes import registry
 from autogradviz.engine.probes.base import ProbeContext
-from autogradviz.engine.worker.beneath_modes import beneath_modes
 
-
-def context_for(recorder, progress=None) -> ProbeContext:
-    """The ProbeContext of a run recorded by `recorder` (its trace, capture
-    state, namespace and script file name)."""
-    from autogradviz.engine.worker.progress import NO_PROGRESS
-    return ProbeContext(trace=recorder.trace, state=recorder.state, namespace=recorder.namespace,
-                        filename=recorder.filename, recorder=recorder,
-                        progress=progress if progress is not None else NO_PROGRESS,
-                        record_steps=recorder.record_steps)
+# (a run's ProbeContext is made by the worker: engine/worker/probe_context.py)
 
 
 class ProbeSet:
@@ -66,9 +57,17 @@ class ProbeSet:
                 self.ctx.internal_error(f"{name}.remove", exc)
             self.removed.append((name, probe))
 
-    @beneath_modes
     def contribute(self) -> None:
-        """Each removed probe, in install order, adds its fields to the trace."""
+        """Each removed probe, in install order, adds its fields to the trace
+        (beneath the script's torch modes and subclasses: their logs never
+        show our reads)."""
+        services = self.ctx.services
+        if services is not None:
+            services.beneath_modes(self._contribute)()
+        else:
+            self._contribute()
+
+    def _contribute(self) -> None:
         for name, probe in reversed(self.removed):
             try:
                 probe.contribute(self.ctx.trace)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import torch
 
 from autogradviz.engine.probes.base import FEATURE_ORDER, ORIGINALS, Probe
-from autogradviz.engine.worker.source_lines import SourceLines
 
 
 class SourceLinesProbe(Probe):
@@ -22,7 +21,7 @@ class SourceLinesProbe(Probe):
 
     def install(self, ctx) -> None:
         super().install(ctx)
-        self.lines = SourceLines(ctx.filename, ORIGINALS)
+        self.lines = ctx.services.source_lines(ctx.filename, ORIGINALS)  # (worker/source_lines.py, lent)
         for owner, name in ((torch.Tensor, "backward"), (torch.autograd, "backward"), (torch.autograd, "grad")):
             self.patches.wrap(owner, name, self.lines.paused)
         # custom autograd Functions (and reentrant checkpoint's) make their node in C++

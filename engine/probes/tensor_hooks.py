@@ -17,7 +17,6 @@ import torch
 
 from autogradviz.engine.probes.base import CORE_ORDER, Probe
 from autogradviz.engine.trace.model import Event
-from autogradviz.engine.worker import hook_events as he
 
 
 class TensorHooksProbe(Probe):
@@ -51,6 +50,7 @@ class TensorHooksProbe(Probe):
             pass
 
     def wrap_tensor_hook(self, t, hook):
+        he = self.ctx.services.hook_events  # (the worker's hook bookkeeping, lent through the context)
         name = he.hook_name(hook)
         target = he.hook_target(t)
         self._remember(t, name)
@@ -89,6 +89,7 @@ class TensorHooksProbe(Probe):
         return user_hook
 
     def wrap_pag_hook(self, t, hook):
+        he = self.ctx.services.hook_events
         name = he.hook_name(hook)
         target = he.hook_target(t)
         self._remember(t, name)

@@ -101,7 +101,8 @@ class _Recording:
     def __init__(self, cfg: dict, namespace: dict, output):
         import torch
 
-        from autogradviz.engine.probes.probe_set import ProbeSet, context_for
+        from autogradviz.engine.probes.probe_set import ProbeSet
+        from autogradviz.engine.worker.probe_context import context_for
         from autogradviz.engine.trace.model import Trace
         from autogradviz.engine.worker.capture import CaptureState
         from autogradviz.engine.worker.progress import Progress

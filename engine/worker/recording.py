@@ -17,7 +17,8 @@ from typing import Optional
 
 import torch
 
-from autogradviz.engine.probes.probe_set import ProbeSet, context_for
+from autogradviz.engine.probes.probe_set import ProbeSet
+from autogradviz.engine.worker.probe_context import context_for
 from autogradviz.engine.trace.model import Trace
 from autogradviz.engine.worker.beneath_modes import beneath_modes
 from autogradviz.engine.worker.capture import CaptureState, capture, root_edges

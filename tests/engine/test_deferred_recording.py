@@ -10,7 +10,8 @@ import math
 import pytest
 import torch
 
-from autogradviz.engine.probes.probe_set import ProbeSet, context_for
+from autogradviz.engine.probes.probe_set import ProbeSet
+from autogradviz.engine.worker.probe_context import context_for
 from autogradviz.engine.worker import recorder as recorder_mod
 from autogradviz.engine.worker.capture import SKIP_CHANGED, CaptureState
 from autogradviz.engine.worker.recorder import Recorder
