@@ -207,7 +207,7 @@ def _summaries(trace: Trace):
     # every declared feature's (the inputs checkpoint kept, a reentrant
     # re-run's nested backward, ...), as its records' annotations say
     walk = features.summaries
-    for feature in features.separate():
+    for feature in features.visited():
         for record in feature.records(trace):
             yield from walk(record)
 
@@ -225,7 +225,7 @@ def _swap_trace(trace: Trace, swaps: _Swaps) -> None:
                     swaps.set(sv, "value", encode_nonfinite(v))
     # every float field of every declared feature's records (a GradScaler
     # overflow gives inf/NaN norms and losses), found from their annotations
-    for feature in features.separate():
+    for feature in features.visited():
         for record in feature.records(trace):
             for obj, name, value in features.nonfinite_floats(record):
                 swaps.set(obj, name, encode_nonfinite(value))

@@ -315,6 +315,22 @@ def separate() -> list[TraceFeature]:
     return [f for f in declared() if f.within is None]
 
 
+def visited() -> list[TraceFeature]:
+    """The separate features whose records hold something the codec must
+    visit (a float, a summary): the layer table's rows, say, hold neither."""
+    return [f for f in separate() if any(fp.kind in (_FLOAT, _SUMMARY) for fp in _deep_plan(f.record))]
+
+
+def _deep_plan(cls: type) -> list[FieldPlan]:
+    """plan_of(cls) and that of every record nested in it."""
+    out: list[FieldPlan] = []
+    for fp in plan_of(cls):
+        out.append(fp)
+        if fp.kind == _STRUCT:
+            out += _deep_plan(fp.target)
+    return out
+
+
 def _core() -> None:
     """Importing the record modules declares the core features (once)."""
     import autogradviz.engine.trace.model  # noqa: F401 (model imports every record module)
