@@ -66,7 +66,10 @@ class NodeHooksProbe(Probe):
         free unless the script registered node hooks."""
         if not self.user_hooks:
             return {}
-        return node_hook_names(nodes, self.ctx.services.hook_events.hook_name)
+        services = self.ctx.services if self.ctx is not None else None
+        if services is None:  # (installed by the worker, which always lends them)
+            return {}
+        return node_hook_names(nodes, services.hook_events.hook_name)
 
     def wrap_node_hook(self, hook):
         he = self.ctx.services.hook_events  # (the worker's hook bookkeeping, lent through the context)

@@ -254,12 +254,6 @@ class TraceFeature:
     owns: tuple[str, ...] = ()
     within: Optional[str] = None
 
-    @property
-    def separate(self) -> bool:
-        """Its records are its own (in a Trace field or in Trace.features),
-        not core records it adds fields to."""
-        return self.within is None
-
     def get(self, trace) -> Any:
         """Its records in `trace`: a list, or the one record (None: none)."""
         if self.field is None:
