@@ -253,7 +253,7 @@ class LabelPlacer:
             for rect in _ring(anchor, sz.width(), sz.height()):
                 if not self._clear(rect, label) or any(_overlap(rect, o) for o in covered):
                     continue
-                if cut is not None and not area.contains(rect):
+                if cut is not None and area is not None and not area.contains(rect):  # (a cut place exists only with an area)
                     continue
                 c = rect.center()
                 targets = ([nearest_point(anchor, c)] if points is None else
