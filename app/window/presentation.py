@@ -77,7 +77,9 @@ class Presentation(QObject):
             w.showFullScreen()
             screen = w.screen().geometry() if w.screen() else w.geometry()
             w.resizeDocks([w.panels.dock("editor")], [int(screen.width() * CODE_SHARE)], Qt.Orientation.Horizontal)
-            caption = w.stepper.step_label.fontMetrics().lineSpacing() * 3 + 16
+            # the caption's three lines (what ran, the line that made it, the rule), the
+            # first often wrapped in two at this size: four lines, none cut off
+            caption = w.stepper.step_label.fontMetrics().lineSpacing() * 4 + 20
             w.resizeDocks([w.panels.dock("stepper")], [caption], Qt.Orientation.Vertical)
             w.graph_view.set_presentation(True, SCALE)
             w.graph_view.view.setFocus()
