@@ -281,6 +281,7 @@ class CaptureState:
         return sum(c.deferred_bytes for c in self._pending)
 
     # -- module outputs ----------------------------------------------------------
+    @beneath_modes  # (a module hook's read: the script's modes and subclasses see none of it)
     def note_output(self, t) -> None:
         """Remember a module's output so its node can show it: held strongly
         (an intermediate output is usually gone by the time backward is
