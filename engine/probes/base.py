@@ -148,7 +148,10 @@ class ProbeServices:
     probe wraps it). `saved_attrs(node)` and `hook_reason(raw)`: a node's
     saved attributes and why one must not be read. `user_line(exc,
     filename)`: the script's line of an exception. `module_tracker`,
-    `module_table`, `source_lines`: the classes of those recorders."""
+    `module_table`, `source_lines`: the classes of those recorders.
+    `child_processes`: the child-process machinery (os_fork, ChildRelay,
+    launch_recorded, CHILD_CONFIG_ATTR, end_leftover_children,
+    RELAY_KEY_ENV), imported when first used."""
 
     hook_events: Any
     beneath_modes: Callable[[Callable], Callable]
@@ -164,6 +167,7 @@ class ProbeServices:
     module_tracker: Callable[..., Any]
     module_table: Callable[..., Any]
     source_lines: Callable[..., Any]
+    child_processes: Any
 
 
 @dataclass

@@ -36,7 +36,6 @@ import threading
 from multiprocessing import popen_fork, process, spawn
 
 from autogradviz.engine.probes.base import Probe
-from autogradviz.engine.worker import os_fork
 
 _SPAWN_CALL = "from multiprocessing.spawn import spawn_main; spawn_main("
 _OUR_CALL = "from autogradviz.engine.worker.child_main import child_main; child_main({cfg!r}, "
@@ -68,12 +67,15 @@ class ChildProcessesProbe(Probe):
         self._pid = os.getpid()
         device = ctx.namespace.get("device", ctx.trace.device)
         lock = threading.Lock()
+        # the worker's child-process machinery, lent through the context
+        # (engine/worker/probe_context.py; imported when first used)
+        cp = ctx.services.child_processes
+        os_fork = cp.os_fork
 
         def relay_now():  # made when the first child starts (most scripts start none)
-            from autogradviz.engine.worker.children import ChildRelay
             with lock:
                 if self.relay is None:
-                    self.relay = ChildRelay(ctx.output or (lambda stream, text: None))
+                    self.relay = cp.ChildRelay(ctx.output or (lambda stream, text: None))
                 return self.relay
 
         def get_command_line(orig):
@@ -92,7 +94,7 @@ class ChildProcessesProbe(Probe):
 
         def spawn_launch(orig):  # the relay's key reaches a spawned child in its environment
             def launch(popen, *args, **kwargs):
-                with _key_in_environment(relay_now().key.hex()):
+                with _key_in_environment(relay_now().key.hex(), cp.RELAY_KEY_ENV):
                     return orig(popen, *args, **kwargs)
             return launch
 
@@ -102,9 +104,8 @@ class ChildProcessesProbe(Probe):
 
         def fork_launch(orig):
             def _launch(popen, process_obj):
-                from autogradviz.engine.worker.fork_child import launch_recorded
                 with os_fork.multiprocessing_fork():  # (not a plain os.fork: recorded by fork_child)
-                    return launch_recorded(orig, popen, process_obj, ctx, config)
+                    return cp.launch_recorded(orig, popen, process_obj, ctx, config)
             return _launch
 
         def server_command(orig):  # the forkserver: ours (see forkserver_main)
@@ -123,12 +124,12 @@ class ChildProcessesProbe(Probe):
 
         def forkserver_launch(orig):  # each child's relay configuration, in its process object
             def _launch(popen, process_obj):
-                from autogradviz.engine.worker.forkserver_main import CHILD_CONFIG_ATTR
-                setattr(process_obj, CHILD_CONFIG_ATTR, config())
+                attr = cp.CHILD_CONFIG_ATTR
+                setattr(process_obj, attr, config())
                 try:
                     return orig(popen, process_obj)
                 finally:
-                    process_obj.__dict__.pop(CHILD_CONFIG_ATTR, None)
+                    process_obj.__dict__.pop(attr, None)
             return _launch
 
         self.patches.wrap(spawn, "get_command_line", get_command_line)
@@ -148,7 +149,9 @@ class ChildProcessesProbe(Probe):
         self.patches.wrap(popen_forkserver.Popen, "_launch", forkserver_launch)
 
     def remove(self) -> None:
-        os_fork.stop()
+        services = self.ctx.services if self.ctx is not None else None
+        if services is not None:
+            services.child_processes.os_fork.stop()
         super().remove()
 
     def contribute(self, trace) -> None:
@@ -158,9 +161,9 @@ class ChildProcessesProbe(Probe):
         # children could not report).
         if self.ctx is None or os.getpid() != getattr(self, "_pid", None):
             return
-        from autogradviz.engine.worker.children import end_leftover_children
-
-        end_leftover_children()
+        services = self.ctx.services
+        if services is not None:
+            services.child_processes.end_leftover_children()
         relay = self.relay
         if relay is None:
             return
@@ -184,25 +187,22 @@ class _key_in_environment:
     key from its own at once, engine/worker/child_main.py): never on a
     command line, and not seen by the script's code the rest of the time."""
 
-    def __init__(self, key: str):
+    def __init__(self, key: str, name: str):
         self.key = key
+        self.name = name  # the variable's name (engine/worker/children.py's RELAY_KEY_ENV)
 
     def __enter__(self):
         global _key_users
-        from autogradviz.engine.worker.children import RELAY_KEY_ENV
-
         with _key_lock:
             _key_users += 1
-            os.environ[RELAY_KEY_ENV] = self.key
+            os.environ[self.name] = self.key
 
     def __exit__(self, *exc):
         global _key_users
-        from autogradviz.engine.worker.children import RELAY_KEY_ENV
-
         with _key_lock:
             _key_users -= 1
             if not _key_users:
-                os.environ.pop(RELAY_KEY_ENV, None)
+                os.environ.pop(self.name, None)
 
 
 def _main_path(namespace: dict):

@@ -16,6 +16,39 @@ from autogradviz.engine.worker.module_tracker import ModuleTracker
 from autogradviz.engine.worker.progress import NO_PROGRESS
 from autogradviz.engine.worker.source_lines import SourceLines
 
+class _ChildProcesses:
+    """The worker's child-process machinery, each part imported when the
+    child-processes probe first asks (most scripts start no child)."""
+
+    @property
+    def os_fork(self):
+        from autogradviz.engine.worker import os_fork
+        return os_fork
+
+    @property
+    def ChildRelay(self):  # noqa: N802 (the class, by its name)
+        from autogradviz.engine.worker.children import ChildRelay
+        return ChildRelay
+
+    @property
+    def RELAY_KEY_ENV(self) -> str:  # noqa: N802 (the constant, by its name)
+        from autogradviz.engine.worker.children import RELAY_KEY_ENV
+        return RELAY_KEY_ENV
+
+    def end_leftover_children(self) -> None:
+        from autogradviz.engine.worker.children import end_leftover_children
+        end_leftover_children()
+
+    def launch_recorded(self, *args):
+        from autogradviz.engine.worker.fork_child import launch_recorded
+        return launch_recorded(*args)
+
+    @property
+    def CHILD_CONFIG_ATTR(self) -> str:  # noqa: N802 (the constant, by its name)
+        from autogradviz.engine.worker.forkserver_main import CHILD_CONFIG_ATTR
+        return CHILD_CONFIG_ATTR
+
+
 SERVICES = ProbeServices(
     hook_events=hook_events,
     beneath_modes=beneath_modes,
@@ -31,6 +64,7 @@ SERVICES = ProbeServices(
     module_tracker=ModuleTracker,
     module_table=ModuleTable,
     source_lines=SourceLines,
+    child_processes=_ChildProcesses(),
 )
 
 
