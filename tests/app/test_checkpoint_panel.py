@@ -270,6 +270,9 @@ def test_dock_only_for_traces_with_checkpoints(main_window, traces):
     dock = w.panels.dock("checkpoint")
     assert not dock.isVisible()
     trace = traces["loop"]
+    # the editor shows the trace's script (not what an earlier test typed over
+    # the default lesson, which the lesson keeps as its edit)
+    w.editor.setPlainText(LOOP)
     w.session.set_trace(trace)
     assert dock.isVisible()
     panel = w.panels.widget("checkpoint")
