@@ -7,7 +7,6 @@ from PySide6.QtCore import QCoreApplication, Qt, QT_TRANSLATE_NOOP
 
 from autogradviz.app.features import FeatureSpec, PanelSpec
 from autogradviz.app.graph.items import summary_text, unscaled_summary
-from autogradviz.app.panels.grad_scaler import GradScalerPanel
 from autogradviz.app.services.text_safety import escaped
 
 
@@ -30,11 +29,24 @@ def real_gradient_caption(session, node_step) -> str:
     return tr(" (GradScaler: {0} × the real gradient {1})").format(f"{scale:g}", escaped(summary_text(real)))
 
 
+def make_panel(context):
+    """The panel, imported only when a window makes its dock: it draws its
+    chart with pyqtgraph (~0.5 s to import), which a CLI export or a scene
+    without the window must not pay for."""
+    from autogradviz.app.panels.grad_scaler import GradScalerPanel
+
+    return GradScalerPanel(context.session, context.parent)
+
+
+def set_panel_theme(panel, name: str) -> None:
+    panel.set_theme(name)
+
+
 FEATURE = FeatureSpec(
     id="gradScaler",
     panel=PanelSpec("gradScaler", str(QT_TRANSLATE_NOOP("Panels", "GradScaler")),
-                    lambda c: GradScalerPanel(c.session, c.parent), Qt.DockWidgetArea.LeftDockWidgetArea,
-                    on_theme=GradScalerPanel.set_theme, show_when=has_scaler_events, tab_with="lessons",
+                    make_panel, Qt.DockWidgetArea.LeftDockWidgetArea,
+                    on_theme=set_panel_theme, show_when=has_scaler_events, tab_with="lessons",
                     raise_when_shown=False),
     step_caption=real_gradient_caption,
 )

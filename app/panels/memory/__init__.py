@@ -1,5 +1,5 @@
-"""The Memory panel (its trace fields come from engine/probes/memory.py)."""
+"""The Memory panel (its feature declaration, and when it shows, are in app/features/memory.py)."""
 
-from autogradviz.app.panels.memory.panel import MemoryPanel, has_backward_memory
+from autogradviz.app.panels.memory.panel import MemoryPanel
 
-__all__ = ["MemoryPanel", "has_backward_memory"]
+__all__ = ["MemoryPanel"]

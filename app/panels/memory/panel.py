@@ -322,12 +322,6 @@ class MemoryPanel(QWidget):
         super().closeEvent(event)
 
 
-def has_backward_memory(trace) -> bool:
-    """The dock is shown for traces with a recorded backward run."""
-    mem = getattr(trace, "memory", None)
-    return mem is not None and bool(mem.runs)
-
-
 def _unbreakable(name: str) -> str:
     """A legend name kept on one line: Chinese text may otherwise break between
     any two characters ("激活" at a line's end, "值 0 B" on the next)."""
