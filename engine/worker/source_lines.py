@@ -61,6 +61,8 @@ _REQUIRES_GRAD_SETTERS = (_Tensor.requires_grad_, _Tensor.requires_grad.__set__)
 _is_compiling = torch.compiler.is_compiling
 _NoSubclassTF = torch._C.DisableTorchFunctionSubclass
 _handle_torch_function_code = getattr(torch.overrides.handle_torch_function, "__code__", None)
+# the module of torch.compile's CompiledFunction (an autograd.Function per compiled graph)
+_AOT_RUNTIME = "torch._functorch._aot_autograd.runtime_wrappers"
 
 
 def _template1(f, a, k): return f(*a)  # noqa: E704 (one line: every instruction on it)
@@ -143,6 +145,7 @@ class SourceLines(TorchFunctionMode):
         self.by_thread: dict = {}
         self.noted = 0  # intervals noted so far, all threads
         self._saved_profile: Any = None
+        self._optimizer_originals: Optional[tuple] = None  # (see _pause_optimizers)
 
     # -- install / remove ---------------------------------------------------
     def install(self) -> None:
@@ -154,6 +157,41 @@ class SourceLines(TorchFunctionMode):
             self._handle = register_module_parameter_registration_hook(self._param_registered)
         except Exception:  # (older torch: parameters then get no line)
             self._handle = None
+        self._pause_optimizers()
+
+    def _pause_optimizers(self) -> None:
+        """`Optimizer.zero_grad` and every optimizer's `step` (torch wraps each
+        class's step through `Optimizer.profile_hook_step` when the first
+        instance is made) run with this mode off the stack: they make no
+        nodes (a step without a closure runs under no_grad), and the torch
+        calls inside them (about 40 per training step: each parameter's
+        .grad, add_, the profiler's record_function) would each go through
+        the handler - most of what a compiled training loop paid for us. A
+        step given a closure (LBFGS: forward and backward inside) keeps the
+        mode, so its nodes get their lines. Warnings raised inside are then
+        attributed by torch's own frames, as under python."""
+        try:
+            opt = torch.optim.Optimizer
+            hook_step = opt.__dict__["profile_hook_step"].__func__
+            zero_grad = opt.__dict__["zero_grad"]
+        except Exception:  # (another torch: optimizers run through the mode)
+            return
+        paused = self.paused
+
+        def profile_hook_step(func):
+            step = hook_step(func)
+            quiet = paused(step)
+
+            @functools.wraps(step)
+            def maybe_quiet(*args, **kwargs):
+                if len(args) > 1 or kwargs.get("closure") is not None:
+                    return step(*args, **kwargs)
+                return quiet(*args, **kwargs)
+            return maybe_quiet
+
+        opt.profile_hook_step = staticmethod(profile_hook_step)
+        opt.zero_grad = paused(zero_grad)
+        self._optimizer_originals = (hook_step, zero_grad)
 
     def apply_wrapper(self, apply_func):
         """`torch.autograd.Function.apply`'s function, wrapped to note the
@@ -162,6 +200,7 @@ class SourceLines(TorchFunctionMode):
         Only at the top level (the mode on top of this thread's stack): inside
         a torch call or a backward, the outer call notes the line."""
         _len, _at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
+        _pop, _push = torch._C._pop_torch_function_stack, torch._C._push_on_torch_function_stack
         mode = self
 
         @functools.wraps(apply_func)
@@ -172,7 +211,18 @@ class SourceLines(TorchFunctionMode):
             if not n or _at(n - 1) is not mode:
                 return apply_func(cls, *args, **kwargs)
             s0, noted = _get_seq(), mode.noted
-            out = apply_func(cls, *args, **kwargs)
+            if cls.__module__ == _AOT_RUNTIME:
+                # torch.compile's CompiledFunction: its forward runs the
+                # compiled graph (nothing of the script's; its runtime's
+                # torch calls made in there need no handler); the node it
+                # makes gets this call's line below
+                _pop()
+                try:
+                    out = apply_func(cls, *args, **kwargs)
+                finally:
+                    _push(mode)
+            else:
+                out = apply_func(cls, *args, **kwargs)
             # (a forward that made nodes of its own noted them: the intervals
             # stay disjoint and sorted, the Function's node gets none)
             if _get_seq() != s0 and mode.noted == noted:
@@ -190,6 +240,11 @@ class SourceLines(TorchFunctionMode):
             pass
 
     def remove(self) -> None:
+        if self._optimizer_originals is not None:
+            hook_step, zero_grad = self._optimizer_originals
+            torch.optim.Optimizer.profile_hook_step = staticmethod(hook_step)
+            torch.optim.Optimizer.zero_grad = zero_grad
+            self._optimizer_originals = None
         if threading._profile_hook == self._enter_in_thread:
             threading.setprofile(self._saved_profile)
         if self._handle is not None:
@@ -208,6 +263,8 @@ class SourceLines(TorchFunctionMode):
 
         @functools.wraps(fn)
         def call(*args, **kwargs):
+            if _is_compiling():  # (Dynamo traces it: a plain call)
+                return fn(*args, **kwargs)
             n = _len()
             if not n or _at(n - 1) is not self:
                 return fn(*args, **kwargs)

@@ -372,3 +372,44 @@ def test_torch_compile_reduce_overhead_on_the_cpu_runs_as_under_python(worker, t
     last = trace.backward_runs[-1].leaf_grads
     printed = eval(expected.stdout.splitlines()[-1])
     assert any(s.shape == [4] and [round(v, 6) for v in s.values] == printed for s in last.values())
+
+
+# Optimizers run with the line-recording mode off (source_lines.py
+# _pause_optimizers: a compiled training loop's cost); a step given a
+# closure keeps it, so the nodes the closure makes get their lines.
+OPTIMIZERS = '''\
+import torch
+w = torch.ones(3, requires_grad=True)
+
+class Watching(torch.optim.SGD):
+    def step(self, closure=None):
+        print("modes in step", [type(m).__name__ for m in torch.overrides._get_current_function_mode_stack()])
+        return super().step(closure)
+
+opt = Watching([w], lr=0.1)
+(w * 2).sum().backward()
+opt.step()
+opt.zero_grad()
+lbfgs = torch.optim.LBFGS([w], max_iter=2)
+def closure():
+    lbfgs.zero_grad()
+    loss = (w ** 2).sum()
+    loss.backward()
+    return loss
+lbfgs.step(closure)
+print([round(v, 6) for v in w.tolist()])
+'''
+
+
+def test_optimizers_run_as_under_python_and_a_closures_nodes_keep_their_lines(worker, tmp_path):
+    path = _script(tmp_path, OPTIMIZERS)
+    expected = plain_python(path)
+    assert expected.returncode == 0, expected.stderr
+    assert expected.stdout.startswith("modes in step []\n")
+    trace = traced(worker, path)
+    assert trace.error is None
+    assert trace.stdout == expected.stdout
+    assert trace.stderr == expected.stderr
+    line = OPTIMIZERS.splitlines().index("    loss = (w ** 2).sum()") + 1
+    pows = [n for g in trace.graphs for n in g.nodes if n.op == "PowBackward0"]
+    assert pows and all(n.line == line for n in pows)
