@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from autogradviz.engine.probes.probe_set import ProbeSet, context_for  # noqa: E402
+from autogradviz.engine.probes.probe_set import ProbeSet  # noqa: E402
+from autogradviz.engine.worker.probe_context import context_for  # noqa: E402
 from autogradviz.engine.worker.capture import CaptureState  # noqa: E402
 from autogradviz.engine.worker import recorder as recorder_mod  # noqa: E402
 from autogradviz.engine.worker.recorder import Recorder  # noqa: E402
