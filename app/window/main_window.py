@@ -36,6 +36,7 @@ from autogradviz.app.panels.lessons.wiring import connect_lesson_browser
 from autogradviz.app.panels.code_link.link import CodeGraphLink
 from autogradviz.app.panels.editor import CodeEditor
 from autogradviz.app.panels.lessons import LessonsPanel
+from autogradviz.app.panels.lessons.reading_pane import LessonReadingPane
 from autogradviz.app.panels.output import OutputPane
 from autogradviz.app.panels.stepper import StepperPanel
 from autogradviz.app.resources_loader import default_lesson, icon
@@ -96,11 +97,18 @@ class MainWindow(QMainWindow):
         self.stepper.install_shortcuts(self.graph_view)
         self.graph_view.graph_scene().unplacedChanged.connect(self.stepper.set_unplaced)  # labels with no room
         self.presentation = Presentation(self, lambda on: self.chrome.set_checked("presentation", on))
+        # a lesson too long for its column opens whole in a reading pane over the canvas
+        self.reading_pane = LessonReadingPane(self.graph_view, lambda: self.graph_view.view)
+        self.lessons_panel.attach_pane(self.reading_pane)
+        self.reading_pane.keep_above(self.graph_view.running)  # (a long run: the text stays readable)
+        self._reading_pending = False
 
         self.files = FileController(self, self.editor, self.output)
         self.chrome = WindowChrome(self, self._action_handlers(), self.theme_manager.mode)
         self.panels.fill_menu(self.chrome.panels_menu)
         self.actions = self.chrome.actions
+        for name in ("run", "step_next", "step_back", "step_first", "step_last", "play", "presentation"):
+            self.actions[name].triggered.connect(self.reading_pane.put_away)  # the learner moves on
         self.status = WindowStatus(self, self.worker, self.session)
         self.runs = RunController(self, self.worker, self.session, self.editor, self.output, self.status,
                                   self.chrome.device_combo, self.files.run_file)
@@ -297,12 +305,28 @@ class MainWindow(QMainWindow):
         self.lessons_panel.tree.setFocus()
 
     def _on_lesson_opened(self, name: str) -> None:
-        """A lesson opens with its text in front and the whole pane for it."""
+        """A lesson opens with its text in front and the whole pane for it;
+        a text too long for its column opens whole in the reading pane."""
+        self.reading_pane.hide()
         self.lessons_panel.open_reading(name)
         dock = self.panels.dock("lessons")
         if not self.presentation.is_on() and not dock.isHidden():  # (a panel the learner closed stays closed)
             dock.raise_()
+            self._reading_pending = True
             QTimer.singleShot(0, self, self._fit_lesson_text)
+
+    def lesson_text_settled(self) -> bool:
+        """The opened lesson's text has its room: the column sized, the reading pane shown if needed."""
+        return not self._reading_pending
+
+    def _offer_reading_pane(self) -> None:
+        """After the column took its size: the text that still scrolls there opens in the reading pane."""
+        if not self._reading_pending:
+            return
+        self._reading_pending = False
+        if (not self.lessons_panel.text_fits() and not self.presentation.is_on()
+                and not self.panels.dock("lessons").isHidden() and self.files.lesson is not None):
+            self.lessons_panel.open_pane()
 
     def _fit_lesson_text(self, passes: int = 4) -> None:
         """Give the lesson tabs the height the text needs, when they sit under
@@ -313,6 +337,7 @@ class MainWindow(QMainWindow):
         if (lessons.isFloating() or editor.isFloating() or not editor.isVisible() or lessons.isHidden()
                 or self.dockWidgetArea(lessons) != self.dockWidgetArea(editor)
                 or abs(lessons.x() - editor.x()) > 4):
+            self._offer_reading_pane()
             return
         layout = self.lessons_panel.layout()
         if layout is not None:
@@ -330,6 +355,8 @@ class MainWindow(QMainWindow):
             self.resizeDocks([editor], [editor.height() - (wanted - lessons.height())], Qt.Orientation.Vertical)
             if passes > 1:  # again once the text is laid out at its new size (a scroll bar gone, a stale width)
                 QTimer.singleShot(0, self, lambda: self._fit_lesson_text(passes - 1))
+                return
+        QTimer.singleShot(0, self, self._offer_reading_pane)  # (once the text is laid out at its size)
 
     # -- texts --------------------------------------------------------------------------
     def retranslate(self) -> None:

@@ -1590,7 +1590,30 @@ The file on disk is unchanged, and your text is still in the editor.</source>
     </message>
 </context>
 <context>
+    <name>LessonReadingPane</name>
+    <message>
+        <location filename="../../app/panels/lessons/reading_pane.py" line="1" />
+        <source>Show the graph</source>
+        <translation>显示计算图</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/reading_pane.py" line="1" />
+        <source>Put the text away (Esc, Run or a step key do too); it stays in the Lesson tab under the code</source>
+        <translation>收起文字（按 Esc、运行或单步键也可以）；文字仍在代码下方的“课程”标签页中</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels/lessons/reading_pane.py" line="1" />
+        <source>The lesson's graph is drawn under this page. The text stays in the Lesson tab; “Read in a pane” there brings this page back.</source>
+        <translation>课程的计算图画在这一页的下面。文字仍在“课程”标签页中；点那里的“在阅读窗格中打开”可再次打开这一页。</translation>
+    </message>
+</context>
+<context>
     <name>LessonsPanel</name>
+    <message>
+        <location filename="../../app/panels/lessons/panel.py" line="1" />
+        <source>Read in a pane</source>
+        <translation>在阅读窗格中打开</translation>
+    </message>
     <message>
         <location filename="../../app/panels/lessons/panel.py" line="174" />
         <source>You are running your own script ({0}), not a lesson. The text below is lesson “{1}”, for reference; open a lesson to follow it again.</source>

@@ -90,6 +90,84 @@ def test_the_default_lesson_opens_with_all_its_text_in_view(qtbot, shared_worker
         w.close()
 
 
+def _text_in_view(w: MainWindow, qtbot) -> str:
+    """Where the opened lesson's whole text is: "column" (the Lesson tab, nothing
+    to scroll) or "pane" (the reading pane over the canvas, nothing to scroll,
+    inside the canvas); fails when neither shows it whole."""
+    qtbot.waitUntil(w.lesson_text_settled, timeout=5000)
+    qtbot.wait(60)  # (nothing moves after)
+    panel, pane = w.lessons_panel, w.reading_pane
+    if pane.isVisible():
+        text = pane.text
+        doc_fits = text.document().size().height() <= text.viewport().height() + 1
+        assert text.verticalScrollBar().maximum() == 0 and doc_fits, (text.document().size(), text.viewport().size())
+        canvas = w.graph_view.view
+        area = QRect(canvas.mapTo(w, canvas.rect().topLeft()), canvas.size())
+        assert area.contains(QRect(pane.mapTo(w, pane.rect().topLeft()), pane.size())), "the pane inside the canvas"
+        title = panel.info(w.files.lesson.name).title("en")
+        assert text.toPlainText().startswith(title) and text.toPlainText() == _pane_markdown_text(panel)
+        return "pane"
+    assert panel.text.isVisible() and panel.text_fits(), panel.text.verticalScrollBar().maximum()
+    assert not w.panels.dock("lessons").visibleRegion().isEmpty(), "the lesson text in front"
+    return "column"
+
+
+def _pane_markdown_text(panel) -> str:
+    return panel.reading_pane.text.toPlainText()  # (filled from the panel's own markdown: title to commands)
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1280, 800)])
+def test_every_lesson_opens_with_its_whole_text_in_view(qtbot, shared_worker, size):
+    """Each lesson of the course, opened in a light window: its text is whole,
+    unscrolled, in the Lesson tab or (too long for the column) in the reading
+    pane over the canvas; the canvas keeps half of the window."""
+    w = _first_launch_window(qtbot, shared_worker, *size)
+    w.set_theme_mode("light")
+    try:
+        qtbot.waitUntil(lambda: (w.width(), w.height()) == size, timeout=5000)
+        where = {}
+        for lesson in lessons():
+            w.files.open_lesson(lesson, run=False)
+            where[lesson.name] = _text_in_view(w, qtbot)
+            assert _canvas_share(w) >= 0.5
+        assert "pane" in where.values()
+        if size == (1600, 1000):
+            assert where[lessons()[0].name] == "column"
+    finally:
+        w.close()
+
+
+def test_a_long_lesson_reads_in_a_pane_over_its_graph_until_the_learner_moves_on(qtbot, shared_worker, wait_until):
+    """Lesson 30 at 1280×800: opened (and run), its text is whole in the pane
+    over the graph; the canvas keeps half of the window; Esc puts the pane
+    away, "Read in a pane" brings it back, Run puts it away again."""
+    wait_until(lambda: shared_worker.state == READY, RUN_MS, "worker ready")
+    w = _first_launch_window(qtbot, shared_worker, 1280, 800)
+    w.set_theme_mode("light")
+    try:
+        qtbot.waitUntil(lambda: (w.width(), w.height()) == (1280, 800), timeout=5000)
+        with qtbot.waitSignals([w.runFinished, w.graph_view.layoutFinished], timeout=RUN_MS):
+            w.lessons_panel.lessonActivated.emit(LESSONS["30_checkpoint_mlp"])
+        assert w.session.trace.error is None
+        qtbot.wait(100)
+        assert _text_in_view(w, qtbot) == "pane"
+        assert w.graph_view.graph_scene().items(), "the graph is drawn under the pane"
+        assert _canvas_share(w) >= 0.5
+        pane = w.reading_pane
+        pane.close_button.setFocus()
+        QTest.keyClick(pane.close_button, Qt.Key.Key_Escape)
+        assert not pane.isVisible()
+        w.lessons_panel.text.anchorClicked.emit(QUrl("cmd:read"))
+        assert pane.isVisible() and pane.fits()
+        with qtbot.waitSignals([w.runFinished, w.graph_view.layoutFinished], timeout=RUN_MS):
+            w.actions["run"].trigger()
+        assert not pane.isVisible()
+        qtbot.wait(100)  # (the busy bar's row is given back to the canvas once the layout settles)
+        assert _canvas_share(w) >= 0.5
+    finally:
+        w.close()
+
+
 def test_the_lesson_texts_commands_are_links_while_reading(qtbot, window):
     w = window
     panel = w.lessons_panel

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpl
 from autogradviz.app import i18n
 from autogradviz.app.panels.lessons import catalog, edits, progress
 from autogradviz.app.panels.lessons.catalog import LessonInfo
+from autogradviz.app.panels.lessons.reading_pane import LessonReadingPane
 from autogradviz.app.resources_loader import Lesson, icon
 from autogradviz.app.services.text_safety import plain
 
@@ -36,6 +37,19 @@ def _chapters(tree: QTreeWidget) -> list[QTreeWidgetItem]:
 def _lessons_of(chapter: QTreeWidgetItem) -> list[QTreeWidgetItem]:
     """A chapter's lesson items."""
     return [cast(QTreeWidgetItem, chapter.child(j)) for j in range(chapter.childCount())]
+
+
+def even_margins(browser: QTextBrowser) -> None:
+    """Paragraphs 4 px apart (Qt's markdown puts 6 px above and below each):
+    the text stays readable and more of it fits."""
+    block = browser.document().begin()
+    while block.isValid():
+        fmt = block.blockFormat()
+        if fmt.topMargin() > 4 or fmt.bottomMargin() > 4:
+            fmt.setTopMargin(min(fmt.topMargin(), 4))
+            fmt.setBottomMargin(min(fmt.bottomMargin(), 4))
+            QTextCursor(block).setBlockFormat(fmt)
+        block = block.next()
 
 
 def chapter_share(levels: list[int]) -> int:
@@ -102,6 +116,7 @@ class LessonsPanel(QWidget):
         self.own_note.setStyleSheet("QLabel { padding: 4px 6px; border-left: 4px solid #1f7a99; }")
         self.own_note.hide()
         self._own_name = ""
+        self.reading_pane: LessonReadingPane | None = None  # (the window gives it one: attach_pane)
 
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.tree)
@@ -188,6 +203,8 @@ class LessonsPanel(QWidget):
         say so above the text instead of showing the last lesson as current."""
         self._own_name = name if own else ""
         self.own_note.setVisible(own)
+        if own and self.reading_pane is not None:
+            self.reading_pane.put_away()
         self._retranslate_own_note()
 
     def _retranslate_own_note(self) -> None:
@@ -196,6 +213,23 @@ class LessonsPanel(QWidget):
         self.own_note.setText(self.tr("You are running your own script ({0}), not a lesson. The text below is "
                                       "lesson “{1}”, for reference; open a lesson to follow it again.")
                               .format(self._own_name or self.tr("unsaved"), title))
+
+    def attach_pane(self, pane: LessonReadingPane) -> None:
+        """The reading pane that shows a long lesson's whole text (over the canvas)."""
+        self.reading_pane = pane
+        pane.linkClicked.connect(self._on_link)
+
+    def open_pane(self) -> bool:
+        """Show the current lesson's whole text in the reading pane."""
+        info = self._infos.get(self._current)
+        if self.reading_pane is None or info is None:
+            return False
+        self.reading_pane.show_text(self._markdown(info, in_pane=True), even_margins)
+        return True
+
+    def text_fits(self) -> bool:
+        """The Lesson tab shows its whole text (nothing to scroll)."""
+        return self.text.verticalScrollBar().maximum() == 0
 
     def look(self, index: int) -> None:
         """Follow the current lesson's "what to look at" item `index`."""
@@ -271,20 +305,14 @@ class LessonsPanel(QWidget):
         self.reset_button.setEnabled(True)
 
     def _set_text(self, info: LessonInfo) -> None:
-        """Show `info`'s text, its paragraphs 4 px apart (Qt's markdown puts
-        6 px above and below each: the text stays readable and a lesson's
-        text fits a 1280×800 window's column whole)."""
+        """Show `info`'s text, paragraphs evenly spaced (`even_margins`); an open
+        reading pane follows (another lesson, the language)."""
         self.text.setMarkdown(self._markdown(info))
-        block = self.text.document().begin()
-        while block.isValid():
-            fmt = block.blockFormat()
-            if fmt.topMargin() > 4 or fmt.bottomMargin() > 4:
-                fmt.setTopMargin(min(fmt.topMargin(), 4))
-                fmt.setBottomMargin(min(fmt.bottomMargin(), 4))
-                QTextCursor(block).setBlockFormat(fmt)
-            block = block.next()
+        even_margins(self.text)
+        if self.reading_pane is not None and self.reading_pane.isVisible():
+            self.open_pane()
 
-    def _markdown(self, info: LessonInfo) -> str:
+    def _markdown(self, info: LessonInfo, in_pane: bool = False) -> str:
         lang = i18n.current_language()
         parts = [f"### {info.title(lang)}", info.body(lang)]
         if info.look:
@@ -294,13 +322,21 @@ class LessonsPanel(QWidget):
         if info.tries:
             parts.append("#### " + self.tr("Try this"))
             parts.append("\n".join(f"- {item.text(lang)}" for item in info.tries))
-        if not self.catalog_button.isChecked():
+        if in_pane:
             parts.append(f"[{self.tr('All lessons')}](cmd:catalog) · [{self.tr('Reset lesson')}](cmd:reset)")
+        elif not self.catalog_button.isChecked():
+            parts.append(f"[{self.tr('All lessons')}](cmd:catalog) · [{self.tr('Reset lesson')}](cmd:reset) · "
+                         f"[{self.tr('Read in a pane')}](cmd:read)")
         return "\n\n".join(parts)
 
     def _on_link(self, url: QUrl) -> None:
+        pane = self.reading_pane
+        if pane is not None and url.scheme() in ("look", "cmd") and url.path() != "read":
+            pane.put_away()  # (what the link shows is under the pane or in the Lesson tab)
         if url.scheme() == "cmd":
-            if url.path() == "catalog":
+            if url.path() == "read":
+                self.open_pane()
+            elif url.path() == "catalog":
                 self.set_catalog_shown(True)
             elif url.path() == "reset":
                 self._reset_current()
