@@ -42,6 +42,7 @@ import sys
 from typing import Any, Optional
 
 from autogradviz.engine.protocol.messages import Output, ProtocolDecodeError, Run, Shutdown, decode_request
+from autogradviz.engine.trace.gc_pause import freeze_for_good
 from autogradviz.engine.worker.fd_output import read_left
 from autogradviz.engine.worker.run_child import TRACE_SENT, run_child
 
@@ -114,7 +115,7 @@ def preload() -> None:
     except Exception:
         pass
     gc.collect()
-    gc.freeze()
+    freeze_for_good()  # (gc.freeze(), and the recorder then never asks how much is frozen)
 
 
 class Zygote:
