@@ -150,6 +150,8 @@ def bench(name, build, args) -> None:
         t0 = clock()
         rec.finalize()
         final.append(clock() - t0)
+        state.release_probes()  # (as the runner's Recording.finish ends: the run can be freed)
+        probes.ctx.probes = None
         assert len(trace.backward_runs) == 1 and len(trace.backward_runs[0].steps) == n
         assert not rec.errors and not probes.ctx.errors, (rec.errors, probes.ctx.errors)
         assert len(state.graphs[0].nodes) == n

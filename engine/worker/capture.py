@@ -271,6 +271,20 @@ class CaptureState:
         # are not read and module outputs not held (only their summaries)
         self.read_saved = True
 
+    def release_probes(self) -> None:
+        """Forget the probes' callbacks once nothing more is captured (the
+        end of a run: Recording.finish). They are bound methods and closures
+        of probes that reach the recorder, which holds this state: a cycle
+        that kept every captured graph, step and summary alive until a full
+        collection (of the oldest generation, where a recorded call's objects
+        are promoted: engine/trace/gc_pause.py) instead of freeing them when
+        the run is dropped."""
+        self.module_of = None
+        self.module_calls = None
+        self.node_hooks = None
+        self.on_saved = None
+        self.saved_hooks_seen = lambda: True
+
     # -- queries ---------------------------------------------------------------
     def is_captured(self, node) -> bool:
         return any(node in c.ids.index for c in self.captures)

@@ -91,6 +91,11 @@ class Recording:
             trace.add_note("runs_unrecorded_threads", calls=recorder.turns.missed)
         for stage, text in recorder.errors + ctx.errors:
             trace.add_note("internal_error", stage=stage, error=text)
+        # Nothing is captured after this: the cycles through the probes
+        # (state -> probe -> context -> recorder -> state, probe set <->
+        # context) are cut, so the run is freed as soon as it is dropped.
+        state.release_probes()
+        ctx.probes = None
         return trace
 
 
