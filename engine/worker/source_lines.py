@@ -189,8 +189,8 @@ class SourceLines(TorchFunctionMode):
                 return quiet(*args, **kwargs)
             return maybe_quiet
 
-        opt.profile_hook_step = staticmethod(profile_hook_step)
-        opt.zero_grad = paused(zero_grad)
+        opt.profile_hook_step = staticmethod(profile_hook_step)  # type: ignore[method-assign]  # (patched while recording, restored in remove())
+        opt.zero_grad = paused(zero_grad)  # type: ignore[method-assign]  # (patched while recording, restored in remove())
         self._optimizer_originals = (hook_step, zero_grad)
 
     def apply_wrapper(self, apply_func):
@@ -242,8 +242,8 @@ class SourceLines(TorchFunctionMode):
     def remove(self) -> None:
         if self._optimizer_originals is not None:
             hook_step, zero_grad = self._optimizer_originals
-            torch.optim.Optimizer.profile_hook_step = staticmethod(hook_step)
-            torch.optim.Optimizer.zero_grad = zero_grad
+            torch.optim.Optimizer.profile_hook_step = staticmethod(hook_step)  # type: ignore[method-assign]  # (patched while recording, restored in remove())
+            torch.optim.Optimizer.zero_grad = zero_grad  # type: ignore[method-assign]  # (patched while recording, restored in remove())
             self._optimizer_originals = None
         if threading._profile_hook == self._enter_in_thread:
             threading.setprofile(self._saved_profile)

@@ -13,11 +13,11 @@ again.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, cast
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout,
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout,
                                QWidget)
 
 MARGIN = 16       # between the card and the canvas's edges
@@ -92,13 +92,15 @@ class LessonReadingPane(QFrame):
         if not self.isVisible():
             return
         canvas = self._canvas()
-        area = QRect(canvas.mapTo(self.parentWidget(), canvas.rect().topLeft()), canvas.size())
+        parent = cast(QWidget, self.parentWidget())  # (a card over the canvas: it has one)
+        lay = cast(QLayout, self.layout())  # (set up in __init__)
+        area = QRect(canvas.mapTo(parent, canvas.rect().topLeft()), canvas.size())
         area = area.adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN)
         width = min(max(READ_WIDTH, MIN_WIDTH), area.width())
         height = area.height()
         for _ in range(12):  # (each try lays the text out at the card's real width)
             self.setGeometry(area.x(), area.y(), max(width, 1), max(height, 1))
-            self.layout().activate()
+            lay.activate()
             doc, viewport = self.text.document(), self.text.viewport()
             doc.setTextWidth(viewport.width())
             needed = int(doc.size().height()) + 1 + self.height() - viewport.height()
@@ -107,7 +109,7 @@ class LessonReadingPane(QFrame):
                 break
             width = min(width + 80, area.width())
         self.setGeometry(area.x(), area.y(), max(width, 1), max(height, 1))
-        self.layout().activate()
+        lay.activate()
 
     def fits(self) -> bool:
         """The whole text in view, nothing to scroll."""
