@@ -49,7 +49,7 @@ def show_running_copy(scene, state) -> None:
             short = copy_text(layout, g.module, hit[1], g.repeat, short=True)
         if getattr(gi, "running", "") != text:
             gi.running, gi.running_short = text, short
-            gi.update()
+            gi.update(gi.title_rect().adjusted(-2, -2, 2, 2))  # (the title alone: not the whole frame)
 
 
 def fold_actions(scene, group) -> list:
