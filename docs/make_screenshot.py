@@ -4,7 +4,7 @@ SCRIPT=path opens and runs that script instead of the default lesson, LESSON=nam
 that lesson (as the lesson browser opens it); RUNNING=s grabs s seconds into that run; CALL=k
 selects the k-th GradScaler call in its panel; PHASE=k shows frame k of the first checkpoint
 recompute phase (after STEP); SAVED=1 turns on Show saved tensors; PANEL=id raises that dock (e.g.
-memory, checkpoint, modules) before the grab; PRESENT=1 grabs presentation mode. W and H set the window size
+memory, checkpoint, modules) before the grab; PRESENT=1 grabs presentation mode; READ=1 keeps a long lesson's reading pane open. W and H set the window size
 (default 1600x1000; the app's own default is 1500x950). SWITCH="zh_CN dark"
 switches language and theme live after the run, as a teacher would from the
 View menu (what the switch re-renders in place is what the picture shows).
@@ -57,6 +57,8 @@ while time.time() - t0 < 150:
     if s.trace is not None and not w.status.layout_busy and time.time() - t0 > 3:
         break
 for _ in range(50): app.processEvents(); time.sleep(0.02)
+if not os.environ.get("READ"):  # READ=1: keep a long lesson's reading pane open (as it opens)
+    w.reading_pane.put_away()  # (else as a learner's step key puts it away)
 run = w.session.run if hasattr(w.session, "run") else None
 n = 0
 try:

@@ -40,7 +40,8 @@ from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath,
 from PySide6.QtWidgets import QGraphicsItem
 
 from autogradviz.app.graph.recompute_frames import fill_states
-from autogradviz.app.graph.recompute_items import GHOST_GAP, GHOST_H, PlaceholderItem, RerunItem, ghost_width
+from autogradviz.app.graph.recompute_items import (GHOST_GAP, GHOST_H, PlaceholderItem, RerunItem, ghost_spot,
+                                                    ghost_width)
 
 PAD = 8.0
 LABEL_H = 15.0
@@ -441,6 +442,7 @@ class CheckpointOverlay:
         for nid, name, op, owner in not_stored(trace, c):
             by_anchor.setdefault(nid, []).append((name, op, owner))
         taken = [drawn_box(items[0]) for items in sc.node_items.values() if items]
+        frames = [gi.mapRectToScene(gi.boundingRect().adjusted(2, 2, -2, -2)) for gi in sc.group_items]
         out: list[PlaceholderItem] = []
         for nid, chips in by_anchor.items():
             box = self._box_of(nid)
@@ -448,9 +450,7 @@ class CheckpointOverlay:
                 continue
             w = max(ghost_width(sc.style, name) for name, _, _ in chips)
             h = len(chips) * (GHOST_H + GHOST_GAP) - GHOST_GAP
-            top = box.center().y() - h / 2
-            spots = [QRectF(box.right() + 6, top, w, h), QRectF(box.left() - 6 - w, top, w, h)]
-            spot = next((r for r in spots if not any(r.intersects(o) for o in taken if o != box)), spots[0])
+            spot = ghost_spot(box, w, h, taken, frames)  # (clear of the boxes and of the frames' borders)
             for j, (name, op, owner) in enumerate(chips):
                 r = QRectF(spot.left(), spot.top() + j * (GHOST_H + GHOST_GAP), w, GHOST_H)
                 ghost = PlaceholderItem(r, name, op, sc.style, owner)

@@ -138,6 +138,17 @@ def _ring(anchor: QRectF, w: float, h: float):
             yield QRectF(x, y, w, h)
 
 
+def frame_bands(r: QRectF, width: float = 3.0) -> list[QRectF]:
+    """A module frame's outline `r` as four thin bands along its sides: a
+    label that meets one would be cut by the frame's line (half in the frame,
+    half out), one wholly inside or outside meets none."""
+    h = width / 2
+    return [QRectF(r.left() - h, r.top() - h, width, r.height() + width),
+            QRectF(r.right() - h, r.top() - h, width, r.height() + width),
+            QRectF(r.left() - h, r.top() - h, r.width() + width, width),
+            QRectF(r.left() - h, r.bottom() - h, r.width() + width, width)]
+
+
 def nearest_point(r: QRectF, p: QPointF) -> QPointF:
     """The point of rectangle `r` nearest to `p` (on its border when outside)."""
     return QPointF(min(max(p.x(), r.left()), r.right()), min(max(p.y(), r.top()), r.bottom()))
@@ -151,13 +162,28 @@ class LabelPlacer:
         self.static = RectIndex()
         self.grads = RectIndex()  # gradient labels drawn now, by item
         self.callouts = RectIndex()  # callouts drawn now, by item
+        self.borders = RectIndex()  # the module frames' outlines (frame_bands): no label crosses one
+        self._frames: tuple = ()  # the frame items `borders` was made from
         self.unplaced: dict = {}  # label item -> its text, while no place is free
 
     def clear(self) -> None:
         self.static.clear()
         self.grads.clear()
         self.callouts.clear()
+        self.borders.clear()
+        self._frames = ()
         self.unplaced = {}
+
+    def _sync_borders(self) -> None:
+        """The frame outlines of the scene's module frames now (made again when the frames change)."""
+        frames = tuple(getattr(self.scene, "group_items", None) or ())
+        if frames == self._frames:
+            return
+        self.borders.clear()
+        self._frames = frames
+        for gi in frames:
+            for i, band in enumerate(frame_bands(gi.mapRectToScene(gi.boundingRect().adjusted(2, 2, -2, -2)))):
+                self.borders.add((id(gi), i), band)
 
     # -- what is drawn -------------------------------------------------------------------------------
     def add_box(self, key, x: float, y: float, w: float, h: float, badges: int = 0) -> None:
@@ -180,7 +206,7 @@ class LabelPlacer:
 
     def _clear(self, rect: QRectF, skip, grads: bool = True) -> bool:
         r = rect.adjusted(-GAP, -GAP, GAP, GAP)
-        if self.static.hits(r) or self.callouts.hits(r, skip):
+        if self.static.hits(r) or self.callouts.hits(r, skip) or self.borders.hits(r):
             return False
         return not (grads and self.grads.hits(r, skip))
 
@@ -230,6 +256,7 @@ class LabelPlacer:
         gradient labels (which the scene moves next: they are easier to
         move than a callout from its box); then the leader-line rings."""
         self.forget(label)
+        self._sync_borders()
         covered = self.scene._under_overlays()
         area = self.scene._shown_area() if soft_view else None
         cut = None  # a clear place beside it that the view's border cuts: taken if no ring place is in view
@@ -244,7 +271,8 @@ class LabelPlacer:
                 cost += i
                 if best_cost is None or cost < best_cost:
                     best, best_cost = rect, cost
-            if best is not None and (area is None or area.contains(best) or over_grads):
+            # (a callout may take a place over gradient labels, in view first: only the last pass takes one cut)
+            if best is not None and (area is None or area.contains(best) or (over_grads and not grads)):
                 return self._put(label, best, None)
             cut = cut or best
         sz = label.size()

@@ -44,6 +44,29 @@ def ghost_width(style, name: str) -> float:
     return max(fm.horizontalAdvance(ghost_text(name, f)) for f in ("empty", "filled", "used")) + 12
 
 
+def ghost_spot(box: QRectF, w: float, h: float, taken: list[QRectF], frames: list[QRectF]) -> QRectF:
+    """Where a stack of ghosts (w×h) goes beside `box`: on its right, or its
+    left; where both would cross a module frame's border (the frames are
+    drawn tight around their boxes), just outside the frames around the box,
+    innermost first. A spot covers no box of `taken` (but `box`) and is
+    wholly inside or outside each frame of `frames`; failing that, the first
+    clear of the boxes."""
+    top = box.center().y() - h / 2
+    spots = [QRectF(box.right() + 6, top, w, h), QRectF(box.left() - 6 - w, top, w, h)]
+    for f in sorted((f for f in frames if f.contains(box)), key=lambda f: f.width() * f.height()):
+        spots += [QRectF(f.right() + 6, top, w, h), QRectF(f.left() - 6 - w, top, w, h)]
+
+    def free(r: QRectF) -> bool:
+        return not any(r.intersects(o) for o in taken if o != box)
+
+    def crosses(r: QRectF) -> bool:
+        r = r.adjusted(-3, -3, 3, 3)
+        return any(f.intersects(r) and not f.contains(r) for f in frames)
+
+    return (next((r for r in spots if free(r) and not crosses(r)), None)
+            or next((r for r in spots if free(r)), spots[0]))
+
+
 class PlaceholderItem(QGraphicsItem):
     """One activation the checkpoint did not store: a ghost of the tensor.
 

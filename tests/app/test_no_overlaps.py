@@ -3,7 +3,9 @@ and end of its first backward run, and a 300-step RNN, drawn by the real
 scene in light and dark, in English and zh_CN, has no two texts or boxes on
 top of each other: node boxes (with their text and R/H badges), edge
 gradient labels, `.grad` and hook callouts, module frame titles, loop
-badges ("×300"), checkpoint region title tabs and "not stored" ghosts.
+badges ("×300"), checkpoint region title tabs and "not stored" ghosts; and
+none of them crosses a module frame's border (a text half in a frame and
+half out of it reads as the frame's, or is cut by its line).
 
 The rectangles are measured from the items as Qt draws them, not from the
 placement code's own bookkeeping: a label's box (`sceneBoundingRect` of
@@ -123,6 +125,7 @@ def drawn_rects(scene):
             title = item.shown_title() if hasattr(item, "shown_title") else "▾ " + item.title
             out.append((("frame", id(item)), "frame title",
                         _text_rect(st.small_font(bold=True), rect, Qt.AlignLeft | Qt.AlignVCenter, title, item)))
+            out += [(("frame", id(item)), "frame border", band) for band in _border_bands(item)]
         elif isinstance(item, QGraphicsSimpleTextItem) and item.isVisible():
             out.append((("badge", id(item)), "loop badge", item.sceneBoundingRect()))
     ov = scene.checkpoint_overlay
@@ -133,6 +136,18 @@ def drawn_rects(scene):
             if g.isVisible():
                 out.append((("ghost", id(g)), "not stored", g.sceneBoundingRect()))
     return out
+
+
+def _border_bands(frame):
+    """A module frame's outline as four 3 px bands along its sides (scene
+    coordinates; after the 1 px tolerance, the 1 px line itself): a text or
+    box that crosses the border meets one of them, one wholly inside or
+    outside the frame does not."""
+    from PySide6.QtCore import QRectF
+
+    r = frame.mapRectToScene(frame._rect)
+    return [QRectF(r.left() - 1.5, r.top(), 3, r.height()), QRectF(r.right() - 1.5, r.top(), 3, r.height()),
+            QRectF(r.left(), r.top() - 1.5, r.width(), 3), QRectF(r.left(), r.bottom() - 1.5, r.width(), 3)]
 
 
 def overlaps(scene, extra=()):
