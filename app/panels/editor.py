@@ -148,7 +148,8 @@ class CodeEditor(QPlainTextEdit):
         without moving the cursor; hovering the arrow shows `tip`."""
         if line is not None and not 1 <= line <= self.blockCount():
             line = None
-        if line == self._step_line and tip == self._step_tip:
+        if line == self._step_line:  # (the tip alone changed: nothing to repaint; most steps stay on a line)
+            self._step_tip = tip if line is not None else ""
             return
         self._step_line, self._step_tip = line, tip if line is not None else ""
         if line is not None:

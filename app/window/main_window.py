@@ -321,7 +321,7 @@ class MainWindow(QMainWindow):
 
     def _offer_reading_pane(self) -> None:
         """After the column took its size: the text that still scrolls there opens in the reading pane."""
-        if not self._reading_pending:
+        if not self._reading_pending or not self.isVisible():  # (not shown yet: showEvent fits the column, then asks)
             return
         self._reading_pending = False
         if (not self.lessons_panel.text_fits() and not self.presentation.is_on()
