@@ -294,7 +294,10 @@ class LabelPlacer:
                                    or self.static.crossed(start, target, own)):
                         continue
                     return self._put(label, rect, target)
-        if cut is not None:
+        # a place the view's border cuts, if most of it shows; one mostly out
+        # of view is said in the step caption instead (a label whose place is
+        # off the canvas's edge read as "]" and a leader from nowhere)
+        if cut is not None and (area is None or _overlap(cut, area) >= 0.5 * cut.width() * cut.height()):
             return self._put(label, cut, None)
         label.set_leader(None)
         label.setVisible(False)
