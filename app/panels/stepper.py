@@ -9,7 +9,7 @@ only moves `session.step`; the graph and the inspector follow the session.
 from __future__ import annotations
 
 import html
-from typing import Optional
+from typing import Optional, Sequence
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPainter, QPalette, QPen, QShortcut
@@ -118,7 +118,7 @@ class Timeline(QWidget):
         # n/50th step, the events' steps and both ends - listed, not tested one
         # by one (a 911-step run's paint walked every step: ~0.7 ms a step)
         if self.n > (self.width() - 20) / 3:
-            ticks = sorted({0, self.n, *range(0, self.n + 1, max(1, self.n // 50)),
+            ticks: Sequence[int] = sorted({0, self.n, *range(0, self.n + 1, max(1, self.n // 50)),
                             *(k for k in self.event_steps if 0 <= k <= self.n)})
         else:
             ticks = range(self.n + 1)
@@ -127,8 +127,8 @@ class Timeline(QWidget):
         for pen, ks in ((passed, [k for k in ticks if k <= self.step]), (ahead, [k for k in ticks if k > self.step])):
             p.setPen(pen)
             for k in ks:
-                x = int(self._x(k))
-                p.drawLine(x, top, x, bottom)
+                tick_x = int(self._x(k))
+                p.drawLine(tick_x, top, tick_x, bottom)
         for k in self.hook_steps:
             x = self._x(k)
             p.setPen(Qt.PenStyle.NoPen)
