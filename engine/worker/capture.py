@@ -34,19 +34,19 @@ passes the recorder's budget. `capture` does both at once.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Optional
 
 import torch
 
 from autogradviz.engine.trace.features import saved_skips
 from autogradviz.engine.trace.model import Edge, Graph, Node, SavedValue, gc_paused
 from autogradviz.engine.worker.beneath_modes import beneath_modes
+from autogradviz.engine.worker.graph_walk import _pop_oldest, root_edges, walk  # noqa: F401 (root_edges: capture's API)
 from autogradviz.engine.worker.progress import NO_PROGRESS, TICK_MASK
 from autogradviz.engine.worker.names import MAX_CONTAINER_ITEMS, Names
 from autogradviz.engine.worker.summarize import Summarizer
 
 ACCUMULATE_GRAD = "torch::autograd::AccumulateGrad"
-_get_edge = torch.autograd.graph.get_gradient_edge
 _Tensor = torch.Tensor
 
 # Saved tensors behind a feature's unpack hook, by the hook's module, with
@@ -345,62 +345,6 @@ class CaptureState:
             self._pending = []
         else:
             self._pending = [c for c in self._pending if c is not cap]
-
-
-def _pop_oldest(d: dict):
-    k = next(iter(d))
-    return k, d.pop(k)
-
-
-def walk(roots: Iterable) -> tuple[list, list, dict]:
-    """Iterative DFS over next_functions. Returns (nodes, next_functions per
-    node, {node: its position})."""
-    order: list = []
-    nexts: list = []
-    index: dict = {}
-    # (node, input_nr) pairs, as next_functions holds them: a node's are
-    # pushed in one C call (extend), None and visited ones skipped when popped
-    stack = [(r, 0) for r in roots if r is not None]
-    pop = stack.pop
-    push_all = stack.extend
-    app = order.append
-    napp = nexts.append
-    k = 0
-    while stack:
-        n = pop()[0]
-        if n is None or n in index:
-            continue
-        index[n] = k
-        k += 1
-        app(n)
-        nf = n.next_functions
-        napp(nf)
-        push_all(nf)
-    return order, nexts, index
-
-
-def root_edges(tensors) -> list[tuple[Any, int, Any]]:
-    """(node, output_nr, tensor) for each root tensor / GradientEdge."""
-    out: list[tuple[Any, int, Any]] = []
-    if isinstance(tensors, (_Tensor, torch.autograd.graph.GradientEdge)):
-        tensors = (tensors,)
-    try:
-        items = list(tensors)
-    except TypeError:
-        return out
-    for t in items:
-        try:
-            if isinstance(t, torch.autograd.graph.GradientEdge):
-                out.append((t.node, t.output_nr, None))
-            elif isinstance(t, _Tensor):
-                if t.grad_fn is not None:
-                    out.append((t.grad_fn, t.output_nr, t))
-                elif t.requires_grad:
-                    e = _get_edge(t)
-                    out.append((e.node, e.output_nr, t))
-        except Exception:
-            pass
-    return out
 
 
 @beneath_modes
