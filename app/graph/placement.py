@@ -294,10 +294,7 @@ class LabelPlacer:
                                    or self.static.crossed(start, target, own)):
                         continue
                     return self._put(label, rect, target)
-        # a place the view's border cuts, if most of it shows; one mostly out
-        # of view is said in the step caption instead (a label whose place is
-        # off the canvas's edge read as "]" and a leader from nowhere)
-        if cut is not None and (area is None or _overlap(cut, area) >= 0.5 * cut.width() * cut.height()):
+        if cut is not None:
             return self._put(label, cut, None)
         label.set_leader(None)
         label.setVisible(False)
