@@ -23,9 +23,8 @@ cells a rectangle covers, so a placement costs the same on a 30,000-box
 graph as on lesson 1, and a step (a few labels) stays far under a frame.
 
 The widgets over the view (legend, minimap) and the edge of the view are
-soft, for gradient labels and callouts alike: a clear place that they cover
-or cut is taken only where no clear place beside the edge or box is free of
-them.
+soft: a clear place that they cover is taken only where no clear place
+beside the edge or box is free of them.
 """
 
 from __future__ import annotations
@@ -227,9 +226,7 @@ class LabelPlacer:
                     x = p.x() + 5 if side > 0 else p.x() - 5 - w
                     near.append(QRectF(x, p.y() - h / 2 + dy, w, h))
         mid = points[0]
-        # soft view: a place inside what the view shows wins over one beside the
-        # edge that the view's border cuts (a label left of the leftmost box)
-        return self._place(label, near, QRectF(mid, mid), points, soft_view=True)
+        return self._place(label, near, QRectF(mid, mid), points, soft_view=False)
 
     def place_callout(self, anchor_rect: QRectF, c) -> bool:
         """Beside its box (right, left, below, above, the corners), else on
@@ -259,7 +256,6 @@ class LabelPlacer:
         self._sync_borders()
         covered = self.scene._under_overlays()
         area = self.scene._shown_area() if soft_view else None
-        cut = None  # a clear place beside it that the view's border cuts: taken if no ring place is in view
         for grads in ((True, False) if over_grads else (True,)):
             best, best_cost = None, None
             for i, rect in enumerate(near):
@@ -271,17 +267,13 @@ class LabelPlacer:
                 cost += i
                 if best_cost is None or cost < best_cost:
                     best, best_cost = rect, cost
-            # (a callout may take a place over gradient labels, in view first: only the last pass takes one cut)
-            if best is not None and (area is None or area.contains(best) or (over_grads and not grads)):
+            if best is not None:
                 return self._put(label, best, None)
-            cut = cut or best
         sz = label.size()
         own = self._own(anchor, points)
         for strict in (True, False):  # a leader that crosses nothing; else one that does
             for rect in _ring(anchor, sz.width(), sz.height()):
                 if not self._clear(rect, label) or any(_overlap(rect, o) for o in covered):
-                    continue
-                if cut is not None and area is not None and not area.contains(rect):  # (a cut place exists only with an area)
                     continue
                 c = rect.center()
                 targets = ([nearest_point(anchor, c)] if points is None else
@@ -294,8 +286,6 @@ class LabelPlacer:
                                    or self.static.crossed(start, target, own)):
                         continue
                     return self._put(label, rect, target)
-        if cut is not None:
-            return self._put(label, cut, None)
         label.set_leader(None)
         label.setVisible(False)
         self.unplaced[label] = label.text()
