@@ -409,7 +409,10 @@ class MemoryProbe(Probe):
             cls.__module__ = base.__module__
         self.patches.set(tuc, "_checkpoint_hook", _ObservedCheckpointHook)
         self.patches.set(tuc, "_recomputation_hook", _ObservedRecomputationHook)
-        self.patches.wrap(tuc._CheckpointFrame, "save_inputs", self._wrap_save_inputs)
+        if hasattr(tuc._CheckpointFrame, "save_inputs"):
+            # (torch 2.11 has no save_inputs: seen on an H200 image, where this
+            # probe then failed to install at all; the kept inputs go unattributed)
+            self.patches.wrap(tuc._CheckpointFrame, "save_inputs", self._wrap_save_inputs)
 
     def _wrap_checkpoint(self, original):
         me = self._me  # (emptied by remove(): a script keeps this wrapper, not the probe)
