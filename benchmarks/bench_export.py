@@ -309,14 +309,19 @@ def load_average() -> str:
         return "load average n/a"
 
 
-def bench_page_small(tmp: str) -> dict:
-    """A few hundred nodes (ENCODER, every node drawn, the legend shown): page size and nodes."""
-    script = os.path.join(tmp, "encoder.py")
+def _traced(source: str, tmp: str, name: str) -> str:
+    """`source` written to tmp/NAME.py and traced by `autogradviz trace`: the trace file's path."""
+    script, trace = os.path.join(tmp, name + ".py"), os.path.join(tmp, name + ".json")
     with open(script, "w", encoding="utf-8") as f:
-        f.write(ENCODER)
-    trace = os.path.join(tmp, "encoder.json")
+        f.write(source)
     subprocess.run([sys.executable, "-m", "autogradviz", "trace", script, "-o", trace], check=True,
                    capture_output=True, timeout=600)
+    return trace
+
+
+def bench_page_small(tmp: str) -> dict:
+    """A few hundred nodes (ENCODER, every node drawn, the legend shown): page size and nodes."""
+    trace = _traced(ENCODER, tmp, "encoder")
     from autogradviz.engine.trace.model import Trace
 
     with open(trace, encoding="utf-8") as f:
@@ -335,12 +340,7 @@ def bench_page(source: str, tmp: str) -> dict:
     sizes, export wall time, and how long headless Chromium takes from
     navigation start to a page showing its first step (the page's own
     performance.now(), `#timing`); None where /usr/bin/chromium is missing."""
-    script = os.path.join(tmp, "page_src.py")
-    with open(script, "w", encoding="utf-8") as f:
-        f.write(source)
-    trace = os.path.join(tmp, "page.json")
-    subprocess.run([sys.executable, "-m", "autogradviz", "trace", script, "-o", trace], check=True,
-                   capture_output=True, timeout=600)
+    trace = _traced(source, tmp, "page")
     page, svg = os.path.join(tmp, "run.html"), os.path.join(tmp, "last.svg")
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "autogradviz", "export", trace, "-o", page, "--group", "none"],

@@ -14,11 +14,11 @@ language.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Optional
 
 from PySide6.QtCore import QCoreApplication
+from autogradviz.app.services.number_text import six_digits
 
 STAGE_KEYS = ("scale", "backward", "unscale", "step", "update")
 
@@ -29,14 +29,6 @@ def tr(text: str) -> str:
 
 def stage_names() -> list[str]:
     return [tr("scale"), tr("backward"), tr("unscale_ · inf check"), tr("step / skip"), tr("update")]
-
-
-def _num(x: Optional[float]) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
-        return str(x)
-    return f"{x:.6g}"
 
 
 @dataclass
@@ -60,8 +52,8 @@ def _event_text(e) -> Stage:
     if e.call == "unscale_":
         found = any(v for v in (e.found_inf or {}).values())
         return Stage("unscale", tr("{0} divided the gradients by {1} (norm {2} → {3}) and checked them: "
-                                   "{4}").format(where, _num(e.scale_before), _num(e.grad_norm_scaled),
-                                                 _num(e.grad_norm_unscaled),
+                                   "{4}").format(where, six_digits(e.scale_before), six_digits(e.grad_norm_scaled),
+                                                 six_digits(e.grad_norm_unscaled),
                                                  tr("inf/NaN found") if found else tr("no inf/NaN")))
     if e.call == "step":
         first = tr("it unscaled the gradients itself first; ") if e.implicit_unscale else ""
@@ -77,8 +69,8 @@ def _event_text(e) -> Stage:
             why = tr("enough clean iterations in a row: the scale grows")
         else:
             why = tr("no inf/NaN; clean iterations in a row: {0}").format(e.growth_tracker)
-        return Stage("update", tr("{0}: {1}, {2} → {3}.").format(where, why, _num(before), _num(after)))
-    return Stage("scale", tr("{0} multiplied by {1}.").format(where, _num(e.scale_before)))
+        return Stage("update", tr("{0}: {1}, {2} → {3}.").format(where, why, six_digits(before), six_digits(after)))
+    return Stage("scale", tr("{0} multiplied by {1}.").format(where, six_digits(e.scale_before)))
 
 
 def run_stages(trace, run: int) -> Optional[RunStages]:
@@ -89,7 +81,7 @@ def run_stages(trace, run: int) -> Optional[RunStages]:
     if index is None or not 0 <= index < len(events):
         return None
     e = events[index]
-    scale = _num(e.scale_before)
+    scale = six_digits(e.scale_before)
     start = Stage("scale", tr("{0}.scale(loss) multiplied the loss by {1}: backward starts from the scaled "
                               "loss.").format(e.scaler, scale))
     during = Stage("backward", tr("backward of the scaled loss: every gradient is {0} × the real one until "

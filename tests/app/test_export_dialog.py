@@ -9,25 +9,15 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from autogradviz.app.export.dialog import ExportDialog
-from autogradviz.app.graph.view import GraphView
-from autogradviz.app.session import TraceSession
 import synthetic_graphs as S  # (tests/synthetic_graphs.py)
+from test_graph_support import shown_view, stop_view
 
 
 @pytest.fixture
 def view(qtbot):
-    session = TraceSession()
-    v = GraphView(session)
-    qtbot.addWidget(v)
-    v.resize(800, 600)
-    v.show()
-    with qtbot.waitSignal(v.layoutFinished, timeout=30_000):
-        session.set_trace(S.trace_for(S.mlp(3)))
-    qtbot.waitUntil(lambda: v.graph_scene().layout is not None and not v.runner.is_running(),
-                    timeout=30_000)
+    v = shown_view(qtbot, S.trace_for(S.mlp(3)), 800, 600)
     yield v
-    v.shutdown()
-    qtbot.waitUntil(lambda: not v.runner.is_running(), timeout=10_000)
+    stop_view(qtbot, v)
 
 
 @pytest.fixture

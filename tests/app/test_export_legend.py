@@ -20,29 +20,19 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import synthetic_graphs as S  # (tests/synthetic_graphs.py)
+from test_graph_support import shown_view, stop_view
 from autogradviz.app.export import render as ex
 from autogradviz.app.export.dialog import ExportDialog
-from autogradviz.app.graph.view import GraphView
-from autogradviz.app.session import TraceSession
 
 NS = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture
 def view(qtbot):
-    session = TraceSession()
-    v = GraphView(session)
-    qtbot.addWidget(v)
-    v.resize(900, 650)
-    v.show()
-    with qtbot.waitSignal(v.layoutFinished, timeout=30_000):
-        session.set_trace(S.trace_for(S.mlp(3)))
-    qtbot.waitUntil(lambda: v.graph_scene().layout is not None and not v.runner.is_running(),
-                    timeout=30_000)
-    session.set_step(2)
+    v = shown_view(qtbot, S.trace_for(S.mlp(3)), 900, 650)
+    v.session.set_step(2)
     yield v
-    v.shutdown()
-    qtbot.waitUntil(lambda: not v.runner.is_running(), timeout=10_000)
+    stop_view(qtbot, v)
 
 
 def legend_entries(path) -> list[str]:

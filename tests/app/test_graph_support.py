@@ -113,6 +113,22 @@ def stop_view(qtbot, view) -> None:
     qtbot.waitUntil(lambda: not view.runner.is_running(), timeout=10_000)
 
 
+def shown_view(qtbot, trace: Trace, width: int, height: int):
+    """A shown GraphView of `width`×`height` on a session of its own, showing
+    `trace` laid out (stop it with `stop_view`)."""
+    from autogradviz.app.graph.view import GraphView
+    from autogradviz.app.session import TraceSession
+
+    v = GraphView(TraceSession())
+    qtbot.addWidget(v)
+    v.resize(width, height)
+    v.show()
+    with qtbot.waitSignal(v.layoutFinished, timeout=30_000):
+        v.session.set_trace(trace)
+    qtbot.waitUntil(lambda: v.graph_scene().layout is not None and not v.runner.is_running(), timeout=30_000)
+    return v
+
+
 def node_by_label(trace: Trace, graph_id: str, label: str):
     g = trace.graph(graph_id)
     for n in g.nodes:

@@ -11,7 +11,6 @@ trace: the panel never recomputes what a GradScaler would have done.
 from __future__ import annotations
 
 import html
-import math
 from typing import Optional
 
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -27,14 +26,7 @@ from autogradviz.app.panels.grad_scaler.scale_chart import ScaleChart
 from autogradviz.app.services.text_safety import escaped, plain_tip
 from autogradviz.app.theme import colors
 from autogradviz.app.panels.grad_scaler.state_diagram import StateDiagram
-
-
-def _num(x: Optional[float]) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
-        return str(x)
-    return f"{x:.6g}"
+from autogradviz.app.services.number_text import six_digits
 
 
 class GradScalerPanel(QWidget):
@@ -163,9 +155,9 @@ class GradScalerPanel(QWidget):
             if e.skipped:
                 what += "  " + self.tr("optimizer.step() skipped")
         elif e.call == "update":
-            what = self.tr("scale {0} → {1}").format(_num(e.scale_before), _num(e.scale_after))
+            what = self.tr("scale {0} → {1}").format(six_digits(e.scale_before), six_digits(e.scale_after))
         else:
-            what = self.tr("× {0}").format(_num(e.scale_before))
+            what = self.tr("× {0}").format(six_digits(e.scale_before))
         return "  ".join(x for x in (line, head, what) if x)
 
     def _fill_calls(self) -> None:
@@ -187,10 +179,10 @@ class GradScalerPanel(QWidget):
         self.table.setRowCount(len(rows))
         yes, no = self.tr("yes"), self.tr("no")
         for r, row in enumerate(rows):
-            cells = [f"{row.scaler} #{row.iteration}", _num(row.loss), _num(row.scale),
+            cells = [f"{row.scaler} #{row.iteration}", six_digits(row.loss), six_digits(row.scale),
                      yes if row.found_inf else no,
                      ", ".join(row.skipped) if row.skipped else no,
-                     _num(row.grad_norm_scaled), _num(row.grad_norm_unscaled)]
+                     six_digits(row.grad_norm_scaled), six_digits(row.grad_norm_unscaled)]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if row.found_inf and c in (3, 4):
@@ -241,11 +233,11 @@ class GradScalerPanel(QWidget):
                 escaped(e.call), colors(self._theme)["error"], escaped(e.error.type), html.escape(e.error.message))
         if e.call == "scale":
             return self.tr("<b>scale()</b> multiplied the loss by {0}: every gradient of this backward "
-                           "is {0} times too large until it is unscaled.").format(_num(e.scale_before))
+                           "is {0} times too large until it is unscaled.").format(six_digits(e.scale_before))
         if e.call == "unscale_":
             return self.tr("<b>unscale_()</b> divided the gradients by {0} (norm {1} → {2}) and checked "
-                           "them for inf/NaN.").format(_num(e.scale_before), _num(e.grad_norm_scaled),
-                                                        _num(e.grad_norm_unscaled))
+                           "them for inf/NaN.").format(six_digits(e.scale_before), six_digits(e.grad_norm_scaled),
+                                                        six_digits(e.grad_norm_unscaled))
         if e.call == "step":
             first = self.tr("It unscaled the gradients itself first. ") if e.implicit_unscale else ""
             if e.skipped:
@@ -254,10 +246,10 @@ class GradScalerPanel(QWidget):
             return first + self.tr("<b>step()</b> called optimizer.step() with the unscaled gradients.")
         if e.scale_after is not None and e.scale_before is not None and e.scale_after < e.scale_before:
             return self.tr("<b>update()</b>: a step had inf/NaN gradients, so the scale backs off "
-                           "{0} → {1}.").format(_num(e.scale_before), _num(e.scale_after))
+                           "{0} → {1}.").format(six_digits(e.scale_before), six_digits(e.scale_after))
         if e.scale_after is not None and e.scale_before is not None and e.scale_after > e.scale_before:
             return self.tr("<b>update()</b>: enough clean iterations in a row, so the scale grows "
-                           "{0} → {1}.").format(_num(e.scale_before), _num(e.scale_after))
+                           "{0} → {1}.").format(six_digits(e.scale_before), six_digits(e.scale_after))
         return self.tr("<b>update()</b>: no inf/NaN; clean iterations in a row: {0}.").format(
             e.growth_tracker)
 
