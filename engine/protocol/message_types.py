@@ -230,13 +230,17 @@ def decode_request(line: bytes) -> Request:
     return _decode(line, _REQUESTS, Request)
 
 
-def decode_worker_message(line: bytes, keep_trace_json: bool = False) -> WorkerMessage:
+def decode_worker_message(line: bytes, keep_trace_json: bool = False,
+                          trace_outline: bool = False) -> WorkerMessage:
     """The worker's message of one line. A `trace` message's trace is decoded
     by the trace codec (MessageError naming the field `trace` when it is
-    unreadable); with keep_trace_json its bytes are kept as sent."""
+    unreadable); with keep_trace_json its bytes are kept as sent, and with
+    trace_outline too only its top-level facts are decoded
+    (codec.decode_trace_outline: for a reader that writes the bytes as they
+    are and reports how the run ended)."""
     wire = _decode(line, _MESSAGES, _WireMessage)
     if isinstance(wire, _TraceWire):
-        return _trace_message(wire.id, bytes(wire.trace), keep_trace_json)
+        return _trace_message(wire.id, bytes(wire.trace), keep_trace_json, trace_outline and keep_trace_json)
     if isinstance(wire, _ValuesWire):
         return Values(id=wire.id, tensor=wire.tensor, error=wire.error,
                       summary=_summary(wire.id, bytes(wire.summary)))
@@ -299,11 +303,11 @@ def _decode_with_json(line: bytes, union: Any) -> Any:
     return wire
 
 
-def _trace_message(rid: Any, raw: bytes, keep_trace_json: bool) -> TraceMessage:
+def _trace_message(rid: Any, raw: bytes, keep_trace_json: bool, outline: bool = False) -> TraceMessage:
     if not raw or raw == b"null":
         raise MessageError("trace", "trace", "a trace message needs its trace", rid)
     try:
-        trace = codec.decode_trace(raw)
+        trace = (codec.decode_trace_outline if outline else codec.decode_trace)(raw)
     except ValueError as exc:
         raise MessageError("trace", "trace", str(exc), rid) from None
     return TraceMessage(id=rid, trace=trace, trace_json=raw if keep_trace_json else None)

@@ -197,3 +197,22 @@ def test_a_broken_reference_is_a_clear_error():
                                                "same_as": [[0, 0, 5, 1, 0]]}]}]}
     with pytest.raises(ValueError, match="same_as"):
         Trace.from_json(json.dumps(data))
+
+
+def test_the_outline_holds_every_top_level_fact_and_none_of_the_bulk():
+    """decode_trace_outline (what `autogradviz trace` reads of the worker's
+    file before writing its bytes): every field outside BULK_FIELDS equal to
+    the full decode's, the bulk empty, a non-trace refused the same way."""
+    text, raw = _v1()
+    full, outline = Trace.from_json(text), codec.decode_trace_outline(text.encode())
+    assert codec.BULK_FIELDS < set(Trace.__struct_fields__)
+    for name in Trace.__struct_fields__:
+        if name in codec.BULK_FIELDS:
+            assert not getattr(outline, name), f"{name} is bulk: left out"
+        else:
+            assert getattr(outline, name) == getattr(full, name), name
+    assert full.graphs and full.backward_runs and full.notes == outline.notes and outline.stdout == full.stdout
+    with pytest.raises(codec.TraceDecodeError, match="not an autogradviz trace"):
+        codec.decode_trace_outline(b'{"format": "other", "graphs": []}')
+    with pytest.raises(codec.TraceDecodeError):
+        codec.decode_trace_outline(text[: len(text) // 2].encode())  # cut short: not JSON
