@@ -33,7 +33,7 @@ reads the trace.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
@@ -266,6 +266,30 @@ class RegionItem(QGraphicsItem):
         return ("▾ " if self.expanded else "▸ ") + self.title
 
 
+def panel_spots(anchor: QRectF, w: float, h: float, gap: float = 10.0) -> list[QRectF]:
+    """Places for a w x h panel beside `anchor`, nearest first: its four
+    corners outside it (right top first, where it always went), then sliding
+    down its right and left sides and along its bottom, then rings farther
+    out (the same places, 60 px and 140 px away)."""
+    out = []
+    for far in (0.0, 60.0, 140.0):
+        a = anchor.adjusted(-far, -far, far, far)
+        right, left = a.right() + gap, a.left() - gap - w
+        below, above = a.bottom() + gap, a.top() - gap - h
+        out += [QRectF(right, a.top(), w, h), QRectF(right, a.bottom() - h, w, h),
+                QRectF(left, a.top(), w, h), QRectF(left, a.bottom() - h, w, h),
+                QRectF(a.right() - w, below, w, h), QRectF(a.left(), below, w, h),
+                QRectF(a.right() - w, above, w, h), QRectF(a.left(), above, w, h)]
+        steps = max(0, int((a.height() - h) // 24))
+        for k in range(1, steps):
+            y = a.top() + k * 24
+            out += [QRectF(right, y, w, h), QRectF(left, y, w, h)]
+        steps = max(0, int((a.width() - w) // 40))
+        for k in range(1, steps):
+            out.append(QRectF(a.left() + k * 40, below, w, h))
+    return out
+
+
 class PhasePanelItem(QGraphicsItem):
     """Beside the lit region: the ops re-running and the nested backward."""
 
@@ -276,20 +300,22 @@ class PhasePanelItem(QGraphicsItem):
         self._rect = QRectF()
         self.setZValue(6)
 
-    def set_lines(self, lines: list[tuple[str, str]], anchor: QRectF, avoid: tuple = ()) -> None:
-        """Right of `anchor`, moved further right past any box of `avoid` it would cover."""
+    def set_lines(self, lines: list[tuple[str, str]], anchor: QRectF, clear: Callable[[QRectF], bool],
+                  inside: Optional[QRectF] = None) -> None:
+        """Beside `anchor` (the lit region) at the first place `clear` accepts
+        that lies within `inside` (what the picture shows already: the
+        graph and its labels), so that showing the panel moves no view and
+        cuts nothing off; else the first clear place farther out; else right
+        of the anchor as before (`panel_spots`)."""
         self.prepareGeometryChange()
         self.lines = lines
         fm = QFontMetricsF(self.style.small_font(bold=True))
         w = max((fm.horizontalAdvance(t) for t, _ in lines), default=40.0) + 16
         h = len(lines) * (fm.height() + 1) + 8
-        r = QRectF(anchor.right() + 10, anchor.top(), w, h)
-        for _ in range(20):  # (a few moves at most)
-            hit = [b for b in avoid if b.intersects(r)]
-            if not hit:
-                break
-            r.moveLeft(max(b.right() for b in hit) + 10)
-        self._rect = r
+        spots = panel_spots(anchor, w, h)
+        free = [r for r in spots if clear(r)]
+        within = [r for r in free if inside is not None and inside.contains(r)]
+        self._rect = (within or free or spots)[0]
         self.update()
 
     def boundingRect(self) -> QRectF:
@@ -527,14 +553,25 @@ class CheckpointOverlay:
             sc.addItem(self.ring)
         anchor = framed.frame_rect() if framed is not None else box
         if anchor is not None:
+            shown = sc.itemsBoundingRect()  # (the graph and its labels, before the panel)
             self.panel = PhasePanelItem(sc.style)
-            self.panel.set_lines(phase_lines(frame), anchor,
-                                 tuple(drawn_box(v[0]) for v in sc.node_items.values() if v)
-                                 + tuple(self.avoid_rects()))  # (and the titles, the ghosts)
+            self.panel.set_lines(phase_lines(frame), anchor, self._panel_clear, shown)
             sc.addItem(self.panel)
             whole = anchor.united(self.panel.sceneBoundingRect())  # in sight (scrolls only when not)
             for view in sc.views():
                 view.ensureVisible(whole, 20, 20)
+
+    def _panel_clear(self, r: QRectF) -> bool:
+        """Nothing drawn under `r`: no box, label, title, ghost or module
+        frame line (the scene's label placer knows them all), no region."""
+        sc = self.scene
+        placer = getattr(sc, "placer", None)
+        if placer is not None and not placer.is_clear(r):
+            return False
+        boxes = (drawn_box(v[0]) for v in sc.node_items.values() if v)
+        if any(b.intersects(r) for b in boxes):
+            return False
+        return not any(reg.mapToScene(reg.frame_path()).intersects(r) for reg in self.regions.values())
 
     def lit_node(self) -> Optional[str]:
         """The node lit as re-running now: the one the current op makes

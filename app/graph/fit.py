@@ -55,6 +55,16 @@ def _margins(rect: QRectF) -> QRectF:
     return rect.adjusted(-40, -10, 170, 10)
 
 
+def label_extent(layout) -> Optional[QRectF]:
+    """Where labels are drawn by preference (placement.LabelPlacer): the
+    layout's rectangle with the room a fit keeps around it, so that a fitted
+    view shows them whole. From the layout alone (never the view): the
+    screen and every export place labels alike."""
+    if layout is None or not getattr(layout, "width", 0):
+        return None
+    return _margins(QRectF(0, 0, layout.width, layout.height))
+
+
 def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[tuple[QSize, QSize]],
              layout=None, start: Optional[QPointF] = None, max_zoom: float = MAX_ZOOM) -> Optional[FitPlan]:
     """The fit of the graph's `rect` into a viewport of this size.

@@ -34,6 +34,8 @@ from typing import Optional
 
 from PySide6.QtCore import QPointF, QRectF
 
+from autogradviz.app.graph.fit import label_extent
+
 CELL = 120.0
 # Places tried along an edge (fractions of its length), in order.
 ALONG = (0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9)
@@ -137,6 +139,14 @@ def _ring(anchor: QRectF, w: float, h: float):
             yield QRectF(x, y, w, h)
 
 
+def _outside(rect: QRectF, extent: Optional[QRectF]) -> float:
+    """How much of `rect` lies outside `extent` (its area there; 0 inside
+    or without an extent): the cost of a label the fitted view would cut."""
+    if extent is None or extent.contains(rect):
+        return 0.0
+    return (rect.width() * rect.height() - _overlap(rect, extent)) * 4
+
+
 def frame_bands(r: QRectF, width: float = 3.0) -> list[QRectF]:
     """A module frame's outline `r` as four thin bands along its sides: a
     label that meets one would be cut by the frame's line (half in the frame,
@@ -203,6 +213,11 @@ class LabelPlacer:
         self.unplaced.pop(label, None)
         label.set_leader(None)
 
+    def is_clear(self, rect: QRectF) -> bool:
+        """Nothing already drawn (box, badge, title, ghost, frame line, label) under `rect`."""
+        self._sync_borders()
+        return self._clear(rect, None)
+
     def _clear(self, rect: QRectF, skip, grads: bool = True) -> bool:
         r = rect.adjusted(-GAP, -GAP, GAP, GAP)
         if self.static.hits(r) or self.callouts.hits(r, skip) or self.borders.hits(r):
@@ -251,45 +266,74 @@ class LabelPlacer:
         """The first clear place of `near` (clear of the overlays too, or
         the one they cover least); a callout may then take a place over
         gradient labels (which the scene moves next: they are easier to
-        move than a callout from its box); then the leader-line rings."""
+        move than a callout from its box); then the leader-line rings.
+        Places inside the layout's extent (fit.label_extent) come first: a
+        place beside that a fitted view would cut gives way to a leader
+        line that stays in view."""
         self.forget(label)
         self._sync_borders()
         covered = self.scene._under_overlays()
         area = self.scene._shown_area() if soft_view else None
+        extent = label_extent(getattr(self.scene, "layout", None))
+        best = self._near_spot(label, near, covered, area, extent, over_grads)
+        if best is not None and (extent is None or extent.contains(best)):
+            return self._put(label, best, None)
+        own = self._own(anchor, points)
+        spot = self._ring_spot(label, anchor, points, covered, own, True, extent)
+        if spot is not None:
+            return self._put(label, *spot)
+        if best is not None:
+            return self._put(label, best, None)
+        for strict in (True, False):  # anywhere: a leader that crosses nothing; else one that does
+            spot = self._ring_spot(label, anchor, points, covered, own, strict, None)
+            if spot is not None:
+                return self._put(label, *spot)
+        label.set_leader(None)
+        label.setVisible(False)
+        self.unplaced[label] = label.text()
+        return False
+
+    def _near_spot(self, label, near: list[QRectF], covered: list[QRectF], area: Optional[QRectF],
+                   extent: Optional[QRectF], over_grads: bool) -> Optional[QRectF]:
+        """The best clear place of `near`: the first that costs nothing
+        (no overlay over it, in view, in the extent), else the cheapest."""
         for grads in ((True, False) if over_grads else (True,)):
             best, best_cost = None, None
             for i, rect in enumerate(near):
                 if not self._clear(rect, label, grads):
                     continue
-                cost = self._soft(rect, covered, area)
+                cost = self._soft(rect, covered, area) + _outside(rect, extent)
                 if cost == 0:
-                    return self._put(label, rect, None)
+                    return rect
                 cost += i
                 if best_cost is None or cost < best_cost:
                     best, best_cost = rect, cost
             if best is not None:
-                return self._put(label, best, None)
+                return best
+        return None
+
+    def _ring_spot(self, label, anchor: QRectF, points: Optional[list[QPointF]], covered: list[QRectF],
+                   own: tuple, strict: bool, within: Optional[QRectF]) -> Optional[tuple[QRectF, QPointF]]:
+        """The first clear place on the leader-line rings (inside `within`
+        when given) and the point its leader goes to; with `strict`, only a
+        leader that crosses no label, callout or box (but its own)."""
         sz = label.size()
-        own = self._own(anchor, points)
-        for strict in (True, False):  # a leader that crosses nothing; else one that does
-            for rect in _ring(anchor, sz.width(), sz.height()):
-                if not self._clear(rect, label) or any(_overlap(rect, o) for o in covered):
+        for rect in _ring(anchor, sz.width(), sz.height()):
+            if within is not None and not within.contains(rect):
+                continue
+            if not self._clear(rect, label) or any(_overlap(rect, o) for o in covered):
+                continue
+            c = rect.center()
+            targets = ([nearest_point(anchor, c)] if points is None else
+                       sorted(points, key=lambda p: (p.x() - c.x()) ** 2 + (p.y() - c.y()) ** 2))
+            for target in targets:
+                start = nearest_point(rect, target)
+                if strict and (self.grads.crossed(start, target, (label,))
+                               or self.callouts.crossed(start, target, (label,))
+                               or self.static.crossed(start, target, own)):
                     continue
-                c = rect.center()
-                targets = ([nearest_point(anchor, c)] if points is None else
-                           sorted(points, key=lambda p: (p.x() - c.x()) ** 2 + (p.y() - c.y()) ** 2))
-                for target in targets:
-                    start = nearest_point(rect, target)
-                    # the leader crosses no label, callout or box (but the one it points at)
-                    if strict and (self.grads.crossed(start, target, (label,))
-                                   or self.callouts.crossed(start, target, (label,))
-                                   or self.static.crossed(start, target, own)):
-                        continue
-                    return self._put(label, rect, target)
-        label.set_leader(None)
-        label.setVisible(False)
-        self.unplaced[label] = label.text()
-        return False
+                return rect, target
+        return None
 
     def _own(self, anchor: QRectF, points) -> tuple:
         """The static keys a leader may end in: the callout's box (its tick, badges)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QKeySequence, QShortcut
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -289,6 +289,7 @@ class GraphView(QWidget):
         self.view.resetTransform()
         self.view.scale(plan.scale, plan.scale)
         self.view.centerOn(plan.center)
+        self._fitted = (rect, plan.scale)  # (what the fit showed: _keep_labels_in_sight keeps it in view)
         self._fit_mode = "readable" if plan.readable else "whole"
         self._fit_whole = bool(whole)  # kept when the window is resized
         self._pending_fit = False
@@ -407,8 +408,42 @@ class GraphView(QWidget):
         if self._layout_graph_id and self._layout_graph_id == self.session.graph_id:
             self._scene.apply_step(self.session.state)
             show_running_copy(self._scene, self.session.state)  # "copy 7 of 11" on a folded frame
+            self._keep_labels_in_sight()
             self._follow_current()
             self.minimap.refresh_later()
+
+    def _keep_labels_in_sight(self) -> None:
+        """A fitted small graph's view widened when this step's labels (a
+        gradient placed left of the graph, a callout) reach past it: zoomed
+        out just enough to show all that is drawn, but never below 80 % of
+        the fit's zoom (boxes stay readable), centred on the drawing while
+        what the fit showed stays in view. Only while the fit is the learner's view
+        (no zoom or pan since, no legend to keep clear of), only outward (a
+        step that draws less changes nothing), never for big graphs (their
+        fit shows a part on purpose)."""
+        layout = self._scene.layout
+        if (not self._auto_fit or layout is None or len(layout.boxes) >= OVERVIEW_MIN_BOXES
+                or self.legend.isVisible()):
+            return
+        drawn = self._scene.itemsBoundingRect()
+        vis = self.visible_scene_rect()
+        if vis.contains(drawn):
+            return
+        fitted = getattr(self, "_fitted", None)
+        if fitted is None:
+            return
+        graph, fit_scale = fitted
+        vp = self.view.viewport().size()
+        now = self.view.transform().m11()
+        need = min((vp.width() - 24) / max(drawn.width(), 1.0), (vp.height() - 24) / max(drawn.height(), 1.0))
+        scale = min(now, max(need, 0.8 * fit_scale))
+        if scale != now:
+            self.view.resetTransform()
+            self.view.scale(scale, scale)
+        half_w, half_h = vp.width() / 2 / scale, vp.height() / 2 / scale
+        self.view.centerOn(QPointF(_clamp(drawn.center().x(), graph.right() - half_w, graph.left() + half_w),
+                                   _clamp(drawn.center().y(), graph.bottom() - half_h, graph.top() + half_h)))
+        self._update_overlays()
 
     def _follow_current(self) -> None:
         """Keep the node running now in sight (playing through a long graph)."""
@@ -577,3 +612,9 @@ class GraphView(QWidget):
         if focus:
             self.view.centerOn(focus[0])
         self._focus_nodes = []
+
+
+def _clamp(x: float, lo: float, hi: float) -> float:
+    """`x` within [lo, hi]; the middle of them when lo > hi (the span is
+    wider than the room: centred)."""
+    return (lo + hi) / 2 if lo > hi else min(max(x, lo), hi)

@@ -255,3 +255,62 @@ def test_arrow_follows_the_segments_own_lines_as_they_re_run(window, qtbot):
     # sin (line 5), mul (line 6), exp (line 7): in the order the ops re-ran
     want = [w.session.node(n).line if n else 10 for n in r.op_nodes]
     assert rerun == want and {5, 6, 7} <= set(rerun)
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1280, 800)])
+def test_the_phase_panel_and_every_label_stay_in_the_fitted_view(main_window, qtbot, size):
+    """Lesson 30 at the default framing, at both window sizes: through the
+    recompute phase the ops panel sits inside what the picture already
+    drew (showing it moves no view) and every box, module frame and the
+    region stay in view; at every step each gradient label and callout
+    shown is in view too (the view widens once for them rather than
+    cutting one at the edge)."""
+    w = main_window
+    w.resize(*size)
+    qtbot.waitExposed(w)
+    trace = run_lesson(qtbot, w, "30_checkpoint_mlp")
+    (c,) = trace.checkpoints
+    (r,) = [r for r in c.recomputations if r.run == w.session.run_index]
+    view, scene = w.graph_view, w.graph_view.graph_scene()
+    overlay = scene.checkpoint_overlay
+
+    def out_of_view(rects):
+        vis = view.visible_scene_rect().adjusted(-1, -1, 1, 1)
+        return [r for r in rects if not vis.contains(r)]
+
+    def graph_rects():
+        return ([drawn_box(v[0]) for v in scene.node_items.values() if v]
+                + [g.sceneBoundingRect() for g in scene.group_items]
+                + [reg.sceneBoundingRect() for reg in overlay.regions.values()])
+
+    def label_rects():
+        return [lab.mapRectToScene(lab._rect) for lab in (*scene.grad_labels.values(), *scene.callouts.values())
+                if lab.isVisible() and lab.parentItem() is not None and lab.parentItem().isVisible()]
+
+    w.session.set_step(r.step)
+    panels = 0
+    while w.session.step == r.step:
+        w.stepper.go_forward()
+        if overlay.panel is None:
+            continue
+        panels += 1
+        panel = overlay.panel.mapRectToScene(overlay.panel._rect)
+        # inside what was drawn without it (so showing it moved no view)
+        drawn = [it.sceneBoundingRect() for it in scene.items() if it is not overlay.panel and it.isVisible()
+                 and it.parentItem() is not overlay.panel]
+        assert _union(drawn).contains(panel), panel
+        assert not out_of_view(graph_rects() + [panel]), (size, w.session.recompute.frame)
+    assert panels >= 4
+    for k in range(w.session.step_count + 1):
+        w.session.set_step(k)
+        assert not out_of_view(graph_rects()), (size, k)
+        assert not out_of_view(label_rects()), (size, k, out_of_view(label_rects()))
+
+
+def _union(rects):
+    from PySide6.QtCore import QRectF
+
+    out = QRectF()
+    for r in rects:
+        out = out.united(r)
+    return out
