@@ -370,5 +370,6 @@ def encode_message(message: Any) -> bytes:
 
 
 def trace_message(run_id: Any, trace_json: bytes) -> bytes:
-    """The `trace` line for a trace encoded already (codec.encode_trace)."""
-    return codec.encode_json({"type": "trace", "id": run_id, "trace": msgspec.Raw(trace_json)}) + b"\n"
+    """The `trace` line for a trace encoded already (codec.encode_trace): its
+    bytes copied once into the line (a 50,000-node trace is 34 MB)."""
+    return b"".join((b'{"type":"trace","id":', codec.encode_json(run_id), b',"trace":', trace_json, b"}\n"))

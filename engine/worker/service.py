@@ -359,9 +359,17 @@ class Worker:
         nodes = sum(len(g.nodes) for g in trace.graphs)
         if nodes >= PROGRESS_MIN_NODES:
             self._progress_sender(rid)("encoding", {"nodes": nodes})
+        sent = False
         try:
-            data = codec.encode_trace(trace)
+            # (sent inside the block: putting the trace back from its file
+            # form comes after the send, and the client does not wait for it)
+            with codec.encoding(trace) as data:
+                self.channel.send_line(trace_message(rid, data))
+                sent = True
+            return
         except Exception as exc:
+            if sent:
+                raise
             data = codec.encode_trace(Trace(
                 script=trace.script, device=trace.device, torch_version=trace.torch_version,
                 error=ErrorInfo(type="InternalError", message=f"the trace could not be serialised: {exc}")))
