@@ -29,6 +29,13 @@ MIN_READABLE_ZOOM = 0.6
 # graph is not much longer than wide (then it is the overview of a big graph).
 MIN_OVERVIEW_ZOOM = 0.03
 MAX_ZOOM = 1.6  # small graphs are not blown up beyond this
+# A graph too big both ways to be read whole (a whole fit under this zoom: box
+# text under 4 px, e.g. eight checkpointed Sequential blocks drawn as a
+# staircase of frames) is fitted at AROUND_START_ZOOM around where backward
+# starts, like a long chain; Fit again shows the whole. (Unless it is the
+# overview of a graph of thousands of boxes: see plan_fit.)
+SLIVER_ZOOM = 0.4
+AROUND_START_ZOOM = 0.8
 
 
 @dataclass
@@ -98,6 +105,11 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
                 # would be a hairline) at least its structure across
                 long_side = "v" if sw > sh else "h"
                 sc = min(big, 1.0)
+            elif not whole and sc < SLIVER_ZOOM and _few_boxes(layout):
+                # too big both ways to read whole, too few boxes to be an
+                # overview: a readable part around the start
+                long_side = "both"
+                sc = AROUND_START_ZOOM
             # readable first, then the whole graph, then bigger
             key = (sc >= MIN_READABLE_ZOOM, long_side is None, sc) if not whole else (sc,)
             if best is None or key > best[0]:
@@ -114,7 +126,9 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
     _, scale, left, bottom, cols, long_side = best
     scale = max(scale, 0.002)
     cx, cy = rect.center().x(), rect.center().y()
-    if long_side is not None:
+    if long_side == "both":
+        cx, cy = _around(start, rect, (vw - left) / scale, (vh - bottom) / scale)
+    elif long_side is not None:
         # fitted across what is around the start (a long graph may drift
         # sideways: its whole width can be many times the width of any one part)
         local = extent_near(start, long_side, viewport, layout)
@@ -139,6 +153,27 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
     # centre the graph in the part of the viewport the legend leaves free
     center = QPointF(cx - left / 2 / scale, cy + bottom / 2 / scale)
     return FitPlan(scale=scale, center=center, legend_columns=cols, readable=long_side is not None)
+
+
+def _few_boxes(layout) -> bool:
+    """Few enough boxes that a whole fit is no overview worth having (the
+    issue's "graphs up to ~60 boxes" read at Fit); no layout: not known."""
+    boxes = getattr(layout, "boxes", None)
+    return boxes is not None and len(boxes) <= OVERVIEW_MAX_FEW
+
+
+# Up to this many boxes a whole fit must be readable (else: around the start).
+OVERVIEW_MAX_FEW = 200
+
+
+def _around(start: Optional[QPointF], rect: QRectF, vis_w: float, vis_h: float) -> tuple[float, float]:
+    """The centre of a view vis_w x vis_h (scene units) that shows `start`
+    (default: the bottom of `rect`, where an output is drawn) and as much of
+    `rect` as it can: the start kept in view, the view kept inside the rect."""
+    p = start if start is not None else QPointF(rect.center().x(), rect.bottom())
+    cx = min(max(p.x(), rect.left() + vis_w / 2), rect.right() - vis_w / 2)
+    cy = min(max(p.y(), rect.top() + vis_h / 2), rect.bottom() - vis_h / 2)
+    return cx, cy
 
 
 def extent_near(start: Optional[QPointF], long_side: str, viewport: QSize, layout) -> Optional[QRectF]:

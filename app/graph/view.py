@@ -419,11 +419,11 @@ class GraphView(QWidget):
         the fit's zoom (boxes stay readable), centred on the drawing while
         what the fit showed stays in view. Only while the fit is the learner's view
         (no zoom or pan since, no legend to keep clear of), only outward (a
-        step that draws less changes nothing), never for big graphs (their
-        fit shows a part on purpose)."""
+        step that draws less changes nothing), never for big graphs or a fit
+        around the start (they show a part on purpose)."""
         layout = self._scene.layout
         if (not self._auto_fit or layout is None or len(layout.boxes) >= OVERVIEW_MIN_BOXES
-                or self.legend.isVisible()):
+                or self.legend.isVisible() or self._fit_mode == "readable"):
             return
         drawn = self._scene.itemsBoundingRect()
         vis = self.visible_scene_rect()

@@ -626,3 +626,35 @@ def test_a_broken_layout_package_fails_loudly_not_with_a_lesser_picture():
     from autogradviz.app.services import layout_runner
 
     assert not hasattr(layout_runner, "placeholder_layout")
+
+
+BLOCKS_8 = """\
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Sequential(*[nn.Sequential(nn.Linear(16, 16), nn.Tanh()) for _ in range(8)])
+loss = model(torch.randn(4, 16)).sum()
+loss.backward()
+"""
+
+
+def test_a_graph_too_big_both_ways_fits_readable_around_the_start(qtbot, view):
+    """Eight Linear+Tanh blocks in module frames: 42 boxes laid out as a
+    staircase of frames, far too big both ways for the canvas (whole, its
+    box text would be ~3 px). Fit shows a readable part around the output,
+    where backward starts, with the minimap for the rest; Fit again: all."""
+    from autogradviz.app.graph.fit import MIN_READABLE_ZOOM, SLIVER_ZOOM
+
+    view.resize(1030, 650)
+    show(qtbot, view, BLOCKS_8)
+    g, lay = view.session.graph, view.graph_scene().layout
+    assert len(lay.boxes) <= 60
+    view.fit()
+    whole = min(1030 / lay.width, 650 / lay.height)
+    assert whole < SLIVER_ZOOM, "the case needs a graph too big both ways"
+    assert view.view.transform().m11() >= MIN_READABLE_ZOOM
+    root = view.graph_scene().node_items[g.roots[0]][0]
+    assert view.visible_scene_rect().contains(root.sceneBoundingRect())
+    assert view.minimap.isVisible()
+    qtbot.mouseClick(view.fit_btn, Qt.LeftButton)
+    assert view.visible_scene_rect().contains(QRectF(0, 0, lay.width, lay.height))
