@@ -438,7 +438,7 @@ class WorkerClient:
         try:
             for line in proc.stdout:
                 try:
-                    msg = decode_worker_message(line.rstrip(b"\n"), keep_trace_json=self._keep_trace_json,
+                    msg = decode_worker_message(line, keep_trace_json=self._keep_trace_json,
                                                 trace_outline=self._trace_outline)
                 except MessageError as exc:
                     if exc.kind != "trace":

@@ -87,8 +87,9 @@ _HEAD_DECODER = msgspec.json.Decoder(_Head)
 # with the graph (the rest are the run's few top-level facts).
 BULK_FIELDS = frozenset({"graphs", "backward_runs", "scaler_events", "checkpoints", "modules", "memory",
                          "torch_formulas", "features", "note_codes", "note_records"})
+# (`format` absent reads as None here: such a file is refused, not taken for a trace)
 _Outline = msgspec.defstruct(
-    "_Outline", [(f.name, f.type, f.default if f.default is not msgspec.NODEFAULT
+    "_Outline", [(f.name, f.type, None if f.name == "format" else f.default if f.default is not msgspec.NODEFAULT
                   else msgspec.field(default_factory=f.default_factory))
                  for f in msgspec.structs.fields(Trace) if f.name not in BULK_FIELDS])
 _OUTLINE_DECODER = msgspec.json.Decoder(_Outline, strict=False)
@@ -616,7 +617,33 @@ def decode_trace_outline(data: Union[bytes, bytearray, memoryview, str]) -> Trac
     keeps the bytes as they are (`autogradviz trace` writing the worker's
     file): msgspec skips the bulk without building it, about 25x faster than
     decode_trace on a 50,000-node trace. The bulk is still parsed as JSON
-    (an unreadable file is refused), not checked against the schema."""
+    (an unreadable file is refused), not checked against the schema. One
+    pass over the data when it is a readable trace of a known version;
+    otherwise the checks of decode_trace, in its order, say what it is."""
+    outline: Any
+    try:
+        with gc_paused():
+            outline = _OUTLINE_DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):  # (ValidationError is a DecodeError)
+        outline = None
+    if outline is None or outline.format != FORMAT or _newer(outline.version):
+        outline = _checked_outline(data)
+        if isinstance(outline, Trace):  # (JSON that only json reads: read whole)
+            return outline
+    return Trace(**msgspec.structs.asdict(outline))
+
+
+def _newer(version: Any) -> bool:
+    try:
+        check_version(version)
+    except TraceVersionError:
+        return True
+    return False
+
+
+def _checked_outline(data: Union[bytes, bytearray, memoryview, str]) -> Any:
+    """The outline of `data` after the head's checks (TraceDecodeError or
+    TraceVersionError when they fail); a Trace already for JSON only json reads."""
     with gc_paused():
         try:
             head = _HEAD_DECODER.decode(data)
@@ -628,12 +655,11 @@ def decode_trace_outline(data: Union[bytes, bytearray, memoryview, str]) -> Trac
             raise TraceDecodeError(f"not an autogradviz trace (format={head.format!r})")
         check_version(head.version)
         try:
-            outline = _OUTLINE_DECODER.decode(data)
+            return _OUTLINE_DECODER.decode(data)
         except msgspec.DecodeError as exc:
             raise TraceDecodeError(f"not a readable trace: {exc}") from None
         except RecursionError:
             raise TraceDecodeError(TOO_DEEP) from None
-    return Trace(**msgspec.structs.asdict(outline))
 
 
 def check_head(data: Union[bytes, bytearray, memoryview, str]) -> None:

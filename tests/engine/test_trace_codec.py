@@ -216,6 +216,10 @@ def test_the_outline_holds_every_top_level_fact_and_none_of_the_bulk():
         codec.decode_trace_outline(b'{"format": "other", "graphs": []}')
     with pytest.raises(codec.TraceDecodeError):
         codec.decode_trace_outline(text[: len(text) // 2].encode())  # cut short: not JSON
+    with pytest.raises(codec.TraceDecodeError, match="not an autogradviz trace"):
+        codec.decode_trace_outline(b'{"version": 1, "script": "s.py"}')  # no format: no trace
+    with pytest.raises(codec.TraceVersionError):
+        codec.decode_trace_outline(text.replace('"version":', '"version":99,"v":', 1).encode())
 
 
 def test_a_nonfinite_float_among_many_finite_summaries_is_found_wherever_it_is():
