@@ -35,7 +35,7 @@ MAX_ZOOM = 1.6  # small graphs are not blown up beyond this
 # starts, like a long chain; Fit again shows the whole. (Unless it is the
 # overview of a graph of thousands of boxes: see plan_fit.)
 SLIVER_ZOOM = 0.4
-AROUND_START_ZOOM = 0.8
+AROUND_START_ZOOM = 1.0  # box text 10 px
 
 
 @dataclass
