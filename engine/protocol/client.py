@@ -46,6 +46,8 @@ ProgressCallback = Callable[[str, dict], None]
 
 DEFAULT_TIMEOUT = DEFAULT_RUN_TIMEOUT_S
 START_TIMEOUT = START_TIMEOUT_S
+# The buffer the worker's stdout is read through (see _read_stdout).
+READ_BUFFER = 1 << 20
 
 
 class WorkerError(Exception):
@@ -436,7 +438,10 @@ class WorkerClient:
         assert proc.stdout is not None  # (started with stdout=PIPE)
         msg: Any
         try:
-            for line in proc.stdout:
+            # Read in 1 MB pieces, not Popen's 8 KB: a 50,000-node trace is
+            # one line of 34 MB (4,000 reads and their joins: 30 ms more).
+            stdout = open(proc.stdout.fileno(), "rb", buffering=READ_BUFFER, closefd=False)
+            for line in stdout:
                 try:
                     msg = decode_worker_message(line, keep_trace_json=self._keep_trace_json,
                                                 trace_outline=self._trace_outline)
