@@ -524,19 +524,20 @@ def encode_json(obj, indent: Optional[int] = None) -> bytes:
 
 
 @contextlib.contextmanager
-def encoding(obj, indent: Optional[int] = None) -> Iterator[bytes]:
+def encoding(obj, indent: Optional[int] = None, put_back: bool = True) -> Iterator[bytes]:
     """`with encoding(trace) as data:` encode_json's bytes, with `obj` left
     in its file form (shortened floats, references) until the block ends,
-    then put back as it was. The worker sends the bytes inside the block:
-    putting a 50,000-node trace back (0.1 s) then comes after the send, not
-    before it."""
+    then put back as it was. put_back=False: left in its file form for good,
+    for a sender that never reads the trace again (the worker: putting a
+    50,000-node trace back costs 0.1 s of a machine the reader shares)."""
     swaps = _Swaps()
     # The swaps make many small lists: no GC passes over a big trace meanwhile.
     with gc_paused():
         try:
             yield _encode_form(_swap_any(obj, swaps), indent)
         finally:
-            swaps.restore()
+            if put_back:
+                swaps.restore()
 
 
 def _encode_form(form, indent: Optional[int]) -> bytes:

@@ -361,11 +361,14 @@ class Worker:
             self._progress_sender(rid)("encoding", {"nodes": nodes})
         sent = False
         try:
-            # (sent inside the block: putting the trace back from its file
-            # form comes after the send, and the client does not wait for it)
-            with codec.encoding(trace) as data:
+            # Left in its file form (shortened floats, references): nothing
+            # here reads a sent trace again (fetch and check_gradient read
+            # the run's TensorStore), and the run forgets it below.
+            with codec.encoding(trace, put_back=False) as data:
                 self.channel.send_line(trace_message(rid, data))
                 sent = True
+            if self.last_run is not None and self.last_run.trace is trace:
+                self.last_run.trace = None
             return
         except Exception as exc:
             if sent:

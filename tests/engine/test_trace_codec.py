@@ -253,13 +253,18 @@ def test_a_nonfinite_float_among_many_finite_summaries_is_found_wherever_it_is()
 
 
 def test_encoding_leaves_the_trace_in_its_file_form_until_the_block_ends():
-    """codec.encoding: the worker sends the bytes before the trace is put back."""
-    g = TensorSummary([2], "float32", "cpu", values=[0.1, 2.0], numel=2, min=0.1, max=2.0)
+    """codec.encoding: the bytes inside the block, the trace put back after it
+    (or, put_back=False, never: the worker never reads a sent trace again)."""
+    f32 = 0.10000000149011612  # (0.1 in float32: written "0.1")
+    g = TensorSummary([2], "float32", "cpu", values=[f32, 2.0], numel=2, min=f32, max=2.0)
     t = Trace(graphs=[Graph(id="g1", nodes=[Node("n1", "X", "op", tensor=g)])],
               backward_runs=[BackwardRun(0, "g1", steps=[Step(0, "n1", [g], [g])])])
     wide = g.values[0]
     with codec.encoding(t) as data:
-        assert data.startswith(b'{"format"')
+        assert data.startswith(b'{"format"') and b"0.1," in data and g.values[0] == 0.1
         assert t.backward_runs[0].steps[0].grad_inputs == [None]  # (a reference to grad_outputs[0])
     assert g.values[0] == wide and t.backward_runs[0].steps[0].grad_inputs == [g]
     assert data == codec.encode_trace(t)
+    with codec.encoding(t, put_back=False) as again:
+        assert again == data
+    assert t.float_digits == "dtype" and g.values[0] != wide and t.backward_runs[0].steps[0].same_as
