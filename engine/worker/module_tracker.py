@@ -102,13 +102,22 @@ _OWN_HOOK_IDS: set = set()
 _saved_has_any_global_hook = None
 
 
+_HOOK_DICTS = ("_global_backward_pre_hooks", "_global_backward_hooks", "_global_forward_pre_hooks",
+               "_global_forward_hooks", "_global_forward_hooks_always_called",
+               "_global_forward_hooks_with_kwargs")
+
+
 def _has_any_global_hook() -> bool:
-    """torch's `_has_any_global_hook`, without the recorder's hooks."""
+    """torch's `_has_any_global_hook`, without the recorder's hooks (asked
+    at every call of a compiled module: plain loops, no generator)."""
     m = _nn_module
-    return any(k not in _OWN_HOOK_IDS for d in (
-        m._global_backward_pre_hooks, m._global_backward_hooks, m._global_forward_pre_hooks,
-        m._global_forward_hooks, getattr(m, "_global_forward_hooks_always_called", ()),
-        getattr(m, "_global_forward_hooks_with_kwargs", ())) for k in d)
+    for name in _HOOK_DICTS:
+        d = getattr(m, name, None)
+        if d:
+            for k in d:
+                if k not in _OWN_HOOK_IDS:
+                    return True
+    return False
 
 
 def own_global_hook(handle) -> None:
