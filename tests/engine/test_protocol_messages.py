@@ -218,3 +218,10 @@ def test_a_trace_line_is_read_alike_however_it_is_laid_out():
                 b'{"type":"trace","id":7,"trace":{"format":"other"}}'):
         with pytest.raises((MessageError, ProtocolDecodeError)):
             decode_worker_message(bad, keep_trace_json=True, trace_outline=True)
+
+
+def test_a_trace_line_in_parts_is_the_line():
+    data = codec.encode_trace(Trace(script="s.py"))
+    parts = message_types.trace_message_parts(9, data)
+    assert parts[1] is data and b"".join(parts) == message_types.trace_message(9, data)
+    assert decode_worker_message(b"".join(parts), keep_trace_json=True).trace_json == data
