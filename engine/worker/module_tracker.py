@@ -151,7 +151,12 @@ class ModuleTracker:
         # sorted by sequence number: (seq, path, class name)
         self._seqs: list[int] = []
         self._marks: list[tuple[Optional[str], Optional[str], Optional[int]]] = []
-        self._stack: list[tuple[torch.nn.Module, str, str, int]] = []
+        # (module, path, class name, call number, the exception being handled
+        # when the call began: sys.exc_info()[1])
+        self._stack: list[tuple[torch.nn.Module, str, str, int, Optional[BaseException]]] = []
+        # called with (module, path, output) after each forward that returned
+        # (the layer table, module_table.py: one global hook fewer to call)
+        self.after_call: Optional[Callable] = None
         self._calls = 0  # module forward calls so far (Node.module_call)
         self._ns_key: Optional[tuple] = None
         self._paths: dict[int, str] = {}
@@ -231,7 +236,7 @@ class ModuleTracker:
             path = self._path_of(module)
             cls = type(module).__name__
             self._calls += 1
-            self._stack.append((module, path, cls, self._calls))
+            self._stack.append((module, path, cls, self._calls, sys.exc_info()[1]))
             self._mark(path, cls, self._calls)
         except Exception:
             pass
@@ -253,21 +258,36 @@ class ModuleTracker:
         if self._on_output is not None:
             self._on_output(output)
         try:
-            if self._stack and self._stack[-1][0] is module:
-                self._stack.pop()
-            elif any(e[0] is module for e in self._stack):
-                while self._stack and self._stack[-1][0] is not module:
-                    self._stack.pop()
-                if self._stack:
-                    self._stack.pop()
-            if self._stack:
-                _, path, cls, call = self._stack[-1]
+            stack = self._stack
+            entry = None
+            if stack and stack[-1][0] is module:
+                entry = stack.pop()
+            elif any(e[0] is module for e in stack):
+                while stack and stack[-1][0] is not module:
+                    stack.pop()
+                if stack:
+                    entry = stack.pop()
+            if self.after_call is not None:
+                self._after(module, entry, output)
+            if stack:
+                _, path, cls, call, _ = stack[-1]
                 self._mark(path, cls, call)
             else:
                 self._mark(None, None, None)
         except Exception:
             pass
         return None
+
+    def _after(self, module, entry, output) -> None:
+        """`after_call` for a forward that returned. This hook is also called
+        (always_call) when the forward raised, from torch's handler of that
+        exception: sys.exc_info() then names an exception other than the
+        one being handled when the call began (None mostly)."""
+        if entry is None:
+            if sys.exc_info()[1] is None:
+                self.after_call(module, self.path_of(module), output)
+        elif sys.exc_info()[1] is entry[4]:
+            self.after_call(module, entry[1], output)
 
     def _mark(self, path, cls, call) -> None:
         seq = _get_seq()
