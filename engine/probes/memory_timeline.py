@@ -87,7 +87,7 @@ def _one_run(run, cap, call, saved: dict, segments: list) -> MemoryRun:
     seqs = _sequence_numbers(cap.order)
     lo = min(seqs) if seqs else 0
     hi = max(seqs) if seqs else -1
-    own, events = _saved_events(cap, seqs, saved)
+    own_by_id, events = _saved_events(cap, seqs, saved)
     thread = run.thread_id  # (another thread's segments share sequence numbers with this one's)
     frames = [seg for seg in segments if seg.has_frame and seg.kept and lo <= seg.start <= hi
               and (thread is None or getattr(seg, "thread", thread) == thread)
@@ -96,10 +96,7 @@ def _one_run(run, cap, call, saved: dict, segments: list) -> MemoryRun:
         events.append((seg.frame_seq, 0, seg, seg.kept))
     events.sort(key=_EVENT_ORDER)
     held = _Held()
-    _forward_points(mr.points, events, cap.ids, held)
-    ids = cap.ids
-    # (node ids are unique in a graph: a step's node id finds its saved storages)
-    own_by_id = {ids[n]: st for n, st in own.items()}
+    _forward_points(mr.points, events, held)
     _backward_points(mr.points, run, call, own_by_id, segments, frames, held)
     mr.peak = max(p.bytes for p in mr.points)
     return mr
@@ -124,8 +121,9 @@ def _sequence_numbers(nodes) -> list:
 
 
 def _saved_events(cap, seqs: list, saved: dict) -> tuple[dict, list]:
-    """({node: its saved storages}, [(sequence number, 1, node, storages)])
-    for the nodes that saved something other than parameters: storages of
+    """({node id: its saved storages}, [(sequence number, 1, node id, storages)])
+    for the nodes that saved something other than parameters (node ids are
+    unique in a graph: a step's node id finds its storages): storages of
     the leaves that require grad (parameters, and views of them such as the
     weight.t() a Linear saves) are the parameters part, not activations."""
     params = set()
@@ -136,9 +134,10 @@ def _saved_events(cap, seqs: list, saved: dict) -> tuple[dict, list]:
                 params.add(v.untyped_storage().data_ptr())
         except Exception:
             pass
-    own = {}  # node -> its saved storages, parameters left out
+    own = {}  # node id -> its saved storages, parameters left out
     events = []
     disjoint = params.isdisjoint
+    ids = cap.ids
     for n, s in zip(cap.order, seqs):
         st = saved.get(id(n))
         if st:
@@ -146,19 +145,19 @@ def _saved_events(cap, seqs: list, saved: dict) -> tuple[dict, list]:
                 st = {p: b for p, b in st.items() if p not in params}
                 if not st:
                     continue
-            own[n] = st
-            events.append((s, 1, n, st))
+            nid = ids[n]
+            own[nid] = st
+            events.append((s, 1, nid, st))
     return own, events
 
 
-def _forward_points(points: list, events: list, ids: dict, held: _Held) -> None:
+def _forward_points(points: list, events: list, held: _Held) -> None:
     """A point after each node's saved storages or frame's kept inputs are added."""
     add = held.add
-    get = ids.get
     for _, kind, obj, st in events:
         add(st)
         if kind == 1:
-            points.append(MemoryPoint("forward", held.bytes, get(obj)))
+            points.append(MemoryPoint("forward", held.bytes, obj))
         else:
             points.append(MemoryPoint("forward", held.bytes, checkpoint=obj.id))
     if not points:
