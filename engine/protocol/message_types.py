@@ -266,8 +266,10 @@ def _trace_span(line: bytes) -> Optional[tuple[int, bytes]]:
         return None
     start = len(_TRACE_START)
     at = line.find(_TRACE_KEY, start, start + 24)
+    if at < 0:
+        return None
     digits = line[start:at]
-    if at < 0 or not digits.isdigit() or (digits[:1] == b"0" and digits != b"0"):
+    if not digits.isdigit() or (digits[:1] == b"0" and digits != b"0"):
         return None
     end = len(line)
     while end > at and line[end - 1] in b" \t\r\n":
