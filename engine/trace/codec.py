@@ -10,9 +10,13 @@ What msgspec does not do the way the format wants, and is done here:
   strings "NaN", "Infinity", "-Infinity" where a float is expected. msgspec
   would write `null`. Encoding first checks every tensor summary's statistics
   (a summary whose min/max/mean/norm are finite holds only finite values: the
-  statistics cover all elements), then, for the few places that hold a
-  non-finite float, swaps in the string names for the time of the encode and
-  swaps the floats back. The float fields of a declared feature's records
+  statistics cover all elements; one numpy pass over all of them), then, for
+  the few places that hold a non-finite float, swaps in the string names for
+  the time of the encode and swaps the floats back (`encoding`: after the
+  block that sends the bytes, or never for the worker, which does not read a
+  sent trace again). One walk over the graphs and runs (_file_walk) swaps in
+  the `same_as` references and finds every summary once for the non-finite
+  check and the shortened floats (short_floats.py). The float fields of a declared feature's records
   (GradScaler's norms, any feature's) are found from their Struct
   annotations (engine/trace/features.py), not listed here; records kept in
   `Trace.features` are converted to their Structs after the read, laxly.
