@@ -475,7 +475,7 @@ def _ref_grads(grads: list, pos: int, side: int, seen: dict, refs: list, found: 
 
 
 def _resolve_refs(trace: Trace) -> None:
-    """Undo _swap_refs after decoding (references point only backwards, so
+    """Undo the references _swap_graph and _swap_run write, after decoding (references point only backwards, so
     one pass in document order resolves them)."""
     for g in trace.graphs:
         nodes = g.nodes
