@@ -475,8 +475,9 @@ def _ref_grads(grads: list, pos: int, side: int, seen: dict, refs: list, found: 
 
 
 def _resolve_refs(trace: Trace) -> None:
-    """Undo the references _swap_graph and _swap_run write, after decoding (references point only backwards, so
-    one pass in document order resolves them)."""
+    """Undo the references _swap_graph and _swap_run write, after decoding
+    (references point only backwards, so one pass in document order
+    resolves them)."""
     for g in trace.graphs:
         nodes = g.nodes
         for n in nodes:
