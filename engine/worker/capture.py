@@ -566,16 +566,23 @@ def _capture(state, roots, names, origin, reuse):  # noqa: C901 - over the cap b
                 try:  # (the hot loop: _storage inline)
                     vid = id(v)
                     e = storage_of.get(vid)
-                    if e is None:  # (a weight saved by many nodes is one object: once)
+                    if e is None:
                         # _storage(v, reach_ids, reach_ptrs), inline (the hot loop)
                         st = v.untyped_storage()
                         where = (st.data_ptr(), st.nbytes())
                         if v.is_leaf or vid in reach_ids:
+                            # (a weight saved by many nodes is one object: once)
                             e = storage_of[vid] = (v, where, True)
                         else:
                             b = v._base
-                            e = storage_of[vid] = (v, where, (b is not None and b.is_leaf)
-                                                   or where[0] in reach_ptrs)
+                            if (b is not None and b.is_leaf) or where[0] in reach_ptrs:
+                                e = storage_of[vid] = (v, where, True)
+                            else:  # (most: held for materialize, no entry to keep)
+                                if note_saved is not None:
+                                    note_saved((nid, where))
+                                sv.append((name, _S_DEFERRED, v, v._version))
+                                hold(v)
+                                continue
                     if note_saved is not None:
                         note_saved((nid, e[1]))
                     ver = None if e[2] else v._version
