@@ -283,11 +283,14 @@ class ModuleTracker:
         (always_call) when the forward raised, from torch's handler of that
         exception: sys.exc_info() then names an exception other than the
         one being handled when the call began (None mostly)."""
+        after = self.after_call
+        if after is None:
+            return
         if entry is None:
             if sys.exc_info()[1] is None:
-                self.after_call(module, self.path_of(module), output)
+                after(module, self.path_of(module), output)
         elif sys.exc_info()[1] is entry[4]:
-            self.after_call(module, entry[1], output)
+            after(module, entry[1], output)
 
     def _mark(self, path, cls, call) -> None:
         seq = _get_seq()
