@@ -599,20 +599,10 @@ def decode_trace(data: Union[bytes, bytearray, memoryview, str]) -> Trace:
     files load), absent fields take their defaults. Raises TraceDecodeError
     (a ValueError) for anything that is not a readable trace."""
     with gc_paused():
+        got, whole = _checked_decode(data, _TRACE_DECODER)
         try:
-            head = _HEAD_DECODER.decode(data)
-        except msgspec.DecodeError as exc:
-            return _decode_with_json(data, exc)
-        except RecursionError:
-            raise TraceDecodeError(TOO_DEEP) from None
-        if head.format != FORMAT:
-            raise TraceDecodeError(f"not an autogradviz trace (format={head.format!r})")
-        check_version(head.version)
-        try:
-            return _fix_saved_values(_TRACE_DECODER.decode(data))
-        except msgspec.DecodeError as exc:
-            raise TraceDecodeError(f"not a readable trace: {exc}") from None
-        except RecursionError:
+            return got if whole else _fix_saved_values(got)
+        except RecursionError:  # (a hostile file's saved values nested beyond what Python follows)
             raise TraceDecodeError(TOO_DEEP) from None
 
 
@@ -651,21 +641,29 @@ def _checked_outline(data: Union[bytes, bytearray, memoryview, str]) -> Any:
     """The outline of `data` after the head's checks (TraceDecodeError or
     TraceVersionError when they fail); a Trace already for JSON only json reads."""
     with gc_paused():
-        try:
-            head = _HEAD_DECODER.decode(data)
-        except msgspec.DecodeError as exc:
-            return _decode_with_json(data, exc)
-        except RecursionError:
-            raise TraceDecodeError(TOO_DEEP) from None
-        if head.format != FORMAT:
-            raise TraceDecodeError(f"not an autogradviz trace (format={head.format!r})")
-        check_version(head.version)
-        try:
-            return _OUTLINE_DECODER.decode(data)
-        except msgspec.DecodeError as exc:
-            raise TraceDecodeError(f"not a readable trace: {exc}") from None
-        except RecursionError:
-            raise TraceDecodeError(TOO_DEEP) from None
+        return _checked_decode(data, _OUTLINE_DECODER)[0]
+
+
+def _checked_decode(data: Union[bytes, bytearray, memoryview, str], decoder: msgspec.json.Decoder) -> tuple[Any, bool]:
+    """(what `decoder` makes of `data`, False) once its head says it is a
+    trace of a version this reader knows (else TraceDecodeError /
+    TraceVersionError); (the whole Trace, True) for JSON only json reads
+    (lone surrogates: _decode_with_json)."""
+    try:
+        head = _HEAD_DECODER.decode(data)
+    except msgspec.DecodeError as exc:
+        return _decode_with_json(data, exc), True
+    except RecursionError:
+        raise TraceDecodeError(TOO_DEEP) from None
+    if head.format != FORMAT:
+        raise TraceDecodeError(f"not an autogradviz trace (format={head.format!r})")
+    check_version(head.version)
+    try:
+        return decoder.decode(data), False
+    except msgspec.DecodeError as exc:
+        raise TraceDecodeError(f"not a readable trace: {exc}") from None
+    except RecursionError:
+        raise TraceDecodeError(TOO_DEEP) from None
 
 
 def check_head(data: Union[bytes, bytearray, memoryview, str]) -> None:
