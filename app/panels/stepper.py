@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPainter, QPalette, QPen, QShortcut
 from PySide6.QtWidgets import (
-    QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QSlider,
+    QComboBox, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QScrollArea, QSlider,
     QSplitter, QStyle, QToolButton, QVBoxLayout, QWidget,
 )
 
@@ -47,6 +47,25 @@ def code_without_comment(code: str) -> str:
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
     return code.strip()
+
+
+class _CaptionArea(QScrollArea):
+    """The step caption's scroll area: asks for the few lines the strip
+    always had (so the canvas keeps its share of the window) and scrolls
+    the rest of a long caption instead of cutting it."""
+
+    LINES = 4
+
+    def sizeHint(self) -> QSize:
+        inner = self.widget()
+        spacing = inner.fontMetrics().lineSpacing() if inner is not None else 16
+        return QSize(super().sizeHint().width(), spacing * self.LINES + 4)
+
+    def minimumSizeHint(self) -> QSize:
+        inner = self.widget()
+        spacing = inner.fontMetrics().lineSpacing() if inner is not None else 16
+        return QSize(super().minimumSizeHint().width(), spacing * 2 + 4)
+
 
 class Timeline(QWidget):
     """One tick per step (0..n), marks where hooks fired; click or drag to scrub."""
@@ -211,6 +230,15 @@ class StepperPanel(QWidget):
         self.step_label = QLabel(self)
         self.step_label.setTextFormat(Qt.TextFormat.RichText)
         self.step_label.setWordWrap(True)
+        self.step_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        # A caption longer than the strip is high (a rule over a long
+        # gradient, a small window) scrolls rather than being cut off.
+        self.caption_area = _CaptionArea(self)
+        self.caption_area.setWidget(self.step_label)
+        self.caption_area.setWidgetResizable(True)
+        self.caption_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.caption_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.caption_area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.timeline = Timeline(self)
         self.timeline.scrubbed.connect(self.session.set_step)
         self.note = plain(QLabel(self))  # it may quote the trace
@@ -250,9 +278,8 @@ class StepperPanel(QWidget):
         ll.setContentsMargins(0, 0, 0, 0)
         ll.setSpacing(2)
         ll.addWidget(self.controls)
-        ll.addWidget(self.step_label)
+        ll.addWidget(self.caption_area, 1)
         ll.addWidget(self.note)
-        ll.addStretch(1)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(left)
         split.addWidget(self.events)

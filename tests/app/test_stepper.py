@@ -164,3 +164,38 @@ def test_forward_only_graph_is_selectable(qtbot, stepper):
     assert stepper.note.isVisible() and not stepper.forward_btn.isEnabled()
     stepper.run_combo.setCurrentIndex(0)
     assert s.run_index == 0 and stepper.forward_btn.isEnabled()
+
+
+LONG_RULE = """\
+import torch
+w = torch.randn(16, 1, requires_grad=True)
+x = torch.randn(16, 16)
+loss = ((x @ w) ** 2).mean()
+loss.backward()
+"""
+
+
+def test_a_long_caption_scrolls_instead_of_being_cut(qtbot, stepper):
+    """A caption longer than the strip is high (a rule quoting a 16-value
+    gradient in a narrow strip): the strip keeps its height and the whole
+    caption is reachable in its scroll area, its last words included."""
+    trace = trace_of(LONG_RULE)
+    stepper.resize(420, 160)
+    stepper.show()
+    qtbot.waitExposed(stepper)
+    stepper.session.set_trace(trace)
+    ops = {n.id: n.op for n in trace.graphs[0].nodes}
+    k = next(i for i, st in enumerate(trace.backward_runs[0].steps, 1) if ops[st.node] == "MmBackward0")
+    stepper.session.set_step(k)
+    qtbot.wait(50)
+    area, label = stepper.caption_area, stepper.step_label
+    text = label.text()
+    assert "Rule:" in text and "∂L/∂" in text
+    # the strip asks for four lines, whatever the caption's length
+    assert area.sizeHint().height() <= label.fontMetrics().lineSpacing() * 4 + 4
+    area.setFixedHeight(label.fontMetrics().lineSpacing() * 2 + 4)  # a small window's strip
+    qtbot.wait(50)
+    assert label.height() > area.viewport().height()  # longer than the strip shows...
+    bar = area.verticalScrollBar()
+    bar.setValue(bar.maximum())  # ...and all of it reachable: its end scrolled into view
+    assert bar.maximum() > 0 and bar.maximum() + area.viewport().height() >= label.height()
