@@ -21,7 +21,6 @@ Median of --repeat runs, each on a freshly built graph, same process.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -117,7 +116,7 @@ def bench(name, build, args) -> None:
     n = count_nodes(loss)
     print(f"\n[{name}] {build.__doc__.split(':')[0].strip()}")
     print(f"graph: {n} autograd nodes (torch {torch.__version__}, {args.repeat} repeats, median, "
-          f"{'wall' if args.wall else 'CPU'} time; load {os.getloadavg()[0]:.1f})")
+          f"{'wall' if args.wall else 'CPU'} time)")
 
     plain, recorded, rec_cap, final = [], [], [], []
     for i in range(args.repeat + 1):  # the first round warms up allocators/caches

@@ -172,11 +172,9 @@ class ChildProcessesProbe(Probe):
 
         relay.close()
         for info, data in relay.traces():
+            child = codec.decode_trace(data)
             pid = info.get("pid")
-            try:  # (one child's unreadable trace loses that child's only)
-                merge_child(trace, codec.decode_trace(data), f"p{pid}.", info.get("index"), pid)
-            except Exception as exc:
-                self.ctx.internal_error(f"children.merge (pid {pid})", exc)
+            merge_child(trace, child, f"p{pid}.", info.get("index"), pid)
 
 
 _key_lock = threading.Lock()
