@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from autogradviz.engine.probes.base import FEATURE_ORDER, ORIGINALS, Probe
+from autogradviz.engine.probes.statement_text import StatementText
 
 
 class SourceLinesProbe(Probe):
@@ -55,7 +56,8 @@ class SourceLinesProbe(Probe):
         lines = getattr(self, "lines", None)
         if lines is None:
             return
-        line_of, leaf_line, code_of = lines.line_of, lines.leaf_line, lines.code
+        # (a statement over several lines: all of it, statement_text.py)
+        line_of, leaf_line, code_of = lines.line_of, lines.leaf_line, StatementText(lines.filename).code
         codes: dict = {}
         # a graph's nodes were made in the thread that called its backward
         # (sequence numbers count per thread)

@@ -107,8 +107,9 @@ def test_op_lines_match_anomaly_mode_tracebacks(worker, tmp_path):
         assert recorded_lines(graph) == expected
         lines = source.splitlines()
         for n in graph.nodes:
-            if n.line is not None:
-                assert n.code == lines[n.line - 1].strip()
+            if n.line is not None:  # the line's own text is in its statement's (whole statements: below)
+                own = lines[n.line - 1].split("#")[0].strip()
+                assert n.code == lines[n.line - 1].strip() or own in n.code, (n.code, own)
 
 
 def test_leaves_carry_the_line_that_made_them(worker, tmp_path):
@@ -163,3 +164,56 @@ def test_recording_lines_does_not_change_what_the_script_computes(worker, tmp_pa
     with contextlib.redirect_stdout(buf):
         exec(compile(source, path, "exec"), ns)
     assert trace.stdout == buf.getvalue()
+
+
+MULTI_LINE = '''\
+import torch
+
+
+def scale(t,
+          k):  # a header over two lines
+    return t * k
+
+
+w = torch.tensor([[1.0, -1.0],   # first row, "# not a comment" after it
+                  [0.5, 2.0]], requires_grad=True)
+x = torch.ones(2, 2)
+y = (x  # a comment
+     * w)
+for i in range(2):
+    y = scale(y,
+              2)
+loss = y.sum()  # one line, its comment kept
+loss.backward()
+'''
+
+
+def test_a_statement_over_several_lines_gives_its_whole_text(worker, tmp_path):
+    """Node.code is the node's statement (source_lines + statement_text):
+    its lines joined, indentation and comments dropped; a one-line
+    statement's code is its line as before; a compound statement's body is
+    never part of its header's text."""
+    path = str(tmp_path / "multi.py")
+    outcome = worker.run(MULTI_LINE, filename=path, timeout=120)
+    assert outcome.trace.error is None, outcome.trace.error
+    codes = {(n.op, n.line): n.code for n in outcome.trace.graphs[0].nodes}
+    assert codes[("AccumulateGrad", 9)] == 'w = torch.tensor([[1.0, -1.0], [0.5, 2.0]], requires_grad=True)'
+    mul = {line: code for (op, line), code in codes.items() if op == "MulBackward0"}
+    assert mul[6] == "return t * k"  # in the function: its own one-line statement
+    assert any(code == "y = (x * w)" for code in mul.values())
+    assert codes[("SumBackward0", 17)] == "loss = y.sum()  # one line, its comment kept"
+
+
+def test_statement_spans_and_joined_text():
+    from autogradviz.engine.probes.statement_text import joined_text, statement_spans
+
+    spans = statement_spans(MULTI_LINE)
+    assert spans[4] == spans[5] == (4, 5)  # the def header, not its body
+    assert 6 not in spans and 17 not in spans  # one-line statements
+    assert spans[9] == spans[10] == (9, 10)
+    assert spans[12] == spans[13] == (12, 13)
+    assert spans[15] == spans[16] == (15, 16)  # inside the for body: the call's own lines
+    assert 14 not in spans  # the for header: one line
+    assert joined_text(['s = "a # b"  # c\n', '    + "d"\n']) == 's = "a # b" + "d"'
+    assert joined_text(["x = f(" + "a, " * 200 + ")\n"]).endswith("…")
+    assert statement_spans("def broken(:\n") == {}
