@@ -141,6 +141,7 @@ def _load_trace(args) -> tuple[Optional[object], int, Optional[str]]:
             return None, 2, f"{src}: not an autogradviz trace ({exc})"
         return trace, 0, None
     from autogradviz.engine.protocol.client import WorkerClient, WorkerError, read_script, trace_file
+    from autogradviz.engine.protocol.worker_config import WorkerConfig
 
     _, problem = read_script(src)
     if problem is not None:  # before starting a worker (trace_file says the same)
@@ -148,7 +149,7 @@ def _load_trace(args) -> tuple[Optional[object], int, Optional[str]]:
     python, problem = checked_python(args.python)
     if problem is not None:
         return None, 2, problem
-    client = WorkerClient(python=python)
+    client = WorkerClient(config=WorkerConfig(python=python, runs_once=True))
     warm = None
     try:
         # The worker (python + torch import, ~1 s) starts first; our own

@@ -580,7 +580,7 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     if source is None:
         return TraceOutcome(None, 2, problem)
     own = client is None
-    client = client or WorkerClient(python=python)
+    client = client or WorkerClient(config=WorkerConfig(python=python, runs_once=True))
     try:
         try:
             outcome = client.run(source, filename=path, device=device, timeout=timeout,

@@ -19,6 +19,9 @@ from autogradviz.engine.protocol.interpreter import worker_environment
 from autogradviz.engine.protocol.messages import DEFAULT_RUN_TIMEOUT_S
 
 WORKER_MODULE = "autogradviz.engine.worker"
+# "1" in the environment of a worker that serves one run and exits (a CLI
+# command's): it imports nothing ahead for later runs (engine/worker/warm_imports.py).
+RUNS_ONCE_ENV = "AUTOGRADVIZ_RUNS_ONCE"
 Listener = Callable[["WorkerConfig", str], None]
 
 
@@ -26,11 +29,13 @@ class WorkerConfig:
     """The interpreter, device and timeout every worker of one app (or one
     CLI command) runs with. `python` None: this interpreter. Listeners are
     called as `listener(config, name)` after `name` ("python", "device",
-    "timeout_s") changed."""
+    "timeout_s") changed. `runs_once`: the worker serves one run (a CLI
+    command), so it prepares nothing for a next one."""
 
     def __init__(self, python: Optional[str] = None, device: str = "cpu",
-                 timeout_s: float = DEFAULT_RUN_TIMEOUT_S):
+                 timeout_s: float = DEFAULT_RUN_TIMEOUT_S, runs_once: bool = False):
         self._python = python or None
+        self.runs_once = runs_once
         self._device = device
         self._timeout_s = float(timeout_s)
         self._listeners: list[Listener] = []
@@ -90,6 +95,10 @@ class WorkerConfig:
         env = worker_environment(self.interpreter, dict(base))
         env.setdefault("PYTHONUNBUFFERED", "1")
         env.setdefault("PYTHONIOENCODING", "utf-8")
+        if self.runs_once:
+            env[RUNS_ONCE_ENV] = "1"
+        else:
+            env.pop(RUNS_ONCE_ENV, None)
         return env
 
     # -- listeners -------------------------------------------------------------------------------

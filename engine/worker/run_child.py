@@ -48,6 +48,7 @@ def run_child(worker, requests_fd: int, status_fd: int, real_stderr: int, pipes:
     try:
         _as_fresh_process(real_stderr)
         from autogradviz.engine.protocol.messages import decode_request
+        from autogradviz.engine.worker import warm_imports
         from autogradviz.engine.worker.fd_output import FdOutput
 
         output = FdOutput(pipes)
@@ -62,7 +63,7 @@ def run_child(worker, requests_fd: int, status_fd: int, real_stderr: int, pipes:
             os._exit(0)
         worker.handle_request(decode_request(line.strip()))  # (the zygote sends only a valid Run)
         output.connect(None)  # what leftover threads and processes print later goes nowhere
-        os.write(status_fd, TRACE_SENT)
+        os.write(status_fd, TRACE_SENT + warm_imports.status_byte())
         for line in worker.reader:
             if not worker.handle_line(line):
                 break

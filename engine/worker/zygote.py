@@ -44,6 +44,7 @@ from typing import Any, Optional
 from autogradviz.engine.protocol.messages import Output, ProtocolDecodeError, Run, Shutdown, decode_request
 from autogradviz.engine.trace.gc_pause import freeze_for_good
 from autogradviz.engine.worker.fd_output import read_left
+from autogradviz.engine.worker import warm_imports
 from autogradviz.engine.worker.run_child import TRACE_SENT, run_child
 
 PARENT_CHECK_S = 0.5
@@ -128,6 +129,7 @@ class Zygote:
         self.child_requests: Any = None  # fd: requests forwarded to it
         self.child_status: Any = None  # fd: TRACE_SENT from it
         self.trace_sent = False
+        self.warm_wanted = False  # the last run imported what later runs should find (warm_imports.py)
         self.dying: set = set()  # ended run children not yet reaped
         # A run child forked ahead, waiting for its run request: Run does not
         # wait for a fork. (pid, requests fd, status fd, output pipes)
@@ -166,6 +168,8 @@ class Zygote:
                 self._read_status()
             self._check_child()
             self._reap_dying()
+            if self.warm_wanted and self.proto_in not in ready:
+                self._warm_up()
             if self.spare is None:
                 try:
                     self._fork_spare()  # (the next run's, while this one runs on another core)
@@ -272,6 +276,16 @@ class Zygote:
             data = b""
         if TRACE_SENT in data:
             self.trace_sent = True
+            self.warm_wanted = warm_imports.wanted(data)
+
+    def _warm_up(self) -> None:
+        """Idle, after a run that imported torch._dynamo: import it here, and
+        fork the spare again so that the next run has it (warm_imports.py)."""
+        self.warm_wanted = False
+        if warm_imports.import_now() and self.spare is not None:
+            pid, req_w, status_r, output_pipes = self.spare
+            self.spare = None
+            self._drop(pid, [req_w, status_r] + [r for _s, r in output_pipes])
 
     def _check_child(self, block: bool = False) -> None:
         """Reap the run child if it ended; its death before the trace is the worker's."""
