@@ -44,6 +44,10 @@ class FitPlan:
     center: QPointF  # scene point to centre on
     legend_columns: int  # 0: hide the legend
     readable: bool  # fitted across a long graph (not all of it shown)
+    # the zoom that shows the graph with all its label margins (under
+    # `scale` when a small graph is fitted on its boxes: _soft_scale); a
+    # step's labels may widen the view down to 80 % of it
+    label_scale: float = 0.0
 
 
 def big_graph_zoom(layout) -> float:
@@ -56,10 +60,27 @@ def big_graph_zoom(layout) -> float:
     return 1.0 if any(getattr(n, "code", "") == "large_graph" for n in notes) else MIN_READABLE_ZOOM
 
 
+# Viewport pixels a fit leaves free around the graph's margins (below).
+PAD = 24
+
+
 def _margins(rect: QRectF) -> QRectF:
     # room for what stepping adds: gradient labels beside the edges and the
     # .grad / hook callouts to the right of the boxes
     return rect.adjusted(-40, -10, 170, 10)
+
+
+def _soft_scale(bare: QRectF, aw: float, ah: float, sc: float, layout) -> float:
+    """A small graph (up to SOFT_MAX_BOXES boxes) that the label margins
+    alone keep under 10 px text is fitted at up to 100 % on its boxes: the
+    margins are room for labels that steps add later, and a step whose
+    labels reach past the view widens it then (GraphView._keep_labels_in_sight)."""
+    if sc >= AROUND_START_ZOOM or not _few_boxes(layout, SOFT_MAX_BOXES):
+        return sc
+    # (the boxes alone need less free room than the margins: 18 px left and
+    # right of the drawing, 6 px above and below)
+    bare_sc = min((aw + PAD - 12) / (bare.width() + PAD), (ah + PAD - 12) / bare.height())
+    return max(sc, min(bare_sc, AROUND_START_ZOOM))
 
 
 def label_extent(layout) -> Optional[QRectF]:
@@ -79,7 +100,7 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
     legend shown); `start`: where backward starts (see `backward_start`)."""
     if rect.isEmpty():
         return None
-    rect = _margins(rect)
+    boxes_rect, rect = rect, _margins(rect)
     vw, vh = viewport.width(), viewport.height()
     readable = big_graph_zoom(layout)
     cands = [(0, 0, 2)]
@@ -93,10 +114,12 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
     def choose(cands):
         best = None
         for l_, b_, cols in cands:
-            aw = max(vw - l_ - 32, 40)
-            ah = max(vh - b_ - 32, 40)
+            aw = max(vw - l_ - PAD, 40)
+            ah = max(vh - b_ - PAD, 40)
             sw, sh = aw / rect.width(), ah / rect.height()
-            sc = min(sw, sh, max_zoom)
+            sc = label_sc = min(sw, sh, max_zoom)
+            if not whole:
+                sc = _soft_scale(boxes_rect, aw, ah, sc, layout)
             long_side = None
             big = max(sw, sh)
             if not whole and sc < readable and (
@@ -113,7 +136,7 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
             # readable first, then the whole graph, then bigger
             key = (sc >= MIN_READABLE_ZOOM, long_side is None, sc) if not whole else (sc,)
             if best is None or key > best[0]:
-                best = (key, sc, l_, b_, cols, long_side)
+                best = (key, sc, l_, b_, cols, long_side, label_sc)
         return best
 
     best = choose([c for c in cands if c[2]])
@@ -123,9 +146,9 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
         # more than a third (a small view: it would fill half of it)
         if bare[0] > best[0] and bare[1] > best[1] * 1.5:
             best = bare
-    _, scale, left, bottom, cols, long_side = best
+    _, scale, left, bottom, cols, long_side, label_scale = best
     scale = max(scale, 0.002)
-    cx, cy = rect.center().x(), rect.center().y()
+    cx, cy = _centre(boxes_rect, rect, (vw - left - PAD) / scale, (vh - bottom - PAD) / scale)
     if long_side == "both":
         cx, cy = _around(start, rect, (vw - left) / scale, (vh - bottom) / scale)
     elif long_side is not None:
@@ -134,8 +157,8 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
         local = extent_near(start, long_side, viewport, layout)
         if local is not None:
             local = _margins(local)
-            aw = max(vw - left - 32, 40)
-            ah = max(vh - bottom - 32, 40)
+            aw = max(vw - left - PAD, 40)
+            ah = max(vh - bottom - PAD, 40)
             across = aw / local.width() if long_side == "v" else ah / local.height()
             scale = max(scale, min(across, 1.0))
             if long_side == "v":
@@ -152,18 +175,31 @@ def plan_fit(rect: QRectF, viewport: QSize, whole: bool, legend_sizes: Optional[
             cx = min(max(x, rect.left() + vis_w / 2), rect.right() - vis_w / 2)
     # centre the graph in the part of the viewport the legend leaves free
     center = QPointF(cx - left / 2 / scale, cy + bottom / 2 / scale)
-    return FitPlan(scale=scale, center=center, legend_columns=cols, readable=long_side is not None)
+    return FitPlan(scale=scale, center=center, legend_columns=cols, readable=long_side is not None,
+                   label_scale=min(label_scale, scale))
 
 
-def _few_boxes(layout) -> bool:
+def _few_boxes(layout, most: Optional[int] = None) -> bool:
     """Few enough boxes that a whole fit is no overview worth having (the
     issue's "graphs up to ~60 boxes" read at Fit); no layout: not known."""
     boxes = getattr(layout, "boxes", None)
-    return boxes is not None and len(boxes) <= OVERVIEW_MAX_FEW
+    return boxes is not None and len(boxes) <= (OVERVIEW_MAX_FEW if most is None else most)
 
 
 # Up to this many boxes a whole fit must be readable (else: around the start).
 OVERVIEW_MAX_FEW = 200
+# Up to this many boxes the label margins give way to 10 px text (_soft_scale).
+SOFT_MAX_BOXES = 60
+
+
+def _centre(bare: QRectF, rect: QRectF, vis_w: float, vis_h: float) -> tuple[float, float]:
+    """The centre of the margined `rect`, moved towards the boxes' own
+    (`bare`) as far as needed to keep every box in a view vis_w x vis_h."""
+    cx, cy = rect.center().x(), rect.center().y()
+    bx, by = bare.center().x(), bare.center().y()
+    slack_x = max(0.0, (vis_w - bare.width()) / 2)
+    slack_y = max(0.0, (vis_h - bare.height()) / 2)
+    return bx + min(max(cx - bx, -slack_x), slack_x), by + min(max(cy - by, -slack_y), slack_y)
 
 
 def _around(start: Optional[QPointF], rect: QRectF, vis_w: float, vis_h: float) -> tuple[float, float]:

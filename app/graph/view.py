@@ -289,7 +289,8 @@ class GraphView(QWidget):
         self.view.resetTransform()
         self.view.scale(plan.scale, plan.scale)
         self.view.centerOn(plan.center)
-        self._fitted = (rect, plan.scale)  # (what the fit showed: _keep_labels_in_sight keeps it in view)
+        # (what the fit showed, and the zoom its label margins fit at: _keep_labels_in_sight)
+        self._fitted = (rect, plan.label_scale or plan.scale)
         self._fit_mode = "readable" if plan.readable else "whole"
         self._fit_whole = bool(whole)  # kept when the window is resized
         self._pending_fit = False
@@ -416,7 +417,8 @@ class GraphView(QWidget):
         """A fitted small graph's view widened when this step's labels (a
         gradient placed left of the graph, a callout) reach past it: zoomed
         out just enough to show all that is drawn, but never below 80 % of
-        the fit's zoom (boxes stay readable), centred on the drawing while
+        the zoom the fit's label margins fit at (FitPlan.label_scale: boxes
+        stay readable), centred on the drawing while
         what the fit showed stays in view. Only while the fit is the learner's view
         (no zoom or pan since, no legend to keep clear of), only outward (a
         step that draws less changes nothing), never for big graphs or a fit

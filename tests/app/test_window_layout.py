@@ -369,3 +369,33 @@ def test_a_slow_run_is_shown_over_the_dimmed_old_graph(qtbot, window):
     qtbot.waitUntil(lambda: w.session.trace is not None and not w.worker.is_busy(), timeout=RUN_MS)
     qtbot.waitUntil(lambda: not overlay.isVisible(), timeout=5000)
     assert {n.op for n in w.session.graph.nodes} >= {"MulBackward0", "SumBackward0"}
+
+
+def test_every_lesson_graph_reads_at_ten_px_at_the_default_window(qtbot, shared_worker, wait_until):
+    """The issue's "readable at Fit": every lesson's graph (up to ~60 boxes)
+    run in a window of the default size (1500×950: what a first launch opens
+    on a big enough screen) is fitted whole with its box text at least 10 px
+    on screen, and framed clear of the overlays. The DDP lesson draws in
+    another test (it takes seconds to start its ranks)."""
+    from PySide6.QtGui import QFontInfo
+
+    wait_until(lambda: shared_worker.state == READY, RUN_MS, "worker ready")
+    w = _first_launch_window(qtbot, shared_worker, 1500, 950)
+    try:
+        small = {}
+        for name in sorted(LESSONS):
+            if name.startswith("41_"):
+                continue
+            _run_lesson(qtbot, w, name)
+            scene = w.graph_view.graph_scene()
+            boxes = sum(1 for items in scene.node_items.values() if items)
+            if boxes > 60:
+                continue
+            px = QFontInfo(scene.style.font()).pixelSize() * w.graph_view.view.transform().m11()
+            small[name] = round(px, 2)
+            if w.graph_view._fit_mode == "whole":  # (lesson 31's staircase: read around its output)
+                _assert_framed(w)
+        assert len(small) >= 25, small
+        assert min(small.values()) >= 10, {n: px for n, px in small.items() if px < 10}
+    finally:
+        w.close()
