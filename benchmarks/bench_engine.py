@@ -21,6 +21,7 @@ Median of --repeat runs, each on a freshly built graph, same process.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -116,7 +117,7 @@ def bench(name, build, args) -> None:
     n = count_nodes(loss)
     print(f"\n[{name}] {build.__doc__.split(':')[0].strip()}")
     print(f"graph: {n} autograd nodes (torch {torch.__version__}, {args.repeat} repeats, median, "
-          f"{'wall' if args.wall else 'CPU'} time)")
+          f"{'wall' if args.wall else 'CPU'} time; load {os.getloadavg()[0]:.1f})")
 
     plain, recorded, rec_cap, final = [], [], [], []
     for i in range(args.repeat + 1):  # the first round warms up allocators/caches

@@ -51,6 +51,15 @@ def _timed(cmd) -> tuple[float, subprocess.CompletedProcess]:
     return time.perf_counter() - t0, r
 
 
+def _load() -> str:
+    """The 1-minute load average (the ratios are wall times: a busy machine
+    stretches the traced run, with its three processes, more than the plain one)."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except OSError:
+        return "unknown"
+
+
 def bench_chains(repeat: int, targets: Targets) -> None:
     """Run the chain targets (each checked through `targets`)."""
     for name, steps, max_ratio, max_bytes in CHAINS:
@@ -84,7 +93,7 @@ def bench_chains(repeat: int, targets: Targets) -> None:
         print(f"{name}: {nodes:,} nodes; plain python {min(plain):.2f} s, autogradviz trace "
               f"{min(traced):.2f} s (in-worker run {data.get('duration_s') or 0:.2f} s): "
               f"{ratio:.2f}x (target <= {max_ratio:g}x); trace {size / 1e6:.1f} MB, "
-              f"{per_node:.0f} bytes/node (target <= {max_bytes})")
+              f"{per_node:.0f} bytes/node (target <= {max_bytes}); best of {repeat}, load {_load()}")
         targets.check(f"{name} time", ratio <= max_ratio, f"{ratio:.2f}x, target <= {max_ratio:g}x")
         targets.check(f"{name} size", per_node <= max_bytes,
                       f"{per_node:.0f} bytes/node, target <= {max_bytes}")

@@ -175,8 +175,8 @@ def _trace(args) -> int:
         return 2
     outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
                          keep_json=True, python=python, on_input=no_console_input("trace"),
-                         no_checkpoint=bool(args.no_checkpoint))
-    if outcome.trace is not None:
+                         no_checkpoint=bool(args.no_checkpoint), outline=True)
+    if outcome.trace is not None:  # (its outline: the file is the worker's bytes)
         data = _trace_bytes(outcome, args.indent)
         try:
             if out is None:

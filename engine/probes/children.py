@@ -172,9 +172,11 @@ class ChildProcessesProbe(Probe):
 
         relay.close()
         for info, data in relay.traces():
-            child = codec.decode_trace(data)
             pid = info.get("pid")
-            merge_child(trace, child, f"p{pid}.", info.get("index"), pid)
+            try:  # (one child's unreadable trace loses that child's only)
+                merge_child(trace, codec.decode_trace(data), f"p{pid}.", info.get("index"), pid)
+            except Exception as exc:
+                self.ctx.internal_error(f"children.merge (pid {pid})", exc)
 
 
 _key_lock = threading.Lock()

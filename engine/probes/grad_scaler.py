@@ -86,9 +86,11 @@ class GradScalerProbe(Probe):
         probe = self
 
         def backward(*args, **kwargs):
+            if not probe._scaled:  # (no scale() call yet: nothing to look for)
+                return original(*args, **kwargs)
             roots = args[0] if args else kwargs.get("tensors", kwargs.get("self"))
             roots = roots if isinstance(roots, (list, tuple)) else [roots]
-            index = probe.scaled_by(roots) if probe._scaled else None
+            index = probe.scaled_by(roots)
             if index is not None:
                 # the run this call will record gets the next index in backward_runs
                 probe.scaled_runs.append((len(probe.ctx.trace.backward_runs), index))

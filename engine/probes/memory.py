@@ -232,13 +232,22 @@ class MemoryProbe(Probe):
         return capture_pending
 
     # -- backward calls: the parts before and after -------------------------------------------
+    def _runs_full(self) -> bool:
+        """Every run there is to record is recorded (the recorder counts the
+        rest): no parts to read before and after this call."""
+        ctx = self.ctx
+        try:
+            return len(ctx.trace.backward_runs) >= ctx.recorder.max_runs
+        except Exception:
+            return False
+
     def _wrap_backward(self, original, retain_at: int, create_at: int):
         probe = self
 
         def call(*args, **kwargs):
             local = probe._local
-            if getattr(local, "busy", False) or not probe._installed:
-                return original(*args, **kwargs)
+            if getattr(local, "busy", False) or not probe._installed or probe._runs_full():
+                return original(*args, **kwargs)  # (nothing of this call is recorded)
             local.busy = True
             try:
                 try:

@@ -25,6 +25,8 @@ A backward step that released nothing gets no point (the value holds).
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from autogradviz.engine.trace.memory import MemoryPoint, MemoryRun
 
 
@@ -37,23 +39,23 @@ class _Held:
         self.bytes = 0
 
     def add(self, stores: dict) -> None:
+        count = self.count
         for ptr, nbytes in stores.items():
-            c = self.count.get(ptr, 0)
+            c = count.get(ptr, 0)
             if c == 0:
                 self.size[ptr] = nbytes
                 self.bytes += nbytes
-            self.count[ptr] = c + 1
+            count[ptr] = c + 1
 
     def drop(self, stores) -> None:
+        count = self.count
         for ptr in stores:
-            c = self.count.get(ptr, 0)
-            if c <= 0:
-                continue
+            c = count.get(ptr, 0)
             if c == 1:
-                del self.count[ptr]
+                del count[ptr]
                 self.bytes -= self.size.pop(ptr)
-            else:
-                self.count[ptr] = c - 1
+            elif c > 1:
+                count[ptr] = c - 1
 
 
 def build_runs(trace, state, calls, saved: dict, segments: list) -> list[MemoryRun]:
@@ -78,21 +80,52 @@ def build_runs(trace, state, calls, saved: dict, segments: list) -> list[MemoryR
     return out
 
 
-def _one_run(run, cap, call, saved: dict, segments: list) -> MemoryRun:  # noqa: C901 - over the cap before it was set; to be split (issue 22)
+def _one_run(run, cap, call, saved: dict, segments: list) -> MemoryRun:
+    """The points of one run: the forward's (saved tensors and kept
+    checkpoint inputs added in sequence order), then the backward's."""
     mr = MemoryRun(run=run.index, graph=run.graph, retain_graph=call.retain)
-    ids = cap.ids
+    seqs = _sequence_numbers(cap.order)
+    lo = min(seqs) if seqs else 0
+    hi = max(seqs) if seqs else -1
+    own_by_id, events = _saved_events(cap, seqs, saved)
+    thread = run.thread_id  # (another thread's segments share sequence numbers with this one's)
+    frames = [seg for seg in segments if seg.has_frame and seg.kept and lo <= seg.start <= hi
+              and (thread is None or getattr(seg, "thread", thread) == thread)
+              and any(seg.start <= s < seg.end for s in seqs)]
+    for seg in frames:
+        events.append((seg.frame_seq, 0, seg, seg.kept))
+    events.sort(key=_EVENT_ORDER)
+    held = _Held()
+    _forward_points(mr.points, events, held)
+    _backward_points(mr.points, run, call, own_by_id, segments, frames, held)
+    mr.peak = max(p.bytes for p in mr.points)
+    return mr
+
+
+_EVENT_ORDER = itemgetter(0, 1)
+
+
+def _sequence_numbers(nodes) -> list:
+    """Each node's autograd sequence number (-1 where it has none)."""
+    try:
+        return [n._sequence_nr() for n in nodes]
+    except Exception:
+        pass
     seqs = []
-    for n in cap.order:
+    for n in nodes:
         try:
             seqs.append(n._sequence_nr())
         except Exception:
             seqs.append(-1)
-    lo = min(seqs) if seqs else 0
-    hi = max(seqs) if seqs else -1
-    # forward: the nodes that saved something and the frames of this graph, by sequence number
-    events = []
-    # storages of the leaves that require grad (parameters, and views of them
-    # such as the weight.t() a Linear saves): the parameters part, not activations
+    return seqs
+
+
+def _saved_events(cap, seqs: list, saved: dict) -> tuple[dict, list]:
+    """({node id: its saved storages}, [(sequence number, 1, node id, storages)])
+    for the nodes that saved something other than parameters (node ids are
+    unique in a graph: a step's node id finds its storages): storages of
+    the leaves that require grad (parameters, and views of them such as the
+    weight.t() a Linear saves) are the parameters part, not activations."""
     params = set()
     for i in cap.leaf_indices:
         try:
@@ -101,33 +134,42 @@ def _one_run(run, cap, call, saved: dict, segments: list) -> MemoryRun:  # noqa:
                 params.add(v.untyped_storage().data_ptr())
         except Exception:
             pass
-    own = {}  # node -> its saved storages, parameters left out
+    own = {}  # node id -> its saved storages, parameters left out
+    events = []
+    disjoint = params.isdisjoint
+    ids = cap.ids
     for n, s in zip(cap.order, seqs):
         st = saved.get(id(n))
         if st:
-            st = {p: b for p, b in st.items() if p not in params}
-            if st:
-                own[n] = st
-                events.append((s, 1, n, st))
-    thread = run.thread_id  # (another thread's segments share sequence numbers with this one's)
-    frames = [seg for seg in segments if seg.has_frame and seg.kept and lo <= seg.start <= hi
-              and (thread is None or getattr(seg, "thread", thread) == thread)
-              and any(seg.start <= s < seg.end for s in seqs)]
-    for seg in frames:
-        events.append((seg.frame_seq, 0, seg, seg.kept))
-    events.sort(key=lambda e: (e[0], e[1]))
-    held = _Held()
-    points = mr.points
+            if not disjoint(st):
+                st = {p: b for p, b in st.items() if p not in params}
+                if not st:
+                    continue
+            nid = ids[n]
+            own[nid] = st
+            events.append((s, 1, nid, st))
+    return own, events
+
+
+def _forward_points(points: list, events: list, held: _Held) -> None:
+    """A point after each node's saved storages or frame's kept inputs are added."""
+    add = held.add
     for _, kind, obj, st in events:
-        held.add(st)
+        add(st)
         if kind == 1:
-            points.append(MemoryPoint("forward", held.bytes, node=ids.get(obj)))
+            points.append(MemoryPoint("forward", held.bytes, obj))
         else:
             points.append(MemoryPoint("forward", held.bytes, checkpoint=obj.id))
     if not points:
         points.append(MemoryPoint("forward", 0))
-    # backward
-    by_id = {ids[n]: n for n in cap.order}
+
+
+def _backward_points(points: list, run, call, own_by_id: dict, segments: list, frames: list,
+                     held: _Held) -> None:
+    """A point after each step that released something (and the last):
+    its node's saved storages (unless the graph is retained), a re-run's
+    tensors it unpacked, a checkpoint frame that died; a recompute's peak
+    before the step's node ran."""
     recomputes: dict[int, list] = {}
     for seg in segments:
         for rec in seg.recomputes:
@@ -139,27 +181,36 @@ def _one_run(run, cap, call, saved: dict, segments: list) -> MemoryRun:  # noqa:
             frame_free.setdefault(max(0, (seg.frame_freed[1] or 0) - 1), []).append(seg.kept)
     freed_again: dict[int, list] = {}  # step -> [[ptr, ...] to release after it]
     steps = run.steps
+    last = len(steps) - 1
+    drop = held.drop
+    own = {} if call.retain else own_by_id
     for k, step in enumerate(steps):
         before = held.bytes
-        for rec in recomputes.get(k, ()):
-            if rec.seg.reentrant:
-                held.add(rec.stored)
-                freed_again.setdefault(k, []).append(list(rec.stored))
-            for ptr, where in rec.entries:
-                held.add({ptr: rec.stored[ptr]})
-                if where is not None and where[0] == run.index and where[1] is not None:
-                    freed_again.setdefault(max(k, where[1]), []).append([ptr])
-            points.append(MemoryPoint("recompute", held.bytes, node=step.node, step=k, checkpoint=rec.seg.id))
-        n = by_id.get(step.node)
-        if not call.retain and n is not None:
-            st = own.get(n)
-            if st:
-                held.drop(st)
-        for ptrs in freed_again.pop(k, ()):
-            held.drop(ptrs)
-        for kept in frame_free.pop(k, ()):
-            held.drop(kept)
-        if held.bytes != before or k == len(steps) - 1 or (points and points[-1].phase == "recompute"):
-            points.append(MemoryPoint("backward", held.bytes, node=step.node, step=k))
-    mr.peak = max(p.bytes for p in points)
-    return mr
+        if recomputes and k in recomputes:
+            _recompute(points, recomputes[k], run.index, k, step, held, freed_again)
+        st = own.get(step.node)
+        if st:
+            drop(st)
+        if freed_again:
+            for ptrs in freed_again.pop(k, ()):
+                drop(ptrs)
+        if frame_free:
+            for kept in frame_free.pop(k, ()):
+                drop(kept)
+        if held.bytes != before or k == last or (points and points[-1].phase == "recompute"):
+            points.append(MemoryPoint("backward", held.bytes, step.node, k))
+
+
+def _recompute(points: list, recs: list, run_index: int, k: int, step, held: _Held,
+               freed_again: dict) -> None:
+    """The re-runs during step `k`: what each stored is held (a point at the
+    peak); when it is released goes to `freed_again`."""
+    for rec in recs:
+        if rec.seg.reentrant:
+            held.add(rec.stored)
+            freed_again.setdefault(k, []).append(list(rec.stored))
+        for ptr, where in rec.entries:
+            held.add({ptr: rec.stored[ptr]})
+            if where is not None and where[0] == run_index and where[1] is not None:
+                freed_again.setdefault(max(k, where[1]), []).append([ptr])
+        points.append(MemoryPoint("recompute", held.bytes, node=step.node, step=k, checkpoint=rec.seg.id))

@@ -26,9 +26,9 @@ class ModulesProbe(Probe):
         ctx.state.module_of = tracker.module_of
         ctx.state.module_calls = lambda: tracker.calls
         tracker.install()
-        # The layer table (Trace.modules); its hook runs after the tracker's.
+        # The layer table (Trace.modules), counted from the tracker's hook.
         self.table = ctx.services.module_table(tracker.path_of)
-        self.table.install()
+        self.table.install(tracker)
 
     def contribute(self, trace) -> None:
         table = getattr(self, "table", None)

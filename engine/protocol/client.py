@@ -46,6 +46,8 @@ ProgressCallback = Callable[[str, dict], None]
 
 DEFAULT_TIMEOUT = DEFAULT_RUN_TIMEOUT_S
 START_TIMEOUT = START_TIMEOUT_S
+# The buffer the worker's stdout is read through (see _read_stdout).
+READ_BUFFER = 1 << 20
 
 
 class WorkerError(Exception):
@@ -112,6 +114,7 @@ class WorkerClient:
         self._threads: list[threading.Thread] = []
         self._eof = False
         self._keep_trace_json = False  # read by the stdout thread: set per run
+        self._trace_outline = False  # (likewise)
         # The process the last run's script ran in (`started`'s pid: each run
         # is a fork of the worker, engine/worker/zygote.py).
         self.run_pid: Optional[int] = None
@@ -238,7 +241,7 @@ class WorkerClient:
             on_output: Optional[OutputCallback] = None, steps: bool = True,
             on_progress: Optional[ProgressCallback] = None, keep_json: bool = False,
             on_input: Optional[Callable[[str], Optional[str]]] = None,
-            no_checkpoint: bool = False, values: bool = True) -> RunOutcome:
+            no_checkpoint: bool = False, values: bool = True, outline: bool = False) -> RunOutcome:
         """Run `source` in the worker and wait for its trace.
 
         steps=False: the worker records graphs but no backward steps (smaller
@@ -251,6 +254,10 @@ class WorkerClient:
         this thread) as the script prints and as the worker reports progress.
         keep_json: also return the trace's bytes as the worker sent them
         (`RunOutcome.trace_json`, the trace file's content).
+        outline (with keep_json): `RunOutcome.trace` holds only the trace's
+        top-level facts (output, error, notes; no graphs or runs), for a caller
+        that writes the bytes and reports the end (`autogradviz trace`: a
+        50,000-node trace then costs 0.1 s to read instead of 0.8 s).
         on_input(prompt): the line a waiting `input()` gets (without its
         newline), or None for end of input (EOFError); without it every
         `input()` gets end of input (a traced script has no console).
@@ -261,6 +268,7 @@ class WorkerClient:
         request = Run(id=self._core.next_id(), source=source, filename=filename, device=device,  # type: ignore[arg-type]
                       steps=steps, values=values, no_checkpoint=no_checkpoint)
         self._keep_trace_json = keep_json
+        self._trace_outline = outline
         pending = collections.deque(self._core.run(request, timeout))
         while True:
             if not pending:
@@ -430,9 +438,13 @@ class WorkerClient:
         assert proc.stdout is not None  # (started with stdout=PIPE)
         msg: Any
         try:
-            for line in proc.stdout:
+            # Read in 1 MB pieces, not Popen's 8 KB: a 50,000-node trace is
+            # one line of 34 MB (4,000 reads and their joins: 30 ms more).
+            stdout = open(proc.stdout.fileno(), "rb", buffering=READ_BUFFER, closefd=False)
+            for line in stdout:
                 try:
-                    msg = decode_worker_message(line.rstrip(b"\n"), keep_trace_json=self._keep_trace_json)
+                    msg = decode_worker_message(line, keep_trace_json=self._keep_trace_json,
+                                                trace_outline=self._trace_outline)
                 except MessageError as exc:
                     if exc.kind != "trace":
                         continue  # cannot happen with our worker; never trust it blindly
@@ -565,7 +577,7 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
                client: Optional[WorkerClient] = None, steps: bool = True,
                keep_json: bool = False, python: Optional[str] = None,
                on_input: Optional[Callable[[str], Optional[str]]] = None,
-               no_checkpoint: bool = False, values: bool = True) -> TraceOutcome:
+               no_checkpoint: bool = False, values: bool = True, outline: bool = False) -> TraceOutcome:
     """Run the script at `path` in a worker and return its trace and exit code.
 
     exit 0: the script ran to the end. 1: it raised, timed out or killed the
@@ -575,6 +587,8 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     Pass `client` to reuse a warm worker (it is left running); otherwise a
     worker is started and closed here, with `python` (default: this
     interpreter; see engine/protocol/interpreter.py for another one).
+    outline (with keep_json): the outcome's trace has the top-level facts only
+    (WorkerClient.run).
     """
     source, problem = read_script(path)
     if source is None:
@@ -585,7 +599,8 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
         try:
             outcome = client.run(source, filename=path, device=device, timeout=timeout,
                                  on_output=on_output, steps=steps, keep_json=keep_json,
-                                 on_input=on_input, no_checkpoint=no_checkpoint, values=values)
+                                 on_input=on_input, no_checkpoint=no_checkpoint, values=values,
+                                 outline=outline)
         except WorkerError as exc:
             return TraceOutcome(None, 2, str(exc))
         except KeyboardInterrupt:

@@ -10,9 +10,13 @@ What msgspec does not do the way the format wants, and is done here:
   strings "NaN", "Infinity", "-Infinity" where a float is expected. msgspec
   would write `null`. Encoding first checks every tensor summary's statistics
   (a summary whose min/max/mean/norm are finite holds only finite values: the
-  statistics cover all elements), then, for the few places that hold a
-  non-finite float, swaps in the string names for the time of the encode and
-  swaps the floats back. The float fields of a declared feature's records
+  statistics cover all elements; one numpy pass over all of them), then, for
+  the few places that hold a non-finite float, swaps in the string names for
+  the time of the encode and swaps the floats back (`encoding`: after the
+  block that sends the bytes, or never for the worker, which does not read a
+  sent trace again). One walk over the graphs and runs (_file_walk) swaps in
+  the `same_as` references and finds every summary once for the non-finite
+  check and the shortened floats (short_floats.py). The float fields of a declared feature's records
   (GradScaler's norms, any feature's) are found from their Struct
   annotations (engine/trace/features.py), not listed here; records kept in
   `Trace.features` are converted to their Structs after the read, laxly.
@@ -38,9 +42,12 @@ Nothing here imports torch or Qt.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from typing import Any, Optional, Union
+from itertools import chain
+from operator import attrgetter
+from typing import Any, Iterator, Optional, Union
 
 import msgspec
 
@@ -78,6 +85,18 @@ class _Head(msgspec.Struct):
 
 
 _HEAD_DECODER = msgspec.json.Decoder(_Head)
+
+
+# The Trace fields decode_trace_outline leaves out: every one that grows
+# with the graph (the rest are the run's few top-level facts).
+BULK_FIELDS = frozenset({"graphs", "backward_runs", "scaler_events", "checkpoints", "modules", "memory",
+                         "torch_formulas", "features", "note_codes", "note_records"})
+# (`format` absent reads as None here: such a file is refused, not taken for a trace)
+_Outline = msgspec.defstruct(
+    "_Outline", [(f.name, f.type, None if f.name == "format" else f.default if f.default is not msgspec.NODEFAULT
+                  else msgspec.field(default_factory=f.default_factory))
+                 for f in msgspec.structs.fields(Trace) if f.name not in BULK_FIELDS])
+_OUTLINE_DECODER = msgspec.json.Decoder(_Outline, strict=False)
 
 
 class TraceDecodeError(ValueError):
@@ -147,11 +166,17 @@ def decode_value(v):
 
 
 class _Swaps:
-    """Attributes set to their file form for one encode, then put back."""
+    """Attributes set to their file form for one encode, then put back.
+    The bulk kinds (references, shortened floats) keep compact undo lists of
+    their own: one tuple per step or per dtype, not one per attribute."""
 
     def __init__(self):
         self.undo: list = []
-        # (summary, values, min, max) before _shorten_trace, put back last
+        # (saved value, its summary) for each saved tensor written as a reference
+        self.saved_refs: list = []
+        # (step, grad_outputs, grad_inputs, same_as) for each step written with references
+        self.step_refs: list = []
+        # (summaries, their values, mins, maxs) of each dtype before shortening, put back last
         self.summaries: list = []
 
     def set(self, obj, name: str, value) -> None:
@@ -162,8 +187,15 @@ class _Swaps:
         for obj, name, old in reversed(self.undo):
             setattr(obj, name, old)
         self.undo.clear()
-        for s, values, mn, mx in self.summaries:
-            s.values, s.min, s.max = values, mn, mx
+        for sv, t in self.saved_refs:
+            sv.tensor, sv.same_as = t, None
+        self.saved_refs.clear()
+        for st, outs, ins, same in self.step_refs:
+            st.grad_outputs, st.grad_inputs, st.same_as = outs, ins, same
+        self.step_refs.clear()
+        for group, values, mins, maxs in self.summaries:
+            for s, v, mn, mx in zip(group, values, mins, maxs):
+                s.values, s.min, s.max = v, mn, mx
         self.summaries.clear()
 
 
@@ -212,19 +244,32 @@ def _summaries(trace: Trace):
             yield from walk(record)
 
 
-def _swap_trace(trace: Trace, swaps: _Swaps) -> None:
-    """Swap in the names of every non-finite float of `trace` (see module doc)."""
-    summary = _swap_summary
-    for s in _summaries(trace):
-        summary(s, swaps)
-    for g in trace.graphs:
-        for n in g.nodes:
-            for sv in n.saved:
-                v = sv.value
-                if v is not None and v.__class__ is not str and _has_nonfinite(v):
-                    swaps.set(sv, "value", encode_nonfinite(v))
-    # every float field of every declared feature's records (a GradScaler
-    # overflow gives inf/NaN norms and losses), found from their annotations
+def _swap_nonfinite_summaries(unique: list, swaps: _Swaps) -> None:
+    """Swap in the names of the non-finite floats of the summaries `unique`
+    (each once). One numpy pass over all their statistics finds the few that
+    may hold one (a statistic not finite, or absent: None reads as NaN);
+    only those are looked at one by one (_swap_summary)."""
+    import numpy as np
+
+    try:
+        stats = np.fromiter(chain.from_iterable(map(_STATS, unique)), np.float64, 4 * len(unique))
+    except (TypeError, ValueError, OverflowError):  # not all numbers: each on its own
+        suspects = unique
+    else:
+        finite = np.isfinite(stats.reshape(-1, 4)).all(axis=1)
+        suspects = [unique[i] for i in np.flatnonzero(~finite).tolist()]
+    for s in suspects:
+        _swap_summary(s, swaps)
+
+
+_STATS = attrgetter("min", "max", "mean", "norm")
+
+
+def _swap_rest(trace: Trace, swaps: _Swaps) -> None:
+    """Swap in the names of the non-finite floats outside summaries and
+    saved values: every float field of every declared feature's records (a
+    GradScaler overflow gives inf/NaN norms and losses, found from their
+    annotations), notes' parameters, the duration."""
     for feature in features.visited():
         for record in feature.records(trace):
             for obj, name, value in features.nonfinite_floats(record):
@@ -255,40 +300,52 @@ def _float_summaries(trace: Trace) -> dict:
     return groups
 
 
-def _shorten_trace(trace: Trace, swaps: _Swaps) -> None:
+def _shorten_summaries(unique: list, trace: Trace, swaps: _Swaps) -> None:
     """Swap in the shortest decimals of the values, min and max of every
-    float32/bfloat16/float16 summary (one numpy pass per dtype) and mark the
-    trace `float_digits="dtype"` (a reader widens them back: _widen_trace).
-    A value that is not a float of its summary's dtype (a hand-made summary)
-    leaves the whole trace in float64 form: a reader could not tell it from
-    a shortened one."""
+    float32/bfloat16/float16 summary among `unique` (one numpy pass per
+    dtype) and mark the trace `float_digits="dtype"` (a reader widens them
+    back: _widen_trace). A value that is not a float of its summary's dtype
+    (a hand-made summary) leaves the whole trace in float64 form: a reader
+    could not tell it from a shortened one."""
+    groups: dict = {}
+    dtypes = short_floats.DTYPES
+    for s in unique:
+        if s.dtype in dtypes:
+            groups.setdefault(s.dtype, []).append(s)
     plans = []
-    for dtype, group in _float_summaries(trace).items():
-        flat: list = []
-        for s in group:
-            flat += s.values
-        # (no statistics: an empty tensor, or a run without values)
-        stats = [0.0 if v is None else v for s in group for v in (s.min, s.max)]
+    for dtype, group in groups.items():
+        values = [s.values for s in group]
+        mins = [s.min for s in group]
+        maxs = [s.max for s in group]
+        flat = list(chain.from_iterable(values))
+        stats = mins + maxs
+        if None in stats:  # (no statistics: an empty tensor, or a run without values)
+            stats = [0.0 if v is None else v for v in stats]
         short = short_floats.shorten(flat + stats, dtype)
         if short is None:
             return
-        plans.append((group, short, len(flat)))
-    undo = swaps.summaries
-    for group, short, i in plans:
-        j = 0
-        for s in group:
-            old = s.values
-            undo.append((s, old, s.min, s.max))
-            n = len(old)
-            if n:
-                s.values = short[j:j + n]
-                j += n
-            if s.min is not None:
-                s.min = short[i]
-            if s.max is not None:
-                s.max = short[i + 1]
-            i += 2
+        plans.append((group, values, mins, maxs, short, len(flat)))
+    for plan in plans:
+        _swap_short(*plan, swaps)
     swaps.set(trace, "float_digits", "dtype")
+
+
+def _swap_short(group: list, values: list, mins: list, maxs: list, short: list, at: int,
+                swaps: _Swaps) -> None:
+    """Give the summaries `group` their shortened floats: `short` holds all
+    their values in order, then (from `at`) their mins, then their maxs."""
+    swaps.summaries.append((group, values, mins, maxs))
+    n = len(group)
+    j = 0
+    for s, v, mn, mx, mn_short, mx_short in zip(group, values, mins, maxs,
+                                                short[at:at + n], short[at + n:at + 2 * n]):
+        k = j + len(v)
+        s.values = short[j:k]
+        j = k
+        if mn is not None:
+            s.min = mn_short
+        if mx is not None:
+            s.max = mx_short
 
 
 def _widen_trace(trace: Trace) -> None:
@@ -327,54 +384,100 @@ def _widen_trace(trace: Trace) -> None:
             i += 2
 
 
-def _swap_refs(trace: Trace, swaps: _Swaps) -> None:
-    """Write each summary object once per run's steps and once per graph's
-    nodes: a repeat (the same object, as the worker shares them) becomes a
-    null plus a `same_as` reference to where it was written first."""
+def _file_walk(trace: Trace, swaps: _Swaps) -> list:
+    """One walk over the graphs and runs of `trace` that swaps in their file
+    form (references for repeated summaries, names for non-finite floats in
+    saved values) and gives every summary the trace holds, each once (the
+    same set as _summaries, which the reader widens: test_short_floats)."""
+    found: list = []
     for g in trace.graphs:
-        seen: dict = {}
-        for pos, n in enumerate(g.nodes):
-            if n.tensor is not None:
-                seen.setdefault(id(n.tensor), (pos, -1))
-            for k, sv in enumerate(n.saved):
-                t = sv.tensor
-                if t is None:
-                    continue
+        _swap_graph(g, swaps, found)
+    for run in trace.backward_runs:
+        _swap_run(run, swaps, found)
+        for ev in run.events:
+            found.append(ev.received)
+            found.append(ev.returned)
+        found += run.leaf_grads.values()
+        found += run.results
+    walk = features.summaries
+    for feature in features.visited():
+        for record in feature.records(trace):
+            found += walk(record)
+    unique = {id(s): s for s in found}
+    unique.pop(id(None), None)
+    return list(unique.values())
+
+
+def _swap_graph(g, swaps: _Swaps, found: list) -> None:
+    """Write each summary object once per graph's nodes: a saved value's
+    repeat (the same object, as the worker shares them) becomes a null plus a
+    `same_as` reference to where it was written first. Free-form saved values
+    holding a non-finite float get names. Each summary written goes to `found`."""
+    seen: dict = {}
+    refs = swaps.saved_refs
+    keep = found.append
+    for pos, n in enumerate(g.nodes):
+        t = n.tensor
+        if t is not None and id(t) not in seen:
+            seen[id(t)] = (pos, -1)
+            keep(t)
+        for k, sv in enumerate(n.saved):
+            t = sv.tensor
+            if t is not None:
                 loc = seen.get(id(t))
                 if loc is None:
                     seen[id(t)] = (pos, k)
+                    keep(t)
                 elif sv.same_as is None:
-                    swaps.set(sv, "tensor", None)
-                    swaps.set(sv, "same_as", list(loc))
-    for run in trace.backward_runs:
-        seen = {}
-        for pos, st in enumerate(run.steps):
-            if st.same_as:
-                continue  # references of its own already (not ours): leave them
-            refs = []
-            for side, name in ((0, "grad_outputs"), (1, "grad_inputs")):
-                grads = getattr(st, name)
-                copy = None
-                for j, t in enumerate(grads):
-                    if t is None:
-                        continue
-                    loc = seen.get(id(t))
-                    if loc is None:
-                        seen[id(t)] = (pos, side, j)
-                        continue
-                    if copy is None:
-                        copy = list(grads)
-                    copy[j] = None
-                    refs.append([side, j, *loc])
-                if copy is not None:
-                    swaps.set(st, name, copy)
-            if refs:
-                swaps.set(st, "same_as", refs)
+                    refs.append((sv, t))
+                    sv.tensor, sv.same_as = None, list(loc)
+            v = sv.value
+            if v is not None and v.__class__ is not str and _has_nonfinite(v):
+                swaps.set(sv, "value", encode_nonfinite(v))
+
+
+def _swap_run(run, swaps: _Swaps, found: list) -> None:
+    """Write each gradient summary once per run's steps: a repeat becomes a
+    null plus a `same_as` entry [side, j, step, side2, j2] of its step. Each
+    summary written goes to `found`."""
+    seen: dict = {}
+    for pos, st in enumerate(run.steps):
+        outs, ins = st.grad_outputs, st.grad_inputs
+        if st.same_as:  # references of its own already (not ours): leave them
+            found += outs
+            found += ins
+            continue
+        refs: list = []
+        outs_file = _ref_grads(outs, pos, 0, seen, refs, found)
+        ins_file = _ref_grads(ins, pos, 1, seen, refs, found)
+        if refs:
+            swaps.step_refs.append((st, outs, ins, st.same_as))
+            st.grad_outputs, st.grad_inputs, st.same_as = outs_file, ins_file, refs
+
+
+def _ref_grads(grads: list, pos: int, side: int, seen: dict, refs: list, found: list) -> list:
+    """`grads` (one side of step `pos`) with each summary seen earlier in the
+    run as None and its reference added to `refs`; `grads` itself when none was."""
+    out = grads
+    for j, t in enumerate(grads):
+        if t is None:
+            continue
+        loc = seen.get(id(t))
+        if loc is None:
+            seen[id(t)] = (pos, side, j)
+            found.append(t)
+            continue
+        if out is grads:
+            out = list(grads)
+        out[j] = None
+        refs.append([side, j, *loc])
+    return out
 
 
 def _resolve_refs(trace: Trace) -> None:
-    """Undo _swap_refs after decoding (references point only backwards, so
-    one pass in document order resolves them)."""
+    """Undo the references _swap_graph and _swap_run write, after decoding
+    (references point only backwards, so one pass in document order
+    resolves them)."""
     for g in trace.graphs:
         nodes = g.nodes
         for n in nodes:
@@ -400,9 +503,10 @@ def _swap_any(obj, swaps: _Swaps):
     """The file form of a protocol message's value: dicts and lists copied
     with names for non-finite floats, summaries and traces swapped in place."""
     if isinstance(obj, Trace):
-        _shorten_trace(obj, swaps)
-        _swap_trace(obj, swaps)
-        _swap_refs(obj, swaps)
+        unique = _file_walk(obj, swaps)
+        _shorten_summaries(unique, obj, swaps)
+        _swap_nonfinite_summaries(unique, swaps)
+        _swap_rest(obj, swaps)
         return obj
     if isinstance(obj, TensorSummary):
         _swap_summary(obj, swaps)
@@ -420,18 +524,34 @@ def _swap_any(obj, swaps: _Swaps):
 def encode_json(obj, indent: Optional[int] = None) -> bytes:
     """Strict JSON bytes (UTF-8) of a Trace, a summary, or plain data holding
     them (a protocol message); non-finite floats as their names."""
+    with encoding(obj, indent) as data:
+        return data
+
+
+@contextlib.contextmanager
+def encoding(obj, indent: Optional[int] = None, put_back: bool = True) -> Iterator[bytes]:
+    """`with encoding(trace) as data:` encode_json's bytes, with `obj` left
+    in its file form (shortened floats, references) until the block ends,
+    then put back as it was. put_back=False: left in its file form for good,
+    for a sender that never reads the trace again (the worker: putting a
+    50,000-node trace back costs 0.1 s of a machine the reader shares)."""
     swaps = _Swaps()
     # The swaps make many small lists: no GC passes over a big trace meanwhile.
     with gc_paused():
         try:
-            form = _swap_any(obj, swaps)
-            try:
-                data = _ENCODER.encode(form)
-            except UnicodeEncodeError:  # a lone surrogate: only json can write it (as \\u escapes)
-                plain = encode_nonfinite(msgspec.to_builtins(form, enc_hook=_enc_hook))
-                return json.dumps(plain, indent=indent, ensure_ascii=True, allow_nan=False).encode("ascii")
+            yield _encode_form(_swap_any(obj, swaps), indent)
         finally:
-            swaps.restore()
+            if put_back:
+                swaps.restore()
+
+
+def _encode_form(form, indent: Optional[int]) -> bytes:
+    """The JSON bytes of `form` (its file form: _swap_any)."""
+    try:
+        data = _ENCODER.encode(form)
+    except UnicodeEncodeError:  # a lone surrogate: only json can write it (as \\u escapes)
+        plain = encode_nonfinite(msgspec.to_builtins(form, enc_hook=_enc_hook))
+        return json.dumps(plain, indent=indent, ensure_ascii=True, allow_nan=False).encode("ascii")
     if indent is not None:
         data = msgspec.json.format(data, indent=indent)
     return data
@@ -479,21 +599,71 @@ def decode_trace(data: Union[bytes, bytearray, memoryview, str]) -> Trace:
     files load), absent fields take their defaults. Raises TraceDecodeError
     (a ValueError) for anything that is not a readable trace."""
     with gc_paused():
+        got, whole = _checked_decode(data, _TRACE_DECODER)
         try:
-            head = _HEAD_DECODER.decode(data)
-        except msgspec.DecodeError as exc:
-            return _decode_with_json(data, exc)
-        except RecursionError:
+            return got if whole else _fix_saved_values(got)
+        except RecursionError:  # (a hostile file's saved values nested beyond what Python follows)
             raise TraceDecodeError(TOO_DEEP) from None
-        if head.format != FORMAT:
-            raise TraceDecodeError(f"not an autogradviz trace (format={head.format!r})")
-        check_version(head.version)
-        try:
-            return _fix_saved_values(_TRACE_DECODER.decode(data))
-        except msgspec.DecodeError as exc:
-            raise TraceDecodeError(f"not a readable trace: {exc}") from None
-        except RecursionError:
-            raise TraceDecodeError(TOO_DEEP) from None
+
+
+def decode_trace_outline(data: Union[bytes, bytearray, memoryview, str]) -> Trace:
+    """A Trace with the file's top-level facts (script, output, error, notes,
+    duration...) and none of its bulk: no graphs, runs, feature records,
+    memory or formulas. For a reader that only reports how a run ended and
+    keeps the bytes as they are (`autogradviz trace` writing the worker's
+    file): msgspec skips the bulk without building it, about 25x faster than
+    decode_trace on a 50,000-node trace. The bulk is still parsed as JSON
+    (an unreadable file is refused), not checked against the schema. One
+    pass over the data when it is a readable trace of a known version;
+    otherwise the checks of decode_trace, in its order, say what it is."""
+    outline: Any
+    try:
+        with gc_paused():
+            outline = _OUTLINE_DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):  # (ValidationError is a DecodeError)
+        outline = None
+    if outline is None or outline.format != FORMAT or _newer(outline.version):
+        outline = _checked_outline(data)
+        if isinstance(outline, Trace):  # (JSON that only json reads: read whole)
+            return outline
+    return Trace(**msgspec.structs.asdict(outline))
+
+
+def _newer(version: Any) -> bool:
+    try:
+        check_version(version)
+    except TraceVersionError:
+        return True
+    return False
+
+
+def _checked_outline(data: Union[bytes, bytearray, memoryview, str]) -> Any:
+    """The outline of `data` after the head's checks (TraceDecodeError or
+    TraceVersionError when they fail); a Trace already for JSON only json reads."""
+    with gc_paused():
+        return _checked_decode(data, _OUTLINE_DECODER)[0]
+
+
+def _checked_decode(data: Union[bytes, bytearray, memoryview, str], decoder: msgspec.json.Decoder) -> tuple[Any, bool]:
+    """(what `decoder` makes of `data`, False) once its head says it is a
+    trace of a version this reader knows (else TraceDecodeError /
+    TraceVersionError); (the whole Trace, True) for JSON only json reads
+    (lone surrogates: _decode_with_json)."""
+    try:
+        head = _HEAD_DECODER.decode(data)
+    except msgspec.DecodeError as exc:
+        return _decode_with_json(data, exc), True
+    except RecursionError:
+        raise TraceDecodeError(TOO_DEEP) from None
+    if head.format != FORMAT:
+        raise TraceDecodeError(f"not an autogradviz trace (format={head.format!r})")
+    check_version(head.version)
+    try:
+        return decoder.decode(data), False
+    except msgspec.DecodeError as exc:
+        raise TraceDecodeError(f"not a readable trace: {exc}") from None
+    except RecursionError:
+        raise TraceDecodeError(TOO_DEEP) from None
 
 
 def check_head(data: Union[bytes, bytearray, memoryview, str]) -> None:

@@ -48,6 +48,8 @@ from autogradviz.engine.worker.summarize import Summarizer
 
 ACCUMULATE_GRAD = "torch::autograd::AccumulateGrad"
 _Tensor = torch.Tensor
+_DisableTorchFunction = torch._C.DisableTorchFunction
+_len_dispatch = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)  # (unknown: the whole way)
 
 # Saved tensors behind a feature's unpack hook, by the hook's module, with
 # why they are not read (declared beside the feature's records:
@@ -295,13 +297,28 @@ class CaptureState:
         return sum(c.deferred_bytes for c in self._pending)
 
     # -- module outputs ----------------------------------------------------------
-    @beneath_modes  # (a module hook's read: the script's modes and subclasses see none of it)
     def note_output(self, t) -> None:
         """Remember a module's output so its node can show it: held strongly
         (an intermediate output is usually gone by the time backward is
         called) until the next capture, within KNOWN_OUTPUT_BYTES (oldest
         dropped first), with its version so an in-place change later (e.g. a
-        ReLU(inplace=True)) is not shown as this node's output."""
+        ReLU(inplace=True)) is not shown as this node's output.
+
+        A module hook's read, beneath the script's modes and subclasses: a
+        plain Tensor while no dispatch mode is active has nothing beneath the
+        torch-function modes (ours among them) to step past; anything else
+        goes the whole way (beneath_modes)."""
+        if type(t) is _Tensor and not _len_dispatch():
+            with _DisableTorchFunction():
+                try:
+                    self._note(t)
+                except Exception:
+                    pass
+            return
+        self._note_beneath(t)
+
+    @beneath_modes
+    def _note_beneath(self, t) -> None:
         try:
             if isinstance(t, _Tensor):
                 self._note(t)
@@ -549,16 +566,23 @@ def _capture(state, roots, names, origin, reuse):  # noqa: C901 - over the cap b
                 try:  # (the hot loop: _storage inline)
                     vid = id(v)
                     e = storage_of.get(vid)
-                    if e is None:  # (a weight saved by many nodes is one object: once)
+                    if e is None:
                         # _storage(v, reach_ids, reach_ptrs), inline (the hot loop)
                         st = v.untyped_storage()
                         where = (st.data_ptr(), st.nbytes())
                         if v.is_leaf or vid in reach_ids:
+                            # (a weight saved by many nodes is one object: once)
                             e = storage_of[vid] = (v, where, True)
                         else:
                             b = v._base
-                            e = storage_of[vid] = (v, where, (b is not None and b.is_leaf)
-                                                   or where[0] in reach_ptrs)
+                            if (b is not None and b.is_leaf) or where[0] in reach_ptrs:
+                                e = storage_of[vid] = (v, where, True)
+                            else:  # (most: held for materialize, no entry to keep)
+                                if note_saved is not None:
+                                    note_saved((nid, where))
+                                sv.append((name, _S_DEFERRED, v, v._version))
+                                hold(v)
+                                continue
                     if note_saved is not None:
                         note_saved((nid, e[1]))
                     ver = None if e[2] else v._version

@@ -102,13 +102,22 @@ _OWN_HOOK_IDS: set = set()
 _saved_has_any_global_hook = None
 
 
+_HOOK_DICTS = ("_global_backward_pre_hooks", "_global_backward_hooks", "_global_forward_pre_hooks",
+               "_global_forward_hooks", "_global_forward_hooks_always_called",
+               "_global_forward_hooks_with_kwargs")
+
+
 def _has_any_global_hook() -> bool:
-    """torch's `_has_any_global_hook`, without the recorder's hooks."""
+    """torch's `_has_any_global_hook`, without the recorder's hooks (asked
+    at every call of a compiled module: plain loops, no generator)."""
     m = _nn_module
-    return any(k not in _OWN_HOOK_IDS for d in (
-        m._global_backward_pre_hooks, m._global_backward_hooks, m._global_forward_pre_hooks,
-        m._global_forward_hooks, getattr(m, "_global_forward_hooks_always_called", ()),
-        getattr(m, "_global_forward_hooks_with_kwargs", ())) for k in d)
+    for name in _HOOK_DICTS:
+        d = getattr(m, name, None)
+        if d:
+            for k in d:
+                if k not in _OWN_HOOK_IDS:
+                    return True
+    return False
 
 
 def own_global_hook(handle) -> None:
@@ -142,7 +151,12 @@ class ModuleTracker:
         # sorted by sequence number: (seq, path, class name)
         self._seqs: list[int] = []
         self._marks: list[tuple[Optional[str], Optional[str], Optional[int]]] = []
-        self._stack: list[tuple[torch.nn.Module, str, str, int]] = []
+        # (module, path, class name, call number, the exception being handled
+        # when the call began: sys.exc_info()[1])
+        self._stack: list[tuple[torch.nn.Module, str, str, int, Optional[BaseException]]] = []
+        # called with (module, path, output) after each forward that returned
+        # (the layer table, module_table.py: one global hook fewer to call)
+        self.after_call: Optional[Callable] = None
         self._calls = 0  # module forward calls so far (Node.module_call)
         self._ns_key: Optional[tuple] = None
         self._paths: dict[int, str] = {}
@@ -222,7 +236,7 @@ class ModuleTracker:
             path = self._path_of(module)
             cls = type(module).__name__
             self._calls += 1
-            self._stack.append((module, path, cls, self._calls))
+            self._stack.append((module, path, cls, self._calls, sys.exc_info()[1]))
             self._mark(path, cls, self._calls)
         except Exception:
             pass
@@ -244,21 +258,39 @@ class ModuleTracker:
         if self._on_output is not None:
             self._on_output(output)
         try:
-            if self._stack and self._stack[-1][0] is module:
-                self._stack.pop()
-            elif any(e[0] is module for e in self._stack):
-                while self._stack and self._stack[-1][0] is not module:
-                    self._stack.pop()
-                if self._stack:
-                    self._stack.pop()
-            if self._stack:
-                _, path, cls, call = self._stack[-1]
+            stack = self._stack
+            entry = None
+            if stack and stack[-1][0] is module:
+                entry = stack.pop()
+            elif any(e[0] is module for e in stack):
+                while stack and stack[-1][0] is not module:
+                    stack.pop()
+                if stack:
+                    entry = stack.pop()
+            if self.after_call is not None:
+                self._after(module, entry, output)
+            if stack:
+                _, path, cls, call, _ = stack[-1]
                 self._mark(path, cls, call)
             else:
                 self._mark(None, None, None)
         except Exception:
             pass
         return None
+
+    def _after(self, module, entry, output) -> None:
+        """`after_call` for a forward that returned. This hook is also called
+        (always_call) when the forward raised, from torch's handler of that
+        exception: sys.exc_info() then names an exception other than the
+        one being handled when the call began (None mostly)."""
+        after = self.after_call
+        if after is None:
+            return
+        if entry is None:
+            if sys.exc_info()[1] is None:
+                after(module, self.path_of(module), output)
+        elif sys.exc_info()[1] is entry[4]:
+            after(module, entry[1], output)
 
     def _mark(self, path, cls, call) -> None:
         seq = _get_seq()

@@ -146,6 +146,7 @@ class Recorder:
         self._pending_bytes = 0
         self.defer_bytes = DEFER_BYTES
         self.turns = Turns()  # one recorded call at a time across threads
+        self._count_lock = threading.Lock()  # (trace.backward_calls: counted outside a turn too)
         self.default_rank = None  # a child process's index (engine/worker/child_main.py)
 
     def position(self) -> BackwardPosition:
@@ -213,24 +214,40 @@ class Recorder:
             # hook), or torch.compile's own (AOTAutograd traces the joint
             # graph with autograd.grad on fake tensors): not the script's.
             return fn(*root_args, *args, **kwargs)
+        if len(self.trace.backward_runs) >= self.max_runs:
+            # Every run there is to record is recorded: this call is only
+            # counted, without waiting for a turn (a training loop's steady
+            # steps after the first MAX_RECORDED_RUNS pay nearly nothing).
+            return self._counted(fn, root_args, args, kwargs)
         with self.turns.take() as mine:
             if not mine:  # another thread's call held the recorder too long
-                self.trace.backward_calls += 1
+                self._count()
                 self.turns.missed += 1
                 return fn(*root_args, *args, **kwargs)
             return self._call(kind, fn, root_args, roots_arg, args, kwargs)
 
+    def _count(self) -> None:
+        """One more backward call of the script (threads count under one lock)."""
+        with self._count_lock:
+            self.trace.backward_calls += 1
+
+    def _counted(self, fn, root_args, args, kwargs):
+        """The real call, counted but not recorded (runs_truncated)."""
+        self._count()
+        self.trace.runs_truncated = True
+        tls = self._tls
+        tls.busy = True
+        try:
+            return fn(*root_args, *args, **kwargs)
+        finally:
+            tls.busy = False
+
     def _call(self, kind, fn, root_args, roots_arg, args, kwargs):
         tls = self._tls
         trace = self.trace
-        trace.backward_calls += 1
         if len(trace.backward_runs) >= self.max_runs:
-            trace.runs_truncated = True
-            tls.busy = True
-            try:
-                return fn(*root_args, *args, **kwargs)
-            finally:
-                tls.busy = False
+            return self._counted(fn, root_args, args, kwargs)
+        self._count()
 
         tls.busy = True
         # Recording creates many small objects; cyclic GC passes over the

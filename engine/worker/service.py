@@ -36,6 +36,7 @@ from autogradviz.engine.protocol.messages import (  # noqa: E402
     OUTPUT_CAP, PROTOCOL_VERSION, CheckGradient, Fetch, GradientCheck, MessageError, Output, Ping,
     Pong, Progress, ProtocolDecodeError, ProtocolErrorMessage, Ready, Request, Run, Shutdown, Started, Values,
     decode_request, encode_message, trace_message)
+from autogradviz.engine.protocol.message_types import trace_message_parts  # noqa: E402
 from autogradviz.engine.trace import codec  # noqa: E402
 from autogradviz.engine.trace.model import ErrorInfo, Trace  # noqa: E402
 
@@ -75,12 +76,15 @@ class Channel:
         """Send one typed message (message_types.py)."""
         self.send_line(encode_message(msg))
 
-    def send_line(self, data: bytes) -> None:
+    def send_line(self, *parts: bytes) -> None:
+        """One line, given whole or in parts (a trace's: its 34 MB not copied
+        into a line first)."""
         with self._lock:
             if self.broken:
                 return
             try:
-                self._file.write(data)
+                for data in parts:
+                    self._file.write(data)
                 self._file.flush()
             except (BrokenPipeError, OSError, ValueError):
                 # The reader went away: nothing sensible left to do but exit.
@@ -359,9 +363,20 @@ class Worker:
         nodes = sum(len(g.nodes) for g in trace.graphs)
         if nodes >= PROGRESS_MIN_NODES:
             self._progress_sender(rid)("encoding", {"nodes": nodes})
+        sent = False
         try:
-            data = codec.encode_trace(trace)
+            # Left in its file form (shortened floats, references): nothing
+            # here reads a sent trace again (fetch and check_gradient read
+            # the run's TensorStore), and the run forgets it below.
+            with codec.encoding(trace, put_back=False) as data:
+                self.channel.send_line(*trace_message_parts(rid, data))
+                sent = True
+            if self.last_run is not None and self.last_run.trace is trace:
+                self.last_run.trace = None
+            return
         except Exception as exc:
+            if sent:
+                raise
             data = codec.encode_trace(Trace(
                 script=trace.script, device=trace.device, torch_version=trace.torch_version,
                 error=ErrorInfo(type="InternalError", message=f"the trace could not be serialised: {exc}")))

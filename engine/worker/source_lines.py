@@ -75,6 +75,12 @@ _TEMPLATES = (_template1.__code__, _template2.__code__)
 # (caller's code, its instruction offset, kwargs given) -> trampoline
 _trampolines: dict = {}
 _TRAMPOLINE_CODES: set = set()
+# Torch functions the mode is handed that only switch a thread-local flag:
+# they make no node and warn about nothing, so the handler calls them at
+# once (torch.no_grad() and torch.compile's runtime wrapper call them around
+# every compiled call: four per training step).
+_FLAG_SETTERS = frozenset(f for f in (getattr(torch._C, "_set_grad_enabled", None),
+                                      getattr(torch._C, "_set_view_replay_enabled", None)) if f is not None)
 
 
 def _direct(func, args, kwargs):
@@ -277,9 +283,10 @@ class SourceLines(TorchFunctionMode):
 
     # -- the mode ---------------------------------------------------------------
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        if _is_compiling():
+        if _is_compiling() or func in _FLAG_SETTERS:
             # Dynamo traces this handler: it sees a plain call and puts
-            # nothing of ours in the graph (no graph break, no warning)
+            # nothing of ours in the graph (no graph break, no warning);
+            # a flag setter: nothing to note (see _FLAG_SETTERS)
             return func(*args, **kwargs) if kwargs else func(*args)
         orig = self.originals.get(func)
         while orig is not None:  # a probe's wrapper: it already ran once

@@ -258,6 +258,11 @@ class Summarizer:
         self._by_id: dict = {}  # id(tensor) -> (summary, version)
         # (dtype, device) -> (dtype name, device name, batchable)
         self._meta: dict = {}
+        # One shape list per distinct shape, shared by the summaries (never
+        # changed in place): a 50,000-node trace then holds a few shape lists
+        # instead of 66,000, which the exit's gc.collect (runner._clear_main)
+        # and every allocation paid for.
+        self._shapes: dict = {}
         self._bufs: dict = {}  # dtype -> CPU stacking buffer (see CPU_CHUNK_BYTES)
         self.progress = NO_PROGRESS  # long flushes report here (worker/progress.py)
         # False: summaries carry metadata only (shape, dtype, device), no
@@ -283,7 +288,10 @@ class Summarizer:
             numel = t.numel()
             if type(numel) is not int:  # symbolic sizes (a tensor torch.compile traces)
                 return _symbolic_summary(t, m)
-            s = TensorSummary([*shape], m[0], m[1], [], numel > MAX_INLINE_VALUES, numel,
+            sh = self._shapes.get(shape)
+            if sh is None:
+                sh = self._shapes[shape] = [*shape]
+            s = TensorSummary(sh, m[0], m[1], [], numel > MAX_INLINE_VALUES, numel,
                               None, None, None, None, None, t.requires_grad, t.is_leaf)
             if type(t) not in _PLAIN_TYPES and not readable_storage(t):
                 s.truncated = True  # a wrapper subclass: no values of its own (beneath_modes)

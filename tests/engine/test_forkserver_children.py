@@ -88,7 +88,8 @@ def test_a_pool_records_every_task_although_its_workers_are_terminated(worker, m
         want.append(w.grad.tolist())
     assert trace.stdout.strip() == repr(want)
     got = sorted(list(r.leaf_grads.values())[0].values for r in trace.backward_runs)
-    assert got == sorted(want) and trace.backward_calls == 4
+    # (what the run said about its children, should one be missing: its notes, its stderr's end)
+    assert got == sorted(want) and trace.backward_calls == 4, (trace.notes, trace.stderr[-2000:])
     assert {r.rank for r in trace.backward_runs} <= {0, 1} and len({r.pid for r in trace.backward_runs}) <= 2
 
 

@@ -17,8 +17,9 @@ from autogradviz.engine.protocol.messages import (
     GradientCheck, InputReply, InputRequest, MessageError, Output, Ping, Pong, Progress, ProtocolDecodeError,
     ProtocolErrorMessage, Ready, Run, Shutdown, Started, TraceMessage, Values, decode_request,
     decode_worker_message, encode_message, kind_of)
+from autogradviz.engine.protocol import message_types
 from autogradviz.engine.trace import codec
-from autogradviz.engine.trace.model import ErrorInfo, TensorSummary, Trace
+from autogradviz.engine.trace.model import ErrorInfo, Graph, Node, TensorSummary, Trace
 
 REQUESTS = [
     Run(id=1, source="print(1)\n"),
@@ -193,3 +194,34 @@ def test_every_kind_has_a_malformed_case():
 def test_encoding_refuses_what_is_not_a_message():
     with pytest.raises(TypeError):
         encode_message({"type": "ping", "id": 1})
+
+
+def test_a_trace_line_is_read_alike_however_it_is_laid_out():
+    """A `trace` line as trace_message writes it is cut at its trace without
+    a first parse (message_types._trace_span); the same line laid out
+    otherwise, or with more after the trace, goes the full way: same results."""
+    trace = Trace(script="s.py", stdout="out", graphs=[Graph(id="g1", nodes=[Node("n1", "X", "op")])])
+    data = codec.encode_trace(trace)
+    line = b'{"type":"trace","id":7,"trace":' + data + b"}\n"
+    assert message_types._trace_span(line) == (7, data)
+    spaced = b'{"type": "trace", "id": 7, "trace": ' + data + b"}"
+    extra = b'{"type":"trace","id":7,"trace":' + data + b',"more":1}'
+    assert message_types._trace_span(spaced) is None
+    for variant in (line, spaced, extra):
+        for keep, outline in ((False, False), (True, False), (True, True)):
+            got = decode_worker_message(variant, keep_trace_json=keep, trace_outline=outline)
+            assert got.id == 7 and got.trace.script == "s.py" and got.trace.stdout == "out"
+            assert got.trace.graphs == ([] if outline else trace.graphs)
+            assert got.trace_json == (data if keep else None)
+    for bad in (b'{"type":"trace","id":7,"trace":' + data[:-1] + b"}",  # cut short
+                b'{"type":"trace","id":07,"trace":' + data + b"}",  # not JSON
+                b'{"type":"trace","id":7,"trace":{"format":"other"}}'):
+        with pytest.raises((MessageError, ProtocolDecodeError)):
+            decode_worker_message(bad, keep_trace_json=True, trace_outline=True)
+
+
+def test_a_trace_line_in_parts_is_the_line():
+    data = codec.encode_trace(Trace(script="s.py"))
+    parts = message_types.trace_message_parts(9, data)
+    assert parts[1] is data and b"".join(parts) == message_types.trace_message(9, data)
+    assert decode_worker_message(b"".join(parts), keep_trace_json=True).trace_json == data

@@ -300,6 +300,23 @@ def test_empty_script_and_megabytes_of_output():
                                             "total": 30000 * 100}
 
 
+def test_runs_past_the_limit_from_threads_are_each_counted_once():
+    """Past the limit a call is only counted, without the recorder's turn
+    (Recorder._counted): four threads' 300 calls after the limit still add
+    up exactly, and the gradient is python's."""
+    n_threads, each = 4, 75
+    r = run("import threading, torch\nw = torch.ones(2, requires_grad=True)\n"
+            "for i in range(3):\n    (w * 1.0).sum().backward()\n"
+            f"def work():\n    for i in range({each}):\n        (w * 1.0).sum().backward()\n"
+            f"ts = [threading.Thread(target=work) for _ in range({n_threads})]\n"
+            "[t.start() for t in ts]\n[t.join() for t in ts]\nprint(w.grad.tolist())\n", max_runs=3)
+    tr = r.trace
+    assert tr.error is None, tr.error
+    assert tr.backward_calls == 3 + n_threads * each
+    assert len(tr.backward_runs) == 3 and tr.runs_truncated
+    assert tr.stdout.strip() == str([float(3 + n_threads * each)] * 2)
+
+
 def test_notes_carry_codes_and_params():
     r = run("import torch\nx = torch.ones(2, requires_grad=True)\nfor i in range(3):\n"
             "    (x * i).sum().backward()\n", max_runs=2)

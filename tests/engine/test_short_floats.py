@@ -142,3 +142,38 @@ def test_shorten_is_numpys_shortest_repr_and_widens_back(kind):
     assert shorten([0.1], "float32") is None  # not a float32
     assert shorten([1, 2.0], "float32") is None  # not all floats
     assert torch.tensor(short, dtype=getattr(torch, kind)).tolist() == values
+
+
+# every place a summary can be: node tensors, saved tensors, steps, a hook's
+# event, leaf gradients, autograd.grad's results, checkpoint's kept inputs
+PLACES_SCRIPT = """
+import torch
+from torch.utils.checkpoint import checkpoint
+torch.manual_seed(0)
+w = torch.randn(4, requires_grad=True)
+x = torch.randn(4)
+w.register_hook(lambda g: g * 2)
+y = checkpoint(lambda a: (a * x).tanh() * a, w, use_reentrant=False)
+(gw,) = torch.autograd.grad(y.sum(), w, retain_graph=True)
+y.sum().backward()
+"""
+
+
+def test_the_writer_shortens_exactly_the_summaries_the_reader_widens():
+    """The encoder finds the summaries to shorten in its one walk over the
+    trace (codec._file_walk), the reader widens those of codec._summaries:
+    the same set, or a value would be read back shortened."""
+    tr = run_script(PLACES_SCRIPT, filename=FILENAME).trace
+    assert tr.error is None, tr.error
+    runs = tr.backward_runs
+    assert any(r.events for r in runs) and any(r.results for r in runs) and any(r.leaf_grads for r in runs)
+    assert any(cp.inputs for cp in tr.checkpoints)
+    swaps = codec._Swaps()
+    try:
+        written = {id(s) for s in codec._file_walk(tr, swaps)}
+    finally:
+        swaps.restore()
+    assert written == {id(s) for s in _summaries(tr)}
+    _data, back = _round_trip(tr)
+    for m, t in zip(_summaries(tr), _summaries(back)):
+        assert json.dumps(codec.to_builtins(m)) == json.dumps(codec.to_builtins(t))

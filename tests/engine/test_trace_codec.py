@@ -197,3 +197,74 @@ def test_a_broken_reference_is_a_clear_error():
                                                "same_as": [[0, 0, 5, 1, 0]]}]}]}
     with pytest.raises(ValueError, match="same_as"):
         Trace.from_json(json.dumps(data))
+
+
+def test_the_outline_holds_every_top_level_fact_and_none_of_the_bulk():
+    """decode_trace_outline (what `autogradviz trace` reads of the worker's
+    file before writing its bytes): every field outside BULK_FIELDS equal to
+    the full decode's, the bulk empty, a non-trace refused the same way."""
+    text, raw = _v1()
+    full, outline = Trace.from_json(text), codec.decode_trace_outline(text.encode())
+    assert codec.BULK_FIELDS < set(Trace.__struct_fields__)
+    for name in Trace.__struct_fields__:
+        if name in codec.BULK_FIELDS:
+            assert not getattr(outline, name), f"{name} is bulk: left out"
+        else:
+            assert getattr(outline, name) == getattr(full, name), name
+    assert full.graphs and full.backward_runs and full.notes == outline.notes and outline.stdout == full.stdout
+    with pytest.raises(codec.TraceDecodeError, match="not an autogradviz trace"):
+        codec.decode_trace_outline(b'{"format": "other", "graphs": []}')
+    with pytest.raises(codec.TraceDecodeError):
+        codec.decode_trace_outline(text[: len(text) // 2].encode())  # cut short: not JSON
+    with pytest.raises(codec.TraceDecodeError, match="not an autogradviz trace"):
+        codec.decode_trace_outline(b'{"version": 1, "script": "s.py"}')  # no format: no trace
+    with pytest.raises(codec.TraceVersionError):
+        codec.decode_trace_outline(text.replace('"version":', '"version":99,"v":', 1).encode())
+
+
+def test_a_nonfinite_float_among_many_finite_summaries_is_found_wherever_it_is():
+    """The encoder looks one by one only at summaries whose statistics are not
+    all finite numbers (one numpy pass over all of them): a NaN seen only in
+    `mean`, values without statistics, a statistic that is not a number."""
+    nan, inf = float("nan"), float("inf")
+
+    def finite(i):
+        return TensorSummary([2], "float32", "cpu", values=[1.0, float(i)], numel=2, min=1.0, max=float(i),
+                             mean=1.5, norm=2.0)
+    mean_only = TensorSummary([2], "float64", "cpu", values=[1.0, 2.0], numel=2, min=1.0, max=2.0,
+                              mean=nan, norm=2.0)
+    no_stats = TensorSummary([2], "float64", "cpu", values=[inf, 1.0], numel=2)
+    nodes = [Node(f"n{i}", "X", "op", tensor=finite(i)) for i in range(300)]
+    nodes[150:150] = [Node("a", "X", "op", tensor=mean_only), Node("b", "X", "op", tensor=no_stats)]
+    t = Trace(graphs=[Graph(id="g1", nodes=nodes)])
+    text = t.to_json()
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
+    assert text.count('"NaN"') == 1 and text.count('"Infinity"') == 1
+    assert math.isnan(mean_only.mean) and no_stats.values[0] == inf, "encoding must not change the trace"
+    back = Trace.from_json(text).graphs[0].nodes
+    assert math.isnan(back[150].tensor.mean) and back[151].tensor.values == [inf, 1.0]
+    assert [n.tensor.values for n in back] == [n.tensor.values for n in nodes]
+    # a statistic that is no number (a hand-made summary, left as it is):
+    # every summary looked at on its own, the others' names still written
+    odd = TensorSummary([1], "float64", "cpu", values=[2.0], numel=1, min="low", max=2.0)
+    t.graphs[0].nodes.append(Node("c", "X", "op", tensor=odd))
+    text = codec.encode_trace(t).decode()
+    assert text.count('"NaN"') == 1 and text.count('"Infinity"') == 1 and '"min":"low"' in text
+
+
+def test_encoding_leaves_the_trace_in_its_file_form_until_the_block_ends():
+    """codec.encoding: the bytes inside the block, the trace put back after it
+    (or, put_back=False, never: the worker never reads a sent trace again)."""
+    f32 = 0.10000000149011612  # (0.1 in float32: written "0.1")
+    g = TensorSummary([2], "float32", "cpu", values=[f32, 2.0], numel=2, min=f32, max=2.0)
+    t = Trace(graphs=[Graph(id="g1", nodes=[Node("n1", "X", "op", tensor=g)])],
+              backward_runs=[BackwardRun(0, "g1", steps=[Step(0, "n1", [g], [g])])])
+    wide = g.values[0]
+    with codec.encoding(t) as data:
+        assert data.startswith(b'{"format"') and b"0.1," in data and g.values[0] == 0.1
+        assert t.backward_runs[0].steps[0].grad_inputs == [None]  # (a reference to grad_outputs[0])
+    assert g.values[0] == wide and t.backward_runs[0].steps[0].grad_inputs == [g]
+    assert data == codec.encode_trace(t)
+    with codec.encoding(t, put_back=False) as again:
+        assert again == data
+    assert t.float_digits == "dtype" and g.values[0] != wide and t.backward_runs[0].steps[0].same_as
