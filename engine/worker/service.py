@@ -571,6 +571,9 @@ def main(proto_fds=None) -> int:
     # Without fork (Windows), or with IN_PROCESS_ENV set (benchmarks/bench_run_start.py
     # measures the two side by side), every run runs in this one process.
     in_process = os.environ.pop(IN_PROCESS_ENV, None) == "1" or not hasattr(os, "fork")
+    from autogradviz.engine.worker import warm_imports
+
+    warm_imports.take_settings()
     if not in_process:
         from autogradviz.engine.worker.zygote import Zygote, cuda_info, preload
 

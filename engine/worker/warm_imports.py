@@ -34,6 +34,15 @@ from autogradviz.engine.protocol.worker_config import RUNS_ONCE_ENV
 # On the status pipe after TRACE_SENT: the run imported a module of WARM_MODULES.
 WARM_WANTED = b"w"
 WARM_MODULES = ("torch._dynamo",)
+# Read once, from the environment the worker started with (take_settings).
+_runs_once = False
+
+
+def take_settings() -> None:
+    """At the worker's start: note RUNS_ONCE_ENV and take it out of the
+    environment, which the scripts inherit (a script sees python's)."""
+    global _runs_once
+    _runs_once = os.environ.pop(RUNS_ONCE_ENV, None) == "1"
 
 
 def status_byte() -> bytes:
@@ -43,7 +52,7 @@ def status_byte() -> bytes:
 
 def wanted(status: bytes) -> bool:
     """Whether the zygote should import WARM_MODULES after this status."""
-    if WARM_WANTED not in status or os.environ.get(RUNS_ONCE_ENV) == "1":
+    if WARM_WANTED not in status or _runs_once:
         return False
     return any(name not in sys.modules for name in WARM_MODULES)
 

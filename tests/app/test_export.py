@@ -340,7 +340,9 @@ def test_cli_ctrl_c_leaves_no_file(tmp_path):
     out_dir.mkdir()
     out = out_dir / "o.png"
     proc = subprocess.Popen([sys.executable, "-m", "autogradviz", "export", str(script), "-o", str(out)],
-                            stderr=subprocess.PIPE, text=True, env=_env())
+                            stderr=subprocess.PIPE, text=True, env=_env(),
+                            # Ctrl+C's default, as from a terminal (not what this process may have)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:

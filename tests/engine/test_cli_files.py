@@ -131,7 +131,9 @@ def test_ctrl_c_on_trace_is_one_line_exit_130_and_no_worker_left(tmp_path):
                       "print('started', flush=True)\ntime.sleep(120)\n", encoding="utf-8")
     out = tmp_path / "trace.json"
     cli = subprocess.Popen([sys.executable, "-m", "autogradviz", "trace", str(script), "--echo", "-o", str(out)],
-                           stderr=subprocess.PIPE, text=True)
+                           stderr=subprocess.PIPE, text=True,
+                           # Ctrl+C's default, as from a terminal (not what this process may have)
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert cli.stderr.readline() == "started\n"  # (the script runs: --echo shows its print)
         workers = _children_of(cli.pid)

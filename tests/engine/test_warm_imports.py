@@ -82,4 +82,7 @@ def test_a_worker_for_one_run_imports_nothing_ahead():
     with WorkerClient(config=WorkerConfig(runs_once=True)) as client:
         client.start()
         first, second = _runs(client, 2)
+        env = client.run("import os\nprint(sorted(k for k in os.environ if k.startswith('AUTOGRADVIZ')))\n",
+                         filename="/tmp/env.py", timeout=60).trace.stdout
     assert first.splitlines()[0] == second.splitlines()[0] == "dynamo before: False"
+    assert env.strip() == "[]"  # (the worker's setting is not in the script's environment)
