@@ -12,14 +12,19 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _sigint_kept(request):
-    """A test that leaves SIGINT ignored in this process (an in-process run
-    of a script or library that ignores it) would make every later child
-    process ignore Ctrl+C too (SIG_IGN survives exec), and the Ctrl+C tests
-    of the CLI would fail far from the cause: restored here, and named."""
-    before = signal.getsignal(signal.SIGINT)
+    """SIGINT's handler is python's default (KeyboardInterrupt) around every
+    test. One left ignored in this process (by a library run in-process)
+    makes every later child process ignore Ctrl+C too (SIG_IGN survives
+    exec), and the CLI's Ctrl+C tests would fail far from the cause. Put
+    back here, and the test (or the fixture set up before it) named in a
+    warning."""
+    _default_sigint(f"before {request.node.nodeid} (its fixtures)")
     yield
-    after = signal.getsignal(signal.SIGINT)
-    if after is not before:
-        signal.signal(signal.SIGINT, before)
-        warnings.warn(f"{request.node.nodeid} left SIGINT's handler changed to {after!r}; restored")
+    _default_sigint(f"during {request.node.nodeid}")
 
+
+def _default_sigint(when: str) -> None:
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is not signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        warnings.warn(f"SIGINT's handler was {handler!r} {when}; python's default put back")
