@@ -251,6 +251,13 @@ class Probe:
         if failed:
             raise failed[0]
 
+    def fork_marks(self) -> dict[str, int]:
+        """How many records this probe holds now, per place of the trace its
+        contribute() fills ("checkpoints"; "memory.segments" for a list in a
+        feature's one record). A forked child (engine/worker/fork_child.py)
+        asks just after the fork and sends only the records after these."""
+        return {}
+
     def contribute(self, trace: "Trace") -> None:
         """Add this probe's fields to the trace, after the script and after
         the recorder finished its summaries."""

@@ -92,6 +92,9 @@ class CheckpointProbe(Probe):
         self._installed = False
         super().remove()
 
+    def fork_marks(self) -> dict[str, int]:
+        return {"checkpoints": len(self.records)}
+
     def contribute(self, trace) -> None:
         try:
             self._map_nodes()

@@ -75,6 +75,9 @@ class GradScalerProbe(Probe):
             self.patches.wrap(torch.Tensor, "backward", self._wrap_backward)
             self.patches.wrap(torch.autograd, "backward", self._wrap_backward)
 
+    def fork_marks(self) -> dict[str, int]:
+        return {"scaler_events": len(self.events)}
+
     def contribute(self, trace) -> None:
         trace.scaler_events = list(self.events)
         by_call = dict(self.scaled_runs)

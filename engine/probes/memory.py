@@ -171,6 +171,9 @@ class MemoryProbe(Probe):
         self._handles.clear()
         super().remove()
 
+    def fork_marks(self) -> dict[str, int]:
+        return {"memory.segments": len(self._segments)}  # (memory.runs: by their run index)
+
     def contribute(self, trace) -> None:
         from autogradviz.engine.probes.memory_timeline import build_runs
 

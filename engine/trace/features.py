@@ -203,6 +203,53 @@ def relabel(obj, prefix: Callable[[str], str], bases: dict) -> None:
                 relabel(child, prefix, bases)
 
 
+def shift_back(obj, bases: dict, nested: bool = True) -> bool:
+    """The inverse of relabel's shift, for the part of a trace recorded after
+    a fork (engine/worker/fork_child.py): every index into a trace list
+    counted from `bases[that list]`. An index that points before the base
+    (to the parent's records) becomes None where the field may be None;
+    where it may not, False is returned: `obj` belongs to the parent.
+    `nested` False: the records inside `obj` are left as they are."""
+    required = _required(type(obj))
+    for fp in plan_of(type(obj)):
+        if fp.kind == _INDEX:
+            base = bases.get(fp.target, 0)
+            v = getattr(obj, fp.name)
+            if fp.shape == ONE:
+                if v is None:
+                    continue
+                if v < base and fp.name in required:
+                    return False
+                setattr(obj, fp.name, v - base if v >= base else None)
+            elif fp.shape == LIST:
+                setattr(obj, fp.name, [x - base if x is not None and x >= base else None for x in v])
+        elif fp.kind == _STRUCT and nested:
+            for child in _values(obj, fp):
+                shift_back(child, bases)
+    return True
+
+
+def ids(obj) -> Iterator[str]:
+    """Every id in record `obj` (nested records included): what it refers to."""
+    for fp in plan_of(type(obj)):
+        if fp.kind == _ID:
+            yield from (x for x in _values(obj, fp) if x)
+        elif fp.kind == _STRUCT:
+            for child in _values(obj, fp):
+                yield from ids(child)
+
+
+_REQUIRED: dict[type, frozenset] = {}
+
+
+def _required(cls: type) -> frozenset:
+    """The fields of Struct class `cls` without a default (cached)."""
+    found = _REQUIRED.get(cls)
+    if found is None:
+        found = _REQUIRED[cls] = frozenset(f.name for f in msgspec.structs.fields(cls) if f.required)
+    return found
+
+
 def nonfinite_floats(obj) -> Iterator[tuple[Any, str, Any]]:
     """(record, field name, value) for each float field of `obj` (nested
     records included) holding a non-finite float somewhere; the value as it

@@ -26,6 +26,10 @@ from __future__ import annotations
 
 import sys
 
+import msgspec
+
+from autogradviz.engine.probes.base import Probe
+from autogradviz.engine.trace import features
 from autogradviz.engine.trace.model import Trace
 
 
@@ -65,8 +69,12 @@ def _start_child(ctx, cfg):
         rec = ctx.recorder
         rec.turns = Turns()
         rec.default_rank = cfg["index"]
-        base = fork_base(ctx)
     except Exception:
+        return None
+    try:
+        base = fork_base(ctx)
+    except Exception as exc:  # (a bug of ours: said, as a lost trace is in child_main)
+        link.printed("stderr", f"[autogradviz: this child is not recorded: {exc!r}]\n")
         return None
 
     def send():
@@ -86,19 +94,17 @@ def _start_child(ctx, cfg):
 
 def fork_base(ctx) -> dict:
     """What the trace and the probes held at the fork (in the child, just
-    after it): the child's own records are the ones that come after."""
+    after it): the child's own records are the ones that come after. Each
+    probe says how many records it holds (Probe.fork_marks)."""
     trace = ctx.trace
-    base = {"runs": len(trace.backward_runs), "calls": trace.backward_calls, "notes": len(trace.notes),
-            "errors": (len(ctx.recorder.errors), len(ctx.errors))}
-    for name, probe in _probes(ctx):
-        if name == "checkpoint":
-            base["checkpoints"] = len(probe.records)
-        elif name == "grad_scaler":
-            base["scaler_events"] = len(probe.events)
-    return base
+    marks: dict = {}
+    for _name, probe in _probes(ctx):
+        marks.update(probe.fork_marks())
+    return {"runs": len(trace.backward_runs), "calls": trace.backward_calls, "notes": len(trace.notes),
+            "errors": (len(ctx.recorder.errors), len(ctx.errors)), "marks": marks}
 
 
-def _probes(ctx) -> list:
+def _probes(ctx) -> list[tuple[str, Probe]]:
     probes = getattr(ctx, "probes", None)
     return list(probes.installed) + list(probes.removed) if probes is not None else []
 
@@ -128,36 +134,46 @@ def _child_trace(ctx, base: dict) -> bytes:
 def _since_fork(trace: Trace, base: dict) -> Trace:
     """The part of `trace` recorded after the fork, with every index into a
     list of the trace counted from the fork (the parent's merge shifts
-    them again, see engine/trace/merge.py)."""
-    runs0, scalers0 = base["runs"], base.get("scaler_events", 0)
-
-    def run_index(i):
-        return i - runs0 if i is not None and i >= runs0 else None
-
+    them again, see engine/trace/merge.py). The core's runs here; each
+    declared feature's records by what its annotations say (_feature_since)."""
+    runs0, marks = base["runs"], base.get("marks", {})
+    # where each trace list stood at the fork (a feature's list: as its probe held it)
+    bases = {"backward_runs": runs0, **{k: v for k, v in marks.items() if "." not in k}}
+    scalers0 = bases.get("scaler_events", 0)
     runs = trace.backward_runs[runs0:]
     for r in runs:
-        r.index = run_index(r.index)
+        r.index -= runs0  # (every run here came after the fork)
         r.scaled_by = r.scaled_by - scalers0 if r.scaled_by is not None and r.scaled_by >= scalers0 else None
-    checkpoints = trace.checkpoints[base.get("checkpoints", 0):]
-    for c in checkpoints:
-        for rc in c.recomputations:
-            rc.run = run_index(rc.run)
-    used: set = {r.graph for r in runs}  # (graph ids; a checkpoint's may be None)
-    used.update(c.graph for c in checkpoints)
-    used.update(rc.graph for c in checkpoints for rc in c.recomputations)
-    memory = trace.memory
-    if memory is not None:
-        kept = {c.id for c in checkpoints}
-        memory.runs = [m for m in memory.runs if m.run >= runs0]
-        for m in memory.runs:
-            m.run -= runs0
-        memory.segments = [s for s in memory.segments if s.checkpoint in kept]
     n0 = base.get("notes", 0)
-    return Trace(script=trace.script, device=trace.device, torch_version=trace.torch_version,
-                 steps_recorded=trace.steps_recorded,
-                 graphs=[g for g in trace.graphs if g.id in used],
-                 backward_runs=runs, backward_calls=trace.backward_calls - base["calls"],
-                 runs_truncated=trace.runs_truncated, checkpoints=checkpoints,
-                 scaler_events=trace.scaler_events[scalers0:], memory=memory, modules=trace.modules,
-                 notes=trace.notes[n0:], note_codes=trace.note_codes[n0:],
-                 note_records=trace.note_list()[n0:])
+    out = Trace(script=trace.script, device=trace.device, torch_version=trace.torch_version,
+                steps_recorded=trace.steps_recorded, backward_runs=runs,
+                backward_calls=trace.backward_calls - base["calls"], runs_truncated=trace.runs_truncated,
+                notes=trace.notes[n0:], note_codes=trace.note_codes[n0:], note_records=trace.note_list()[n0:])
+    used: set = {r.graph for r in runs}  # (graph ids; and what the features' records refer to)
+    for feature in features.separate():
+        value = _feature_since(feature, feature.get(trace), marks, bases)
+        feature.set(out, value)
+        for record in feature.records(out):
+            used.update(features.ids(record))
+    out.graphs = [g for g in trace.graphs if g.id in used]
+    return out
+
+
+def _feature_since(feature, value, marks: dict, bases: dict):
+    """A feature's records made after the fork: a list of records from its
+    probe's mark on; one record: each of its lists from its mark on
+    ("memory.segments"). Indices are counted from the fork; a record whose
+    required index points before it (a memory run of the parent's) is the
+    parent's and left out."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return [r for r in value[marks.get(feature.field or feature.name, 0):] if features.shift_back(r, bases)]
+    for name in type(value).__struct_fields__:
+        items = getattr(value, name)
+        if isinstance(items, list):
+            items = items[marks.get(f"{feature.field or feature.name}.{name}", 0):]
+            setattr(value, name, [x for x in items if not isinstance(x, msgspec.Struct)
+                                  or features.shift_back(x, bases)])
+    features.shift_back(value, bases, nested=False)  # (its lists' records: just above)
+    return value

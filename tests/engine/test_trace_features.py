@@ -136,3 +136,25 @@ def test_the_plan_is_read_from_the_annotations():
 def test_a_record_that_is_not_a_struct_is_refused():
     with pytest.raises(TypeError):
         features.declare("not_a_struct", dict)
+
+
+def test_a_forked_childs_part_keeps_a_declared_features_records_after_the_fork(dummy):
+    """engine/worker/fork_child.py cuts a forked child's part out of the trace
+    it inherited with no line naming the feature: its probe's mark says how
+    many records came before the fork, the annotations say which indices to
+    count from the fork (one pointing before it is None), and the graphs a
+    kept record names are kept. Three real runs: two before the fork."""
+    from autogradviz.engine.worker.fork_child import _since_fork
+
+    trace = run_script("import torch\nw = torch.ones(2, requires_grad=True)\n"
+                       "for k in range(3):\n    (w * k).sum().backward()\n", filename="<forked>").trace
+    assert len(trace.backward_runs) == 3
+    graphs = [r.graph for r in trace.backward_runs]
+    trace.features["dummy"] = [DummyRecord(id="d1", run=0), DummyRecord(id="d2", run=1),
+                               DummyRecord(id="d3", run=2, readings=[Reading(node="n1", value=1.0)]),
+                               DummyRecord(id="d4", run=1)]
+    part = _since_fork(trace, {"runs": 2, "calls": 2, "notes": 0, "marks": {"dummy": 2}})
+    assert [r.index for r in part.backward_runs] == [0] and part.backward_calls == 1
+    kept = part.features["dummy"]
+    assert [(r.id, r.run) for r in kept] == [("d3", 0), ("d4", None)]  # d4: made after, about run 1
+    assert [g.id for g in part.graphs] == [graphs[2]]
