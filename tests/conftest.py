@@ -23,6 +23,15 @@ def _sigint_kept(request):
     _default_sigint(f"during {request.node.nodeid}")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _sigint_kept_by_modules(request):
+    """The same, around a test file: set up before its own module fixtures,
+    so it is torn down after them and names a file whose fixtures changed it."""
+    _default_sigint(f"before {request.node.nodeid}'s module fixtures")
+    yield
+    _default_sigint(f"when {request.node.nodeid}'s module fixtures ended")
+
+
 def _default_sigint(when: str) -> None:
     handler = signal.getsignal(signal.SIGINT)
     if handler is not signal.default_int_handler:
