@@ -10,14 +10,22 @@ import warnings
 import pytest
 
 
+# A test process started in the background by a non-interactive shell
+# (`make test &` in a script) inherits SIGINT ignored, python leaves it so,
+# and every process a test starts would inherit it too: the CLI's Ctrl+C tests
+# would then see a CLI that ignores Ctrl+C. Python's own handler here (a
+# background job gets no Ctrl+C from a terminal anyway).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @pytest.fixture(autouse=True)
 def _sigint_kept(request):
     """SIGINT's handler is python's default (KeyboardInterrupt) around every
-    test. One left ignored in this process (by a library run in-process)
-    makes every later child process ignore Ctrl+C too (SIG_IGN survives
-    exec), and the CLI's Ctrl+C tests would fail far from the cause. Put
-    back here, and the test (or the fixture set up before it) named in a
-    warning."""
+    test. One left changed in this process (a library run in-process may
+    set its own) would reach the next tests, and one left ignored every
+    later child process (SIG_IGN survives exec). Put back here, and the test (or the fixture set up before it)
+    named in a warning."""
     _default_sigint(f"before {request.node.nodeid} (its fixtures)")
     yield
     _default_sigint(f"during {request.node.nodeid}")
