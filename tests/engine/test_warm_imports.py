@@ -69,8 +69,14 @@ def test_the_next_run_finds_dynamo_imported_and_prints_the_same(tmp_path):
     with WorkerClient() as client:
         client.start()
         zygote_threads = _threads(client.pid) if sys.platform.startswith("linux") else None
-        first, second = _runs(client, 2)
+        first, = _runs(client, 1)
         assert first == plain.stdout  # the first run imported it itself, as python does
+        # the zygote imports it once idle (a loaded machine may need a moment)
+        for _ in range(5):
+            time.sleep(1.0)
+            second, = _runs(client, 1)
+            if second.splitlines()[0] == "dynamo before: True":
+                break
         assert second.splitlines()[0] == "dynamo before: True"
         assert second.splitlines()[1:] == plain.stdout.splitlines()[1:]
         assert second.splitlines()[1] == f"grad: {_expected_grad()}"
