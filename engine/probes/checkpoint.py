@@ -335,6 +335,8 @@ class CheckpointProbe(Probe):
         Non-reentrant re-runs repeat the forward's ops in order, so op i
         refills what the forward's op i made (in the segment's graph);
         reentrant re-runs make new nodes, captured in their inner graph."""
+        if not self.records and not self._rerun_seqs:  # (nothing to map: no walk over every node)
+            return
         by_seq: dict[int, dict[str, str]] = {}
         for cap in self.ctx.state.captures:
             gid = cap.graph.id

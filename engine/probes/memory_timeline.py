@@ -135,31 +135,43 @@ def _saved_events(cap, seqs: list, saved: dict) -> tuple[dict, list]:
         except Exception:
             pass
     own = {}  # node id -> its saved storages, parameters left out
-    events = []
+    events: list[tuple] = []
+    app = events.append
     disjoint = params.isdisjoint
     ids = cap.ids
-    for n, s in zip(cap.order, seqs):
-        st = saved.get(id(n))
+    get = saved.get
+    order = cap.order
+    # (map(id, ...) and a position: no Python call per node that saved nothing)
+    for i, (key, s) in enumerate(zip(map(id, order), seqs)):
+        st = get(key)
         if st:
             if not disjoint(st):
                 st = {p: b for p, b in st.items() if p not in params}
                 if not st:
                     continue
-            nid = ids[n]
+            nid = ids[order[i]]
             own[nid] = st
-            events.append((s, 1, nid, st))
+            app((s, 1, nid, st))
     return own, events
 
 
 def _forward_points(points: list, events: list, held: _Held) -> None:
     """A point after each node's saved storages or frame's kept inputs are added."""
-    add = held.add
+    count, size = held.count, held.size
+    total = held.bytes
+    app = points.append
     for _, kind, obj, st in events:
-        add(st)
+        for ptr, nbytes in st.items():  # (held.add, inline: once per saved storage)
+            c = count.get(ptr, 0)
+            if c == 0:
+                size[ptr] = nbytes
+                total += nbytes
+            count[ptr] = c + 1
         if kind == 1:
-            points.append(MemoryPoint("forward", held.bytes, obj))
+            app(MemoryPoint("forward", total, obj))
         else:
-            points.append(MemoryPoint("forward", held.bytes, checkpoint=obj.id))
+            app(MemoryPoint("forward", total, checkpoint=obj.id))
+    held.bytes = total
     if not points:
         points.append(MemoryPoint("forward", 0))
 

@@ -21,6 +21,7 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 import tokenize
@@ -48,6 +49,23 @@ DEFAULT_TIMEOUT = DEFAULT_RUN_TIMEOUT_S
 START_TIMEOUT = START_TIMEOUT_S
 # The buffer the worker's stdout is read through (see _read_stdout).
 READ_BUFFER = 1 << 20
+# Linux's fcntl to size a pipe (F_SETPIPE_SZ; not in Python's fcntl before 3.10 on every build)
+_F_SETPIPE_SZ = 1031
+
+
+def _widen_pipe(pipe) -> None:
+    """The worker's stdout pipe holds READ_BUFFER bytes instead of 64 KB (Linux;
+    an unprivileged process may go up to /proc/sys/fs/pipe-max-size, 1 MB by
+    default): a 34 MB trace then crosses in 34 writes and reads, not 500 of
+    each (0.065 s -> 0.03 s). Elsewhere, or when refused, the pipe stays."""
+    if pipe is None or not sys.platform.startswith("linux"):
+        return
+    try:
+        import fcntl
+
+        fcntl.fcntl(pipe.fileno(), _F_SETPIPE_SZ, READ_BUFFER)
+    except (OSError, ValueError, ImportError):
+        pass
 
 
 class WorkerError(Exception):
@@ -99,8 +117,13 @@ class WorkerClient:
     """
 
     def __init__(self, python: Optional[str] = None, env: Optional[dict] = None,
-                 start_timeout: float = START_TIMEOUT, config: Optional[WorkerConfig] = None):
+                 start_timeout: float = START_TIMEOUT, config: Optional[WorkerConfig] = None,
+                 process: Optional[subprocess.Popen] = None):
+        """`process`: a worker already started with `config.spawn(...)` (the
+        CLI starts it before importing this module: torch's import in the
+        worker then overlaps the CLI's own); the first `start` takes it."""
         self.config = config if config is not None else WorkerConfig(python=python)
+        self._spawned = process
         self.env = env
         self.start_timeout = start_timeout
         self.ready_info: Optional[dict] = None  # the `ready` message as the wire's object
@@ -142,14 +165,14 @@ class WorkerClient:
         self._stderr_len = 0
         self._eof = False
         self._timers = {}
+        spawned, self._spawned = self._spawned, None
         try:
-            self._proc = subprocess.Popen(
-                self.config.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=self.config.environment(os.environ if self.env is None else self.env), close_fds=True)
+            self._proc = spawned or self.config.spawn(os.environ if self.env is None else self.env)
         except OSError as exc:
             self._proc = None
             raise WorkerError(f"could not start the worker ({self.python}): {exc}") from exc
         proc = self._proc
+        _widen_pipe(proc.stdout)
         self._threads = [
             threading.Thread(target=self._read_stdout, args=(proc, self._queue), daemon=True,
                              name="autogradviz-worker-stdout"),
@@ -183,6 +206,8 @@ class WorkerClient:
 
     def close(self, timeout: float = 3.0) -> None:
         """Ask the worker to exit; terminate, then kill, if it does not."""
+        if self._spawned is not None:  # started for us, never used (the script was unreadable)
+            self._proc, self._spawned = self._spawned, None
         proc = self._proc
         if proc is None:
             return
@@ -204,12 +229,13 @@ class WorkerClient:
         self.close()
 
     def __del__(self):  # last resort: never leave a worker behind
-        try:
-            if self._proc is not None and self._proc.poll() is None:
-                self._proc.kill()
-                self._proc.wait(timeout=1)
-        except Exception:
-            pass
+        for proc in (getattr(self, "_proc", None), getattr(self, "_spawned", None)):
+            try:
+                if proc is not None and proc.poll() is None:
+                    proc.kill()
+                    proc.wait(timeout=1)
+            except Exception:
+                pass
 
     # -- requests -------------------------------------------------------------
     def ping(self, timeout: float = 10.0) -> bool:
@@ -577,7 +603,8 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
                client: Optional[WorkerClient] = None, steps: bool = True,
                keep_json: bool = False, python: Optional[str] = None,
                on_input: Optional[Callable[[str], Optional[str]]] = None,
-               no_checkpoint: bool = False, values: bool = True, outline: bool = False) -> TraceOutcome:
+               no_checkpoint: bool = False, values: bool = True, outline: bool = False,
+               process: Optional[subprocess.Popen] = None) -> TraceOutcome:
     """Run the script at `path` in a worker and return its trace and exit code.
 
     exit 0: the script ran to the end. 1: it raised, timed out or killed the
@@ -588,13 +615,17 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     worker is started and closed here, with `python` (default: this
     interpreter; see engine/protocol/interpreter.py for another one).
     outline (with keep_json): the outcome's trace has the top-level facts only
-    (WorkerClient.run).
+    (WorkerClient.run). `process` (without `client`): the worker, already
+    started by worker_config.start_worker(python); ended here whatever happens.
     """
+    own = client is None
+    if client is None:
+        client = WorkerClient(config=WorkerConfig(python=python, runs_once=True), process=process)
     source, problem = read_script(path)
     if source is None:
+        if own:
+            client.close(timeout=0)  # (an early worker that will not be used)
         return TraceOutcome(None, 2, problem)
-    own = client is None
-    client = client or WorkerClient(config=WorkerConfig(python=python, runs_once=True))
     try:
         try:
             outcome = client.run(source, filename=path, device=device, timeout=timeout,

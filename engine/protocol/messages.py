@@ -27,6 +27,8 @@ from autogradviz.engine.protocol.message_types import (  # noqa: F401 - the prot
     Ready, Request, Run, Shutdown, Started, TraceMessage, Values, WorkerMessage, as_dict, decode_request,
     decode_worker_message, encode_message, kind_of, trace_message)
 
+from autogradviz.engine.protocol.run_limits import DEFAULT_RUN_TIMEOUT_S, START_TIMEOUT_S  # noqa: F401 - re-exported
+
 # Sent in `ready`; a client that finds another number refuses the worker
 # (ProtocolVersionError). 2: `progress` carries code + params; parts of a
 # trace omit fields at their default; `values` summaries likewise. 3: input()
@@ -55,8 +57,7 @@ OUTPUT_CAP = 1_000_000
 DUMP_WAIT_S = 0.2
 # Terminate, then kill after this long.
 KILL_GRACE_S = 2.0
-DEFAULT_RUN_TIMEOUT_S = 60.0
-START_TIMEOUT_S = 180.0  # importing torch on a cold disk can take a while
+# (DEFAULT_RUN_TIMEOUT_S, START_TIMEOUT_S: run_limits.py, import-free, re-exported here)
 
 
 class ProtocolVersionError(RuntimeError):

@@ -16,7 +16,7 @@ import sys
 from typing import Callable, Mapping, Optional
 
 from autogradviz.engine.protocol.interpreter import worker_environment
-from autogradviz.engine.protocol.messages import DEFAULT_RUN_TIMEOUT_S
+from autogradviz.engine.protocol.run_limits import DEFAULT_RUN_TIMEOUT_S
 
 WORKER_MODULE = "autogradviz.engine.worker"
 # "1" in the environment of a worker that serves one run and exits (a CLI
@@ -101,6 +101,16 @@ class WorkerConfig:
             env.pop(RUNS_ONCE_ENV, None)
         return env
 
+    def spawn(self, base: Mapping[str, str]):
+        """Start a worker process (`subprocess.Popen`, pipes on its stdin,
+        stdout and stderr) with this configuration and `base` as the
+        environment: the one place the CLI's workers are started. A
+        `WorkerClient` drives it (given as its `process`, or started by it)."""
+        import subprocess
+
+        return subprocess.Popen(self.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=self.environment(base), close_fds=True)
+
     # -- listeners -------------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> None:
         if listener not in self._listeners:
@@ -113,3 +123,18 @@ class WorkerConfig:
     def _changed(self, name: str) -> None:
         for listener in list(self._listeners):
             listener(self, name)
+
+
+def start_worker(python: Optional[str] = None):
+    """A one-run worker (`WorkerConfig(python, runs_once=True)`) started now,
+    in this process's environment, or None when it cannot start (the client
+    that would take it starts its own and reports why). For a CLI command
+    that can start its worker before it imports the protocol's messages and
+    the trace model: torch's import in the worker overlaps that import."""
+    import os
+
+    try:
+        return WorkerConfig(python=python, runs_once=True).spawn(os.environ)
+    except (OSError, ValueError):
+        return None
+

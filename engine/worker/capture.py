@@ -211,7 +211,7 @@ class CapturedGraph:
 
     __slots__ = ("graph", "ids", "order", "nexts", "root_nodes", "leaf_info", "named", "saved",
                  "retains", "hooks_by_node", "node_hooks", "module_of", "deferred_bytes",
-                 "leaf_indices")
+                 "leaf_indices", "hook_skips")
 
     def __init__(self, graph: Graph, ids: NodeIds, order: list, nexts: list):
         self.graph = graph
@@ -231,6 +231,9 @@ class CapturedGraph:
         self.node_hooks: Optional[dict] = None
         self.module_of: Optional[Callable] = None
         self.deferred_bytes = 0
+        # whether saved-tensor hooks were looked for (a checkpoint's
+        # placeholders among `saved`): materialize looks for them only then
+        self.hook_skips = False
 
 
 class CaptureState:
@@ -622,6 +625,7 @@ def _capture(state, roots, names, origin, reuse):  # noqa: C901 - over the cap b
         saved[i] = sv
     if seen_saved:
         on_saved(seen_saved)
+    cap.hook_skips = bool(check_hooks)
     if check_hooks:
         for sv in saved.values():
             if any(type(e) is tuple and e[2] is SKIP_CHECKPOINT for e in sv):
@@ -682,6 +686,7 @@ def _materialize(state: CaptureState, cap: CapturedGraph) -> None:
     leaf_info, named, saved = cap.leaf_info, cap.named, cap.saved
     retains, hooks_by_node, node_hooks = cap.retains, cap.hooks_by_node, cap.node_hooks
     saved_attrs = _SAVED_ATTRS
+    hook_skips = cap.hook_skips
     nodes = g.nodes
     edges = g.edges
     node_app = nodes.append
@@ -713,7 +718,7 @@ def _materialize(state: CaptureState, cap: CapturedGraph) -> None:
             if attrs and state.read_saved:
                 sv = saved.get(i)
                 node.saved = _saved_values(n, attrs, sv, request)
-                if sv and any(type(e) is tuple and e[2] is SKIP_CHECKPOINT for e in sv):
+                if hook_skips and sv and any(type(e) is tuple and e[2] is SKIP_CHECKPOINT for e in sv):
                     node.in_checkpoint = True
             elif i in saved:  # (no values: the checkpoint's placeholders only)
                 node.saved = [skipped(e[0], e[2]) for e in saved[i]]

@@ -45,6 +45,12 @@ def take_settings() -> None:
     _runs_once = os.environ.pop(RUNS_ONCE_ENV, None) == "1"
 
 
+def runs_once() -> bool:
+    """Whether this worker serves one run (a CLI's): its zygote need not
+    collect what its imports left behind before freezing (preload)."""
+    return _runs_once
+
+
 def status_byte() -> bytes:
     """What a run child adds to its TRACE_SENT status (run_child.py)."""
     return WARM_WANTED if any(name in sys.modules for name in WARM_MODULES) else b""

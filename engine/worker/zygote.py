@@ -115,7 +115,11 @@ def preload() -> None:
         derivatives_yaml.formulas()  # torch's derivatives.yaml, parsed once
     except Exception:
         pass
-    gc.collect()
+    if not warm_imports.runs_once():
+        # (a long-lived zygote collects its imports' leftovers once before
+        # freezing them for good; a one-run worker's leftovers die with it:
+        # 80 ms of `autogradviz trace`)
+        gc.collect()
     freeze_for_good()  # (gc.freeze(), and the recorder then never asks how much is frozen)
 
 
@@ -170,9 +174,11 @@ class Zygote:
             self._reap_dying()
             if self.warm_wanted and self.proto_in not in ready:
                 self._warm_up()
-            if self.spare is None:
+            if self.spare is None and not (self.run_id is not None and warm_imports.runs_once()):
                 try:
-                    self._fork_spare()  # (the next run's, while this one runs on another core)
+                    # (the next run's, while this one runs on another core; a
+                    # one-run worker's run took its spare: no other one)
+                    self._fork_spare()
                 except OSError:
                     pass  # (no process to spare now: the run request forks, or says why)
             if self.proto_in in ready:
