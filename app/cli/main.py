@@ -178,30 +178,45 @@ def _trace(args) -> int:
         if process is not None:
             process.kill()
         raise
+    written: list = []  # the write's exit code (2: it failed, said on stderr)
+
+    def write(outcome) -> None:  # (while the worker exits: trace_file's on_outcome)
+        written.append(_write_trace(outcome, out, args.indent))
+
     outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
                          keep_json=True, python=python, on_input=no_console_input("trace"),
-                         no_checkpoint=bool(args.no_checkpoint), outline=True, process=process)
-    if outcome.trace is not None:  # (its outline: the file is the worker's bytes)
-        data = _trace_bytes(outcome, args.indent)
-        try:
-            if out is None:
-                _write_stdout(data)
-            else:
-                from autogradviz.app.export.files import ExportError, atomic_path
-
-                try:
-                    with atomic_path(out) as tmp:
-                        with open(tmp, "wb") as f:
-                            f.write(data)
-                except ExportError as exc:
-                    _err("trace", str(exc))
-                    return 2
-        except OSError as exc:
-            _err("trace", f"cannot write {out or 'stdout'}: {exc.strerror or exc}")
-            return 2
+                         no_checkpoint=bool(args.no_checkpoint), outline=True, process=process,
+                         on_outcome=write)
+    if written and written[0]:
+        return written[0]
     if outcome.exit_code != 0:
         _err("trace", outcome.message or "failed")
     return outcome.exit_code
+
+
+def _write_trace(outcome, out: Optional[str], indent: Optional[int]) -> int:
+    """The trace file (`out`; None: stdout) from the outcome's bytes; 0, or 2
+    when it could not be written (said in one line)."""
+    if outcome.trace is None:  # (its outline: the file is the worker's bytes)
+        return 0
+    data = _trace_bytes(outcome, indent)
+    try:
+        if out is None:
+            _write_stdout(data)
+            return 0
+        from autogradviz.app.export.files import ExportError, atomic_path
+
+        try:
+            with atomic_path(out) as tmp:
+                with open(tmp, "wb") as f:
+                    f.write(data)
+        except ExportError as exc:
+            _err("trace", str(exc))
+            return 2
+    except OSError as exc:
+        _err("trace", f"cannot write {out or 'stdout'}: {exc.strerror or exc}")
+        return 2
+    return 0
 
 
 def _early_worker(script: str, python: Optional[str]):

@@ -124,6 +124,7 @@ class WorkerClient:
         worker then overlaps the CLI's own); the first `start` takes it."""
         self.config = config if config is not None else WorkerConfig(python=python)
         self._spawned = process
+        self._exit_requested = False  # `shutdown` sent to the running process
         self.env = env
         self.start_timeout = start_timeout
         self.ready_info: Optional[dict] = None  # the `ready` message as the wire's object
@@ -168,6 +169,7 @@ class WorkerClient:
         spawned, self._spawned = self._spawned, None
         try:
             self._proc = spawned or self.config.spawn(os.environ if self.env is None else self.env)
+            self._exit_requested = False
         except OSError as exc:
             self._proc = None
             raise WorkerError(f"could not start the worker ({self.python}): {exc}") from exc
@@ -204,6 +206,17 @@ class WorkerClient:
                     self.ready_info = as_dict(report.info)
                     return self.ready_info
 
+    def request_exit(self) -> None:
+        """Ask the worker to exit (`shutdown`) without waiting: `close` then
+        only waits for it (what the caller does meanwhile overlaps its end)."""
+        proc = self._proc
+        if proc is not None and proc.poll() is None and not self._exit_requested:
+            self._exit_requested = True
+            try:
+                self._send(Shutdown())
+            except WorkerError:
+                pass
+
     def close(self, timeout: float = 3.0) -> None:
         """Ask the worker to exit; terminate, then kill, if it does not."""
         if self._spawned is not None:  # started for us, never used (the script was unreadable)
@@ -212,10 +225,7 @@ class WorkerClient:
         if proc is None:
             return
         if proc.poll() is None:
-            try:
-                self._send(Shutdown())
-            except WorkerError:
-                pass
+            self.request_exit()
             try:
                 proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -604,7 +614,8 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
                keep_json: bool = False, python: Optional[str] = None,
                on_input: Optional[Callable[[str], Optional[str]]] = None,
                no_checkpoint: bool = False, values: bool = True, outline: bool = False,
-               process: Optional[subprocess.Popen] = None) -> TraceOutcome:
+               process: Optional[subprocess.Popen] = None,
+               on_outcome: Optional[Callable[[TraceOutcome], None]] = None) -> TraceOutcome:
     """Run the script at `path` in a worker and return its trace and exit code.
 
     exit 0: the script ran to the end. 1: it raised, timed out or killed the
@@ -617,6 +628,10 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     outline (with keep_json): the outcome's trace has the top-level facts only
     (WorkerClient.run). `process` (without `client`): the worker, already
     started by worker_config.start_worker(python); ended here whatever happens.
+    `on_outcome(outcome)`: called with the outcome once the run has ended
+    and the worker was asked to exit, before waiting for it to be gone (the
+    CLI writes the trace file meanwhile: the end of the run's process, which
+    frees its memory, overlaps the write).
     """
     own = client is None
     if client is None:
@@ -642,9 +657,19 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
                 with _sigint_ignored():  # (a second Ctrl+C must not cut this short)
                     client.close(timeout=0)
             raise
+        result = _trace_outcome(outcome, path)
+        if own:
+            client.request_exit()
+        if on_outcome is not None:
+            on_outcome(result)
+        return result
     finally:
         if own:
             client.close()
+
+
+def _trace_outcome(outcome: RunOutcome, path: str) -> TraceOutcome:
+    """trace_file's answer for a run that ended (exit code, one-line message)."""
     trace, raw = outcome.trace, outcome.trace_json
     if outcome.status == "ok":
         return TraceOutcome(trace, 0, None, raw)
