@@ -232,7 +232,7 @@ class SourceLines(TorchFunctionMode):
             # (a forward that made nodes of its own noted them: the intervals
             # stay disjoint and sorted, the Function's node gets none)
             if _get_seq() != s0 and mode.noted == noted:
-                mode._note(s0, _get_seq())
+                mode._note(s0, _get_seq(), _getframe())
             return out
         return apply
 
@@ -307,16 +307,21 @@ class SourceLines(TorchFunctionMode):
             raise
         s1 = _get_seq()
         if s1 != s0:
-            self._note(s0, s1)
+            self._note(s0, s1, f)
         elif kwargs and kwargs.get("requires_grad") is True and isinstance(out, _Tensor):
             self._leaf(out)
         elif func in _REQUIRES_GRAD_SETTERS and args and isinstance(args[0], _Tensor):
             self._leaf(args[0])
         return out
 
-    def _note(self, s0: int, s1: int) -> None:
-        """Nodes with sequence numbers [s0, s1) were made by the script's current line."""
-        line = self._script_line()
+    def _note(self, s0: int, s1: int, f: Optional[FrameType]) -> None:
+        """Nodes with sequence numbers [s0, s1) were made by the script's
+        current line: that of the innermost frame of the script's file from
+        `f` (the torch call's caller) out."""
+        fn = self.filename
+        while f is not None and f.f_code.co_filename != fn:
+            f = f.f_back
+        line = f.f_lineno if f is not None else None
         if line is not None:
             self.noted += 1
             ident = _get_ident()
