@@ -15,7 +15,6 @@ from __future__ import annotations
 import sys
 from typing import Callable, Mapping, Optional
 
-from autogradviz.engine.protocol.interpreter import worker_environment
 from autogradviz.engine.protocol.run_limits import DEFAULT_RUN_TIMEOUT_S
 
 WORKER_MODULE = "autogradviz.engine.worker"
@@ -92,7 +91,12 @@ class WorkerConfig:
     def environment(self, base: Mapping[str, str]) -> dict:
         """`base` with what the worker needs: unbuffered UTF-8 pipes, and for
         another interpreter this app's engine on PYTHONPATH (interpreter.py)."""
-        env = worker_environment(self.interpreter, dict(base))
+        if self._python is None:  # this interpreter: nothing to add (and interpreter.py not imported)
+            env = dict(base)
+        else:
+            from autogradviz.engine.protocol.interpreter import worker_environment
+
+            env = worker_environment(self.interpreter, dict(base))
         env.setdefault("PYTHONUNBUFFERED", "1")
         env.setdefault("PYTHONIOENCODING", "utf-8")
         if self.runs_once:
