@@ -636,6 +636,8 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     own = client is None
     if client is None:
         client = WorkerClient(config=WorkerConfig(python=python, runs_once=True), process=process)
+    elif process is not None:  # (a warm client runs it: the early worker is not needed)
+        WorkerClient(process=process).close(timeout=0)
     source, problem = read_script(path)
     if source is None:
         if own:

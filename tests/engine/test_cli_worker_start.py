@@ -101,3 +101,15 @@ def test_a_one_run_worker_forks_no_spare_beside_its_run(runs_once, children):
     assert outcome.status == "ok", outcome.message
     # the run child itself, and for a worker that serves more runs its next spare
     assert outcome.trace.stdout == f"{children}\n"
+
+
+def test_an_early_worker_given_with_a_warm_client_is_ended(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    proc = start_worker(None)
+    assert proc is not None
+    with WorkerClient() as warm:
+        outcome = trace_file(str(script), client=warm, process=proc)
+        assert outcome.exit_code == 0, outcome.message
+        assert warm.alive  # (a client passed in is left running)
+    assert _ended(proc)
