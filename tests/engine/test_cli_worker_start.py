@@ -73,19 +73,28 @@ def test_the_worker_stdout_pipe_holds_a_megabyte():
 
 SIBLINGS = """
 import os, time
-time.sleep(1.0)  # (the zygote forks its next spare, if any, meanwhile)
-zygote = os.getppid()
-with open(f"/proc/{zygote}/task/{zygote}/children") as f:  # (its live and dead children)
-    kids = [int(pid) for pid in f.read().split()]
-alive = []
-for pid in kids:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            if f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X"):
-                alive.append(pid)
-    except OSError:
-        pass
-print(len(alive))
+
+
+def alive_children(pid):
+    with open(f"/proc/{pid}/task/{pid}/children") as f:  # (its live and dead children)
+        kids = [int(k) for k in f.read().split()]
+    alive = 0
+    for k in kids:
+        try:
+            with open(f"/proc/{k}/stat", "rb") as f:
+                alive += f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+        except OSError:
+            pass
+    return alive
+
+
+# the zygote's loop comes round every 0.5 s at most: a spare it forks after
+# taking this run's shows within a few of them
+most, deadline = 0, time.monotonic() + 5.0
+while most < 2 and time.monotonic() < deadline:
+    most = max(most, alive_children(os.getppid()))
+    time.sleep(0.05)
+print(most)
 """
 
 
