@@ -306,13 +306,41 @@ def _shorten_summaries(unique: list, trace: Trace, swaps: _Swaps) -> None:
     dtype) and mark the trace `float_digits="dtype"` (a reader widens them
     back: _widen_trace). A value that is not a float of its summary's dtype
     (a hand-made summary) leaves the whole trace in float64 form: a reader
-    could not tell it from a shortened one."""
+    could not tell it from a shortened one. A trace the worker made with
+    its values shortened already (`float_digits` "dtype" in memory:
+    engine/worker/summarize.py) is written as it is."""
+    if trace.float_digits == "dtype":
+        return
+    plans = _short_plans(unique)
+    if plans is None:
+        return
+    for plan in plans:
+        _swap_short(*plan, swaps)
+    swaps.set(trace, "float_digits", "dtype")
+
+
+def shorten_in_place(summaries: list) -> None:
+    """Give the float32/bfloat16/float16 summaries among `summaries` (each
+    once) the shortest decimals of their values, min and max, for good (the
+    worker, for a trace it only sends: Trace.float_digits); those of a dtype
+    holding a value that is not a float of it are left as they are."""
+    for plan in _short_plans(summaries, each_dtype=True) or ():
+        _swap_short(*plan, None)
+
+
+_ShortPlan = tuple[list, list, list, list, list, int]
+
+
+def _short_plans(unique: list, each_dtype: bool = False) -> Optional[list[_ShortPlan]]:
+    """(group, values, mins, maxs, shortened floats, where the minima start)
+    per dtype of `unique`'s float32/bfloat16/float16 summaries; None when a
+    group cannot be shortened (each_dtype: that group is left out instead)."""
     groups: dict = {}
     dtypes = short_floats.DTYPES
     for s in unique:
         if s.dtype in dtypes:
             groups.setdefault(s.dtype, []).append(s)
-    plans = []
+    plans: list[_ShortPlan] = []
     for dtype, group in groups.items():
         values = [s.values for s in group]
         mins = [s.min for s in group]
@@ -323,18 +351,20 @@ def _shorten_summaries(unique: list, trace: Trace, swaps: _Swaps) -> None:
             stats = [0.0 if v is None else v for v in stats]
         short = short_floats.shorten(flat + stats, dtype)
         if short is None:
-            return
+            if each_dtype:
+                continue
+            return None
         plans.append((group, values, mins, maxs, short, len(flat)))
-    for plan in plans:
-        _swap_short(*plan, swaps)
-    swaps.set(trace, "float_digits", "dtype")
+    return plans
 
 
 def _swap_short(group: list, values: list, mins: list, maxs: list, short: list, at: int,
-                swaps: _Swaps) -> None:
+                swaps: Optional[_Swaps]) -> None:
     """Give the summaries `group` their shortened floats: `short` holds all
-    their values in order, then (from `at`) their mins, then their maxs."""
-    swaps.summaries.append((group, values, mins, maxs))
+    their values in order, then (from `at`) their mins, then their maxs.
+    `swaps`: where the old ones are kept to be put back (None: for good)."""
+    if swaps is not None:
+        swaps.summaries.append((group, values, mins, maxs))
     n = len(group)
     j = 0
     for s, v, mn, mx, mn_short, mx_short in zip(group, values, mins, maxs,

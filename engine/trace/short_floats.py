@@ -46,11 +46,7 @@ def shorten(values: list, dtype: str) -> Optional[list]:
     the caller writes them as they are)."""
     import numpy as np
 
-    global _POW10
-    if _POW10 is None:
-        _POW10 = np.array([10.0 ** i for i in range(_EXACT_POW + 1)])
-    kind, most = _DIGITS[dtype]
-    ftype = np.dtype(kind).type
+    ftype = np.dtype(_DIGITS[dtype][0]).type
     if not values:
         return []
     if set(map(type, values)) != {float}:
@@ -58,10 +54,38 @@ def shorten(values: list, dtype: str) -> Optional[list]:
     a64 = np.array(values, dtype=np.float64)
     with np.errstate(all="ignore"):
         a = a64.astype(ftype)
-        back = a.astype(np.float64)
-        nan = np.isnan(a64)
-        if not ((back == a64) | nan).all():
+        if not ((a.astype(np.float64) == a64) | np.isnan(a64)).all():
             return None
+    return _shortest(a64, a, dtype).tolist()
+
+
+def shorten_array(a, dtype: str):
+    """shorten() for a numpy array of `dtype`'s values (float32 for float32
+    and bfloat16, float16 for float16), of any shape: a float64 array of the
+    same shape (the worker's batched summaries: no list to check or convert)."""
+    import numpy as np
+
+    ftype = np.dtype(_DIGITS[dtype][0]).type
+    a = np.ascontiguousarray(a, dtype=ftype)
+    flat = a.reshape(-1)
+    with np.errstate(invalid="ignore"):  # (a NaN's payload: no warning, as tolist() gives none)
+        wide = flat.astype(np.float64)
+    if not flat.size:
+        return wide.reshape(a.shape)
+    return _shortest(wide, flat, dtype).reshape(a.shape)
+
+
+def _shortest(a64, a, dtype: str):
+    """The shortest decimals (as float64) of the flat values `a` (of the
+    dtype's numpy type; `a64`: the same as float64)."""
+    import numpy as np
+
+    global _POW10
+    if _POW10 is None:
+        _POW10 = np.array([10.0 ** i for i in range(_EXACT_POW + 1)])
+    kind, most = _DIGITS[dtype]
+    ftype = np.dtype(kind).type
+    with np.errstate(all="ignore"):
         out = a64.copy()
         nonzero = np.isfinite(a64) & (a64 != 0)
         idx = np.flatnonzero(nonzero)  # only these need digits (0, -0, inf, NaN are written short)
@@ -89,7 +113,7 @@ def shorten(values: list, dtype: str) -> Optional[list]:
         if todo.any():  # beyond exact powers of ten: numpy's repr of each distinct value
             uniq, where = np.unique(a[todo], return_inverse=True)
             out[todo] = uniq.astype(str).astype(np.float64)[where.reshape(-1)]
-    return out.tolist()
+    return out
 
 
 def _nearest(a64, exp, p):

@@ -35,12 +35,16 @@ class Recording:
 
     def __init__(self, trace: Trace, namespace: dict, filename: Optional[str], record_steps: bool = True,
                  record_values: bool = True, max_runs: Optional[int] = None,
-                 on_progress: Optional[ProgressCallback] = None, store: Optional[TensorStore] = None):
+                 on_progress: Optional[ProgressCallback] = None, store: Optional[TensorStore] = None,
+                 shorten_floats: bool = False):
         self.trace = trace
         self.namespace = namespace
         self.store = store if store is not None else TensorStore()
         self.summ = Summarizer(self.store)
         self.summ.values = record_values
+        if shorten_floats:  # (a trace that is only sent: summarize.Summarizer.shorten)
+            self.summ.shorten = True
+            trace.float_digits = "dtype"
         self.progress = Progress(on_progress)
         self.state = state = CaptureState(self.summ)
         state.read_saved = record_values

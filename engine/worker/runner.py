@@ -218,7 +218,7 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
                max_runs: Optional[int] = None, record_steps: bool = True,
                on_progress: Optional[ProgressCallback] = None, no_checkpoint: bool = False,
                record_values: bool = True, output_fds=None,
-               at_end: Optional[Callable[[], None]] = None) -> ScriptRun:
+               at_end: Optional[Callable[[], None]] = None, shorten_floats: bool = False) -> ScriptRun:
     """Run `source` as __main__ and trace it. `record_steps=False`: graphs and
     leaf_grads only, no per-step recording (cheaper, for drawing the graph).
     `on_progress(code, params)`: long capture/summarising of big graphs,
@@ -229,7 +229,10 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
     its own process): the output is read from fds 1 and 2 and sys.stdout/stderr
     stay real files on them. `at_end()`: what python does once the main code
     has ended (run_child.end_of_main: threads waited for, atexit), still
-    recorded, its output still the run's."""
+    recorded, its output still the run's. `shorten_floats`: the trace is only
+    to be encoded (the worker sends it): float32/bfloat16/float16 values are
+    kept as their shortest decimals from the start (Trace.float_digits
+    "dtype"; each still rounds to exactly torch's value)."""
     t0 = time.perf_counter()
     trace = Trace(script=filename, device=device, torch_version=torch.__version__,
                   steps_recorded=record_steps)
@@ -259,7 +262,7 @@ def run_script(source: str, filename: str = "<editor>", device: str = "cpu",
 
     # trace, capture state, recorder, probes: as every recording (recording.py)
     rec = Recording(trace, namespace, filename, record_steps=record_steps, record_values=record_values,
-                    max_runs=max_runs, on_progress=on_progress, store=store)
+                    max_runs=max_runs, on_progress=on_progress, store=store, shorten_floats=shorten_floats)
     state, ctx, probes = rec.state, rec.ctx, rec.probes
     ctx.output = out  # (children's prints: engine/worker/children.py)
     if no_checkpoint:

@@ -311,6 +311,8 @@ class Worker:
                 extra["output_fds"] = fds
             if self.at_end is not None:
                 extra["at_end"] = self.at_end
+            # (the trace is sent and then forgotten: its floats short from the start)
+            extra["shorten_floats"] = True
             result = run_script(source, filename=folder.script, device=device,
                                 on_output=console.watching(pump.write),
                                 record_steps=steps, **extra)

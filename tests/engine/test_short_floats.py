@@ -177,3 +177,77 @@ def test_the_writer_shortens_exactly_the_summaries_the_reader_widens():
     _data, back = _round_trip(tr)
     for m, t in zip(_summaries(tr), _summaries(back)):
         assert json.dumps(codec.to_builtins(m)) == json.dumps(codec.to_builtins(t))
+
+
+@pytest.mark.parametrize("kind", ["float32", "bfloat16", "float16"])
+def test_shorten_array_gives_shortens_floats_for_any_shape(kind):
+    """The worker shortens a batch's values from its array (shorten_array);
+    the result is shorten()'s, value for value, in the array's shape."""
+    rng = np.random.default_rng(1)
+    if kind == "float16":
+        raw = rng.integers(0, 2 ** 16, 6000, dtype=np.uint64).astype(np.uint16).view(np.float16)
+    else:
+        raw = rng.integers(0, 2 ** 32, 6000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        if kind == "bfloat16":  # bfloat16 values are float32s with 16 zero low bits
+            raw = (raw.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 0.1, 1e-45 if kind != "float16" else 6e-8],
+                        dtype=raw.dtype)
+    a = np.concatenate([raw, specials])[: (raw.size + specials.size) // 6 * 6].reshape(-1, 6)
+    from autogradviz.engine.trace.short_floats import shorten_array
+
+    got = shorten_array(a, kind)
+    assert got.shape == a.shape and got.dtype == np.float64
+    with np.errstate(invalid="ignore"):  # (NaN payloads)
+        flat = a.reshape(-1).astype(np.float64).tolist()
+    want = shorten(flat, kind)
+    assert [repr(v) for v in got.reshape(-1).tolist()] == [repr(v) for v in want]
+    assert shorten_array(a[:0], kind).shape == (0, 6)
+
+
+def _plain_trace(tr) -> dict:
+    """A trace as plain data, without what differs between two runs of one script."""
+    plain = codec.to_builtins(tr)
+    for name in ("duration_s", "float_digits", "memory"):
+        plain.pop(name, None)
+    return plain
+
+
+@pytest.mark.parametrize("script", [VALUES_SCRIPT, PLACES_SCRIPT, """
+import torch
+torch.manual_seed(2)
+x = (torch.randn(6, 5) * 10).half().requires_grad_(True)
+z = (torch.randn(6, 5) * 1e-3).bfloat16().requires_grad_(True)
+w = torch.randn(5, requires_grad=True)
+h = x.float()
+for i in range(12):  # same-shaped gradients: the batched path
+    h = torch.tanh(h * w + z.float())
+big = torch.randn(3000, requires_grad=True)
+(h.sum() + (big * w[0]).sum()).backward()
+"""], ids=["magnitudes", "places", "batched"])
+def test_a_trace_shortened_while_recorded_reads_back_as_the_exact_trace(script):
+    """The worker's traces are only sent: their float32/bfloat16/float16
+    values are shortened as they are recorded (summarize.Summarizer.shorten),
+    the codec writes them as they are, and reading the file gives exactly
+    the trace an exact recording gives - every value torch's."""
+    exact = run_script(script, filename=FILENAME).trace
+    short_run = run_script(script, filename=FILENAME, shorten_floats=True)
+    short = short_run.trace
+    assert exact.error is None and short.error is None, (exact.error, short.error)
+    assert short.float_digits == "dtype"
+    # recorded short: 0.1 (float32) is held as 0.1 already, not 0.10000000149011612
+    held = [v for s in _summaries(short) if s.dtype == "float32" for v in s.values]
+    exact_held = [v for s in _summaries(exact) if s.dtype == "float32" for v in s.values]
+    assert len(held) == len(exact_held) and held != exact_held  # (shortened in memory)
+    if script is VALUES_SCRIPT:
+        assert 0.1 in held and 0.10000000149011612 not in held
+    data = codec.encode_trace(short)
+    back = codec.decode_trace(data)
+    assert b'"float_digits":"dtype"' in data
+    assert json.dumps(_plain_trace(back), sort_keys=True) == json.dumps(_plain_trace(exact), sort_keys=True)
+    if script is not PLACES_SCRIPT:  # torch's values, read independently
+        for name in ("a", "x", "z", "w", "big"):
+            t = short_run.namespace.get(name)
+            if isinstance(t, torch.Tensor) and t.grad is not None:
+                grads = [s for r in back.backward_runs for s in r.leaf_grads.values()
+                         if s.shape == list(t.shape) and s.dtype == str(t.dtype).replace("torch.", "")]
+                assert any(s.values == t.grad.flatten()[:len(s.values)].tolist() for s in grads), name
