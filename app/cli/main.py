@@ -179,14 +179,22 @@ def _trace(args) -> int:
             process.kill()
         raise
     written: list = []  # the write's exit code (2: it failed, said on stderr)
+    write_to = _worker_file(out, args.indent)
 
     def write(outcome) -> None:  # (while the worker exits: trace_file's on_outcome)
-        written.append(_write_trace(outcome, out, args.indent))
+        if write_to is not None and out is not None and outcome.written_to == write_to:
+            written.append(_commit_trace(write_to, out))
+        else:
+            written.append(_write_trace(outcome, out, args.indent))
 
-    outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
-                         keep_json=True, python=python, on_input=no_console_input("trace"),
-                         no_checkpoint=bool(args.no_checkpoint), outline=True, process=process,
-                         on_outcome=write)
+    try:
+        outcome = trace_file(args.script, device=args.device, timeout=args.timeout, on_output=on_output,
+                             keep_json=True, python=python, on_input=no_console_input("trace"),
+                             no_checkpoint=bool(args.no_checkpoint), outline=True, process=process,
+                             on_outcome=write, write_to=write_to)
+    finally:
+        if write_to is not None:  # (what a worker began and did not finish; gone once committed)
+            _remove_quietly(write_to)
     if written and written[0]:
         return written[0]
     if outcome.exit_code != 0:
@@ -218,6 +226,40 @@ def _write_trace(outcome, out: Optional[str], indent: Optional[int]) -> int:
         _err("trace", f"cannot write {out or 'stdout'}: {exc.strerror or exc}")
         return 2
     return 0
+
+
+def _worker_file(out: Optional[str], indent: Optional[int]) -> Optional[str]:
+    """Where the worker writes the trace file itself (a new temporary name
+    beside `out`'s target, renamed over it after the run: engine/worker/
+    trace_file_out.py), or None: the CLI writes it (to stdout, or reformatted
+    with --indent)."""
+    if out is None or indent is not None:
+        return None
+    from autogradviz.engine.trace import atomic_file
+
+    try:
+        return atomic_file.temp_path(out)
+    except OSError:  # (checked before the run; the write says why)
+        return None
+
+
+def _commit_trace(tmp: str, out: str) -> int:
+    """The worker's file `tmp` in place of `out`: 0, or 2 said in one line."""
+    from autogradviz.app.export.files import ExportError, commit_written
+
+    try:
+        commit_written(tmp, out)
+    except ExportError as exc:
+        _err("trace", str(exc))
+        return 2
+    return 0
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _early_worker(script: str, python: Optional[str]):

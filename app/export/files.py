@@ -72,6 +72,18 @@ def atomic_path(path: str) -> Iterator[str]:
         raise ExportError(tr("cannot write {0}: {1}").format(path, exc.strerror or exc)) from None
 
 
+def commit_written(tmp: str, path: str) -> None:
+    """Put `tmp` (atomic_file.temp_path(path), written in full by another
+    process: the worker, for `autogradviz trace -o`) in place of `path`, as
+    atomic_path does; ExportError (one line) when that fails, `tmp` removed."""
+    try:
+        atomic_file.commit(tmp, path)
+    except atomic_file.SpecialFileError as exc:
+        raise ExportError(special_file_message(path, exc.kind)) from None
+    except OSError as exc:
+        raise ExportError(tr("cannot write {0}: {1}").format(path, exc.strerror or exc)) from None
+
+
 def special_file_message(path: str, kind: str) -> str:
     """One line: why `path` (a FIFO, a device...: atomic_file.file_kind) is not written."""
     if kind == "a directory":

@@ -93,6 +93,9 @@ class RunOutcome:
     # The trace exactly as the worker encoded it (the trace file's bytes), when
     # the run asked for it (`keep_json`); None for made-up traces.
     trace_json: Optional[bytes] = None
+    # The bytes the worker wrote to the run's `trace_file` (then `trace_json`
+    # holds the outline only); None when it wrote none.
+    written: Optional[int] = None
 
 
 @dataclass
@@ -103,6 +106,9 @@ class TraceOutcome:
     # The trace file's bytes as the worker encoded them (with keep_json), so
     # that the CLI writes them without encoding the trace a second time.
     trace_json: Optional[bytes] = None
+    # The file the worker wrote the whole trace file to (trace_file's
+    # `write_to`, when it could): `trace_json` is then the outline only.
+    written_to: Optional[str] = None
 
 
 class WorkerClient:
@@ -277,7 +283,8 @@ class WorkerClient:
             on_output: Optional[OutputCallback] = None, steps: bool = True,
             on_progress: Optional[ProgressCallback] = None, keep_json: bool = False,
             on_input: Optional[Callable[[str], Optional[str]]] = None,
-            no_checkpoint: bool = False, values: bool = True, outline: bool = False) -> RunOutcome:
+            no_checkpoint: bool = False, values: bool = True, outline: bool = False,
+            trace_file: Optional[str] = None) -> RunOutcome:
         """Run `source` in the worker and wait for its trace.
 
         steps=False: the worker records graphs but no backward steps (smaller
@@ -298,11 +305,14 @@ class WorkerClient:
         newline), or None for end of input (EOFError); without it every
         `input()` gets end of input (a traced script has no console).
         no_checkpoint: checkpoint(fn, ...) runs as fn(...) (docs/worker-protocol.md).
+        trace_file: an absolute path where no file is, for the worker to
+        write the trace file to (Run.trace_file; `RunOutcome.written` says
+        whether it did).
         Raises WorkerError only when no worker could be started.
         """
         self.start()
         request = Run(id=self._core.next_id(), source=source, filename=filename, device=device,  # type: ignore[arg-type]
-                      steps=steps, values=values, no_checkpoint=no_checkpoint)
+                      steps=steps, values=values, no_checkpoint=no_checkpoint, trace_file=trace_file)
         self._keep_trace_json = keep_json
         self._trace_outline = outline
         pending = collections.deque(self._core.run(request, timeout))
@@ -350,10 +360,11 @@ class WorkerClient:
     def _outcome(self, ended: RunEnded, filename: str) -> RunOutcome:
         if ended.status in ("ok", "error") and ended.trace.error is not None:
             message = describe_error(ended.trace.error, filename, self.python)
-            return RunOutcome(ended.trace, "error", message, trace_json=ended.trace_json)
+            return RunOutcome(ended.trace, "error", message, trace_json=ended.trace_json, written=ended.written)
         if ended.status in ("unreadable", "protocol_error"):
             return RunOutcome(ended.trace, "error", ended.message)
-        return RunOutcome(ended.trace, ended.status, ended.message, ended.returncode, ended.trace_json)
+        return RunOutcome(ended.trace, ended.status, ended.message, ended.returncode, ended.trace_json,
+                          ended.written)
 
     def _perform(self, actions: list) -> list:
         """Carry out the core's actions; the reports among them, in order."""
@@ -615,7 +626,8 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
                on_input: Optional[Callable[[str], Optional[str]]] = None,
                no_checkpoint: bool = False, values: bool = True, outline: bool = False,
                process: Optional[subprocess.Popen] = None,
-               on_outcome: Optional[Callable[[TraceOutcome], None]] = None) -> TraceOutcome:
+               on_outcome: Optional[Callable[[TraceOutcome], None]] = None,
+               write_to: Optional[str] = None) -> TraceOutcome:
     """Run the script at `path` in a worker and return its trace and exit code.
 
     exit 0: the script ran to the end. 1: it raised, timed out or killed the
@@ -631,7 +643,9 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
     `on_outcome(outcome)`: called with the outcome once the run has ended
     and the worker was asked to exit, before waiting for it to be gone (the
     CLI writes the trace file meanwhile: the end of the run's process, which
-    frees its memory, overlaps the write).
+    frees its memory, overlaps the write). `write_to`: an absolute path where
+    no file is, for the worker to write the trace file to itself
+    (`TraceOutcome.written_to` says whether it did: message_types.Run.trace_file).
     """
     own = client is None
     if client is None:
@@ -648,7 +662,7 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
             outcome = client.run(source, filename=path, device=device, timeout=timeout,
                                  on_output=on_output, steps=steps, keep_json=keep_json,
                                  on_input=on_input, no_checkpoint=no_checkpoint, values=values,
-                                 outline=outline)
+                                 outline=outline, trace_file=write_to)
         except WorkerError as exc:
             return TraceOutcome(None, 2, str(exc))
         except KeyboardInterrupt:
@@ -660,6 +674,8 @@ def trace_file(path: str, device: str = "cpu", timeout: Optional[float] = DEFAUL
                     client.close(timeout=0)
             raise
         result = _trace_outcome(outcome, path)
+        if outcome.written is not None and write_to is not None:
+            result.written_to = write_to
         if own:
             client.request_exit()
         if on_outcome is not None:

@@ -140,6 +140,7 @@ class RunEnded:
     returncode: Optional[int] = None
     seconds: float = 0.0
     trace_json: Optional[bytes] = None
+    written: Optional[int] = None  # the trace file's bytes the worker wrote (Run.trace_file)
     summary: str = ""
 
 
@@ -373,9 +374,8 @@ class ClientCore:
             return self._on_input_request(message, state)
         if isinstance(message, TraceMessage):
             trace = message.trace
-            if trace.error is None:
-                return self._end_run("ok", trace, None, message.trace_json)
-            return self._end_run("error", trace, None, message.trace_json)
+            status = "ok" if trace.error is None else "error"
+            return self._end_run(status, trace, None, message.trace_json, message.written)
         if isinstance(message, ProtocolErrorMessage):
             trace = self._made_up_trace(ErrorInfo(
                 type="ProtocolError", message=message.message or "protocol error",
@@ -400,12 +400,13 @@ class ClientCore:
         return StartTimer(RUN_TIMER, seconds)
 
     def _end_run(self, status: str, trace: Trace, message: Optional[str],
-                 trace_json: Optional[bytes] = None) -> list:
+                 trace_json: Optional[bytes] = None, written: Optional[int] = None) -> list:
         state = self.run_state
         seconds = self.clock() - state.started_at if state is not None else 0.0
         self.phase = Phase.READY
         self.run_state = None
-        return [CancelTimer(RUN_TIMER), RunEnded(status, trace, message, seconds=seconds, trace_json=trace_json)]
+        return [CancelTimer(RUN_TIMER), RunEnded(status, trace, message, seconds=seconds, trace_json=trace_json,
+                                                 written=written)]
 
     def _end_process(self, reason: str) -> list:
         self.ending = reason

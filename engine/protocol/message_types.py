@@ -62,6 +62,12 @@ class Run(_Message, tag="run", omit_defaults=True):
     steps: bool = True
     values: bool = True
     no_checkpoint: bool = False
+    # An absolute path where no file is yet (`autogradviz trace -o FILE`: a
+    # temporary name beside FILE): the worker creates it and writes the
+    # trace file's bytes there instead of sending them; its `trace` message
+    # then says `written` and carries only the trace's outline. When it
+    # cannot write there, it sends the whole trace as usual.
+    trace_file: Optional[str] = None
 
 
 class Fetch(_Message, tag="fetch", omit_defaults=True):
@@ -138,6 +144,10 @@ class TraceMessage(_Message, tag="trace", omit_defaults=True):
     id: int
     trace: Trace
     trace_json: Optional[bytes] = None
+    # The bytes the worker wrote to the run's `trace_file` (the whole trace
+    # file, its final newline included): then `trace` is the outline only
+    # (codec.encode_outline) and `trace_json` those outline bytes.
+    written: Optional[int] = None
 
 
 class Values(_Message, tag="values"):
@@ -200,6 +210,7 @@ def kind_of(cls_or_message) -> str:
 class _TraceWire(_Message, tag="trace"):
     id: Any = None
     trace: msgspec.Raw = msgspec.Raw()  # empty: absent (msgspec has no Optional[Raw])
+    written: Optional[int] = None
 
 
 class _ValuesWire(_Message, tag="values"):
@@ -246,7 +257,10 @@ def decode_worker_message(line: bytes, keep_trace_json: bool = False,
             pass  # (not a line trace_message wrote after all: decoded in full below)
     wire = _decode(line, _MESSAGES, _WireMessage)
     if isinstance(wire, _TraceWire):
-        return _trace_message(wire.id, bytes(wire.trace), keep_trace_json, trace_outline and keep_trace_json)
+        msg = _trace_message(wire.id, bytes(wire.trace), keep_trace_json, trace_outline and keep_trace_json)
+        if wire.written is not None:
+            msg.written = wire.written
+        return msg
     if isinstance(wire, _ValuesWire):
         return Values(id=wire.id, tensor=wire.tensor, error=wire.error,
                       summary=_summary(wire.id, bytes(wire.summary)))
@@ -397,16 +411,22 @@ def encode_message(message: Any) -> bytes:
         raise TypeError(f"not a protocol message: {type(message).__name__}")
     if isinstance(message, TraceMessage):
         data = message.trace_json if message.trace_json is not None else codec.encode_trace(message.trace)
-        return trace_message(message.id, data)
+        return trace_message(message.id, data, message.written)
     return codec.encode_json(as_dict(message)) + b"\n"
 
 
-def trace_message(run_id: Any, trace_json: bytes) -> bytes:
-    """The `trace` line for a trace encoded already (codec.encode_trace)."""
-    return b"".join(trace_message_parts(run_id, trace_json))
+def trace_message(run_id: Any, trace_json: bytes, written: Optional[int] = None) -> bytes:
+    """The `trace` line for a trace encoded already (codec.encode_trace);
+    `written`: the bytes of the trace file the worker wrote (Run.trace_file),
+    `trace_json` then being the trace's outline."""
+    return b"".join(trace_message_parts(run_id, trace_json, written))
 
 
-def trace_message_parts(run_id: Any, trace_json: bytes) -> tuple[bytes, bytes, bytes]:
+def trace_message_parts(run_id: Any, trace_json: bytes,
+                        written: Optional[int] = None) -> tuple[bytes, bytes, bytes]:
     """trace_message's line in three parts, the trace's bytes as they are (a
     writer sends them one after the other: a 50,000-node trace is 34 MB)."""
-    return b'{"type":"trace","id":' + codec.encode_json(run_id) + b',"trace":', trace_json, b"}\n"
+    head = b'{"type":"trace","id":' + codec.encode_json(run_id)
+    if written is not None:
+        head += b',"written":' + codec.encode_json(written)
+    return head + b',"trace":', trace_json, b"}\n"

@@ -29,7 +29,9 @@ class WorkerConfig:
     CLI command) runs with. `python` None: this interpreter. Listeners are
     called as `listener(config, name)` after `name` ("python", "device",
     "timeout_s") changed. `runs_once`: the worker serves one run (a CLI
-    command), so it prepares nothing for a next one."""
+    command) and no request about it follows its trace (no fetch, no
+    gradient check), so it prepares nothing for a next one and its run
+    child lets go of the client's pipes once the trace is sent."""
 
     def __init__(self, python: Optional[str] = None, device: str = "cpu",
                  timeout_s: float = DEFAULT_RUN_TIMEOUT_S, runs_once: bool = False):

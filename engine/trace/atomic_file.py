@@ -78,21 +78,55 @@ def atomic_path(path: Union[str, os.PathLike]) -> Iterator[str]:
     it replaces the target (see the module docstring); on any exception,
     KeyboardInterrupt included, it is removed and the target is untouched."""
     target = write_target(path)
-    folder = os.path.dirname(target) or "."
-    suffix = os.path.splitext(target)[1]
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp" + suffix,
-                               dir=folder)
+    folder, prefix, suffix = _temp_parts(target)
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
     os.close(fd)
     try:
         yield tmp
-        _fsync_file(tmp)
-        _copy_owner_and_mode(target, tmp)
-        os.replace(tmp, target)
+        _replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
     _fsync_folder(folder)
+
+
+def temp_path(path: Union[str, os.PathLike]) -> str:
+    """A new temporary name beside `path`'s target (as atomic_path's), where
+    no file is yet, for another process to create and write (the worker
+    writing `autogradviz trace -o FILE`: engine/worker/trace_file_out.py);
+    `commit(tmp, path)` then puts it in place. SpecialFileError as atomic_path."""
+    import secrets
+
+    folder, prefix, suffix = _temp_parts(write_target(path))
+    return os.path.abspath(os.path.join(folder, prefix + secrets.token_hex(6) + suffix))
+
+
+def commit(tmp: str, path: Union[str, os.PathLike]) -> None:
+    """Replace `path`'s target by `tmp` (a temp_path another process has
+    written in full), as atomic_path does when its block ends; on failure
+    `tmp` is removed and the target untouched (the OSError is raised)."""
+    target = write_target(path)
+    try:
+        _replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_folder(os.path.dirname(target) or ".")
+
+
+def _temp_parts(target: str) -> tuple[str, str, str]:
+    """(folder, prefix, suffix) of the temporary files beside `target`."""
+    suffix = os.path.splitext(target)[1]
+    return os.path.dirname(target) or ".", "." + os.path.basename(target) + ".", ".tmp" + suffix
+
+
+def _replace(tmp: str, target: str) -> None:
+    """`tmp` on disk, with the target's permissions, renamed over it."""
+    _fsync_file(tmp)
+    _copy_owner_and_mode(target, tmp)
+    os.replace(tmp, target)
 
 
 def write_atomic(path: Union[str, os.PathLike], data: Union[bytes, str], encoding: str = "utf-8") -> None:

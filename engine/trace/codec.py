@@ -593,6 +593,16 @@ def encode_trace(trace: Trace, indent: Optional[int] = None) -> bytes:
     return encode_json(trace, indent=indent)
 
 
+def encode_outline(trace: Trace) -> bytes:
+    """The bytes of `trace` without its bulk (BULK_FIELDS at their
+    defaults): what decode_trace_outline reads from the whole file, for a
+    writer that put the whole file elsewhere (the worker writing
+    `autogradviz trace`'s file itself: message_types.Run.trace_file)."""
+    empty = {f.name: (f.default if f.default is not msgspec.NODEFAULT else f.default_factory())
+             for f in msgspec.structs.fields(Trace) if f.name in BULK_FIELDS}
+    return encode_trace(msgspec.structs.replace(trace, **empty))
+
+
 def to_builtins(obj) -> Any:
     """Plain data of a Trace or any part (fields at their default omitted in
     the parts, floats kept as floats)."""

@@ -289,7 +289,10 @@ class Trace(msgspec.Struct, weakref=True):
     # bfloat16 and float16 summaries (values, min, max) have the fewest digits
     # that identify them in that dtype, and a reader rounds them to the dtype
     # again (engine/trace/short_floats.py); "float64" (older files, and every
-    # trace in memory) when they are exactly the floats they are.
+    # trace read) when they are exactly the floats they are. In memory,
+    # "dtype" is a trace the worker records only to send it (runner.run_script
+    # `shorten_floats`): each such float is its shortest decimal already or
+    # exactly torch's, and the codec writes them as they are.
     float_digits: str = "float64"
     # Records of features declared outside the core schema, by feature name
     # (engine/trace/features.py: `declare(name, Record)` without a field):

@@ -64,6 +64,8 @@ def run_child(worker, requests_fd: int, status_fd: int, real_stderr: int, pipes:
         worker.handle_request(decode_request(line.strip()))  # (the zygote sends only a valid Run)
         output.connect(None)  # what leftover threads and processes print later goes nowhere
         os.write(status_fd, TRACE_SENT + warm_imports.status_byte())
+        if warm_imports.runs_once():
+            _let_go_of_client(worker, real_stderr)
         for line in worker.reader:
             if not worker.handle_line(line):
                 break
@@ -76,6 +78,24 @@ def run_child(worker, requests_fd: int, status_fd: int, real_stderr: int, pipes:
         except Exception:
             pass
     os._exit(code)
+
+
+def _let_go_of_client(worker, real_stderr: int) -> None:
+    """A one-run worker's child, its trace sent, only waits to be ended:
+    its ends of the client's pipes (the protocol's, the worker's stderr) are
+    closed now, so that the client sees them end when the zygote exits - not
+    once the kernel has freed this process's memory, the whole run's (0.03 s
+    of `autogradviz trace` on a 50,000-node chain, after the file is written)."""
+    try:
+        faulthandler.disable()
+        faulthandler.unregister(signal.SIGUSR1)
+    except Exception:
+        pass
+    worker.channel.close()
+    try:
+        os.close(real_stderr)
+    except OSError:
+        pass
 
 
 def _as_fresh_process(real_stderr: int) -> None:

@@ -37,6 +37,7 @@ from autogradviz.engine.protocol.messages import (  # noqa: E402
     Pong, Progress, ProtocolDecodeError, ProtocolErrorMessage, Ready, Request, Run, Shutdown, Started, Values,
     decode_request, encode_message, trace_message)
 from autogradviz.engine.protocol.message_types import trace_message_parts  # noqa: E402
+from autogradviz.engine.worker.trace_file_out import write_trace_file  # noqa: E402
 from autogradviz.engine.trace import codec  # noqa: E402
 from autogradviz.engine.trace.model import ErrorInfo, Trace  # noqa: E402
 
@@ -90,6 +91,15 @@ class Channel:
                 # The reader went away: nothing sensible left to do but exit.
                 self.broken = True
                 os._exit(0)
+
+    def close(self) -> None:
+        """Flush and close this process's end (nothing is sent afterwards)."""
+        with self._lock:
+            self.broken = True
+            try:
+                self._file.close()
+            except (OSError, ValueError):
+                pass
 
 
 class OutputPump:
@@ -348,7 +358,7 @@ class Worker:
                            f"first {OUTPUT_CAP:,} are kept.", total=pump.total, cap=OUTPUT_CAP)
         trace.stdout = cap_text(trace.stdout or "", pump.total)
         trace.stderr = cap_text(trace.stderr or "", pump.total)
-        self.send_trace(rid, trace)
+        self.send_trace(rid, trace, req.trace_file)
 
     def _progress_sender(self, rid):
         """The runner's on_progress(code, params): a `progress` message, e.g.
@@ -361,7 +371,10 @@ class Worker:
                 pass
         return on_progress
 
-    def send_trace(self, rid, trace: Trace) -> None:
+    def send_trace(self, rid, trace: Trace, to_file: Optional[str] = None) -> None:
+        """Send the run's trace; `to_file` (Run.trace_file): write its bytes
+        there and send its outline (trace_file_out.py), or, when that
+        cannot be done, send it whole."""
         nodes = sum(len(g.nodes) for g in trace.graphs)
         if nodes >= PROGRESS_MIN_NODES:
             self._progress_sender(rid)("encoding", {"nodes": nodes})
@@ -371,7 +384,10 @@ class Worker:
             # here reads a sent trace again (fetch and check_gradient read
             # the run's TensorStore), and the run forgets it below.
             with codec.encoding(trace, put_back=False) as data:
-                self.channel.send_line(*trace_message_parts(rid, data))
+                if to_file is not None and write_trace_file(to_file, data):
+                    self.channel.send_line(trace_message(rid, codec.encode_outline(trace), len(data) + 1))
+                else:
+                    self.channel.send_line(*trace_message_parts(rid, data))
                 sent = True
             if self.last_run is not None and self.last_run.trace is trace:
                 self.last_run.trace = None
