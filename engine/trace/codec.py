@@ -469,39 +469,39 @@ def _swap_graph(g, swaps: _Swaps, found: list) -> None:
 def _swap_run(run, swaps: _Swaps, found: list) -> None:
     """Write each gradient summary once per run's steps: a repeat becomes a
     null plus a `same_as` entry [side, j, step, side2, j2] of its step. Each
-    summary written goes to `found`."""
+    summary written goes to `found`. (One loop over both sides of every
+    step, no call per side: a 50,000-step run repeats a gradient per step.)"""
     seen: dict = {}
+    get = seen.get
+    keep = found.append
+    step_refs = swaps.step_refs
     for pos, st in enumerate(run.steps):
         outs, ins = st.grad_outputs, st.grad_inputs
         if st.same_as:  # references of its own already (not ours): leave them
             found += outs
             found += ins
             continue
-        refs: list = []
-        outs_file = _ref_grads(outs, pos, 0, seen, refs, found)
-        ins_file = _ref_grads(ins, pos, 1, seen, refs, found)
+        sides = [outs, ins]
+        refs = None
+        for side in (0, 1):
+            grads = sides[side]
+            for j, t in enumerate(grads):
+                if t is None:
+                    continue
+                loc = get(id(t))
+                if loc is None:
+                    seen[id(t)] = (pos, side, j)
+                    keep(t)
+                    continue
+                if refs is None:
+                    refs = []
+                if grads is outs or grads is ins:
+                    grads = sides[side] = list(grads)
+                grads[j] = None
+                refs.append([side, j, *loc])
         if refs:
-            swaps.step_refs.append((st, outs, ins, st.same_as))
-            st.grad_outputs, st.grad_inputs, st.same_as = outs_file, ins_file, refs
-
-
-def _ref_grads(grads: list, pos: int, side: int, seen: dict, refs: list, found: list) -> list:
-    """`grads` (one side of step `pos`) with each summary seen earlier in the
-    run as None and its reference added to `refs`; `grads` itself when none was."""
-    out = grads
-    for j, t in enumerate(grads):
-        if t is None:
-            continue
-        loc = seen.get(id(t))
-        if loc is None:
-            seen[id(t)] = (pos, side, j)
-            found.append(t)
-            continue
-        if out is grads:
-            out = list(grads)
-        out[j] = None
-        refs.append([side, j, *loc])
-    return out
+            step_refs.append((st, outs, ins, st.same_as))
+            st.grad_outputs, st.grad_inputs, st.same_as = sides[0], sides[1], refs
 
 
 def _resolve_refs(trace: Trace) -> None:

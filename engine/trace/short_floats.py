@@ -121,6 +121,9 @@ def _nearest(a64, exp, p):
     import numpy as np
 
     k = p - 1 - exp  # digits after the decimal point (|k| <= 22 where used)
+    if not k.size or k.min() >= 0:  # (every value below 10**p, the usual case: one branch)
+        scale = _POW10[k]
+        return np.round(a64 * scale) / scale
     scale = _POW10[np.abs(k)]  # exact powers of ten
     up = k >= 0
     m = np.where(up, np.round(a64 * scale), np.round(a64 / scale))
