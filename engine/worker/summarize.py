@@ -509,17 +509,16 @@ class Summarizer:
         else:
             xi = x.long() if dt == torch.bool else x
             st = torch.stack([xi.amin(1), xi.amax(1)], 1).double()
-        stats = st.tolist()
         name = ss[0].dtype
         if floating and small and self.shorten and name in short_floats.DTYPES:
-            vals, ends = _short_rows(x, st, name)
-            for s, v, (mn, mx), (_, _, me, no) in zip(ss, vals, ends, stats):
+            for s, v, mn, mx, me, no in zip(ss, *_short_rows(x, st, name)):
                 s.values = v
                 s.min = mn
                 s.max = mx
                 s.mean = me
                 s.norm = no
             return
+        stats = st.tolist()
         vals = (x if small else x[:, :MAX_INLINE_VALUES]).tolist()
         if floating:
             for s, v, (mn, mx, me, no) in zip(ss, vals, stats):
@@ -537,15 +536,20 @@ class Summarizer:
             self.store.add_many(ts, ss)
 
 
-def _short_rows(x, st, name: str) -> tuple[list, list]:
-    """The rows of `x` (same-shaped float32/bfloat16/float16 tensors, one per
-    row: all their values) and their [min, max] (the first two columns of
-    the statistics `st`) as shortest decimals (short_floats.shorten_array),
-    as lists. From the arrays directly: torch's tolist() of a float32 batch
-    is slower than numpy's of the float64 result."""
+def _short_rows(x, st, name: str) -> tuple[list, list, list, list, list]:
+    """(values, minima, maxima, means, norms) of the rows of `x` (same-shaped
+    float32/bfloat16/float16 tensors, one per row, all their values) from
+    their statistics `st` (columns min, max, mean, norm): the values, minima
+    and maxima as shortest decimals (short_floats.shorten_array). Each as a
+    list, from the arrays directly (torch's tolist() of a float32 batch, or
+    of the statistics row by row, is slower than numpy's of columns)."""
     a = (x.float() if x.dtype == torch.bfloat16 else x).cpu().numpy()
-    ends = st[:, :2].cpu().numpy().astype(a.dtype)  # (minima and maxima are values of the dtype)
-    return short_floats.shorten_array(a, name).tolist(), short_floats.shorten_array(ends, name).tolist()
+    stats = st.cpu().numpy()
+    short = short_floats.shorten_array
+
+    def ends(col: int) -> list:  # (minima and maxima are values of the dtype)
+        return short(stats[:, col].astype(a.dtype), name).tolist()
+    return short(a, name).tolist(), ends(0), ends(1), stats[:, 2].tolist(), stats[:, 3].tolist()
 
 
 def summarize(t, store: Optional[TensorStore] = None) -> Optional[TensorSummary]:
