@@ -176,18 +176,23 @@ class NodeIds:
     """{node object: trace node id} of one capture, without a string per node
     until one is asked for: ids are "n<k>" with k = base + position in the walk."""
 
-    __slots__ = ("index", "base")
+    __slots__ = ("index", "base", "names")
 
     def __init__(self, index: dict, base: int):
         self.index = index
         self.base = base
+        self.names: Optional[list[str]] = None  # every id, once the graph is built (_materialize)
 
     def get(self, node, default=None):
         i = self.index.get(node)
-        return default if i is None else f"n{self.base + i + 1}"
+        if i is None:
+            return default
+        names = self.names
+        return names[i] if names is not None else f"n{self.base + i + 1}"
 
     def __getitem__(self, node) -> str:
-        return f"n{self.base + self.index[node] + 1}"
+        names = self.names
+        return names[self.index[node]] if names is not None else f"n{self.base + self.index[node] + 1}"
 
     def __contains__(self, node) -> bool:
         return node in self.index
@@ -692,10 +697,12 @@ def _materialize(state: CaptureState, cap: CapturedGraph) -> None:
     node_app = nodes.append
     edge_app = edges.append
     phase = state.progress.phase("building", len(order))
+    # every node's id, made once (each is also its in-edges' source)
+    nids = cap.ids.names = [f"n{k}" for k in range(base + 1, base + len(order) + 1)]
     for i, n in enumerate(order):
         if not i & TICK_MASK:
             phase.tick(i)
-        nid = f"n{base + i + 1}"
+        nid = nids[i]
         li = leaf_info.get(i)
         if li is not None:
             summary, label, module, mclass, hooks = li
@@ -738,9 +745,9 @@ def _materialize(state: CaptureState, cap: CapturedGraph) -> None:
         slot = 0
         for m, nr in nexts[i]:
             if m is not None:
-                edge_app(Edge(f"n{base + index[m] + 1}", nid, nr, slot))
+                edge_app(Edge(nids[index[m]], nid, nr, slot))
             slot += 1
-    g.roots = [f"n{base + index[n] + 1}" for n in cap.root_nodes]
+    g.roots = [nids[index[n]] for n in cap.root_nodes]
     # what only materialize needed (freed here: typed as always present before)
     cap.nexts = None  # type: ignore[assignment]
     cap.named = cap.saved = cap.leaf_info = None  # type: ignore[assignment]
