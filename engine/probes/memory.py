@@ -115,10 +115,10 @@ class MemoryProbe(Probe):
         import torch
 
         _TENSOR = (torch.Tensor,)
-        # (id(node), storage pointer, bytes) per saved tensor capture read:
-        # plain ints, nothing for the cyclic GC to track (capture holds the
-        # nodes for the whole run, so their ids stay theirs)
-        self._raw_saved: list[tuple] = []
+        # id(node), storage pointer, bytes per saved tensor capture read, one
+        # flat list: plain ints, nothing for the cyclic GC to track (capture
+        # holds the nodes for the whole run, so their ids stay theirs)
+        self._raw_saved: list[int] = []
         self._segments: list[_Segment] = []
         self._calls: list[_Call] = []
         self._local = threading.local()
@@ -179,7 +179,8 @@ class MemoryProbe(Probe):
 
         record = MemoryRecord(checkpoints_direct=self.direct)
         saved: dict = {}  # id(node) -> {ptr: bytes}
-        for node, (ptr, nbytes) in self._raw_saved:
+        raw = iter(self._raw_saved)
+        for node, ptr, nbytes in zip(raw, raw, raw):
             d = saved.get(node)
             if d is None:
                 saved[node] = {ptr: nbytes}
@@ -204,10 +205,10 @@ class MemoryProbe(Probe):
 
     # -- saved tensors read by capture -------------------------------------------------------
     def _on_saved(self, entries: list) -> None:
-        """Called by capture once with (id(node), (storage pointer, storage
-        bytes)) for every saved tensor it read (capture reads the storages in
-        its own loop: the hot path); per-node sets and the parameters among
-        them are sorted out after the script, by storage."""
+        """Called by capture once with id(node), storage pointer, storage
+        bytes (three flat ints) for every saved tensor it read (capture reads
+        the storages in its own loop: the hot path); per-node sets and the
+        parameters among them are sorted out after the script, by storage."""
         self._raw_saved.extend(entries)
 
     def _wrap_capture(self, original):

@@ -272,10 +272,11 @@ class CaptureState:
         self.node_hooks: Optional[Callable[[list], dict]] = None
         # long captures and materializes report here (worker/progress.py)
         self.progress = NO_PROGRESS
-        # called once per capture with [(id(node), (storage data_ptr, storage
-        # nbytes)), ...] for every saved tensor it read (the memory probe counts
-        # storages; None: nobody asks). Read inline and handed over in one
-        # call, not one per value: this is the hot loop.
+        # called once per capture with [id(node), storage data_ptr, storage
+        # nbytes, id(node), ...] (three ints per saved tensor it read, one flat
+        # list: no tuple per value for the cyclic GC to scan after the call)
+        # for the memory probe, which counts storages (None: nobody asks).
+        # Read inline and handed over in one call: this is the hot loop.
         self.on_saved: Optional[Callable[[list], None]] = None
         # False (a run without values, for the plain picture): saved values
         # are not read and module outputs not held (only their summaries)
@@ -507,7 +508,7 @@ def _capture(state, roots, names, origin, reuse):  # noqa: C901 - over the cap b
     check_hooks = state.saved_hooks_seen()
     on_saved = state.on_saved
     seen_saved: list = []
-    note_saved = seen_saved.append if on_saved is not None else None
+    note_saved = seen_saved.extend if on_saved is not None else None  # ((id(node), ptr, nbytes))
     # id(saved tensor) -> _storage(it) for this capture
     storage_of: dict = {}
     summarized = summ.summarized_by_id()
@@ -577,22 +578,22 @@ def _capture(state, roots, names, origin, reuse):  # noqa: C901 - over the cap b
                     if e is None:
                         # _storage(v, reach_ids, reach_ptrs), inline (the hot loop)
                         st = v.untyped_storage()
-                        where = (st.data_ptr(), st.nbytes())
+                        ptr = st.data_ptr()
                         if v.is_leaf or vid in reach_ids:
                             # (a weight saved by many nodes is one object: once)
-                            e = storage_of[vid] = (v, where, True)
+                            e = storage_of[vid] = (v, (ptr, st.nbytes()), True)
                         else:
                             b = v._base
-                            if (b is not None and b.is_leaf) or where[0] in reach_ptrs:
-                                e = storage_of[vid] = (v, where, True)
+                            if (b is not None and b.is_leaf) or ptr in reach_ptrs:
+                                e = storage_of[vid] = (v, (ptr, st.nbytes()), True)
                             else:  # (most: held for materialize, no entry to keep)
                                 if note_saved is not None:
-                                    note_saved((nid, where))
+                                    note_saved((nid, ptr, st.nbytes()))
                                 sv.append((name, _S_DEFERRED, v, v._version))
                                 hold(v)
                                 continue
                     if note_saved is not None:
-                        note_saved((nid, e[1]))
+                        note_saved((nid, *e[1]))
                     ver = None if e[2] else v._version
                 except Exception:  # (sparse: no data_ptr) read it now
                     ver = None
@@ -615,7 +616,7 @@ def _capture(state, roots, names, origin, reuse):  # noqa: C901 - over the cap b
                             if e is None:
                                 e = storage_of[id(x)] = _storage(x, reach_ids, reach_ptrs)
                             if note_saved is not None:
-                                note_saved((nid, e[1]))
+                                note_saved((nid, *e[1]))
                             ver = None if e[2] else x._version
                     except Exception:
                         ver = None
