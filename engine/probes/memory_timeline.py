@@ -139,6 +139,7 @@ def _saved_events(cap, seqs: list, saved: dict) -> tuple[dict, list]:
     app = events.append
     disjoint = params.isdisjoint
     ids = cap.ids
+    names = ids.names  # (every node's id, made once by materialize; None before it)
     get = saved.get
     order = cap.order
     # (map(id, ...) and a position: no Python call per node that saved nothing)
@@ -149,7 +150,7 @@ def _saved_events(cap, seqs: list, saved: dict) -> tuple[dict, list]:
                 st = {p: b for p, b in st.items() if p not in params}
                 if not st:
                     continue
-            nid = ids[order[i]]
+            nid = names[i] if names is not None else ids[order[i]]
             own[nid] = st
             app((s, 1, nid, st))
     return own, events

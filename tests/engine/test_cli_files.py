@@ -160,3 +160,4 @@ def test_ctrl_c_on_trace_is_one_line_exit_130_and_no_worker_left(tmp_path):
         time.sleep(0.1)
     assert [pid for pid in tree if _alive(pid)] == []
     assert not out.exists()
+    assert sorted(os.listdir(tmp_path)) == ["sleepy.py"]  # (nor the worker's temporary trace file)
