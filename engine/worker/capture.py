@@ -593,7 +593,8 @@ def _capture(state, roots, names, origin, reuse):  # noqa: C901 - over the cap b
                                 hold(v)
                                 continue
                     if note_saved is not None:
-                        note_saved((nid, *e[1]))
+                        where = e[1]
+                        note_saved((nid, where[0], where[1]))
                     ver = None if e[2] else v._version
                 except Exception:  # (sparse: no data_ptr) read it now
                     ver = None
@@ -616,7 +617,8 @@ def _capture(state, roots, names, origin, reuse):  # noqa: C901 - over the cap b
                             if e is None:
                                 e = storage_of[id(x)] = _storage(x, reach_ids, reach_ptrs)
                             if note_saved is not None:
-                                note_saved((nid, *e[1]))
+                                where = e[1]
+                                note_saved((nid, where[0], where[1]))
                             ver = None if e[2] else x._version
                     except Exception:
                         ver = None
