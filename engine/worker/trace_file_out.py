@@ -31,6 +31,8 @@ def write_trace_file(path: str, data: bytes) -> bool:
     except OSError:
         return False
     try:
+        if hasattr(os, "fchmod"):  # (0600 whatever umask the script set: the CLI must read it back)
+            os.fchmod(fd, 0o600)
         with open(fd, "wb") as f:  # (buffered: writes until all is written, or raises)
             f.write(data)
             f.write(b"\n")

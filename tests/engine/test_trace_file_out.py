@@ -111,6 +111,16 @@ def test_a_file_size_limit_the_script_sets_sends_the_trace_through_the_pipe(tmp_
     assert not [n for n in os.listdir(tmp_path) if n.endswith(".tmp.json")]
 
 
+def test_the_workers_file_is_readable_back_whatever_umask_the_script_set(tmp_path):
+    """The run child is the script's process: a script that sets umask 0o777
+    must not leave the CLI a file it cannot open to sync and rename."""
+    script = _script(tmp_path, "import os\nos.umask(0o777)\n" + SCRIPT)
+    tmp = atomic_file.temp_path(str(tmp_path / "out.json"))
+    outcome = trace_file(script, keep_json=True, outline=True, write_to=tmp)
+    assert outcome.exit_code == 0 and outcome.written_to == tmp, outcome.message
+    assert stat.S_IMODE(os.stat(tmp).st_mode) == 0o600
+
+
 @pytest.mark.parametrize("taken", ["file", "symlink"])
 def test_a_name_already_taken_is_never_written_through(tmp_path, taken):
     script = _script(tmp_path)
