@@ -19,41 +19,60 @@ from __future__ import annotations
 
 import os
 
+try:
+    import resource
+except ImportError:  # (Windows)
+    resource = None  # type: ignore[assignment]
+
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+# Taken when the worker starts, before any script runs: the file is written
+# by the script's process after the script, which may have replaced
+# `open`, `os.write` or `os.open` (a test's mock left in place) - ours are
+# still the real ones.
+_open, _write, _close, _unlink = os.open, os.write, os.close, os.unlink
+_fchmod = getattr(os, "fchmod", None)
+_isabs = os.path.isabs
+_getrlimit = resource.getrlimit if resource is not None else None
 
 
 def write_trace_file(path: str, data: bytes) -> bool:
     """`data` and a newline into a new file at `path`; True when all of it was written."""
-    if not os.path.isabs(path) or not _size_allowed(len(data) + 1):
+    if not _isabs(path) or not _size_allowed(len(data) + 1):
         return False
     try:
-        fd = os.open(path, _FLAGS, 0o600)
+        fd = _open(path, _FLAGS, 0o600)
     except OSError:
         return False
     try:
-        if hasattr(os, "fchmod"):  # (0600 whatever umask the script set: the CLI must read it back)
-            os.fchmod(fd, 0o600)
-        with open(fd, "wb") as f:  # (buffered: writes until all is written, or raises)
-            f.write(data)
-            f.write(b"\n")
+        try:
+            if _fchmod is not None:  # (0600 whatever umask the script set: the CLI must read it back)
+                _fchmod(fd, 0o600)
+            _write_all(fd, data)
+            _write_all(fd, b"\n")
+        finally:
+            _close(fd)
         return True
     except OSError:
         try:
-            os.unlink(path)
+            _unlink(path)
         except OSError:
             pass
         return False
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[_write(fd, view):]
+
+
 def _size_allowed(size: int) -> bool:
     """False when the process may not write a file of `size` bytes (a limit
     the script set: the write would fail part-way, or SIGXFSZ end us)."""
-    try:
-        import resource
-    except ImportError:  # (Windows)
+    if _getrlimit is None or resource is None:
         return True
     try:
-        soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        soft = _getrlimit(resource.RLIMIT_FSIZE)[0]
     except (OSError, ValueError):
         return True
     return soft == resource.RLIM_INFINITY or soft >= size

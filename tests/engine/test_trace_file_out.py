@@ -121,6 +121,20 @@ def test_the_workers_file_is_readable_back_whatever_umask_the_script_set(tmp_pat
     assert stat.S_IMODE(os.stat(tmp).st_mode) == 0o600
 
 
+def test_a_script_that_replaced_open_and_os_write_does_not_touch_the_file(tmp_path):
+    """What the script leaves patched (a mock of `open`, `os.write`,
+    `os.open`) is not what the worker writes the trace with."""
+    script = _script(tmp_path, "import builtins, os\n" + SCRIPT +
+                     "builtins.open = lambda *a, **k: (_ for _ in ()).throw(OSError('mocked'))\n"
+                     "os.write = lambda fd, data: len(data)\n"
+                     "os.open = lambda *a, **k: 99\n")
+    tmp = atomic_file.temp_path(str(tmp_path / "out.json"))
+    outcome = trace_file(script, keep_json=True, outline=True, write_to=tmp)
+    assert outcome.exit_code == 0 and outcome.written_to == tmp, outcome.message
+    full = codec.decode_trace(open(tmp, "rb").read())
+    assert _leaf_grad(full) == _torch_grad(tmp_path)
+
+
 @pytest.mark.parametrize("taken", ["file", "symlink"])
 def test_a_name_already_taken_is_never_written_through(tmp_path, taken):
     script = _script(tmp_path)
